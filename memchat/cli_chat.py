@@ -1,0 +1,24 @@
+"""`memchat chat` and bare `memchat`: the interactive REPL."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from memchat.cli import AppState, app, state
+
+
+def run_chat(st: AppState, *, session: str | None, continue_: bool) -> None:
+    ctx = typer.get_current_context()
+    typer.echo(ctx.get_help())
+
+
+@app.command()
+def chat(
+    ctx: typer.Context,
+    continue_: bool = typer.Option(False, "--continue", "-c", help="Resume the latest session."),
+    session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume session ID."),
+) -> None:
+    """Chat interactively (the default command)."""
+    run_chat(state(ctx), session=session, continue_=continue_)

@@ -1,0 +1,237 @@
+"""One Settings object: defaults < config file < environment (MEMCHAT_*) < flags.
+
+Every setting is declared once in SETTINGS (name, default, help). That table drives
+validation, `memchat config`, `memchat config init` and config.example.toml, so they
+cannot drift apart. Dotted names are TOML sections: `history.strategy` is `strategy`
+under `[history]` and MEMCHAT_HISTORY_STRATEGY in the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memchat.errors import ConfigError, UsageError
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+    minimum: int | None = None
+
+    @property
+    def env_var(self) -> str:
+        return "MEMCHAT_" + self.name.upper().replace(".", "_")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("provider", "anthropic", "Model provider: anthropic (Claude) or echo (offline, deterministic; for tests and trying the CLI without a key).", choices=("anthropic", "echo")),
+    Setting("model", "claude-sonnet-5-5", "Model name sent to the provider."),
+    Setting("base_url", "", "Messages API base URL for gateways and compatible servers. Empty: the SDK default (or ANTHROPIC_BASE_URL)."),
+    Setting("max_tokens", 4096, "Most tokens the model may write in one reply.", minimum=1),
+    Setting("system", "You are a helpful assistant in a terminal. Be accurate and concise; use Markdown when it helps.", "Base system prompt."),
+    Setting("timeout", 120, "Seconds to wait for the API before giving up on a request.", minimum=1),
+    Setting("max_retries", 3, "Retries, with backoff, on 429, 5xx, 529 and dropped connections before a call fails.", minimum=0),
+    Setting("context_window", 200000, "Tokens the model accepts in one call (prompt plus reply).", minimum=256),
+    Setting("profile", "default", "Profile name: each profile is its own database."),
+    Setting("db", "", "Database path. Empty: <data dir>/<profile>.db."),
+    Setting("markdown", True, "Render replies as Markdown when stdout is a terminal."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+PROFILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass
+class Settings:
+    values: dict[str, Any]
+    sources: dict[str, str]
+    config_path: Path
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def get(self, name: str) -> Any:
+        return self.values[name]
+
+    def with_overrides(self, **flags: Any) -> Settings:
+        """A copy with flag values applied (None means 'not given')."""
+        values, sources = dict(self.values), dict(self.sources)
+        for name, value in flags.items():
+            if value is None:
+                continue
+            values[name] = _coerce(_BY_NAME[name], value, f"flag --{name.replace('_', '-')}")
+            sources[name] = "flag"
+        return Settings(values, sources, self.config_path)
+
+    @property
+    def db_path(self) -> Path:
+        if self.values["db"]:
+            return Path(self.values["db"]).expanduser()
+        return data_dir() / f"{self.values['profile']}.db"
+
+
+def _home_override() -> Path | None:
+    home = os.environ.get("MEMCHAT_HOME")
+    return Path(home).expanduser() if home else None
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    override = _home_override()
+    if override:
+        return override
+    base = os.environ.get(var) or str(Path.home() / fallback)
+    return Path(base) / "memchat"
+
+
+def config_dir() -> Path:
+    return _xdg("XDG_CONFIG_HOME", ".config")
+
+
+def data_dir() -> Path:
+    return _xdg("XDG_DATA_HOME", ".local/share")
+
+
+def state_dir() -> Path:
+    return _xdg("XDG_STATE_HOME", ".local/state")
+
+
+def cache_dir() -> Path:
+    return _xdg("XDG_CACHE_HOME", ".cache")
+
+
+def default_config_path() -> Path:
+    return Path(os.environ["MEMCHAT_CONFIG"]).expanduser() if os.environ.get("MEMCHAT_CONFIG") else config_dir() / "config.toml"
+
+
+def _coerce(setting: Setting, value: Any, origin: str) -> Any:
+    want = type(setting.default)
+    if want is bool:
+        if isinstance(value, bool):
+            result: Any = value
+        elif isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+            result = True
+        elif isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+            result = False
+        else:
+            raise ConfigError(f"setting '{setting.name}' ({origin}) must be true or false, got {value!r}")
+    elif want is int:
+        if isinstance(value, bool):
+            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}")
+        try:
+            result = int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}") from None
+        if setting.minimum is not None and result < setting.minimum:
+            raise ConfigError(f"setting '{setting.name}' ({origin}) must be at least {setting.minimum}, got {result}")
+    else:
+        if not isinstance(value, str):
+            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a string, got {value!r}")
+        result = value
+    if setting.choices and result not in setting.choices:
+        raise ConfigError(
+            f"setting '{setting.name}' ({origin}) must be one of {', '.join(setting.choices)}; got {result!r}"
+        )
+    if setting.name == "profile" and not PROFILE_RE.match(result):
+        raise ConfigError(f"profile name {result!r} ({origin}) may use only letters, digits, '-', '_' and '.'")
+    return result
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and name not in _BY_NAME:
+            flat.update(_flatten(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse the TOML file; a missing file is an empty config."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+        return tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib puts "(at line N, column M)" in the message: keep it, it is what the user needs.
+        raise ConfigError(f"invalid TOML in {path}: {exc}") from None
+
+
+def load_settings(config_path: str | Path | None = None, env: dict[str, str] | None = None) -> Settings:
+    """Resolve every setting from defaults, the config file and the environment."""
+    env = os.environ if env is None else env
+    path = Path(config_path).expanduser() if config_path else default_config_path()
+    values = {s.name: s.default for s in SETTINGS}
+    sources = {s.name: "default" for s in SETTINGS}
+    for name, value in _flatten(read_config_file(path)).items():
+        setting = _BY_NAME.get(name)
+        if setting is None:
+            raise ConfigError(f"unknown setting '{name}' in {path} (see `memchat config` for the list)")
+        values[name] = _coerce(setting, value, f"in {path}")
+        sources[name] = f"file {path}"
+    for setting in SETTINGS:
+        if setting.env_var in env:
+            values[setting.name] = _coerce(setting, env[setting.env_var], f"from {setting.env_var}")
+            sources[setting.name] = f"env {setting.env_var}"
+    return Settings(values, sources, path)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def example_config() -> str:
+    """The commented config file: every setting, its default and what it does."""
+    lines = [
+        "# memchat configuration. Every setting is shown commented out with its default.",
+        "# Location: $XDG_CONFIG_HOME/memchat/config.toml (override with --config or MEMCHAT_CONFIG).",
+        "# Precedence, lowest first: defaults < this file < MEMCHAT_* environment < command-line flags.",
+        "# The API key is never read from or written to this file: set ANTHROPIC_API_KEY.",
+    ]
+    section = None
+    for s in SETTINGS:
+        head, _, key = s.name.rpartition(".")
+        if head != section and head:
+            lines += ["", f"[{head}]"]
+            section = head
+        lines += ["", f"# {s.help}" + (f" Choices: {', '.join(s.choices)}." if s.choices else ""),
+                  f"# Environment: {s.env_var}", f"# {key} = {_toml_value(s.default)}"]
+    return "\n".join(lines) + "\n"
+
+
+def describe() -> list[Setting]:
+    return list(SETTINGS)
+
+
+def validate_profile(name: str) -> str:
+    if not PROFILE_RE.match(name):
+        raise UsageError(f"profile name {name!r} may use only letters, digits, '-', '_' and '.'")
+    return name
+
+
+__all__ = ["Settings", "Setting", "SETTINGS", "load_settings", "example_config"]

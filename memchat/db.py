@@ -1,0 +1,178 @@
+"""Open or create the database: mode 0600, WAL, busy timeout, foreign keys, migrations.
+
+Order matters when opening an existing file: first prove it is a SQLite database and not
+from a newer memchat, and only then set WAL or migrate, so that a corrupt or newer file
+is reported and left byte-for-byte untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memchat.errors import StoreError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+BUSY_TIMEOUT_MS = 10_000
+MIGRATION_SET = "memchat"
+
+
+def utcnow() -> str:
+    """Timestamps are ISO-8601 UTC with a Z, sortable as text."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _migrations():
+    from sqlite_utils.migrations import Migrations
+
+    migrations = Migrations(MIGRATION_SET)
+
+    @migrations()
+    def m001_create_sessions_messages(db: Database) -> None:
+        db.execute(
+            """
+            CREATE TABLE sessions (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                title TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                model TEXT,
+                system TEXT,
+                summary TEXT,
+                summary_through_message_id INTEGER
+            )"""
+        )
+        db.execute(
+            """
+            CREATE TABLE messages (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+                content TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                status TEXT NOT NULL DEFAULT 'ok'
+                    CHECK (status IN ('ok', 'unanswered', 'interrupted', 'incomplete', 'undone')),
+                tokens INTEGER,
+                pinned INTEGER NOT NULL DEFAULT 0,
+                model TEXT,
+                input_tokens INTEGER,
+                output_tokens INTEGER,
+                stop_reason TEXT,
+                latency_ms INTEGER,
+                error TEXT
+            )"""
+        )
+        db.execute("CREATE INDEX messages_session ON messages(session_id, id)")
+        db.execute("CREATE INDEX sessions_updated ON sessions(updated_at)")
+
+    return migrations
+
+
+def _create_private_file(path: Path) -> None:
+    """Create the database file 0600 whatever the umask, before SQLite touches it."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def _fail(path: Path, exc: BaseException) -> StoreError:
+    text = str(exc)
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreError(f"{path} is not a memchat database or is corrupt; it was left untouched")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"cannot write to the database {path}: it is read-only")
+    if "disk is full" in text or "disk I/O" in text:
+        return StoreError(f"cannot write to the database {path}: {text}")
+    return StoreError(f"cannot open the database {path}: {text}")
+
+
+def open_db(path: Path | str) -> Database:
+    """Open (creating if needed) and migrate the database at path."""
+    from sqlite_utils import Database
+
+    path = Path(path)
+    if path.is_dir():
+        raise StoreError(f"database path {path} is a directory; give a file path with --db")
+    try:
+        if not path.exists():
+            _create_private_file(path)
+        elif path.stat().st_mode & 0o077 and os.access(path, os.W_OK):
+            os.chmod(path, 0o600)
+    except OSError as exc:
+        raise StoreError(f"cannot create the database {path}: {exc.strerror}") from None
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # Reading the schema proves the file is a database before anything writes to it.
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        migrations = _migrations()
+        db = Database(conn, execute_plugins=False)
+        known = {m.name for m in migrations._migrations}
+        applied = {m.name for m in migrations.applied(db)}
+        unknown = applied - known
+        if unknown:
+            conn.close()
+            raise StoreError(
+                f"{path} was written by a newer memchat (it has migration {sorted(unknown)[0]}); "
+                "upgrade memchat to open it. The file was not changed."
+            )
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        # Forget means gone: deleted content is zeroed, not left in free pages.
+        conn.execute("PRAGMA secure_delete = ON")
+        if migrations.pending(db):
+            with immediate(db):
+                pass  # take the write lock so two processes never migrate at once
+            migrations.apply(db)
+    except StoreError:
+        raise
+    except sqlite3.Error as exc:
+        raise _fail(path, exc) from None
+    for suffix in ("-wal", "-shm"):
+        side = Path(str(path) + suffix)
+        with contextlib.suppress(OSError):
+            if side.exists() and side.stat().st_mode & 0o077:
+                os.chmod(side, 0o600)
+    return db
+
+
+@contextlib.contextmanager
+def immediate(db: Database) -> Iterator[Database]:
+    """A write transaction that takes the lock up front (BEGIN IMMEDIATE).
+
+    A deferred BEGIN that later upgrades to a write can fail with "database is locked"
+    without waiting; IMMEDIATE waits for busy_timeout instead. SQLite errors become
+    StoreError with a plain message (read-only, disk full, locked).
+    """
+    conn = db.conn
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise _fail(db_file(db), exc) from None
+
+
+def db_file(db: Database) -> Path:
+    row = db.conn.execute("PRAGMA database_list").fetchone()
+    return Path(row[2] or ":memory:")
+
+
+def schema_names() -> list[str]:
+    return [m.name for m in _migrations()._migrations]

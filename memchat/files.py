@@ -1,0 +1,21 @@
+"""Private files: everything memchat writes about the user is created 0600."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memchat.errors import MemchatError
+
+
+def write_private(path: Path | str, text: str) -> Path:
+    """Write text to path with mode 0600, whatever the umask; replaces an existing file."""
+    path = Path(path).expanduser()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            os.fchmod(fh.fileno(), 0o600)
+            fh.write(text)
+    except OSError as exc:
+        raise MemchatError(f"cannot write {path}: {exc.strerror}") from None
+    return path

@@ -1,0 +1,1 @@
+"""Long-term memory: store, embeddings, search, capture, injection."""

@@ -1,0 +1,128 @@
+"""Claude through the real anthropic SDK. The SDK is imported on first use only (~1.5 s)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from memchat.errors import NeedsKeyError, ProviderError
+from memchat.providers import ChatRequest, Reply
+
+KEY_ENV_VAR = "ANTHROPIC_API_KEY"
+
+
+def _api_message(exc: Any) -> str:
+    """The API's own error message from an APIStatusError body, else the exception text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return str(getattr(exc, "message", "") or exc)
+
+
+def explain(exc: BaseException, *, model: str, retries: int, timeout: float, partial: str = "") -> ProviderError:
+    """Turn an SDK exception into one plain line a user can act on."""
+    import anthropic
+
+    kept = " The partial reply was kept (marked incomplete)." if partial else ""
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        detail = _api_message(exc)
+        if status == 200:
+            # An `error` event inside a stream that had started fine: the status is in the body.
+            kind = getattr(exc, "type", None) or ""
+            status = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}.get(kind, 500)
+        tries = f" after {retries} retries" if retries else ""
+        if status == 401:
+            text = f"the API rejected the key (401): {detail}. Check {KEY_ENV_VAR}."
+        elif status == 403:
+            text = f"the key is not allowed to do this (403): {detail}"
+        elif status == 404:
+            text = f"model {model!r} was not found (404): {detail}. Choose another with --model."
+        elif status == 429:
+            text = f"rate limited by the API (429){tries}: {detail}. Wait a moment and try again."
+        elif status == 529:
+            text = f"the API is overloaded (529){tries}: {detail}. Try again shortly."
+        elif status >= 500:
+            text = f"the API had a server error ({status}){tries}: {detail}"
+        else:
+            text = f"the API refused the request ({status}): {detail}"
+        return ProviderError(text + kept, status=status, partial=partial)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ProviderError(f"the API did not answer within {timeout:g} s (timeout).{kept}", partial=partial)
+    if isinstance(exc, anthropic.APIConnectionError):
+        if partial:
+            return ProviderError(f"the connection dropped mid-reply.{kept}", partial=partial)
+        return ProviderError(f"cannot reach the API: {exc}", partial=partial)
+    # A connection cut mid-stream surfaces as an httpx/httpcore error the SDK does not wrap.
+    name = type(exc).__name__
+    if partial:
+        return ProviderError(f"the reply stream broke ({name}).{kept}", partial=partial)
+    return ProviderError(f"the API call failed ({name}: {exc})", partial=partial)
+
+
+class AnthropicProvider:
+    name = "anthropic"
+    needs_key = True
+    key_env_var = KEY_ENV_VAR
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self._client: Any = None
+
+    def ready(self) -> str:
+        """The API key, or NeedsKeyError saying how to set one. Cheap: no SDK import."""
+        key = os.environ.get(KEY_ENV_VAR, "").strip()
+        if not key:
+            raise NeedsKeyError(
+                f"no Anthropic API key: set it with `export {KEY_ENV_VAR}=sk-ant-...` "
+                "(memchat never stores keys), or try memchat offline with --provider echo"
+            )
+        return key
+
+    def client(self) -> Any:
+        if self._client is None:
+            key = self.ready()
+            import anthropic
+
+            kwargs: dict[str, Any] = {
+                "api_key": key,
+                "max_retries": self.settings.max_retries,
+                "timeout": float(self.settings.timeout),
+            }
+            if self.settings.base_url:
+                kwargs["base_url"] = self.settings.base_url
+            self._client = anthropic.Anthropic(**kwargs)
+        return self._client
+
+    def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
+        client = self.client()
+        reply.model = request.model
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": request.messages,
+        }
+        if request.system:
+            kwargs["system"] = request.system
+        try:
+            with client.messages.stream(**kwargs) as stream:
+                for text in stream.text_stream:
+                    if text:
+                        reply.text += text
+                        yield text
+                final = stream.get_final_message()
+        except KeyboardInterrupt:
+            raise
+        except GeneratorExit:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
+            raise explain(exc, model=request.model, retries=self.settings.max_retries,
+                          timeout=self.settings.timeout, partial=reply.text) from None
+        reply.model = final.model or request.model
+        reply.stop_reason = final.stop_reason
+        if final.usage is not None:
+            reply.input_tokens = final.usage.input_tokens
+            reply.output_tokens = final.usage.output_tokens

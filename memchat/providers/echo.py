@@ -1,0 +1,47 @@
+"""A deterministic offline provider, for tests and for trying memchat without an API key.
+
+It answers "(echo) " followed by the last user message, streamed word by word, and
+reports usage as word counts. It never touches the network.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from memchat.providers import ChatRequest, Reply
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+class EchoProvider:
+    name = "echo"
+    needs_key = False
+    key_env_var = None
+
+    def __init__(self, settings: Any = None) -> None:
+        self.settings = settings
+
+    def ready(self) -> None:
+        return None
+
+    def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
+        last_user = next((m for m in reversed(request.messages) if m["role"] == "user"), None)
+        text = "(echo) " + (_text_of(last_user["content"]) if last_user else "")
+        reply.model = request.model
+        for chunk in re.findall(r"\S+\s*|\s+", text):
+            reply.text += chunk
+            yield chunk
+        prompt_text = request.system + " " + " ".join(_text_of(m["content"]) for m in request.messages)
+        reply.input_tokens = _words(prompt_text)
+        reply.output_tokens = _words(text)
+        reply.stop_reason = "end_turn"

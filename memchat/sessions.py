@@ -1,0 +1,248 @@
+"""Sessions and messages: the transcript, memchat's raw episodic record.
+
+Every write is one short IMMEDIATE transaction, so a message is on disk before the
+model is called and a crash can never leave half a turn behind.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from memchat.db import immediate, utcnow
+from memchat.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+TITLE_CHARS = 60
+
+
+@dataclass
+class Message:
+    id: int
+    session_id: int
+    role: str
+    content: str
+    created_at: str
+    status: str = "ok"
+    tokens: int | None = None
+    pinned: int = 0
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    stop_reason: str | None = None
+    latency_ms: int | None = None
+    error: str | None = None
+
+
+@dataclass
+class Session:
+    id: int
+    title: str | None
+    created_at: str
+    updated_at: str
+    model: str | None = None
+    system: str | None = None
+    summary: str | None = None
+    summary_through_message_id: int | None = None
+    message_count: int = 0
+
+
+_MESSAGE_COLUMNS = [f.name for f in fields(Message)]
+_SESSION_COLUMNS = [f.name for f in fields(Session) if f.name != "message_count"]
+
+
+def _rows(db: Database, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
+    cursor = db.conn.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _session(row: dict[str, Any]) -> Session:
+    return Session(**row)
+
+
+def _message(row: dict[str, Any]) -> Message:
+    return Message(**row)
+
+
+def _session_select(where: str = "", order: str = "") -> str:
+    cols = ", ".join(f"s.{c}" for c in _SESSION_COLUMNS)
+    return (
+        f"SELECT {cols}, (SELECT count(*) FROM messages m WHERE m.session_id = s.id AND m.status != 'undone') "
+        f"AS message_count FROM sessions s {where} {order}"
+    )
+
+
+def create_session(db: Database, *, model: str | None = None, system: str | None = None,
+                   title: str | None = None) -> Session:
+    now = utcnow()
+    with immediate(db):
+        cur = db.conn.execute(
+            "INSERT INTO sessions (title, created_at, updated_at, model, system) VALUES (?, ?, ?, ?, ?)",
+            (title, now, now, model, system),
+        )
+    return get_session(db, cur.lastrowid)
+
+
+def parse_session_id(value: str | int) -> int:
+    try:
+        number = int(str(value).strip().lstrip("#"))
+    except ValueError:
+        raise UsageError(f"session id must be a number, got {value!r}") from None
+    if number < 1:
+        raise UsageError(f"session id must be a positive number, got {value!r}")
+    return number
+
+
+def get_session(db: Database, session_id: int | str) -> Session:
+    sid = parse_session_id(session_id)
+    rows = _rows(db, _session_select("WHERE s.id = ?"), (sid,))
+    if not rows:
+        raise NotFoundError(f"no session {sid} (see `memchat sessions list`)")
+    return _session(rows[0])
+
+
+def latest_session(db: Database) -> Session | None:
+    rows = _rows(db, _session_select(order="ORDER BY s.updated_at DESC, s.id DESC LIMIT 1"))
+    return _session(rows[0]) if rows else None
+
+
+def list_sessions(db: Database, limit: int | None = 20) -> list[Session]:
+    order = "ORDER BY s.updated_at DESC, s.id DESC" + (f" LIMIT {int(limit)}" if limit else "")
+    return [_session(r) for r in _rows(db, _session_select(order=order))]
+
+
+def update_session(db: Database, session_id: int, **changes: Any) -> Session:
+    allowed = {"title", "model", "system", "summary", "summary_through_message_id"}
+    bad = set(changes) - allowed
+    if bad:
+        raise ValueError(f"cannot update session fields {bad}")
+    get_session(db, session_id)
+    sets = ", ".join(f"{k} = ?" for k in changes)
+    with immediate(db):
+        db.conn.execute(
+            f"UPDATE sessions SET {sets}, updated_at = ? WHERE id = ?",
+            (*changes.values(), utcnow(), session_id),
+        )
+    return get_session(db, session_id)
+
+
+def rename_session(db: Database, session_id: int | str, title: str) -> Session:
+    title = " ".join(title.split())
+    if not title:
+        raise UsageError("a session title cannot be empty")
+    return update_session(db, parse_session_id(session_id), title=title)
+
+
+def delete_session(db: Database, session_id: int | str) -> None:
+    sid = get_session(db, session_id).id
+    with immediate(db):
+        db.conn.execute("DELETE FROM messages WHERE session_id = ?", (sid,))
+        db.conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
+
+
+def add_message(db: Database, session_id: int, role: str, content: str, *, status: str = "ok",
+                **extra: Any) -> Message:
+    """Append a message and commit it before returning."""
+    now = utcnow()
+    columns = ["session_id", "role", "content", "created_at", "status", *extra]
+    values = [session_id, role, content, now, status, *extra.values()]
+    with immediate(db):
+        cur = db.conn.execute(
+            f"INSERT INTO messages ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})", values
+        )
+        db.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+        if role == "user":
+            # A new session is titled by its first message until the user renames it.
+            db.conn.execute(
+                "UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL",
+                (title_from(content), session_id),
+            )
+    return get_message(db, cur.lastrowid)
+
+
+def record_reply(db: Database, user_message_id: int, content: str, *, status: str = "ok",
+                 **extra: Any) -> Message | None:
+    """Store the assistant's reply and mark the user message answered, in one transaction.
+
+    An empty partial reply (Ctrl-C or a drop before any text) stores nothing, and the user
+    message stays unanswered so /retry can resend it.
+    """
+    user = get_message(db, user_message_id)
+    now = utcnow()
+    if not content:
+        with immediate(db):
+            db.conn.execute(
+                "UPDATE messages SET status = 'unanswered', error = ? WHERE id = ?",
+                (extra.get("error") or status, user.id),
+            )
+        return None
+    columns = ["session_id", "role", "content", "created_at", "status", *extra]
+    values = [user.session_id, "assistant", content, now, status, *extra.values()]
+    with immediate(db):
+        cur = db.conn.execute(
+            f"INSERT INTO messages ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})", values
+        )
+        db.conn.execute("UPDATE messages SET status = 'ok', error = NULL WHERE id = ?", (user.id,))
+        db.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, user.session_id))
+    return get_message(db, cur.lastrowid)
+
+
+def mark_unanswered(db: Database, message_id: int, error: str) -> None:
+    with immediate(db):
+        db.conn.execute("UPDATE messages SET status = 'unanswered', error = ? WHERE id = ?", (error, message_id))
+
+
+def set_status(db: Database, message_ids: list[int], status: str) -> None:
+    with immediate(db):
+        db.conn.executemany("UPDATE messages SET status = ? WHERE id = ?", [(status, i) for i in message_ids])
+
+
+def set_pinned(db: Database, message_id: int, pinned: bool) -> Message:
+    get_message(db, message_id)
+    with immediate(db):
+        db.conn.execute("UPDATE messages SET pinned = ? WHERE id = ?", (int(pinned), message_id))
+    return get_message(db, message_id)
+
+
+def get_message(db: Database, message_id: int) -> Message:
+    rows = _rows(db, f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages WHERE id = ?", (message_id,))
+    if not rows:
+        raise NotFoundError(f"no message {message_id}")
+    return _message(rows[0])
+
+
+def messages(db: Database, session_id: int, *, include_undone: bool = False) -> list[Message]:
+    where = "session_id = ?" + ("" if include_undone else " AND status != 'undone'")
+    return [_message(r) for r in _rows(
+        db, f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages WHERE {where} ORDER BY id", (session_id,)
+    )]
+
+
+def title_from(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def export_session(db: Database, session_id: int | str, fmt: str = "md") -> str:
+    """The whole session as Markdown or as memchat's JSON export format."""
+    session = get_session(db, session_id)
+    msgs = messages(db, session.id)
+    if fmt == "json":
+        return json.dumps(
+            {"format": "memchat-session", "version": 1, "session": asdict(session),
+             "messages": [asdict(m) for m in msgs]},
+            ensure_ascii=False, indent=2,
+        ) + "\n"
+    if fmt not in ("md", "markdown"):
+        raise UsageError(f"unknown export format {fmt!r}: use md or json")
+    out = [f"# {session.title or f'Session {session.id}'}", "",
+           f"Session {session.id} · started {session.created_at} · model {session.model or '-'}", ""]
+    for m in msgs:
+        who = "You" if m.role == "user" else "Assistant"
+        note = "" if m.status == "ok" else f" ({m.status})"
+        out += [f"## {who}{note} · {m.created_at}", "", m.content, ""]
+    return "\n".join(out)

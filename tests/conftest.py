@@ -1,0 +1,76 @@
+"""Shared fixtures: every test gets its own memchat home and no key from the developer's shell."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakeapi import FakeAnthropic  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def memchat_home(tmp_path, monkeypatch):
+    """Point memchat at an empty home; strip the developer's memchat and Anthropic settings."""
+    for name in list(os.environ):
+        if name.startswith(("MEMCHAT_", "ANTHROPIC_")):
+            monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("MEMCHAT_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    return home
+
+
+@pytest.fixture(scope="session")
+def _server():
+    server = FakeAnthropic()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def api(_server, monkeypatch):
+    """A local Messages-API server, with memchat pointed at it through the real SDK."""
+    _server.reset()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
+    monkeypatch.setenv("MEMCHAT_BASE_URL", _server.url)
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "anthropic")
+    monkeypatch.setenv("MEMCHAT_TIMEOUT", "5")
+    return _server
+
+
+def run_memchat(*args: str, input: str | bytes | None = None, env: dict | None = None,
+                timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run memchat as a real subprocess with the test's environment."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "memchat", *args],
+        input=input.encode() if isinstance(input, str) else input,
+        stdin=None if input is not None else subprocess.DEVNULL,
+        capture_output=True, env=full_env, timeout=timeout, cwd=str(ROOT),
+    )
+
+
+@pytest.fixture
+def cli():
+    """Invoke the Typer app in-process (fast); stderr is kept apart from stdout."""
+    from typer.testing import CliRunner
+
+    from memchat.cli import app
+
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | bytes | None = None):
+        return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+
+    return invoke

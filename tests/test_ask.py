@@ -1,0 +1,273 @@
+"""`memchat ask` end to end: the real anthropic SDK against the local Messages-API server."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, run_memchat
+
+
+def rows(home, sql="SELECT role, content, status FROM messages ORDER BY id"):
+    conn = sqlite3.connect(home / "default.db")
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_echo_provider_answers_offline_and_stores_the_exchange(cli, memchat_home):
+    result = cli("--provider", "echo", "ask", "What", "is", "a", "B-tree?")
+    assert result.exit_code == 0
+    assert result.stdout == "(echo) What is a B-tree?\n"
+    assert rows(memchat_home) == [("user", "What is a B-tree?", "ok"), ("assistant", "(echo) What is a B-tree?", "ok")]
+
+
+def test_reply_streams_through_the_sdk_and_request_is_what_we_sent(cli, api, memchat_home):
+    api.enqueue_text("A B-tree is a balanced search tree.", input_tokens=12, output_tokens=9)
+    result = cli("ask", "--system", "Be brief.", "--max-tokens", "300", "--model", "claude-test-1", "What is a B-tree?")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "A B-tree is a balanced search tree.\n"
+    sent = api.requests[-1]
+    assert sent["model"] == "claude-test-1"
+    assert sent["system"] == "Be brief."
+    assert sent["max_tokens"] == 300
+    assert sent["stream"] is True
+    assert sent["messages"] == [{"role": "user", "content": "What is a B-tree?"}]
+    assert api.headers[-1]["authorization"] == "Bearer sk-ant-test-0000"
+    assert rows(memchat_home, "SELECT role, status, input_tokens, output_tokens FROM messages ORDER BY id") == [
+        ("user", "ok", None, None), ("assistant", "ok", 12, 9)]
+
+
+def test_json_output_has_session_model_reply_tokens_and_stop_reason(cli, api):
+    api.enqueue_text("forty-two", input_tokens=7, output_tokens=3)
+    result = cli("ask", "--json", "answer?")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data == {"session_id": 1, "message_id": 2, "model": "claude-sonnet-5-5", "reply": "forty-two",
+                    "input_tokens": 7, "output_tokens": 3, "stop_reason": "end_turn", "status": "ok"}
+
+
+def test_session_flag_sends_earlier_messages_in_order(cli, api):
+    api.enqueue_text("first answer")
+    cli("ask", "first question")
+    api.enqueue_text("other")
+    cli("ask", "unrelated new session")
+    api.enqueue_text("second answer")
+    result = cli("ask", "--session", "1", "second question")
+    assert result.exit_code == 0
+    assert api.requests[-1]["messages"] == [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "first answer"},
+        {"role": "user", "content": "second question"},
+    ]
+
+
+def test_continue_uses_the_latest_session(cli, api):
+    cli("ask", "one")
+    cli("ask", "two")
+    result = cli("ask", "-c", "three")
+    assert result.exit_code == 0
+    assert [m["content"] for m in api.requests[-1]["messages"]] == ["two", "echo: two", "three"]
+
+
+def test_session_system_prompt_is_kept_for_later_turns(cli, api):
+    cli("ask", "--system", "Answer in French.", "hello")
+    cli("ask", "-c", "again")
+    assert api.requests[-1]["system"] == "Answer in French."
+
+
+def test_user_message_is_on_disk_before_the_model_is_called(cli, api, memchat_home):
+    seen = {}
+
+    def reply(body):
+        seen["rows"] = rows(memchat_home)
+        return "ok"
+
+    api.set_default(reply)
+    assert cli("ask", "persist me first").exit_code == 0
+    assert seen["rows"] == [("user", "persist me first", "unanswered")]
+
+
+# --- stdin ---------------------------------------------------------------------------------
+
+def test_prompt_from_piped_stdin(cli, memchat_home):
+    result = cli("--provider", "echo", "ask", input="summarise this\n")
+    assert result.stdout == "(echo) summarise this\n"
+
+
+def test_dash_reads_the_prompt_from_stdin(cli):
+    result = cli("--provider", "echo", "ask", "-", input="from a file")
+    assert result.stdout == "(echo) from a file\n"
+
+
+def test_piped_stdin_is_appended_to_the_argument(cli, api):
+    result = cli("ask", "explain", input="def f():\n    return 1\n")
+    assert result.exit_code == 0
+    assert api.requests[-1]["messages"][-1]["content"] == "explain\n\ndef f():\n    return 1"
+
+
+def test_invalid_utf8_on_stdin_is_one_clear_error(cli, memchat_home):
+    result = cli("--provider", "echo", "ask", input=b"caf\xe9 au lait")
+    assert result.exit_code == 2
+    assert result.stderr == "memchat: stdin is not valid UTF-8 (bad byte at offset 3); convert it first, e.g. with iconv\n"
+    assert not (memchat_home / "default.db").exists()
+
+
+@pytest.mark.parametrize("args, stdin", [(["ask", ""], None), (["ask", "   "], ""), (["ask", "-"], "\n\n")],
+                         ids=["empty-arg", "blank-arg", "blank-stdin"])
+def test_empty_prompt_is_refused(cli, args, stdin):
+    result = cli("--provider", "echo", *args, input=stdin)
+    assert result.exit_code == 2
+    assert result.stderr == "memchat: the prompt is empty\n"
+
+
+# --- errors a user can cause ---------------------------------------------------------------
+
+def test_missing_api_key_says_how_to_set_it_and_stores_nothing(cli, memchat_home):
+    result = cli("ask", "hello")
+    assert result.exit_code == 1
+    assert "export ANTHROPIC_API_KEY=" in result.stderr and "--provider echo" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (memchat_home / "default.db").exists() or rows(memchat_home) == []
+
+
+def test_unknown_provider(cli):
+    result = cli("--provider", "openai", "ask", "hi")
+    assert result.exit_code == 1
+    assert result.stderr == "memchat: setting 'provider' (flag --provider) must be one of anthropic, echo; got 'openai'\n"
+
+
+def test_unknown_session(cli):
+    result = cli("--provider", "echo", "ask", "--session", "42", "hi")
+    assert result.exit_code == 1 and result.stderr == "memchat: no session 42 (see `memchat sessions list`)\n"
+
+
+def test_database_path_that_is_a_directory(cli, tmp_path):
+    result = cli("--provider", "echo", "--db", str(tmp_path), "ask", "hi")
+    assert result.exit_code == 1 and "is a directory" in result.stderr
+
+
+def test_corrupt_database_is_detected_and_not_overwritten(cli, tmp_path):
+    path = tmp_path / "bad.db"
+    path.write_bytes(b"garbage" * 1000)
+    result = cli("--provider", "echo", "--db", str(path), "ask", "hi")
+    assert result.exit_code == 1
+    assert result.stderr == f"memchat: {path} is not a memchat database or is corrupt; it was left untouched\n"
+    assert path.read_bytes() == b"garbage" * 1000
+
+
+def test_invalid_toml_names_file_and_line(cli, memchat_home):
+    (memchat_home / "config.toml").write_text('model = "x"\nmax_tokens = \n')
+    result = cli("--provider", "echo", "ask", "hi")
+    assert result.exit_code == 1
+    assert "invalid TOML in" in result.stderr and "config.toml" in result.stderr and "line 2" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "status, expected",
+    [
+        (401, "the API rejected the key (401)"),
+        (404, "model 'claude-sonnet-5-5' was not found (404)"),
+        (400, "the API refused the request (400)"),
+    ],
+    ids=["401", "404-model", "400"],
+)
+def test_api_errors_are_one_line_and_keep_the_message(cli, api, memchat_home, status, expected):
+    api.enqueue_error(status, "scripted failure")
+    result = cli("ask", "hello")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("memchat: " + expected)
+    assert "scripted failure" in result.stderr and "saved in session 1" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert rows(memchat_home) == [("user", "hello", "unanswered")]
+
+
+@pytest.mark.parametrize("status", [429, 529, 500])
+def test_retryable_errors_are_retried_with_backoff_then_succeed(cli, api, status):
+    api.enqueue_error(status, "busy", headers={"retry-after-ms": "1"})
+    api.enqueue_error(status, "busy", headers={"retry-after-ms": "1"})
+    api.enqueue_text("made it")
+    result = cli("ask", "hello")
+    assert result.exit_code == 0 and result.stdout == "made it\n"
+    assert len(api.requests) == 3
+
+
+@pytest.mark.parametrize("status, expected", [(429, "rate limited by the API (429) after 1 retries"),
+                                              (529, "the API is overloaded (529) after 1 retries")])
+def test_retryable_errors_give_up_after_max_retries(cli, api, monkeypatch, memchat_home, status, expected):
+    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "1")
+    for _ in range(2):
+        api.enqueue_error(status, "still busy", headers={"retry-after-ms": "1"})
+    result = cli("ask", "hello")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("memchat: " + expected)
+    assert len(api.requests) == 2
+    assert rows(memchat_home)[0][2] == "unanswered"
+
+
+def test_timeout_is_reported(cli, api, monkeypatch):
+    monkeypatch.setenv("MEMCHAT_TIMEOUT", "1")
+    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "0")
+    api.enqueue_hang(3)
+    result = cli("ask", "hello")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("memchat: the API did not answer within 1 s (timeout)")
+
+
+def test_stream_dropped_midway_keeps_partial_reply_marked_incomplete(cli, api, memchat_home):
+    api.enqueue_drop(after_text="The first half of the answer")
+    result = cli("ask", "hello")
+    assert result.exit_code == 1
+    assert result.stdout == "The first half of the answer\n"
+    assert "partial reply was kept" in result.stderr
+    assert rows(memchat_home) == [("user", "hello", "ok"), ("assistant", "The first half of the answer", "incomplete")]
+
+
+def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
+    api.enqueue_text("one two three four five six seven eight nine ten", delay=0.3)
+    proc = subprocess.Popen([sys.executable, "-m", "memchat", "ask", "count"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT))
+    first = proc.stdout.read(4)  # wait until the reply is streaming
+    time.sleep(0.4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert first == b"one "
+    stored = rows(memchat_home)
+    assert stored[0] == ("user", "count", "ok")
+    assert stored[1][2] == "interrupted"
+    assert stored[1][1].startswith("one two")
+    assert len(stored[1][1]) < len("one two three four five six seven eight nine ten")
+    assert b"interrupted" in err
+
+
+def test_subprocess_exit_codes_and_no_traceback(api):
+    ok = run_memchat("ask", "hi")
+    assert ok.returncode == 0 and ok.stdout == b"echo: hi\n"
+    api.enqueue_error(401, "bad key")
+    bad = run_memchat("ask", "hi")
+    assert bad.returncode == 1
+    assert b"Traceback" not in bad.stderr and bad.stderr.count(b"\n") == 1
+    usage = run_memchat("ask", "--max-tokens", "lots", "hi")
+    assert usage.returncode == 2 and b"Traceback" not in usage.stderr
+
+
+def test_error_event_mid_stream_keeps_partial_and_names_the_cause(cli, api, memchat_home):
+    api.enqueue_stream_error("Half an answer", error_type="overloaded_error", message="Overloaded")
+    result = cli("ask", "hello")
+    assert result.exit_code == 1
+    assert result.stdout == "Half an answer\n"
+    assert result.stderr.startswith("memchat: the API is overloaded (529)")
+    assert rows(memchat_home)[1] == ("assistant", "Half an answer", "incomplete")
+
+
+def test_deprecated_model_warning_is_one_line(api):
+    result = run_memchat("ask", "--model", "claude-sonnet-4-5", "hi")
+    assert result.returncode == 0
+    assert result.stderr.decode().startswith("memchat: warning: The model 'claude-sonnet-4-5' is deprecated")
+    assert result.stderr.count(b"\n") == 1

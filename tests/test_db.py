@@ -1,0 +1,70 @@
+import os
+import sqlite3
+
+import pytest
+
+from memchat.db import open_db, schema_names
+from memchat.errors import StoreError
+
+
+def test_new_database_is_private_wal_with_foreign_keys(tmp_path):
+    old = os.umask(0)
+    try:
+        path = tmp_path / "sub" / "x.db"
+        db = open_db(path)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert (path.parent.stat().st_mode & 0o777) == 0o700
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+
+
+def test_migrations_are_recorded_and_reopening_applies_nothing(tmp_path):
+    path = tmp_path / "x.db"
+    open_db(path).conn.close()
+    conn = sqlite3.connect(path)
+    names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set='memchat' ORDER BY id")]
+    assert names == schema_names()
+    conn.close()
+    db = open_db(path)
+    assert {"sessions", "messages"} <= set(db.table_names())
+    assert db["messages"].columns_dict["content"] is str
+
+
+def test_newer_database_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "x.db"
+    open_db(path).conn.close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('memchat', 'm999_future', 'x')")
+    conn.commit()
+    conn.execute("PRAGMA journal_mode=DELETE")  # a plain file, so any later write would show in its bytes
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="newer memchat"):
+        open_db(path)
+    assert path.read_bytes() == before
+
+
+def test_corrupt_file_is_reported_and_not_overwritten(tmp_path):
+    path = tmp_path / "x.db"
+    path.write_bytes(b"this is not a database, it is my novel" * 200)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a memchat database or is corrupt"):
+        open_db(path)
+    assert path.read_bytes() == before
+
+
+def test_directory_path_is_a_clear_error(tmp_path):
+    with pytest.raises(StoreError, match="is a directory"):
+        open_db(tmp_path)
+
+
+def test_unwritable_location_is_a_clear_error(tmp_path):
+    # CI runs as root, which ignores permission bits: a parent that is a file fails for anyone.
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="cannot create the database"):
+        open_db(blocker / "x.db")

@@ -1,0 +1,81 @@
+import json
+import sqlite3
+
+from memchat import sessions
+from memchat.db import open_db
+
+
+def seed(cli, *prompts):
+    for p in prompts:
+        assert cli("--provider", "echo", "ask", p).exit_code == 0
+
+
+def test_list_shows_sessions_newest_first_as_table_and_json(cli):
+    seed(cli, "first topic", "second topic")
+    table = cli("sessions", "list")
+    assert table.exit_code == 0
+    assert table.stdout.index("second topic") < table.stdout.index("first topic")
+    lines = [json.loads(line) for line in cli("sessions", "list", "--json").stdout.splitlines()]
+    assert [(s["id"], s["title"], s["message_count"]) for s in lines] == [(2, "second topic", 2), (1, "first topic", 2)]
+
+
+def test_show_prints_the_transcript(cli):
+    seed(cli, "hello there")
+    result = cli("sessions", "show", "1")
+    assert result.exit_code == 0
+    assert "## You" in result.stdout and "hello there" in result.stdout and "(echo) hello there" in result.stdout
+
+
+def test_rename_then_show_uses_the_new_title(cli):
+    seed(cli, "x")
+    assert cli("sessions", "rename", "1", "Webhook", "bug").stdout == "session 1: Webhook bug\n"
+    assert cli("sessions", "show", "1").stdout.startswith("# Webhook bug")
+
+
+def test_delete_needs_yes_when_not_interactive_and_removes_messages(cli, memchat_home):
+    seed(cli, "secret plans", "keep me")
+    refused = cli("sessions", "delete", "1")
+    assert refused.exit_code == 2 and "--yes" in refused.stderr
+    assert cli("sessions", "delete", "1", "--yes").exit_code == 0
+    conn = sqlite3.connect(memchat_home / "default.db")
+    assert conn.execute("SELECT count(*) FROM messages WHERE content LIKE '%secret plans%'").fetchone()[0] == 0
+    assert [r[0] for r in conn.execute("SELECT id FROM sessions")] == [2]
+
+
+def test_export_markdown_and_json_to_private_file(cli, tmp_path):
+    seed(cli, "export me")
+    out = tmp_path / "s.json"
+    assert cli("sessions", "export", "1", "--format", "json", "-o", str(out)).exit_code == 0
+    assert out.stat().st_mode & 0o777 == 0o600
+    data = json.loads(out.read_text())
+    assert data["format"] == "memchat-session"
+    assert [(m["role"], m["content"]) for m in data["messages"]] == [("user", "export me"), ("assistant", "(echo) export me")]
+    md = cli("sessions", "export", "1")
+    assert md.stdout.startswith("# export me") and "(echo) export me" in md.stdout
+
+
+def test_bad_session_ids_are_clear_errors(cli):
+    seed(cli, "x")
+    assert cli("sessions", "show", "99").stderr == "memchat: no session 99 (see `memchat sessions list`)\n"
+    bad = cli("sessions", "show", "abc")
+    assert bad.exit_code == 2 and bad.stderr == "memchat: session id must be a number, got 'abc'\n"
+    assert cli("sessions", "export", "1", "--format", "pdf").stderr == "memchat: unknown export format 'pdf': use md or json\n"
+
+
+def test_profiles_have_separate_databases(cli, memchat_home):
+    assert cli("--provider", "echo", "--profile", "work", "ask", "work thing").exit_code == 0
+    assert (memchat_home / "work.db").exists()
+    assert cli("sessions", "list", "--json").stdout == ""
+    assert "work thing" in cli("--profile", "work", "sessions", "list").stdout
+
+
+def test_failed_turn_leaves_user_message_unanswered_and_excluded_from_next_call(tmp_path):
+    from memchat.context import build_messages
+
+    db = open_db(tmp_path / "x.db")
+    s = sessions.create_session(db)
+    failed = sessions.add_message(db, s.id, "user", "lost call", status="unanswered")
+    sessions.record_reply(db, failed.id, "", status="incomplete", error="boom")
+    current = sessions.add_message(db, s.id, "user", "try again", status="unanswered")
+    assert build_messages(sessions.messages(db, s.id), current) == [{"role": "user", "content": "try again"}]
+    assert sessions.get_message(db, failed.id).status == "unanswered"
