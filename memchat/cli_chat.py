@@ -10,8 +10,9 @@ from memchat.cli import AppState, app, state
 
 
 def run_chat(st: AppState, *, session: str | None, continue_: bool) -> None:
-    ctx = typer.get_current_context()
-    typer.echo(ctx.get_help())
+    from memchat.repl import run_repl
+
+    run_repl(st, session=session, continue_=continue_)
 
 
 @app.command()

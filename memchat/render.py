@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -104,6 +105,7 @@ class ReplyWriter:
         self.any_output = False
         self._live: Any = None
         self._last_draw = 0.0
+        self._printed_any = False
 
     def write(self, chunk: str) -> None:
         chunk = sanitize(chunk)
@@ -129,9 +131,14 @@ class ReplyWriter:
     def _print_markdown(self, text: str) -> None:
         from rich.markdown import Markdown
 
-        if text.strip():
-            self.console.print(Markdown(text, code_theme="monokai"))
+        if not text.strip():
+            return
+        # Blocks printed apart need the blank line Rich puts between elements; a list
+        # brings its own.
+        if self._printed_any and not _LIST_ITEM.match(text.lstrip()):
             self.console.print()
+        self.console.print(Markdown(text, code_theme="monokai"))
+        self._printed_any = True
 
     def _draw(self) -> None:
         from rich.live import Live
@@ -158,8 +165,5 @@ class ReplyWriter:
             self.console.file.flush()
             return
         self._clear_live()
-        if self.buffer.strip():
-            from rich.markdown import Markdown
-
-            self.console.print(Markdown(self.buffer, code_theme="monokai"))
+        self._print_markdown(self.buffer)
         self.buffer = ""

@@ -1,0 +1,39 @@
+"""Completion for slash commands and their arguments (session ids, models, formats)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.document import Document
+
+from memchat import commands
+
+if TYPE_CHECKING:
+    from memchat.repl import Repl
+
+
+class SlashCompleter(Completer):
+    def __init__(self, repl: Repl) -> None:
+        self.repl = repl
+
+    def get_completions(self, document: Document, complete_event) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        name, space, arg = text[1:].partition(" ")
+        if not space:
+            for cmd in commands.commands():
+                if cmd.name.startswith(name.lower()):
+                    yield Completion("/" + cmd.name, start_position=-len(text), display_meta=cmd.help)
+            return
+        cmd = commands.REGISTRY.get(name.lower())
+        if cmd is None or cmd.complete is None:
+            return
+        try:
+            options = list(cmd.complete(self.repl, arg))
+        except Exception:  # noqa: BLE001 - completion must never break typing
+            return
+        for option in options:
+            yield Completion(option, start_position=-len(arg))

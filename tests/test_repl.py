@@ -1,0 +1,216 @@
+"""The real REPL in a pseudo-terminal (pexpect), talking to the local Messages-API server."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pexpect
+import pytest
+
+from conftest import ROOT
+
+PROMPT = "›"  # the renderer splits "› " with escape codes: match the glyph
+
+
+def spawn(*args, rows=30, cols=100):
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    env["TERM"] = "xterm-256color"
+    child = pexpect.spawn(sys.executable, ["-m", "memchat", *args], env=env, cwd=str(ROOT),
+                          encoding="utf-8", timeout=15, dimensions=(rows, cols))
+    child.expect_exact(PROMPT)
+    return child
+
+
+def quit_(child):
+    # Keys typed while a reply streams go to the terminal in cooked mode, where Ctrl-D is
+    # not a character: wait for the prompt (raw mode) before sending it.
+    child.expect_exact(PROMPT)
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+def db_rows(home, sql="SELECT role, content, status FROM messages ORDER BY id"):
+    conn = sqlite3.connect(home / "default.db")
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_message_streams_reply_and_ctrl_d_exits_zero(api, memchat_home):
+    api.enqueue_text("Hello from the **fake** Claude.", input_tokens=11, output_tokens=7)
+    child = spawn()
+    child.sendline("hi there")
+    child.expect("Hello from the")
+    child.expect("11 in · 7 out")
+    assert quit_(child) == 0
+    assert api.requests[-1]["messages"] == [{"role": "user", "content": "hi there"}]
+    assert db_rows(memchat_home) == [("user", "hi there", "ok"), ("assistant", "Hello from the **fake** Claude.", "ok")]
+
+
+def test_alt_enter_makes_one_multi_line_message(api):
+    child = spawn()
+    child.send("first line")
+    child.send("\x1b\r")  # Alt-Enter arrives as Esc, Enter
+    child.send("second line\r")
+    child.expect("echo: first line")
+    quit_(child)
+    assert api.requests[-1]["messages"][-1]["content"] == "first line\nsecond line"
+
+
+def test_bracketed_paste_stays_one_message(api):
+    child = spawn()
+    child.send("\x1b[200~pasted one\npasted two\x1b[201~")
+    child.send("\r")
+    child.expect("echo: pasted one")
+    quit_(child)
+    assert len(api.requests) == 1
+    assert api.requests[0]["messages"][-1]["content"] == "pasted one\npasted two"
+
+
+def test_slash_command_completion_and_title(api, memchat_home):
+    child = spawn()
+    child.sendline("start")
+    child.expect_exact(PROMPT)
+    child.send("/tit")
+    child.expect_exact("Rename this session.")  # the menu, while typing
+    child.send("\t")
+    time.sleep(0.3)  # completion runs in a thread; let it land before typing on
+    child.send(" Webhook bug\r")
+    child.expect("session 1: Webhook bug")
+    child.sendline("/help")
+    child.expect("/retry")
+    child.sendline("/nonsense")
+    child.expect("unknown command /nonsense")
+    child.sendline("still alive?")
+    child.expect("echo: still alive")
+    quit_(child)
+    assert db_rows(memchat_home, "SELECT title FROM sessions") == [("Webhook bug",)]
+
+
+def test_resume_completion_offers_session_ids(api):
+    child = spawn()
+    child.sendline("make a session")
+    child.expect("echo: make a session")
+    child.expect_exact(PROMPT)
+    child.send("/resume ")
+    child.send("\t")
+    time.sleep(0.3)
+    child.send("\r")
+    child.expect("resumed session 1")
+    quit_(child)
+
+
+def test_ctrl_c_mid_stream_keeps_partial_reply_and_returns_to_prompt(api, memchat_home):
+    api.enqueue_text("alpha beta gamma delta epsilon zeta eta theta iota kappa", delay=0.25)
+    child = spawn()
+    child.sendline("count in greek")
+    child.expect("beta")
+    child.sendintr()
+    child.expect("interrupted")
+    child.expect_exact(PROMPT)
+    child.sendline("next")
+    child.expect("echo: next")
+    quit_(child)
+    stored = db_rows(memchat_home)
+    assert stored[0] == ("user", "count in greek", "ok")
+    assert stored[1][2] == "interrupted" and stored[1][1].startswith("alpha beta")
+    assert "kappa" not in stored[1][1]
+    # The partial reply is part of the conversation the model sees next.
+    assert api.requests[-1]["messages"][1]["content"] == stored[1][1]
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line(api):
+    child = spawn()
+    child.send("half typed")
+    child.sendcontrol("c")
+    child.send("fresh\r")
+    child.expect("echo: fresh")
+    quit_(child)
+    assert api.requests[-1]["messages"][-1]["content"] == "fresh"
+
+
+def test_continue_restores_the_stack_and_shows_recent_turns(api, memchat_home):
+    child = spawn()
+    child.sendline("my name is Ada")
+    child.expect("echo: my name is Ada")
+    quit_(child)
+    child = spawn("--continue")
+    assert "my name is Ada" in child.before
+    child.sendline("what is my name?")
+    child.expect("echo: what is my name")
+    quit_(child)
+    assert api.requests[-1]["messages"] == [
+        {"role": "user", "content": "my name is Ada"},
+        {"role": "assistant", "content": "echo: my name is Ada"},
+        {"role": "user", "content": "what is my name?"},
+    ]
+
+
+def test_api_error_keeps_the_repl_alive_and_retry_resends(api, memchat_home):
+    api.enqueue_error(401, "invalid x-api-key")
+    child = spawn()
+    child.sendline("first try")
+    child.expect("rejected the key")
+    child.expect_exact(PROMPT)
+    child.sendline("/retry")
+    child.expect("echo: first try")
+    quit_(child)
+    assert db_rows(memchat_home) == [("user", "first try", "ok"), ("assistant", "echo: first try", "ok")]
+
+
+def test_undo_drops_the_last_exchange_from_what_is_sent(api, memchat_home):
+    child = spawn()
+    child.sendline("keep this")
+    child.expect_exact(PROMPT)
+    child.sendline("regret this")
+    child.expect("echo: regret this")
+    child.expect_exact(PROMPT)
+    child.sendline("/undo")
+    child.expect("undone")
+    child.sendline("after undo")
+    child.expect("echo: after undo")
+    quit_(child)
+    assert [m["content"] for m in api.requests[-1]["messages"]] == ["keep this", "echo: keep this", "after undo"]
+    assert ("user", "regret this", "undone") in db_rows(memchat_home)
+
+
+def test_exit_command_and_narrow_no_color_terminal(api, monkeypatch):
+    env = dict(os.environ, NO_COLOR="1", TERM="xterm-256color")
+    child = pexpect.spawn(sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8",
+                          timeout=15, dimensions=(12, 30))
+    child.expect_exact(PROMPT)
+    child.sendline("a fairly long message that wraps on a narrow terminal")
+    child.expect("wraps")
+    child.expect_exact(PROMPT)
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "\x1b[31m" not in child.before  # NO_COLOR: no red/colour codes in the reply
+
+
+def test_piped_stdin_reads_messages_line_by_line_and_prints_plain(api, memchat_home):
+    proc = subprocess.run([sys.executable, "-m", "memchat"], input=b"first\n/title Piped\nsecond\n",
+                          capture_output=True, cwd=str(ROOT), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == "echo: first\nsession 1: Piped\necho: second\n"
+    assert [r[1] for r in db_rows(memchat_home)] == ["first", "echo: first", "second", "echo: second"]
+
+
+def test_launch_to_prompt_does_not_wait_for_heavy_imports(api):
+    # The prompt must come up before the SDK is imported (it warms in the background).
+    env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1", TERM="xterm-256color")
+    child = pexpect.spawn(sys.executable, ["-X", "importtime", "-m", "memchat"], env=env, cwd=str(ROOT),
+                          encoding="utf-8", timeout=15, dimensions=(30, 100))
+    child.expect_exact(PROMPT)
+    before_prompt = child.before
+    quit_(child)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in before_prompt.splitlines() if "import time:" in line}
+    assert "prompt_toolkit" in imported
+    assert not {"anthropic", "torch", "sentence_transformers"} & imported
