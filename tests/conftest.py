@@ -48,6 +48,18 @@ def api(_server, monkeypatch):
     return _server
 
 
+def db_rows(home: Path, sql: str = "SELECT role, content, status FROM messages ORDER BY id",
+            name: str = "default.db") -> list[tuple]:
+    """Rows straight from the profile's database file, as a user's sqlite3 would see them."""
+    import sqlite3
+
+    conn = sqlite3.connect(home / name)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
 def run_memchat(*args: str, input: str | bytes | None = None, env: dict | None = None,
                 timeout: float = 60) -> subprocess.CompletedProcess:
     """Run memchat as a real subprocess with the test's environment."""

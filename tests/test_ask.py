@@ -2,29 +2,22 @@
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
 
-from conftest import ROOT, run_memchat
+from conftest import ROOT, db_rows, run_memchat
 
 
-def rows(home, sql="SELECT role, content, status FROM messages ORDER BY id"):
-    conn = sqlite3.connect(home / "default.db")
-    try:
-        return conn.execute(sql).fetchall()
-    finally:
-        conn.close()
 
 
 def test_echo_provider_answers_offline_and_stores_the_exchange(cli, memchat_home):
     result = cli("--provider", "echo", "ask", "What", "is", "a", "B-tree?")
     assert result.exit_code == 0
     assert result.stdout == "(echo) What is a B-tree?\n"
-    assert rows(memchat_home) == [("user", "What is a B-tree?", "ok"), ("assistant", "(echo) What is a B-tree?", "ok")]
+    assert db_rows(memchat_home) == [("user", "What is a B-tree?", "ok"), ("assistant", "(echo) What is a B-tree?", "ok")]
 
 
 def test_reply_streams_through_the_sdk_and_request_is_what_we_sent(cli, api, memchat_home):
@@ -39,7 +32,7 @@ def test_reply_streams_through_the_sdk_and_request_is_what_we_sent(cli, api, mem
     assert sent["stream"] is True
     assert sent["messages"] == [{"role": "user", "content": "What is a B-tree?"}]
     assert api.headers[-1]["authorization"] == "Bearer sk-ant-test-0000"
-    assert rows(memchat_home, "SELECT role, status, input_tokens, output_tokens FROM messages ORDER BY id") == [
+    assert db_rows(memchat_home, "SELECT role, status, input_tokens, output_tokens FROM messages ORDER BY id") == [
         ("user", "ok", None, None), ("assistant", "ok", 12, 9)]
 
 
@@ -85,7 +78,7 @@ def test_user_message_is_on_disk_before_the_model_is_called(cli, api, memchat_ho
     seen = {}
 
     def reply(body):
-        seen["rows"] = rows(memchat_home)
+        seen["rows"] = db_rows(memchat_home)
         return "ok"
 
     api.set_default(reply)
@@ -133,7 +126,7 @@ def test_missing_api_key_says_how_to_set_it_and_stores_nothing(cli, memchat_home
     assert result.exit_code == 1
     assert "export ANTHROPIC_API_KEY=" in result.stderr and "--provider echo" in result.stderr
     assert result.stderr.count("\n") == 1
-    assert not (memchat_home / "default.db").exists() or rows(memchat_home) == []
+    assert not (memchat_home / "default.db").exists() or db_rows(memchat_home) == []
 
 
 def test_unknown_provider(cli):
@@ -184,7 +177,7 @@ def test_api_errors_are_one_line_and_keep_the_message(cli, api, memchat_home, st
     assert result.stderr.startswith("memchat: " + expected)
     assert "scripted failure" in result.stderr and "saved in session 1" in result.stderr
     assert result.stderr.count("\n") == 1
-    assert rows(memchat_home) == [("user", "hello", "unanswered")]
+    assert db_rows(memchat_home) == [("user", "hello", "unanswered")]
 
 
 @pytest.mark.parametrize("status", [429, 529, 500])
@@ -207,7 +200,7 @@ def test_retryable_errors_give_up_after_max_retries(cli, api, monkeypatch, memch
     assert result.exit_code == 1
     assert result.stderr.startswith("memchat: " + expected)
     assert len(api.requests) == 2
-    assert rows(memchat_home)[0][2] == "unanswered"
+    assert db_rows(memchat_home)[0][2] == "unanswered"
 
 
 def test_timeout_is_reported(cli, api, monkeypatch):
@@ -225,7 +218,7 @@ def test_stream_dropped_midway_keeps_partial_reply_marked_incomplete(cli, api, m
     assert result.exit_code == 1
     assert result.stdout == "The first half of the answer\n"
     assert "partial reply was kept" in result.stderr
-    assert rows(memchat_home) == [("user", "hello", "ok"), ("assistant", "The first half of the answer", "incomplete")]
+    assert db_rows(memchat_home) == [("user", "hello", "ok"), ("assistant", "The first half of the answer", "incomplete")]
 
 
 def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
@@ -238,7 +231,7 @@ def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130
     assert first == b"one "
-    stored = rows(memchat_home)
+    stored = db_rows(memchat_home)
     assert stored[0] == ("user", "count", "ok")
     assert stored[1][2] == "interrupted"
     assert stored[1][1].startswith("one two")
@@ -263,7 +256,7 @@ def test_error_event_mid_stream_keeps_partial_and_names_the_cause(cli, api, memc
     assert result.exit_code == 1
     assert result.stdout == "Half an answer\n"
     assert result.stderr.startswith("memchat: the API is overloaded (529)")
-    assert rows(memchat_home)[1] == ("assistant", "Half an answer", "incomplete")
+    assert db_rows(memchat_home)[1] == ("assistant", "Half an answer", "incomplete")
 
 
 def test_deprecated_model_warning_is_one_line(api):

@@ -1,7 +1,6 @@
 """The real REPL in a pseudo-terminal (pexpect), talking to the local Messages-API server."""
 
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -9,7 +8,7 @@ import time
 import pexpect
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, db_rows
 
 PROMPT = "›"  # the renderer splits "› " with escape codes: match the glyph
 
@@ -34,12 +33,6 @@ def quit_(child):
     return child.exitstatus
 
 
-def db_rows(home, sql="SELECT role, content, status FROM messages ORDER BY id"):
-    conn = sqlite3.connect(home / "default.db")
-    try:
-        return conn.execute(sql).fetchall()
-    finally:
-        conn.close()
 
 
 def test_message_streams_reply_and_ctrl_d_exits_zero(api, memchat_home):
