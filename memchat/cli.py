@@ -156,7 +156,7 @@ _OPEN_DATABASES: list[Any] = []
 
 def _register() -> None:
     # Each command group lives in its own module; importing them registers the commands.
-    from memchat import cli_ask, cli_chat, cli_config, cli_sessions  # noqa: F401
+    from memchat import cli_ask, cli_chat, cli_config, cli_memory, cli_sessions  # noqa: F401
 
 
 __all__ = ["app", "main", "state", "AppState", "UsageError"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import Any, Optional
 
 import typer
 
@@ -149,3 +149,23 @@ def doctor(ctx: typer.Context,
         check("embedding model (offline)", embedder)
     if failures:
         raise typer.Exit(1)
+
+
+@app.command()
+def context(
+    ctx: typer.Context,
+    session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Session ID (default: the latest)."),
+    json_out: bool = typer.Option(False, "--json", help="JSON output."),
+) -> None:
+    """Show the token budget of the next call: each part's tokens and share of the window."""
+    from memchat import render, sessions
+    from memchat.engine import Engine
+
+    st = state(ctx)
+    db = st.db()
+    session = sessions.get_session(db, session_id) if session_id else sessions.latest_session(db)
+    budget = Engine(db, st.settings()).preview(session).budget
+    if json_out:
+        render.print_json({"session_id": session.id if session else None, **budget.as_dict()})
+        return
+    render.out().print(render.budget_table(budget))

@@ -121,3 +121,27 @@ def export(
         typer.echo(f"wrote {output}", err=True)
     else:
         typer.echo(text, nl=False)
+
+
+@sessions_app.command()
+def pin(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="SESSION"),
+        number: str = typer.Argument(..., metavar="MSG", help="The message's number, as `sessions show` gives it.")) -> None:
+    """Pin a message: it is always sent verbatim, whatever the budget."""
+    _set_pin(ctx, session_id, number, True)
+
+
+@sessions_app.command()
+def unpin(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="SESSION"),
+          number: str = typer.Argument(..., metavar="MSG")) -> None:
+    """Unpin a message."""
+    _set_pin(ctx, session_id, number, False)
+
+
+def _set_pin(ctx: typer.Context, session_id: str, number: str, pinned: bool) -> None:
+    from memchat import sessions
+
+    db = state(ctx).db()
+    s = sessions.get_session(db, session_id)
+    m = sessions.message_by_number(db, s.id, number)
+    sessions.set_pinned(db, m.id, pinned)
+    typer.echo(f"{'pinned' if pinned else 'unpinned'} #{number} in session {s.id}: {sessions.title_from(m.content)}")

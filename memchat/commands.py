@@ -210,3 +210,7 @@ def _export(repl: Repl, arg: str) -> None:
 @command("exit", "Quit (Ctrl-D also quits).", aliases=("quit", "q"))
 def _exit(repl: Repl, arg: str) -> None:
     repl.running = False
+
+
+# Feature modules register their own commands in the same table.
+from memchat import commands_context, commands_memory  # noqa: E402,F401

@@ -43,6 +43,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("profile", "default", "Profile name: each profile is its own database."),
     Setting("db", "", "Database path. Empty: <data dir>/<profile>.db."),
     Setting("markdown", True, "Render replies as Markdown when stdout is a terminal."),
+    Setting("history.strategy", "compact", "How older turns leave the context: compact (summarise the oldest turns), tokens (send the newest turns that fit) or window (the last window_turns turns).", choices=("compact", "tokens", "window")),
+    Setting("history.window_turns", 20, "Turns (a message and its reply) sent by the window strategy.", minimum=1),
+    Setting("history.compact_at", 75, "Compact when history passes this percentage of its budget.", minimum=10),
+    Setting("history.summary_tokens", 400, "Most tokens in a session summary.", minimum=50),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}

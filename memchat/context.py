@@ -1,33 +1,101 @@
-"""Working memory: turn the stored transcript into the `messages` list for one call."""
+"""Working memory: fit the session into the model's window for one call.
+
+The budget: context_window = system prompt (with the memory section and the session
+summary) + history + a reserve for the reply (max_tokens). Token counts are tiktoken
+estimates scaled by a per-model correction factor learnt from the API's real usage.
+
+Pinned messages are always sent, verbatim and in order. The rest of the history goes
+by strategy: `window` (last N turns), `tokens` (newest turns that fit) or `compact`
+(older turns folded into a rolling session summary; see compaction in engine.py).
+Whatever the strategy, the newest turns that fit are what is sent.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from memchat.errors import MemchatError
 from memchat.sessions import Message
 
 # Assistant text that was cut short is still what the model said: send it.
 _SENT_ASSISTANT = {"ok", "interrupted", "incomplete"}
+# Per-message framing the API adds around content (role markers and separators).
+MESSAGE_OVERHEAD = 4
+# The estimate is not Claude's tokenizer: keep a margin of the window free.
+SAFETY_MARGIN = 0.03
+OMITTED_MARKER = "(earlier conversation omitted)"
+
+
+class ContextError(MemchatError):
+    """The current message cannot fit the window at all."""
+
+
+@dataclass
+class Budget:
+    window: int
+    reserve: int
+    system: int
+    summary: int
+    memory: int
+    history: int  # tokens of the history actually sent
+    history_budget: int
+    margin: int
+
+    @property
+    def used(self) -> int:
+        return self.system + self.summary + self.memory + self.history
+
+    @property
+    def free(self) -> int:
+        return self.window - self.used - self.reserve
+
+    def as_dict(self) -> dict[str, int]:
+        return {"window": self.window, "system": self.system, "memory": self.memory, "summary": self.summary,
+                "history": self.history, "reserve": self.reserve, "free": max(self.free, 0),
+                "margin": self.margin}
+
+    def rows(self) -> list[tuple[str, int]]:
+        return [("system prompt", self.system), ("memory section", self.memory),
+                ("session summary", self.summary), ("history", self.history),
+                ("reply reserve (max_tokens)", self.reserve), ("free", max(self.free, 0))]
+
+
+@dataclass
+class Compiled:
+    system: str
+    messages: list[dict[str, Any]]
+    budget: Budget
+    disposition: dict[int, str]  # message id -> sent | pinned | summarised | dropped | unsent
+    notices: list[str] = field(default_factory=list)
+    estimate: int = 0  # estimated input tokens of the whole request (before correction)
+
+
+def eligible(m: Message) -> bool:
+    """Whether a stored message is part of the conversation the model sees."""
+    if not m.content.strip():
+        return False
+    if m.role == "user":
+        return m.status == "ok"
+    return m.status in _SENT_ASSISTANT
 
 
 def build_messages(history: list[Message], current: Message) -> list[dict[str, Any]]:
-    """The API's alternating user/assistant list: answered turns, then the current message.
+    """All eligible history plus the current message, as the API's alternating list."""
+    chosen = [m for m in history if m.id != current.id and eligible(m)]
+    return to_api(chosen, current)
 
-    Unanswered user messages (a failed call the user moved on from) are left out, so a
-    retry or a rephrasing is not sent twice; empty texts are never sent.
-    """
+
+def to_api(chosen: list[Message], current: Message | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for m in history:
-        if m.id == current.id or not m.content.strip():
-            continue
-        if m.role == "user" and m.status != "ok":
-            continue
-        if m.role == "assistant" and m.status not in _SENT_ASSISTANT:
-            continue
+    for m in chosen:
         _append(out, m.role, m.content)
-    _append(out, "user", current.content)
-    while out and out[0]["role"] != "user":
-        out.pop(0)
+    if current is not None:
+        _append(out, "user", current.content)
+    if out and out[0]["role"] != "user":
+        out.insert(0, {"role": "user", "content": OMITTED_MARKER})
     return out
 
 
@@ -37,3 +105,154 @@ def _append(out: list[dict[str, Any]], role: str, text: str) -> None:
         out[-1]["content"] += "\n\n" + text
     else:
         out.append({"role": role, "content": text})
+
+
+def message_cost(m: Message, count: Callable[[str], int], factor: float = 1.0) -> int:
+    raw = m.tokens if m.tokens is not None else count(m.content)
+    return math.ceil(raw * factor) + MESSAGE_OVERHEAD
+
+
+def history_budget_for(*, window: int, reserve: int, fixed_tokens: int) -> int:
+    return window - reserve - int(window * SAFETY_MARGIN) - fixed_tokens
+
+
+def summary_block(summary: str | None) -> str:
+    if not summary:
+        return ""
+    return ("\n\n<session_summary>\nA summary of the earlier part of this conversation "
+            "(older turns are not shown):\n" + summary.strip() + "\n</session_summary>")
+
+
+def _turns(messages: list[Message]) -> list[list[Message]]:
+    """Group messages into turns: a user message and the replies after it."""
+    turns: list[list[Message]] = []
+    for m in messages:
+        if m.role == "user" or not turns:
+            turns.append([m])
+        else:
+            turns[-1].append(m)
+    return turns
+
+
+def compile_context(
+    *,
+    history: list[Message],
+    current: Message | None,
+    system: str,
+    summary: str | None,
+    summary_through: int | None,
+    memory: str = "",
+    window: int,
+    reserve: int,
+    strategy: str,
+    window_turns: int,
+    count: Callable[[str], int],
+    factor: float = 1.0,
+) -> Compiled:
+    """Choose what to send.
+
+    `count` gives tiktoken's raw count for a text; `factor` corrects raw counts towards the
+    model's real tokenizer. Messages carry their raw count in `tokens` when known.
+    """
+    notices: list[str] = []
+
+    def est(text: str) -> int:
+        return math.ceil(count(text) * factor) if text else 0
+
+    def cost(m: Message) -> int:
+        return message_cost(m, count, factor)
+
+    full_system = system + (("\n\n" + memory) if memory else "") + summary_block(summary)
+    sys_tokens = est(system)
+    mem_tokens = est(memory)
+    sum_tokens = est(summary_block(summary))
+    margin = int(window * SAFETY_MARGIN)
+    history_budget = window - reserve - margin - sys_tokens - mem_tokens - sum_tokens
+
+    current_cost = cost(current) if current is not None else 0
+    if current is not None and current_cost > history_budget:
+        raise ContextError(
+            f"your message is about {current_cost:,} tokens, but only {max(history_budget, 0):,} fit "
+            f"(context_window {window:,} minus the system prompt, memory, summary and the "
+            f"{reserve:,}-token reply reserve): shorten it, lower max_tokens or raise context_window"
+        )
+    disposition: dict[int, str] = {}
+    candidates: list[Message] = []
+    for m in history:
+        if current is not None and m.id == current.id:
+            continue
+        if not eligible(m):
+            disposition[m.id] = "unsent"
+        elif summary_through is not None and m.id <= summary_through and not m.pinned:
+            disposition[m.id] = "summarised"
+        else:
+            candidates.append(m)
+    pinned = [m for m in candidates if m.pinned]
+    pinned_cost = sum(cost(m) for m in pinned)
+    left = history_budget - current_cost - pinned_cost
+    if left < 0 and pinned:
+        notices.append(
+            f"pinned messages take {pinned_cost:,} tokens, more than the {max(history_budget - current_cost, 0):,} "
+            "left for history: they are sent anyway, with no other history (unpin some with /unpin N)"
+        )
+    turns = _turns([m for m in candidates if not m.pinned])
+    if strategy == "window":
+        keep_from = max(len(turns) - window_turns, 0)
+        for turn in turns[:keep_from]:
+            for m in turn:
+                disposition[m.id] = "dropped"
+        turns = turns[keep_from:]
+    kept: list[Message] = []
+    # Newest turns first, whole turns only, until the budget is spent.
+    for i in range(len(turns) - 1, -1, -1):
+        turn_cost = sum(cost(m) for m in turns[i])
+        if turn_cost > left:
+            for older in turns[: i + 1]:
+                for m in older:
+                    disposition[m.id] = "dropped"
+            break
+        left -= turn_cost
+        kept = turns[i] + kept
+    chosen = sorted(pinned + kept, key=lambda m: m.id)
+    for m in chosen:
+        disposition[m.id] = "pinned" if m.pinned else "sent"
+    history_tokens = sum(cost(m) for m in chosen) + current_cost
+    budget = Budget(window=window, reserve=reserve, system=sys_tokens, summary=sum_tokens, memory=mem_tokens,
+                    history=history_tokens, history_budget=history_budget, margin=margin)
+    # The uncorrected estimate of the request, from counts already at hand (no re-encoding).
+    raw = count(full_system) + sum((m.tokens if m.tokens is not None else count(m.content)) + MESSAGE_OVERHEAD
+                                   for m in chosen + ([current] if current is not None else []))
+    return Compiled(system=full_system, messages=to_api(chosen, current), budget=budget,
+                    disposition=disposition, notices=notices, estimate=raw)
+
+
+def _unsummarised(history: list[Message], current: Message | None, summary_through: int | None) -> list[Message]:
+    return [m for m in history if eligible(m) and (current is None or m.id != current.id)
+            and (summary_through is None or m.id > summary_through) and not m.pinned]
+
+
+def needs_compaction(history: list[Message], current: Message | None, *, summary_through: int | None,
+                     budget_tokens: int, threshold_pct: int, count: Callable[[str], int],
+                     factor: float = 1.0) -> bool:
+    """True when the unsummarised history passes threshold_pct of the history budget."""
+    live = _unsummarised(history, current, summary_through)
+    extra = message_cost(current, count, factor) if current is not None else 0
+    return sum(message_cost(m, count, factor) for m in live) + extra > budget_tokens * threshold_pct / 100
+
+
+def compaction_slice(history: list[Message], current: Message | None, *, summary_through: int | None,
+                     keep_tokens: int, count: Callable[[str], int], factor: float = 1.0) -> list[Message]:
+    """The oldest unsummarised turns to fold into the summary, keeping the newest keep_tokens.
+
+    Pinned messages are never summarised away: they are always sent verbatim.
+    """
+    turns = _turns(_unsummarised(history, current, summary_through))
+    kept = 0
+    cut = len(turns)
+    for i in range(len(turns) - 1, -1, -1):
+        kept += sum(message_cost(m, count, factor) for m in turns[i])
+        if kept > keep_tokens:
+            cut = i + 1
+            break
+        cut = i
+    return [m for turn in turns[:cut] for m in turn]

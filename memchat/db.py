@@ -72,6 +72,19 @@ def _migrations():
         db.execute("CREATE INDEX messages_session ON messages(session_id, id)")
         db.execute("CREATE INDEX sessions_updated ON sessions(updated_at)")
 
+    @migrations()
+    def m002_create_token_calibration(db: Database) -> None:
+        # Per-model ratio of the API's real input tokens to tiktoken's estimate.
+        db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS token_calibration (
+                model TEXT PRIMARY KEY,
+                factor REAL NOT NULL,
+                samples INTEGER NOT NULL DEFAULT 0,
+                updated_at TEXT NOT NULL
+            )"""
+        )
+
     return migrations
 
 

@@ -1,9 +1,10 @@
 """One chat turn, end to end: the only module that wires storage, context and provider.
 
 1. the user's message is committed (status 'unanswered' until a reply lands);
-2. the context is compiled from the stored transcript;
+2. working memory is compiled to fit the window (compacting older turns if needed);
 3. the provider streams the reply through the on_text callback;
-4. the reply is committed with its usage, and the user's message marked answered.
+4. the reply is committed with its usage, and the user's message marked answered;
+   the real input-token count recalibrates the model's token estimate.
 A failure or Ctrl-C keeps what arrived, marked, and the user's message is never lost.
 """
 
@@ -14,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memchat import sessions
-from memchat.context import build_messages
-from memchat.errors import ProviderError
+from memchat import sessions, tokens
+from memchat.context import Compiled, compaction_slice, compile_context, history_budget_for, needs_compaction
+from memchat.errors import MemchatError, ProviderError
 from memchat.providers import ChatRequest, Provider, Reply, get_provider
 from memchat.sessions import Message, Session
 
@@ -24,6 +25,32 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
     from memchat.config import Settings
+
+Notice = Callable[[str], None]
+
+SUMMARY_SYSTEM = "You write faithful, compact summaries of conversations. You never invent facts."
+SUMMARY_PROMPT = """Update the running summary of the conversation below between a user and an assistant.
+The summary replaces these turns in the assistant's memory, so keep everything needed to continue.
+
+Write these sections, each a few short bullet points (write "none" if empty):
+## User identity: names, roles, anything the user said about themselves.
+## Project context: what the user is working on.
+## Constraints: every rule or preference the user stated, quoted in the user's exact words (e.g. "NEVER suggest X").
+## Decisions: what was decided, with the reasons.
+## Current state: where things stand now.
+## Open questions: what is unresolved.
+
+Keep identifiers verbatim (names, numbers, claim or ticket ids, file paths, URLs). Fold the previous
+summary in; drop nothing from it that still holds. At most {limit} tokens. End with the line
+"(covers messages {first}-{last})".
+
+<previous_summary>
+{previous}
+</previous_summary>
+
+<transcript>
+{transcript}
+</transcript>"""
 
 
 @dataclass
@@ -35,6 +62,7 @@ class TurnResult:
     status: str  # ok | interrupted | incomplete | failed
     latency_ms: int
     error: ProviderError | None = None
+    compiled: Compiled | None = None
 
 
 class Engine:
@@ -42,6 +70,7 @@ class Engine:
         self.db = db
         self.settings = settings
         self._provider = provider
+        self._told_no_summary: set[int] = set()
 
     @property
     def provider(self) -> Provider:
@@ -52,47 +81,175 @@ class Engine:
     def system_prompt(self, session: Session) -> str:
         return session.system or self.settings.system
 
-    def send(self, session: Session, text: str, on_text: Callable[[str], None] | None = None) -> TurnResult:
-        """Store the user's message, then get and store the reply."""
-        user = sessions.add_message(self.db, session.id, "user", text, status="unanswered")
-        return self.answer(session, user, on_text)
+    # --- working memory -------------------------------------------------------------------
+    def factor(self) -> float:
+        return tokens.load_factor(self.db, self.settings.model)
 
-    def answer(self, session: Session, user: Message, on_text: Callable[[str], None] | None = None) -> TurnResult:
-        """Call the model for a stored user message (also used by retry)."""
+    def _count_missing(self, history: list[Message]) -> None:
+        """Fill in raw token counts once; later compiles read them from the rows."""
+        missing = {m.id: tokens.count(m.content) for m in history if m.tokens is None}
+        sessions.set_tokens(self.db, missing)
+        for m in history:
+            if m.id in missing:
+                m.tokens = missing[m.id]
+
+    def compile(self, session: Session, current: Message | None, on_notice: Notice | None = None,
+                *, allow_compaction: bool = True, memory: str = "") -> Compiled:
+        """What the next call will send: compacts first when the strategy says so."""
+        session = sessions.get_session(self.db, session.id)  # the caller's copy may predate a compaction
         history = sessions.messages(self.db, session.id)
-        request = ChatRequest(
-            model=self.settings.model,
-            system=self.system_prompt(session),
-            messages=build_messages(history, user),
-            max_tokens=self.settings.max_tokens,
+        self._count_missing(history)
+        factor = self.factor()
+        if allow_compaction and self.settings.get("history.strategy") == "compact":
+            session = self._maybe_compact(session, history, current, factor, on_notice, memory)
+        compiled = compile_context(
+            history=history, current=current, system=self.system_prompt(session), summary=session.summary,
+            summary_through=session.summary_through_message_id, memory=memory,
+            window=self.settings.context_window, reserve=self.settings.max_tokens,
+            strategy=self.settings.get("history.strategy"),
+            window_turns=self.settings.get("history.window_turns"), count=tokens.count, factor=factor,
         )
+        for text in compiled.notices:
+            if on_notice:
+                on_notice(text)
+        return compiled
+
+    def _maybe_compact(self, session: Session, history: list[Message], current: Message | None, factor: float,
+                       on_notice: Notice | None, memory: str, force: bool = False) -> Session:
+        from memchat.context import summary_block
+
+        fixed = tokens.count(self.system_prompt(session) + memory + summary_block(session.summary))
+        budget = history_budget_for(window=self.settings.context_window, reserve=self.settings.max_tokens,
+                                    fixed_tokens=int(fixed * factor) + self.settings.get("history.summary_tokens"))
+        over = needs_compaction(history, current, summary_through=session.summary_through_message_id,
+                                budget_tokens=budget, threshold_pct=self.settings.get("history.compact_at"),
+                                count=tokens.count, factor=factor)
+        if not (over or force):
+            return session
+        # Keep the newest turns in about half the budget, so compaction is not needed every turn.
+        chunk = compaction_slice(history, current, summary_through=session.summary_through_message_id,
+                                 keep_tokens=budget // 2 if not force else 0, count=tokens.count, factor=factor)
+        if not chunk:
+            return session
+        if not getattr(self.provider, "can_summarise", False):
+            self._no_summary(session, on_notice, f"the {self.provider.name} provider cannot summarise")
+            return session
+        if on_notice:
+            on_notice(f"compacting {len(chunk)} older messages into the session summary…")
+        try:
+            summary = self.summarise(session, chunk)
+        except MemchatError as exc:
+            self._no_summary(session, on_notice, f"summarising failed ({exc.message})")
+            return session
+        return sessions.update_session(self.db, session.id, summary=summary,
+                                       summary_through_message_id=chunk[-1].id)
+
+    def _no_summary(self, session: Session, on_notice: Notice | None, why: str) -> None:
+        if session.id not in self._told_no_summary and on_notice:
+            on_notice(f"{why}: dropping the oldest turns instead")
+        self._told_no_summary.add(session.id)
+
+    def summarise(self, session: Session, chunk: list[Message]) -> str:
+        numbers = {m.id: i for i, m in enumerate(sessions.messages(self.db, session.id), 1)}
+        transcript = "\n\n".join(f"[#{numbers.get(m.id, '?')} {m.role}]\n{m.content}" for m in chunk)
+        limit = self.settings.get("history.summary_tokens")
+        prompt = SUMMARY_PROMPT.format(limit=limit, previous=session.summary or "(none yet)", transcript=transcript,
+                                       first=1 if not session.summary else numbers.get(chunk[0].id, "?"),
+                                       last=numbers.get(chunk[-1].id, "?"))
+        request = ChatRequest(model=self.settings.model, system=SUMMARY_SYSTEM,
+                              messages=[{"role": "user", "content": prompt}], max_tokens=int(limit * 1.5))
+        reply = self.provider.complete(request)
+        if not reply.text.strip():
+            raise ProviderError("the model returned an empty summary")
+        return reply.text.strip()
+
+    def compact_now(self, session: Session, on_notice: Notice | None = None) -> Session:
+        """/compact: fold everything but the last turn into the summary now."""
+        history = sessions.messages(self.db, session.id)
+        self._count_missing(history)
+        if not getattr(self.provider, "can_summarise", False):
+            raise MemchatError(f"the {self.provider.name} provider cannot summarise")
+        live = [m for m in history if m.id > (session.summary_through_message_id or 0)]
+        if len(live) < 2:
+            raise MemchatError("nothing to compact yet")
+        chunk = compaction_slice(history, None, summary_through=session.summary_through_message_id,
+                                 keep_tokens=0, count=tokens.count, factor=self.factor())
+        last_turn_start = max((m.id for m in live if m.role == "user"), default=None)
+        chunk = [m for m in chunk if last_turn_start is None or m.id < last_turn_start]
+        if not chunk:
+            raise MemchatError("nothing to compact yet")
+        if on_notice:
+            on_notice(f"compacting {len(chunk)} messages…")
+        summary = self.summarise(session, chunk)
+        return sessions.update_session(self.db, session.id, summary=summary, summary_through_message_id=chunk[-1].id)
+
+    def preview(self, session: Session | None) -> Compiled:
+        """What the next call would send, without compacting or calling anything."""
+        if session is None:
+            return compile_context(history=[], current=None, system=self.settings.system, summary=None, summary_through=None,
+                                   window=self.settings.context_window, reserve=self.settings.max_tokens,
+                                   strategy=self.settings.get("history.strategy"),
+                                   window_turns=self.settings.get("history.window_turns"), count=tokens.count,
+                                   factor=self.factor())
+        return self.compile(session, None, allow_compaction=False)
+
+    def history_rows(self, session: Session) -> list[tuple[int, Message, int, str]]:
+        """(number, message, estimated tokens, disposition) for every message of the session."""
+        from memchat.context import message_cost
+
+        compiled = self.preview(session)
+        factor = self.factor()
+        return [(n, m, message_cost(m, tokens.count, factor), compiled.disposition.get(m.id, "sent"))
+                for n, m in enumerate(sessions.messages(self.db, session.id), 1)]
+
+    # --- the turn -------------------------------------------------------------------------
+    def send(self, session: Session, text: str, on_text: Callable[[str], None] | None = None,
+             on_notice: Notice | None = None) -> TurnResult:
+        """Store the user's message, then get and store the reply."""
+        user = sessions.add_message(self.db, session.id, "user", text, status="unanswered",
+                                    tokens=tokens.count(text))
+        return self.answer(session, user, on_text, on_notice)
+
+    def answer(self, session: Session, user: Message, on_text: Callable[[str], None] | None = None,
+               on_notice: Notice | None = None) -> TurnResult:
+        """Call the model for a stored user message (also used by retry)."""
+        try:
+            provider = self.provider
+            compiled = self.compile(session, user, on_notice)
+        except MemchatError as exc:
+            sessions.mark_unanswered(self.db, user.id, exc.message)
+            raise
+        session = sessions.get_session(self.db, session.id)
+        request = ChatRequest(model=self.settings.model, system=compiled.system, messages=compiled.messages,
+                              max_tokens=self.settings.max_tokens)
         reply = Reply()
         started = time.monotonic()
         try:
-            provider = self.provider
             for chunk in provider.stream(request, reply):
                 if on_text:
                     on_text(chunk)
         except KeyboardInterrupt:
-            return self._finish(session, user, reply, started, "interrupted", None)
+            return self._finish(session, user, reply, started, "interrupted", None, compiled)
         except ProviderError as exc:
             status = "incomplete" if reply.text else "failed"
-            return self._finish(session, user, reply, started, status, exc)
+            return self._finish(session, user, reply, started, status, exc, compiled)
         except Exception as exc:  # a NeedsKeyError or ConfigError before any text
             sessions.mark_unanswered(self.db, user.id, str(exc))
             raise
-        return self._finish(session, user, reply, started, "ok", None)
+        if reply.input_tokens and getattr(provider, "real_usage", False):
+            tokens.record_usage(self.db, self.settings.model, compiled.estimate, reply.input_tokens)
+        return self._finish(session, user, reply, started, "ok", None, compiled)
 
     def _finish(self, session: Session, user: Message, reply: Reply, started: float, status: str,
-                error: ProviderError | None) -> TurnResult:
+                error: ProviderError | None, compiled: Compiled) -> TurnResult:
         latency = int((time.monotonic() - started) * 1000)
         stored = sessions.record_reply(
             self.db, user.id, reply.text,
             status="ok" if status == "ok" else ("interrupted" if status == "interrupted" else "incomplete"),
-            model=reply.model or self.settings.model,
+            model=reply.model or self.settings.model, tokens=tokens.count(reply.text) if reply.text else None,
             input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
             stop_reason=reply.stop_reason or (None if status == "ok" else status),
             latency_ms=latency, error=str(error) if error else None,
         )
         return TurnResult(sessions.get_session(self.db, session.id), sessions.get_message(self.db, user.id),
-                          stored, reply, status, latency, error)
+                          stored, reply, status, latency, error, compiled)

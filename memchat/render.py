@@ -167,3 +167,36 @@ class ReplyWriter:
         self._clear_live()
         self._print_markdown(self.buffer)
         self.buffer = ""
+
+
+def budget_table(budget: Any) -> Any:
+    """The /context table: each part's tokens and share of the window."""
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", title=f"context window {budget.window:,} tokens (estimated)",
+                  title_justify="left")
+    table.add_column("part")
+    table.add_column("tokens", justify="right")
+    table.add_column("share", justify="right")
+    for name, n in budget.rows():
+        table.add_row(name, f"{n:,}", f"{100 * n / budget.window:.1f}%")
+    table.add_row("[dim]safety margin (inside free)[/dim]", f"[dim]{budget.margin:,}[/dim]", "")
+    return table
+
+
+def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
+    """The /history table: number, role, tokens, what happens to the message, a preview."""
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for col, justify in (("#", "right"), ("role", "left"), ("tokens", "right"), ("state", "left"), ("text", "left")):
+        table.add_column(col, justify=justify, no_wrap=col != "text", overflow="ellipsis")
+    for number, m, n, disposition in rows:
+        state = "pinned" if m.pinned else disposition
+        if m.status not in ("ok",) and disposition != "unsent":
+            state += f" ({m.status})"
+        elif disposition == "unsent":
+            state = m.status
+        preview = sanitize(" ".join(m.content.split()))[:120]
+        table.add_row(str(number), m.role, f"{n:,}", state, preview)
+    return table

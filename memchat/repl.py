@@ -127,7 +127,7 @@ class Repl:
 
     def send(self, text: str) -> None:
         session = self.ensure_session()
-        self._run_turn(lambda on_text: self.engine.send(session, text, on_text))
+        self._run_turn(lambda on_text: self.engine.send(session, text, on_text, self.info))
 
     def retry(self) -> None:
         if self.session is None:
@@ -145,7 +145,7 @@ class Repl:
             raise MemchatError("nothing to retry: the last reply is complete (use /undo, then ask again)")
         self.info(f"retrying: {sessions.title_from(user.content)}")
         session = self.session
-        self._run_turn(lambda on_text: self.engine.answer(session, user, on_text))
+        self._run_turn(lambda on_text: self.engine.answer(session, user, on_text, self.info))
 
     def undo(self) -> None:
         if self.session is None:

@@ -201,6 +201,25 @@ def set_status(db: Database, message_ids: list[int], status: str) -> None:
         db.conn.executemany("UPDATE messages SET status = ? WHERE id = ?", [(status, i) for i in message_ids])
 
 
+def set_tokens(db: Database, counts: dict[int, int]) -> None:
+    """Cache raw token counts of messages (computed once, reused by every compile)."""
+    if counts:
+        with immediate(db):
+            db.conn.executemany("UPDATE messages SET tokens = ? WHERE id = ?", [(n, i) for i, n in counts.items()])
+
+
+def message_by_number(db: Database, session_id: int, number: int | str) -> Message:
+    """A message by its position in the session as /history and `sessions show` number it."""
+    try:
+        n = int(str(number).lstrip("#"))
+    except ValueError:
+        raise UsageError(f"message number must be a number, got {number!r}") from None
+    msgs = messages(db, session_id)
+    if not 1 <= n <= len(msgs):
+        raise NotFoundError(f"no message #{n} in session {session_id} (it has {len(msgs)})")
+    return msgs[n - 1]
+
+
 def set_pinned(db: Database, message_id: int, pinned: bool) -> Message:
     get_message(db, message_id)
     with immediate(db):
@@ -241,8 +260,8 @@ def export_session(db: Database, session_id: int | str, fmt: str = "md") -> str:
         raise UsageError(f"unknown export format {fmt!r}: use md or json")
     out = [f"# {session.title or f'Session {session.id}'}", "",
            f"Session {session.id} · started {session.created_at} · model {session.model or '-'}", ""]
-    for m in msgs:
+    for number, m in enumerate(msgs, 1):
         who = "You" if m.role == "user" else "Assistant"
-        note = "" if m.status == "ok" else f" ({m.status})"
-        out += [f"## {who}{note} · {m.created_at}", "", m.content, ""]
+        note = ("" if m.status == "ok" else f" ({m.status})") + (" · pinned" if m.pinned else "")
+        out += [f"## #{number} {who}{note} · {m.created_at}", "", m.content, ""]
     return "\n".join(out)

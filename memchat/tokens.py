@@ -26,3 +26,43 @@ def encoding() -> Any:
 
 def count(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
+
+
+# tiktoken's cl100k is not Claude's tokenizer; Claude usually needs somewhat more tokens
+# for the same text. Start a little high and learn the real ratio from the API's usage.
+DEFAULT_FACTOR = 1.2
+_FACTOR_MIN, _FACTOR_MAX = 0.5, 3.0
+_SMOOTHING = 0.3
+
+
+def learn_factor(old: float | None, estimate: int, actual: int | None) -> float | None:
+    """Blend a new observation (actual / estimate) into the model's correction factor."""
+    if not actual or estimate <= 0:
+        return old
+    observed = min(max(actual / estimate, _FACTOR_MIN), _FACTOR_MAX)
+    if old is None:
+        return observed
+    return old + _SMOOTHING * (observed - old)
+
+
+def load_factor(db: Any, model: str) -> float:
+    row = db.conn.execute("SELECT factor FROM token_calibration WHERE model = ?", (model,)).fetchone()
+    return float(row[0]) if row else DEFAULT_FACTOR
+
+
+def record_usage(db: Any, model: str, estimate: int, actual: int | None) -> float:
+    """Learn from one call's real input tokens; returns the model's new factor."""
+    from memchat.db import immediate, utcnow
+
+    row = db.conn.execute("SELECT factor FROM token_calibration WHERE model = ?", (model,)).fetchone()
+    factor = learn_factor(float(row[0]) if row else None, estimate, actual)
+    if factor is None:
+        return float(row[0]) if row else DEFAULT_FACTOR
+    with immediate(db):
+        db.conn.execute(
+            "INSERT INTO token_calibration (model, factor, samples, updated_at) VALUES (?, ?, 1, ?) "
+            "ON CONFLICT(model) DO UPDATE SET factor = excluded.factor, samples = samples + 1, "
+            "updated_at = excluded.updated_at",
+            (model, factor, utcnow()),
+        )
+    return factor

@@ -397,7 +397,7 @@ class _Handler(BaseHTTPRequestHandler):
             if err:
                 self._send_error_json(400, "invalid_request_error", err)
                 return
-            self._send_json(200, {"input_tokens": max(1, _count_words(_request_text(body)))})
+            self._send_json(200, {"input_tokens": self.fake.count_input_tokens(body)})
             return
 
         # POST /v1/messages: record before anything else.
@@ -464,7 +464,7 @@ class _Handler(BaseHTTPRequestHandler):
             out_words += _count_words(json.dumps(reply.tool_input or {}))
         input_tokens = reply.input_tokens
         if input_tokens is None:
-            input_tokens = max(1, _count_words(_request_text(body)))
+            input_tokens = self.fake.count_input_tokens(body)
         output_tokens = reply.output_tokens if reply.output_tokens is not None else out_words
         return {
             "id": _rand_id("msg_"),
@@ -590,6 +590,8 @@ class FakeAnthropic:
         self._lock = threading.Lock()
         self._queue: deque[_Reply] = deque()
         self._default: Callable[[dict], str] | None = None
+        # The server's "real" tokenizer for usage.input_tokens; a test may swap it.
+        self.input_tokenizer: Callable[[str], int] = _count_words
         self._closing = threading.Event()
         self._conns: set[socket.socket] = set()
         self._server = _Server(("127.0.0.1", 0), _Handler)
@@ -601,6 +603,10 @@ class FakeAnthropic:
         )
         self._thread.start()
         self._closed = False
+
+    def count_input_tokens(self, body: dict[str, Any]) -> int:
+        """usage.input_tokens for a request: the tokenizer over system + message texts."""
+        return max(1, self.input_tokenizer(_request_text(body)))
 
     # ---- scripting ------------------------------------------------------
 
@@ -682,6 +688,7 @@ class FakeAnthropic:
             self.requests.clear()
             self.headers.clear()
             self._default = None
+            self.input_tokenizer = _count_words
 
     def close(self) -> None:
         if self._closed:

@@ -23,7 +23,7 @@ def test_show_prints_the_transcript(cli):
     seed(cli, "hello there")
     result = cli("sessions", "show", "1")
     assert result.exit_code == 0
-    assert "## You" in result.stdout and "hello there" in result.stdout and "(echo) hello there" in result.stdout
+    assert "## #1 You" in result.stdout and "## #2 Assistant" in result.stdout and "hello there" in result.stdout and "(echo) hello there" in result.stdout
 
 
 def test_rename_then_show_uses_the_new_title(cli):

@@ -41,11 +41,16 @@ class Reply:
 
 class Provider(Protocol):
     name: str
+    can_summarise: bool
     needs_key: bool
     key_env_var: str | None
 
     def ready(self) -> object:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""
+        ...
+
+    def complete(self, request: ChatRequest) -> Reply:
+        """One non-streamed call; raises ProviderError on failure."""
         ...
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:

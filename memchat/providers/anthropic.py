@@ -65,6 +65,8 @@ def explain(exc: BaseException, *, model: str, retries: int, timeout: float, par
 
 class AnthropicProvider:
     name = "anthropic"
+    can_summarise = True
+    real_usage = True
     needs_key = True
     key_env_var = KEY_ENV_VAR
 
@@ -96,6 +98,24 @@ class AnthropicProvider:
                 kwargs["base_url"] = self.settings.base_url
             self._client = anthropic.Anthropic(**kwargs)
         return self._client
+
+    def complete(self, request: ChatRequest) -> Reply:
+        """One non-streamed call (summaries, extraction): the whole reply at once."""
+        client = self.client()
+        kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens,
+                                  "messages": request.messages}
+        if request.system:
+            kwargs["system"] = request.system
+        try:
+            message = client.messages.create(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
+            raise explain(exc, model=request.model, retries=self.settings.max_retries,
+                          timeout=self.settings.timeout) from None
+        text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
+        usage = message.usage
+        return Reply(text=text, model=message.model or request.model, stop_reason=message.stop_reason,
+                     input_tokens=usage.input_tokens if usage else None,
+                     output_tokens=usage.output_tokens if usage else None)
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         client = self.client()

@@ -25,6 +25,8 @@ def _words(text: str) -> int:
 
 class EchoProvider:
     name = "echo"
+    can_summarise = False  # it only repeats: compaction falls back to trimming
+    real_usage = False  # word counts, not tokens: never calibrate token estimates on them
     needs_key = False
     key_env_var = None
 
@@ -33,6 +35,12 @@ class EchoProvider:
 
     def ready(self) -> None:
         return None
+
+    def complete(self, request: ChatRequest) -> Reply:
+        reply = Reply()
+        for _ in self.stream(request, reply):
+            pass
+        return reply
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         last_user = next((m for m in reversed(request.messages) if m["role"] == "user"), None)

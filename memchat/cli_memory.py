@@ -1,0 +1,1 @@
+"""`memchat recall`, `memchat memories ...`, `memchat import`, `memchat reindex`."""
