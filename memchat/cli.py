@@ -94,6 +94,7 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
     session: Optional[str] = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Chat: neither read nor write long-term memory."),
 ) -> None:
     """A terminal chat assistant that remembers. Run with no command to chat."""
     st = state(ctx)
@@ -102,7 +103,7 @@ def root(
     if ctx.invoked_subcommand is None:
         from memchat.cli_chat import run_chat
 
-        run_chat(st, session=session, continue_=continue_)
+        run_chat(st, session=session, continue_=continue_, no_memory=no_memory)
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001
@@ -156,7 +157,7 @@ _OPEN_DATABASES: list[Any] = []
 
 def _register() -> None:
     # Each command group lives in its own module; importing them registers the commands.
-    from memchat import cli_ask, cli_chat, cli_config, cli_memory, cli_sessions  # noqa: F401
+    from memchat import cli_ask, cli_chat, cli_config, cli_lifecycle, cli_memory, cli_sessions  # noqa: F401
 
 
 __all__ = ["app", "main", "state", "AppState", "UsageError"]

@@ -59,6 +59,8 @@ def ask(
     session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Continue session ID (its messages are sent)."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Continue the latest session."),
     markdown: Optional[bool] = typer.Option(None, "--markdown/--plain", help="Render Markdown (default: when stdout is a terminal)."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
+    explain: bool = typer.Option(False, "--explain", help="Also show which memories were sent, and why."),
 ) -> None:
     """Send one prompt and print the reply; the exchange is stored as a session."""
     from memchat import render, sessions
@@ -85,11 +87,18 @@ def ask(
     if system and session.system != system:
         session = sessions.update_session(db, session.id, system=system)
 
-    engine = Engine(db, settings, provider_obj)
+    engine = Engine(db, settings, provider_obj, use_memory=not no_memory)
     writer = None if json_out else render.ReplyWriter(markdown=settings.markdown if markdown is None else markdown)
-    result = engine.send(session, text, on_text=writer.write if writer else None)
+    result = engine.send(session, text, on_text=writer.write if writer else None, on_notice=render.note)
     if writer:
         writer.close()
+    if explain and not json_out:
+        render.explain_memory(result.memory)
+    if (not no_memory and settings.get("memory.capture") and result.reply_message is not None
+            and getattr(provider_obj, "can_call_tools", False)):
+        from memchat.memory.capture import spawn_capture
+
+        spawn_capture(settings.db_path, session.id, config_path=st.config_path)
     if json_out:
         render.print_json({
             "session_id": result.session.id,
@@ -101,6 +110,7 @@ def ask(
             "stop_reason": result.reply.stop_reason,
             "status": result.status,
             **({"error": str(result.error)} if result.error else {}),
+            **({"memory": render.memory_items(result.memory)} if explain else {}),
         })
     if result.status == "interrupted":
         render.note(f"[interrupted: the partial reply was kept in session {result.session.id}]")

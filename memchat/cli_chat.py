@@ -9,10 +9,10 @@ import typer
 from memchat.cli import AppState, app, state
 
 
-def run_chat(st: AppState, *, session: str | None, continue_: bool) -> None:
+def run_chat(st: AppState, *, session: str | None, continue_: bool, no_memory: bool = False) -> None:
     from memchat.repl import run_repl
 
-    run_repl(st, session=session, continue_=continue_)
+    run_repl(st, session=session, continue_=continue_, use_memory=not no_memory)
 
 
 @app.command()
@@ -20,6 +20,7 @@ def chat(
     ctx: typer.Context,
     continue_: bool = typer.Option(False, "--continue", "-c", help="Resume the latest session."),
     session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume session ID."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
 ) -> None:
     """Chat interactively (the default command)."""
-    run_chat(state(ctx), session=session, continue_=continue_)
+    run_chat(state(ctx), session=session, continue_=continue_, no_memory=no_memory)

@@ -213,4 +213,4 @@ def _exit(repl: Repl, arg: str) -> None:
 
 
 # Feature modules register their own commands in the same table.
-from memchat import commands_context, commands_memory  # noqa: E402,F401
+from memchat import commands_context, commands_lifecycle, commands_memory  # noqa: E402,F401

@@ -1,1 +1,102 @@
 """REPL slash commands for long-term memory (/remember, /recall, /memories, /forget, /pin-memory)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from memchat.commands import command
+from memchat.errors import UsageError
+
+if TYPE_CHECKING:
+    from memchat.memory.store import MemoryStore
+    from memchat.repl import Repl
+
+
+def _store(repl: Repl) -> MemoryStore:
+    from memchat.memory.store import MemoryStore
+
+    return MemoryStore(repl.db)
+
+
+def _memory_ids(repl: Repl, prefix: str) -> Iterable[str]:
+    recent = _store(repl).list(status=("active", "pending"), limit=200, newest_first=True)
+    return [str(m.id) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
+
+
+def _one_id(arg: str, usage: str) -> str:
+    parts = arg.split()
+    if not parts:
+        raise UsageError(f"usage: {usage}")
+    return parts[0]
+
+
+@command("remember", "Remember something for good (prefix rule: or event: for those kinds).", args="TEXT")
+def _remember(repl: Repl, arg: str) -> None:
+    kind, text = "fact", arg.strip()
+    head, sep, rest = text.partition(":")
+    if sep and head.strip().lower() in ("fact", "event", "rule") and rest.strip():
+        kind, text = head.strip().lower(), rest.strip()
+    if not text:
+        raise UsageError("usage: /remember TEXT (e.g. /remember rule: answer in British English)")
+    m = _store(repl).add(text, kind=kind, origin="stated")
+    repl.info(f"remembered #{m.id} ({m.kind}): {m.text}")
+
+
+@command("recall", "Search memories and past conversations.", args="QUERY")
+def _recall(repl: Repl, arg: str) -> None:
+    from memchat.memory.embed import configured, is_loaded
+    from memchat.memory.search import recall
+    from memchat.render_memory import hit_lines
+
+    if not arg.strip():
+        raise UsageError("usage: /recall QUERY")
+    name = repl.settings.get("memory.embedding_model")
+    if not is_loaded(name):
+        repl.info("loading the embedding model (first search of this session)…")
+    hits = recall(repl.db, arg, configured(repl.settings), limit=8, catch_up=True)
+    repl.say(hit_lines(hits) if hits else "nothing found")
+
+
+@command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")
+def _memories(repl: Repl, arg: str) -> None:
+    from memchat.render_memory import memory_lines
+
+    kind = arg.strip().lower() or None
+    rows = _store(repl).list(kind=kind)
+    repl.say(memory_lines(rows) if rows else "no memories yet: /remember TEXT adds one")
+
+
+@command("forget", "Forget a memory for good.", args="ID", complete=_memory_ids)
+def _forget(repl: Repl, arg: str) -> None:
+    from memchat.render_memory import one_line
+
+    store = _store(repl)
+    m = store.get(_one_id(arg, "/forget ID (see /memories)"))
+    if m.status == "forgotten":
+        repl.info(f"memory {m.id} is already forgotten")
+        return
+    if repl.interactive:
+        from prompt_toolkit.shortcuts import confirm
+
+        try:
+            if not confirm(f"Forget #{m.id} “{one_line(m.text, 80)}” for good?"):
+                repl.info("nothing forgotten")
+                return
+        except (EOFError, KeyboardInterrupt):
+            repl.info("nothing forgotten")
+            return
+    store.forget([m.id])
+    repl.info(f"forgot #{m.id}")
+
+
+@command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)
+def _pin_memory(repl: Repl, arg: str) -> None:
+    m = _store(repl).pin(_one_id(arg, "/pin-memory ID"))
+    repl.info(f"pinned #{m.id}: {m.text}")
+
+
+@command("unpin-memory", "Unpin a memory.", args="ID", complete=_memory_ids)
+def _unpin_memory(repl: Repl, arg: str) -> None:
+    m = _store(repl).unpin(_one_id(arg, "/unpin-memory ID"))
+    repl.info(f"unpinned #{m.id}: {m.text}")

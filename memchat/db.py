@@ -85,6 +85,35 @@ def _migrations():
             )"""
         )
 
+    @migrations()
+    def m003_create_memories(db: Database) -> None:
+        from memchat.memory.schema import MEMORIES
+
+        for sql in MEMORIES:
+            db.execute(sql)
+
+    @migrations()
+    def m004_index_messages(db: Database) -> None:
+        from memchat.memory.schema import MESSAGE_INDEX
+
+        for sql in MESSAGE_INDEX:
+            db.execute(sql)
+
+    @migrations()
+    def m005_create_capture_state(db: Database) -> None:
+        # How far background capture has read each session; it moves only after success.
+        db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS capture_state (
+                session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+                through_message_id INTEGER NOT NULL DEFAULT 0,
+                summarised_through INTEGER NOT NULL DEFAULT 0,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                updated_at TEXT NOT NULL
+            )"""
+        )
+
     return migrations
 
 

@@ -10,15 +10,17 @@ A failure or Ctrl-C keeps what arrived, marked, and the user's message is never 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memchat import sessions, tokens
 from memchat.context import Compiled, compaction_slice, compile_context, history_budget_for, needs_compaction
 from memchat.errors import MemchatError, ProviderError
 from memchat.providers import ChatRequest, Provider, Reply, get_provider
+from memchat.memory.inject import Section
 from memchat.sessions import Message, Session
 
 if TYPE_CHECKING:
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
     from memchat.config import Settings
 
 Notice = Callable[[str], None]
+# "Remember that ...", "please remember: ...", "remember, ..." at the start of a message.
+REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\S.*)", re.IGNORECASE | re.DOTALL)
 
 SUMMARY_SYSTEM = "You write faithful, compact summaries of conversations. You never invent facts."
 SUMMARY_PROMPT = """Update the running summary of the conversation below between a user and an assistant.
@@ -63,14 +67,51 @@ class TurnResult:
     latency_ms: int
     error: ProviderError | None = None
     compiled: Compiled | None = None
+    memory: Section | None = None
+    remembered: int | None = None  # id of a memory stored from "remember that ..."
 
 
 class Engine:
-    def __init__(self, db: Database, settings: Settings, provider: Provider | None = None) -> None:
+    def __init__(self, db: Database, settings: Settings, provider: Provider | None = None, *,
+                 use_memory: bool = True, embedder: Callable[[], Any] | None = None) -> None:
         self.db = db
         self.settings = settings
         self._provider = provider
         self._told_no_summary: set[int] = set()
+        self.use_memory = use_memory
+        # Returns the encoder, or None to search full-text only (e.g. while it still loads).
+        self._embedder = embedder or self._load_embedder
+
+    def _load_embedder(self) -> Any:
+        from memchat.memory.embed import configured
+
+        return configured(self.settings)
+
+    # --- long-term memory -----------------------------------------------------------------
+    def memory_section(self, session: Session, user: Message, on_notice: Notice | None = None) -> Section:
+        """Retrieve and lay out what long-term memory says about this message."""
+        from memchat.memory import inject
+
+        if not self.use_memory:
+            return Section()
+        previous = [m for m in sessions.messages(self.db, session.id) if m.id < user.id][-2:]
+        query = "\n".join([*(m.content[-500:] for m in previous), user.content])
+        embedder = self._embedder() if _has_memory(self.db, session.id) else None
+        section = inject.build(self.db, query, embedder=embedder, budget=self.settings.get("memory.budget"),
+                               count=tokens.count, session_id=session.id, factor=self.factor())
+        return section
+
+    def remember(self, user: Message) -> int | None:
+        """Store "remember that ..." directly, as stated, in the user's words."""
+        from memchat.memory.store import MemoryStore
+
+        match = REMEMBER.match(user.content)
+        if not (self.use_memory and match):
+            return None
+        text = match.group("text").strip()
+        memory = MemoryStore(self.db).add(text[0].upper() + text[1:], kind="fact", origin="stated",
+                                          importance=0.8, source_message_ids=[user.id], actor="user")
+        return memory.id
 
     @property
     def provider(self) -> Provider:
@@ -208,14 +249,20 @@ class Engine:
         """Store the user's message, then get and store the reply."""
         user = sessions.add_message(self.db, session.id, "user", text, status="unanswered",
                                     tokens=tokens.count(text))
-        return self.answer(session, user, on_text, on_notice)
+        remembered = self.remember(user)
+        if remembered and on_notice:
+            on_notice(f"remembered (memory {remembered})")
+        result = self.answer(session, user, on_text, on_notice)
+        result.remembered = remembered
+        return result
 
     def answer(self, session: Session, user: Message, on_text: Callable[[str], None] | None = None,
                on_notice: Notice | None = None) -> TurnResult:
         """Call the model for a stored user message (also used by retry)."""
         try:
             provider = self.provider
-            compiled = self.compile(session, user, on_notice)
+            section = self.memory_section(session, user, on_notice)
+            compiled = self.compile(session, user, on_notice, memory=section.text)
         except MemchatError as exc:
             sessions.mark_unanswered(self.db, user.id, exc.message)
             raise
@@ -229,19 +276,25 @@ class Engine:
                 if on_text:
                     on_text(chunk)
         except KeyboardInterrupt:
-            return self._finish(session, user, reply, started, "interrupted", None, compiled)
+            return self._finish(session, user, reply, started, "interrupted", None, compiled, section)
         except ProviderError as exc:
             status = "incomplete" if reply.text else "failed"
-            return self._finish(session, user, reply, started, status, exc, compiled)
+            return self._finish(session, user, reply, started, status, exc, compiled, section)
         except Exception as exc:  # a NeedsKeyError or ConfigError before any text
             sessions.mark_unanswered(self.db, user.id, str(exc))
             raise
         if reply.input_tokens and getattr(provider, "real_usage", False):
             tokens.record_usage(self.db, self.settings.model, compiled.estimate, reply.input_tokens)
-        return self._finish(session, user, reply, started, "ok", None, compiled)
+        if section.memory_ids:
+            from memchat.memory.store import MemoryStore
+
+            MemoryStore(self.db).mark_used(section.memory_ids)
+        result = self._finish(session, user, reply, started, "ok", None, compiled)
+        result.memory = section
+        return result
 
     def _finish(self, session: Session, user: Message, reply: Reply, started: float, status: str,
-                error: ProviderError | None, compiled: Compiled) -> TurnResult:
+                error: ProviderError | None, compiled: Compiled, section: Section | None = None) -> TurnResult:
         latency = int((time.monotonic() - started) * 1000)
         stored = sessions.record_reply(
             self.db, user.id, reply.text,
@@ -252,4 +305,12 @@ class Engine:
             latency_ms=latency, error=str(error) if error else None,
         )
         return TurnResult(sessions.get_session(self.db, session.id), sessions.get_message(self.db, user.id),
-                          stored, reply, status, latency, error, compiled)
+                          stored, reply, status, latency, error, compiled, section)
+
+
+def _has_memory(db: Database, session_id: int) -> bool:
+    """Anything for the encoder to search: memories, or messages of other sessions."""
+    row = db.conn.execute(
+        "SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active') "
+        "OR EXISTS(SELECT 1 FROM messages WHERE session_id != ?)", (session_id,)).fetchone()
+    return bool(row[0])

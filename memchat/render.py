@@ -200,3 +200,29 @@ def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
         preview = sanitize(" ".join(m.content.split()))[:120]
         table.add_row(str(number), m.role, f"{n:,}", state, preview)
     return table
+
+
+def memory_items(section: Any) -> list[dict[str, Any]]:
+    """What the memory section of a call held, for --explain and /why."""
+    if section is None:
+        return []
+    return [{"section": i.section, "text": i.text, "reason": i.reason, "memory_id": i.memory_id,
+             "message_id": i.message_id} for i in section.items]
+
+
+def explain_memory(section: Any, console: Console | None = None) -> None:
+    console = console or err()
+    items = memory_items(section)
+    if not items:
+        console.print("[dim]no memories were sent with this message[/dim]")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", title=f"sent with this message ({section.tokens} tokens)",
+                  title_justify="left")
+    for col in ("section", "why", "source", "text"):
+        table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
+    for i in items:
+        source = f"memory {i['memory_id']}" if i["memory_id"] else f"message {i['message_id']}"
+        table.add_row(i["section"], i["reason"], source, sanitize(i["text"]))
+    console.print(table)

@@ -24,7 +24,7 @@ RECENT_TURNS = 3
 
 
 class Repl:
-    def __init__(self, st: AppState, *, interactive: bool) -> None:
+    def __init__(self, st: AppState, *, interactive: bool, use_memory: bool = True) -> None:
         self.st = st
         self.settings = st.settings()
         self.interactive = interactive
@@ -33,6 +33,12 @@ class Repl:
         self.last_result: TurnResult | None = None
         self._engine: Engine | None = None
         self._warmed = False
+        self.use_memory = use_memory
+        self.capture_on = use_memory and bool(self.settings.get("memory.capture")) and _can_extract(self.settings)
+        self._worker: Any = None
+        self._turns_since_capture = 0
+        self._told_fts_only = False
+        self.unsaved: str | None = None  # a message the database could not store
 
     # --- state ----------------------------------------------------------------------------
     @property
@@ -44,10 +50,41 @@ class Repl:
         if self._engine is None:
             from memchat.engine import Engine
 
-            self._engine = Engine(self.db, self.settings)
+            self._engine = Engine(self.db, self.settings, use_memory=self.use_memory, embedder=self._ready_embedder)
         return self._engine
 
+    def _ready_embedder(self) -> Any:
+        """The encoder if it has loaded; until then recall is full-text only (said once)."""
+        from memchat.memory.embed import configured, is_loaded
+
+        if is_loaded(self.settings.get("memory.embedding_model")) or not self.interactive:
+            return configured(self.settings)
+        if not self._told_fts_only:
+            self._told_fts_only = True
+            self.info("(the encoder is still loading: this message searched memory by full text only)")
+        return None
+
+    @property
+    def worker(self) -> Any:
+        if self._worker is None:
+            from memchat.memory.capture import CaptureWorker
+
+            self._worker = CaptureWorker(self.settings.db_path, self.settings, embedder=self._loaded_embedder)
+        return self._worker
+
+    def _loaded_embedder(self) -> Any:
+        from memchat.memory.embed import configured
+
+        return configured(self.settings)
+
+    def capture(self, *, final: bool = False) -> None:
+        """Hand the current session to the background worker (never waits)."""
+        if self.capture_on and self.session is not None and (self._turns_since_capture or final):
+            self.worker.submit(self.session.id, final=final)
+            self._turns_since_capture = 0
+
     def new_session(self) -> None:
+        self.capture(final=True)
         self.session = None
         self.last_result = None
 
@@ -57,7 +94,10 @@ class Repl:
         return self.session
 
     def resume(self, session_id: str | int) -> None:
-        self.session = sessions.get_session(self.db, session_id)
+        target = sessions.get_session(self.db, session_id)
+        if self.session is not None and self.session.id != target.id:
+            self.capture(final=True)
+        self.session = target
         self.last_result = None
         self.info(f"resumed session {self.session.id}: {self.session.title or '(untitled)'}")
         self.show_recent()
@@ -73,7 +113,12 @@ class Repl:
         return (r.reply.input_tokens or 0) + (r.reply.output_tokens or 0)
 
     def memory_status(self) -> str:
-        return ""
+        if not self.use_memory:
+            return "memory off"
+        status = "memory on" if self.capture_on else "capture off"
+        if self._worker is not None and self._worker.pending:
+            status += " · saving…"
+        return status
 
     def last_reply_text(self) -> str:
         if self.session is None:
@@ -126,10 +171,23 @@ class Repl:
             self.error(exc.message)
 
     def send(self, text: str) -> None:
-        session = self.ensure_session()
-        self._run_turn(lambda on_text: self.engine.send(session, text, on_text, self.info))
+        from memchat.errors import StoreError
+
+        try:
+            session = self.ensure_session()
+            self._run_turn(lambda on_text: self.engine.send(session, text, on_text, self.info))
+        except StoreError as exc:
+            # The database refused the write (read-only, disk full): keep the words in memory.
+            self.unsaved = text
+            raise MemchatError(f"{exc.message}. Your message was NOT saved; it is kept here and /retry "
+                               "sends it again once the database is writable") from None
 
     def retry(self) -> None:
+        if self.unsaved is not None:
+            text, self.unsaved = self.unsaved, None
+            self.info(f"retrying: {sessions.title_from(text)}")
+            self.send(text)
+            return
         if self.session is None:
             raise MemchatError("nothing to retry")
         msgs = sessions.messages(self.db, self.session.id)
@@ -171,6 +229,10 @@ class Repl:
         if result.status == "interrupted":
             self.info("[interrupted: the partial reply was kept]" if result.reply_message
                       else "[interrupted before any reply; /retry resends your message]")
+        if result.status in ("ok", "incomplete", "interrupted") and result.reply_message is not None:
+            self._turns_since_capture += 1
+            if self._turns_since_capture >= self.settings.get("memory.capture_every"):
+                self.capture()
         if result.error is not None:
             self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
         elif result.status == "ok" and self.interactive:
@@ -190,8 +252,12 @@ class Repl:
                 self.db  # noqa: B018 - opening is the point
                 if self.settings.provider == "anthropic":
                     import anthropic  # noqa: F401
-            except Exception:  # noqa: BLE001 - the real use reports errors in the foreground
-                pass
+                if self.use_memory:
+                    self._loaded_embedder()
+            except Exception as exc:  # noqa: BLE001 - the real use reports errors in the foreground
+                from memchat.log import get_logger
+
+                get_logger().warning("warm-up failed: %s", exc)
 
         threading.Thread(target=work, name="memchat-warm", daemon=True).start()
 
@@ -247,7 +313,10 @@ class Repl:
                 self.info("[interrupted]")
 
     def end(self) -> None:
-        """Session end: later features (memory capture, summaries) hook in here."""
+        """Session end: capture what is left (visibly, Ctrl-C skips it), then the hooks."""
+        self.capture(final=True)
+        if self._worker is not None and self._worker.pending:
+            self._wait_for_capture()
         for hook in list(SESSION_END_HOOKS):
             try:
                 hook(self)
@@ -258,7 +327,31 @@ class Repl:
                 self.error(exc.message)
 
 
+    def _wait_for_capture(self) -> None:
+        import time
+
+        started = time.monotonic()
+        try:
+            if self.interactive:
+                with render.err().status("saving memories from this session… (Ctrl-C skips; it is retried next time)"):
+                    self._worker.drain()
+            else:
+                self._worker.drain()
+        except KeyboardInterrupt:
+            self.info("[skipped saving memories; they are captured next time]")
+            return
+        if self.interactive and time.monotonic() - started > 0.5:
+            self.info("memories saved")
+
+
 SESSION_END_HOOKS: list[Any] = []
+
+
+def _can_extract(settings: Any) -> bool:
+    from memchat.providers import get_provider
+
+    # The echo provider cannot call tools: capture would only fail and retry.
+    return bool(getattr(get_provider(settings.provider, settings), "can_call_tools", False))
 
 
 def _history_file() -> Any:
@@ -272,13 +365,13 @@ def _history_file() -> Any:
     return path
 
 
-def run_repl(st: AppState, *, session: str | None, continue_: bool) -> None:
+def run_repl(st: AppState, *, session: str | None, continue_: bool, use_memory: bool = True) -> None:
     from memchat.cli_ask import stdin_is_tty
     from memchat.errors import UsageError
 
     if session and continue_:
         raise UsageError("use either --session or --continue, not both")
-    repl = Repl(st, interactive=stdin_is_tty() and render.stdout_is_tty())
+    repl = Repl(st, interactive=stdin_is_tty() and render.stdout_is_tty(), use_memory=use_memory)
     if session:
         repl.resume(session)
     elif continue_:

@@ -16,8 +16,14 @@ from fakeapi import FakeAnthropic  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory):
+    """One cache for the whole run: the ONNX export of the model is made once, not per test."""
+    return tmp_path_factory.mktemp("memchat-cache")
+
+
 @pytest.fixture(autouse=True)
-def memchat_home(tmp_path, monkeypatch):
+def memchat_home(tmp_path, monkeypatch, shared_cache):
     """Point memchat at an empty home; strip the developer's memchat and Anthropic settings."""
     for name in list(os.environ):
         if name.startswith(("MEMCHAT_", "ANTHROPIC_")):
@@ -27,6 +33,10 @@ def memchat_home(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMCHAT_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("NO_COLOR", "1")
+    # `ask` hands capture to a detached process that would talk to the shared test server
+    # after the test ends; tests of capture turn it back on.
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "false")
+    monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(shared_cache))
     return home
 
 
@@ -86,3 +96,52 @@ def cli():
         return runner.invoke(app, list(args), input=input, catch_exceptions=False)
 
     return invoke
+
+
+# --- long-term memory -------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real bundled model (all-MiniLM-L6-v2), loaded once for the whole test session.
+
+    memchat keeps loaded models per process, so the CLI run in-process shares this one.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from memchat.memory.embed import get_embedder
+
+    return get_embedder()
+
+
+class FakeEmbedder:
+    """Deterministic vectors from word lengths (like llm's EmbedDemo), for pure-logic tests."""
+
+    def __init__(self, model_name: str = "fake-embedder", dim: int = 16) -> None:
+        self.model_name = model_name
+        self.dim = dim
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts, batch_size=64):
+        import numpy as np
+
+        self.calls.append(list(texts))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for j, word in enumerate(text.split()[: self.dim]):
+                out[i, j] = len(word)
+            out[i, self.dim - 1] += 1.0  # never the zero vector
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def fake_embedder():
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A fresh, migrated database file."""
+    from memchat.db import open_db
+
+    database = open_db(tmp_path / "memory.db")
+    yield database
+    database.conn.close()

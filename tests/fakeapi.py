@@ -670,8 +670,11 @@ class FakeAnthropic:
         """Read the request, send nothing for ``seconds``, then close the connection."""
         self._push(_Reply("hang", seconds=seconds))
 
-    def set_default(self, fn: Callable[[dict], str] | None) -> None:
-        """``fn(request_body) -> reply text`` for when the queue is empty (None restores the echo default)."""
+    def set_default(self, fn: Callable[[dict], Any] | None) -> None:
+        """``fn(request_body) -> reply text`` for when the queue is empty (None restores the echo default).
+
+        To answer a tool call, fn may return ``{"tool_input": {...}}`` (the tool named by the
+        request's tool_choice is used unless ``"tool_name"`` is given)."""
         self._default = fn
 
     @property
@@ -744,6 +747,11 @@ class FakeAnthropic:
             return _Reply("error", status=500, error_type="api_error",
                           message=f"FakeAnthropic default reply failed: {type(e).__name__}: {e}",
                           headers={"x-should-retry": "false"})
+        if isinstance(text, dict) and "tool_input" in text:
+            # A default function may answer a tool call: {"tool_input": {...}, "tool_name"?: str}.
+            name = text.get("tool_name") or ((body.get("tool_choice") or {}).get("name")) or "tool"
+            return _Reply("tool_use", text=None, tool_name=name, tool_input=text["tool_input"],
+                          stop_reason="tool_use")
         return _Reply("text", text=str(text), stop_reason="end_turn")
 
 

@@ -53,6 +53,10 @@ class Provider(Protocol):
         """One non-streamed call; raises ProviderError on failure."""
         ...
 
+    def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
+        """Force a call of `tool` and return its input (extraction, write-policy decisions)."""
+        ...
+
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         """Yield text chunks as they arrive; fill reply's usage and stop_reason at the end.
 

@@ -66,6 +66,7 @@ def explain(exc: BaseException, *, model: str, retries: int, timeout: float, par
 class AnthropicProvider:
     name = "anthropic"
     can_summarise = True
+    can_call_tools = True
     real_usage = True
     needs_key = True
     key_env_var = KEY_ENV_VAR
@@ -116,6 +117,26 @@ class AnthropicProvider:
         return Reply(text=text, model=message.model or request.model, stop_reason=message.stop_reason,
                      input_tokens=usage.input_tokens if usage else None,
                      output_tokens=usage.output_tokens if usage else None)
+
+    def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
+        """Force one tool call and return its input: structured output without parsing prose."""
+        client = self.client()
+        kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens,
+                                  "messages": request.messages, "tools": [tool],
+                                  "tool_choice": {"type": "tool", "name": tool["name"]}}
+        if request.system:
+            kwargs["system"] = request.system
+        try:
+            message = client.messages.create(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
+            raise explain(exc, model=request.model, retries=self.settings.max_retries,
+                          timeout=self.settings.timeout) from None
+        for block in message.content:
+            if block.type == "tool_use" and block.name == tool["name"]:
+                if not isinstance(block.input, dict):
+                    raise ProviderError(f"the model's {tool['name']} call had invalid input")
+                return block.input
+        raise ProviderError(f"the model did not call {tool['name']} (stop reason {message.stop_reason})")
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         client = self.client()

@@ -26,7 +26,8 @@ def _words(text: str) -> int:
 class EchoProvider:
     name = "echo"
     can_summarise = False  # it only repeats: compaction falls back to trimming
-    real_usage = False  # word counts, not tokens: never calibrate token estimates on them
+    real_usage = False
+    can_call_tools = False  # so no memory capture: nothing can extract  # word counts, not tokens: never calibrate token estimates on them
     needs_key = False
     key_env_var = None
 
@@ -41,6 +42,11 @@ class EchoProvider:
         for _ in self.stream(request, reply):
             pass
         return reply
+
+    def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
+        from memchat.errors import ProviderError
+
+        raise ProviderError("the echo provider cannot call tools")
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         last_user = next((m for m in reversed(request.messages) if m["role"] == "user"), None)

@@ -1,0 +1,29 @@
+"""A private log file for background work (capture, warm-up): never the terminal, never memory text."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+_configured = False
+
+
+def get_logger() -> logging.Logger:
+    global _configured
+    logger = logging.getLogger("memchat")
+    if not _configured:
+        _configured = True
+        logger.propagate = False
+        try:
+            from memchat.config import state_dir
+
+            path = state_dir() / "memchat.log"
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.close(os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600))
+            handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        except OSError:
+            handler = logging.NullHandler()
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    return logger

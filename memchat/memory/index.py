@@ -1,0 +1,382 @@
+"""The vector index: embeddings of memories and messages, computed lazily, cached per process.
+
+Nothing here runs while a chat turn waits. New memories and messages have no vector until
+the next search catches up (`catch_up`, one batch), an import embeds in batches, and
+`reindex` rebuilds everything. Vectors carry the name of their model; a search refuses to
+compare vectors of another model and asks for `memchat reindex` instead.
+
+Searching scans a float32 matrix with numpy. The matrix is loaded once per process and
+kept until the `index_state` counter of its set moves (triggers bump it on every change,
+from any process); vectors this process adds are appended in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memchat.db import db_file, immediate
+from memchat.errors import MemchatError
+from memchat.memory.store import KINDS, STATUSES
+
+if TYPE_CHECKING:
+    import numpy as np
+    from sqlite_utils import Database
+
+    from memchat.memory.embed import Embedder
+
+Progress = Callable[[int, int], None]
+CHUNK = 256  # texts per encoder call and per write transaction
+
+
+class ReindexNeeded(MemchatError):
+    """Stored vectors were made by another model than the configured one."""
+
+
+@dataclass
+class ReindexResult:
+    memories: int
+    messages: int
+
+
+@dataclass
+class VectorSet:
+    """One set's vectors as a matrix, with what filters need, row for row."""
+
+    generation: int
+    ids: np.ndarray  # int64
+    matrix: np.ndarray  # (n, dim) float32, rows L2-normalised
+    created: np.ndarray  # created_at strings, for --since/--until
+    group: np.ndarray  # memories: kind code * 8 + status code; messages: session id
+    codes: frozenset[int] = frozenset()  # the distinct values of group (memories)
+
+
+def message_text(name: str | None, content: str) -> str:
+    """What is embedded for a message: the speaker's name travels with the words."""
+    return f"{name}: {content}" if name else content
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def kind_status_code(kind: str, status: str) -> int:
+    return KINDS.index(kind) * 8 + STATUSES.index(status)
+
+
+# --- per-process state ------------------------------------------------------------------------
+
+_CACHE: dict[tuple, VectorSet] = {}
+_CHECKED: dict[tuple, Any] = {}  # what has been verified already, per database
+_LOCK = threading.RLock()
+
+
+def _db_key(db: Database) -> tuple:
+    path = str(db_file(db))
+    if path in (":memory:", ""):
+        return (path, id(db.conn))
+    try:
+        return (path, os.stat(path).st_ino)
+    except OSError:
+        return (path, id(db.conn))
+
+
+def generation(db: Database, name: str) -> int:
+    row = db.conn.execute("SELECT generation FROM index_state WHERE name = ?", (name,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def forget_cache() -> None:
+    """Drop every cached matrix (tests, and after a reindex)."""
+    with _LOCK:
+        _CACHE.clear()
+        _CHECKED.clear()
+
+
+# --- model checks -----------------------------------------------------------------------------
+
+def other_models(db: Database, model: str) -> list[str]:
+    """Models, other than `model`, that stored vectors were made with."""
+    # `< ? OR > ?` instead of `!=` so the lookups use the model indexes.
+    found = {r[0] for r in db.conn.execute(
+        "SELECT DISTINCT embedding_model FROM memories WHERE embedding_model < ? OR embedding_model > ?",
+        (model, model))}
+    found |= {r[0] for r in db.conn.execute(
+        "SELECT DISTINCT model FROM message_vectors WHERE model < ? OR model > ?", (model, model))}
+    return sorted(found)
+
+
+def ensure_current(db: Database, model: str) -> None:
+    """Raise ReindexNeeded when stored vectors come from another model (checked once per change)."""
+    key = (_db_key(db), "model", model)
+    gens = (generation(db, "memories"), generation(db, "messages"))
+    with _LOCK:
+        if _CHECKED.get(key) == gens:
+            return
+    others = other_models(db, model)
+    if others:
+        raise ReindexNeeded(
+            f"the search index was built with the embedding model {others[0]!r} but memory.embedding_model is "
+            f"{model!r}: run `memchat reindex` to re-embed with {model!r} (or set the old model back)")
+    with _LOCK:
+        _CHECKED[key] = gens
+
+
+# --- writing vectors --------------------------------------------------------------------------
+
+def _embed_in_chunks(embedder: Embedder, rows: list[tuple], text_of: Callable[[tuple], str],
+                     write: Callable[[list[tuple], np.ndarray], None], progress: Progress | None,
+                     done: int, total: int) -> int:
+    # Texts of similar length share a batch, so little of each batch is padding.
+    rows = sorted(rows, key=lambda r: len(text_of(r)))
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start:start + CHUNK]
+        write(chunk, embedder.encode([text_of(r) for r in chunk]))
+        done += len(chunk)
+        if progress:
+            progress(done, total)
+    return done
+
+
+def _memory_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarray], None]:
+    from memchat.memory.embed import to_blob
+
+    def write(rows: list[tuple], vectors: np.ndarray) -> None:
+        with immediate(db):
+            # `AND text = ?`: a memory edited meanwhile keeps its NULL and is embedded next time.
+            db.conn.executemany(
+                "UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ? AND text = ?",
+                [(to_blob(v), model, r[0], r[1]) for r, v in zip(rows, vectors)])
+
+    return write
+
+
+def _message_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarray], None]:
+    """Rows are (id, session_id, created_at, name, content)."""
+    from memchat.memory.embed import to_blob
+
+    def write(rows: list[tuple], vectors: np.ndarray) -> None:
+        with immediate(db):
+            before = generation(db, "messages")
+            db.conn.executemany(
+                "INSERT OR REPLACE INTO message_vectors (message_id, model, dim, vector, content_hash) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(r[0], model, int(vectors.shape[1]), to_blob(v), text_hash(message_text(r[3], r[4])))
+                 for r, v in zip(rows, vectors)])
+            after = generation(db, "messages")
+        _append_messages(db, model, before, after, rows, vectors)
+
+    return write
+
+
+def _missing_memories(db: Database) -> list[tuple]:
+    return db.conn.execute(
+        "SELECT id, text FROM memories WHERE embedding IS NULL AND status != 'forgotten' ORDER BY id").fetchall()
+
+
+def _missing_messages(db: Database, after_id: int = 0) -> list[tuple]:
+    return db.conn.execute(
+        "SELECT m.id, m.session_id, m.created_at, m.name, m.content FROM messages m WHERE m.id > ? "
+        "AND NOT EXISTS (SELECT 1 FROM message_vectors v WHERE v.message_id = m.id) ORDER BY m.id",
+        (after_id,)).fetchall()
+
+
+def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None, *,
+             limit: int | None = None) -> int:
+    """Embed memories and messages that have no vector yet, in one batch; returns how many.
+
+    With a limit, nothing is embedded when more than `limit` texts wait (a caller that must
+    stay fast leaves a large backlog to `memchat recall`, an import or a reindex).
+    Messages are checked once per process and then only beyond the highest id seen, so a
+    search over a large, fully indexed transcript pays for one `max(id)` lookup.
+    """
+    model = embedder.model_name
+    key = (_db_key(db), "messages-through", model)
+    top = db.conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+    with _LOCK:
+        through = _CHECKED.get(key)
+    memories = _missing_memories(db)
+    messages = _missing_messages(db, through or 0) if through is None or top > through else []
+    messages = [r for r in messages if r[0] <= top]
+    total = len(memories) + len(messages)
+    if limit is not None and total > limit:
+        return 0
+    if progress and total:
+        progress(0, total)
+    done = _embed_in_chunks(embedder, memories, lambda r: r[1], _memory_writer(db, model), progress, 0, total)
+    _embed_in_chunks(embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model),
+                     progress, done, total)
+    with _LOCK:
+        _CHECKED[key] = top
+    return total
+
+
+def embed_messages(db: Database, embedder: Embedder, message_ids: list[int],
+                   progress: Progress | None = None) -> int:
+    """Embed the given messages now (an import does this in batches)."""
+    rows: list[tuple] = []
+    for start in range(0, len(message_ids), 500):
+        part = message_ids[start:start + 500]
+        rows += db.conn.execute(
+            f"SELECT id, session_id, created_at, name, content FROM messages WHERE id IN ({', '.join('?' * len(part))}) "
+            "ORDER BY id", part).fetchall()
+    if progress and rows:
+        progress(0, len(rows))
+    return _embed_in_chunks(embedder, rows, lambda r: message_text(r[3], r[4]),
+                            _message_writer(db, embedder.model_name), progress, 0, len(rows))
+
+
+def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, *, full: bool = False) -> ReindexResult:
+    """Rebuild both FTS indexes and re-embed what is missing, stale, or of another model.
+
+    With full, every memory and message is embedded again.
+    """
+    model = embedder.model_name
+    with immediate(db):
+        db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+        db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
+    memories = db.conn.execute(
+        "SELECT id, text FROM memories WHERE status != 'forgotten' AND (? OR embedding IS NULL "
+        "OR embedding_model IS NOT ?) ORDER BY id", (int(full), model)).fetchall()
+    messages = [
+        r[:5] for r in db.conn.execute(
+            "SELECT m.id, m.session_id, m.created_at, m.name, m.content, v.model, v.content_hash FROM messages m "
+            "LEFT JOIN message_vectors v ON v.message_id = m.id ORDER BY m.id")
+        if full or r[5] != model or r[6] != text_hash(message_text(r[3], r[4]))
+    ]
+    total = len(memories) + len(messages)
+    if progress:
+        progress(0, total)
+    done = _embed_in_chunks(embedder, memories, lambda r: r[1], _memory_writer(db, model), progress, 0, total)
+    _embed_in_chunks(embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model),
+                     progress, done, total)
+    forget_cache()
+    return ReindexResult(len(memories), len(messages))
+
+
+# --- reading vectors --------------------------------------------------------------------------
+
+def vector_set(db: Database, which: str, model: str) -> VectorSet:
+    """The cached matrix of `which` ('memories' or 'messages') for `model`, reloaded after changes."""
+    key = (_db_key(db), which, model)
+    gen = generation(db, which)  # read before the rows: a write in between only costs a reload
+    with _LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None and cached.generation == gen:
+            return cached
+    loaded = _load(db, which, model, gen)
+    with _LOCK:
+        _CACHE[key] = loaded
+    return loaded
+
+
+def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
+    import numpy as np
+
+    from memchat.memory.embed import from_blobs
+
+    if which == "memories":
+        rows = db.conn.execute(
+            "SELECT id, created_at, kind, status, embedding FROM memories "
+            "WHERE embedding_model = ? AND status != 'forgotten' ORDER BY id", (model,)).fetchall()
+        group = np.array([kind_status_code(r[2], r[3]) for r in rows], dtype=np.int64)
+    else:
+        rows = db.conn.execute(
+            "SELECT v.message_id, m.created_at, m.session_id, NULL, v.vector FROM message_vectors v "
+            "JOIN messages m ON m.id = v.message_id WHERE v.model = ? ORDER BY v.message_id", (model,)).fetchall()
+        group = np.array([r[2] for r in rows], dtype=np.int64)
+    dim = len(rows[0][4]) // 4 if rows else 0
+    return VectorSet(
+        generation=gen,
+        ids=np.array([r[0] for r in rows], dtype=np.int64),
+        matrix=from_blobs([r[4] for r in rows], dim),
+        created=np.array([r[1] for r in rows], dtype=str),
+        group=group,
+        codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset(),
+    )
+
+
+# --- scanning -----------------------------------------------------------------------------------
+
+_SPLIT_ROWS = 20_000
+_POOL: Any = None
+
+
+def workers() -> Any:
+    """Threads for the two halves of a scan (and a search's BM25 beside it). OpenBLAS gets one
+    thread per call: its own pool would spin after each call and steal the cores from the
+    encoder (measured: queries twice as slow)."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            ThreadpoolController().select(internal_api="openblas").limit(limits=1)
+        except Exception:  # noqa: BLE001 - without it the scan is merely slower
+            pass
+        _POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="memchat-search")
+    return _POOL
+
+
+def similarities(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """matrix @ vector; a large matrix in two halves on two cores (numpy releases the GIL)."""
+    import numpy as np
+
+    if matrix.shape[0] < _SPLIT_ROWS:
+        return matrix @ vector
+    half = matrix.shape[0] // 2
+    parts = list(workers().map(lambda m: m @ vector, (matrix[:half], matrix[half:])))
+    return np.concatenate(parts)
+
+
+def nearest(vs: VectorSet, vector: np.ndarray, mask: np.ndarray | None, n: int, since: str | None = None,
+            until: str | None = None) -> list[tuple[int, float]]:
+    """The n rows most similar to vector among those mask (and the time range) allow: [(id, cosine)]."""
+    import numpy as np
+
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != vector.shape[0]:
+        return []
+    scores = similarities(vs.matrix, vector)
+    if since:
+        mask = (vs.created >= since) if mask is None else mask & (vs.created >= since)
+    if until:
+        mask = (vs.created <= until) if mask is None else mask & (vs.created <= until)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+        n = min(n, int(mask.sum()))
+    else:
+        n = min(n, scores.shape[0])
+    if n <= 0:
+        return []
+    top = np.argpartition(-scores, n - 1)[:n]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(int(vs.ids[i]), float(scores[i])) for i in top]
+
+
+def _append_messages(db: Database, model: str, before: int, after: int, rows: list[tuple],
+                     vectors: np.ndarray) -> None:
+    """Vectors this process just stored join its cached matrix, when nothing else changed."""
+    import numpy as np
+
+    key = (_db_key(db), "messages", model)
+    with _LOCK:
+        cached = _CACHE.get(key)
+        if cached is None or cached.generation != before or after - before != len(rows):
+            return
+        new_ids = np.array([r[0] for r in rows], dtype=np.int64)
+        if (cached.matrix.shape[0] and cached.matrix.shape[1] != vectors.shape[1]) or np.isin(new_ids, cached.ids).any():
+            return
+        matrix = vectors if cached.matrix.shape[0] == 0 else np.concatenate([cached.matrix, vectors])
+        _CACHE[key] = VectorSet(
+            generation=after,
+            ids=np.concatenate([cached.ids, new_ids]),
+            matrix=matrix,
+            created=np.concatenate([cached.created, np.array([r[2] for r in rows], dtype=str)]),
+            group=np.concatenate([cached.group, np.array([r[1] for r in rows], dtype=np.int64)]),
+        )

@@ -1,0 +1,245 @@
+"""A torch-free encoder: the same sentence-transformers model run by onnxruntime + tokenizers.
+
+Importing sentence-transformers costs ~7 s (torch, transformers, scipy); onnxruntime and
+tokenizers load in ~0.2 s and a session with memory-mapped weights in ~0.1 s. The ONNX
+graph is exported once from the sentence-transformers model (mean pooling over the
+attention mask and L2 normalisation are inside the graph), optimised once, saved with its
+weights as external data, and verified against sentence-transformers on a fixed set of
+texts before it is ever used: it must agree to a cosine of at least 0.999 on each, or it
+is marked failed and memchat stays on sentence-transformers.
+
+The export lives in the XDG cache, keyed by model name and the weights file's identity,
+with a manifest saying what was verified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MIN_COSINE = 0.999
+FORMAT = 1
+# Empty, short, long (> 256 tokens), code, CJK, emoji, mixed case and punctuation.
+VERIFY_TEXTS = [
+    "",
+    "hi",
+    "I moved from Berlin to Lisbon last spring.",
+    "My claim number is CLM-4178; email me, never SMS.",
+    "def add(a, b):\n    return a + b  # sum two numbers",
+    "東京で新しい仕事を始めました。",
+    "Das Wetter ist heute schön, aber morgen regnet es.",
+    "🎉🎂 birthday party on Saturday!!! 🥳",
+    "SELECT * FROM memories WHERE kind = 'fact' AND status = 'active';",
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    " ".join(f"word{i} about the long history of the project" for i in range(120)),
+]
+
+
+def _model_dir(model_name: str) -> Path:
+    from memchat.memory.embed import resolve_model
+
+    path = Path(resolve_model(model_name))
+    if not path.is_dir():
+        raise FileNotFoundError(f"{model_name!r} is not a local model directory")
+    return path
+
+
+def _weights_file(model_dir: Path) -> Path:
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        if (model_dir / name).exists():
+            return model_dir / name
+    raise FileNotFoundError(f"no weights in {model_dir}")
+
+
+def cache_key(model_name: str) -> str:
+    """Model name + weights identity (path, size, mtime): cheap to compute on every start."""
+    weights = _weights_file(_model_dir(model_name))
+    st = weights.stat()
+    ident = f"{model_name}|{weights.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model_name)[-60:]
+    return f"{safe}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}"
+
+
+def export_dir(model_name: str) -> Path:
+    from memchat.config import cache_dir
+
+    return cache_dir() / "onnx" / cache_key(model_name)
+
+
+def manifest(model_name: str) -> dict[str, Any] | None:
+    try:
+        return json.loads((export_dir(model_name) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def ready(model_name: str) -> bool:
+    """True when a verified export exists for this model (no heavy import)."""
+    m = manifest(model_name)
+    return bool(m and m.get("verified") and m.get("format") == FORMAT)
+
+
+def failed(model_name: str) -> bool:
+    m = manifest(model_name)
+    return bool(m and not m.get("verified"))
+
+
+def _max_seq_length(model_dir: Path) -> int:
+    try:
+        return int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
+    except (OSError, ValueError, KeyError):
+        return 256
+
+
+def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
+    """Export, optimise, verify and cache the ONNX model. Returns True when it verified.
+
+    Needs torch, sentence-transformers and onnx: ~15 s, once per model and machine.
+    """
+    import numpy as np
+
+    from memchat.memory.embed import load_sentence_transformer
+
+    model_dir = _model_dir(model_name)
+    target = export_dir(model_name)
+    started = time.monotonic()
+    if note:
+        note(f"preparing the fast encoder for {model_name} (once per model, about 15 s)…")
+    st_model = load_sentence_transformer(model_name)
+    with tempfile.TemporaryDirectory(dir=str(target.parent) if target.parent.exists() else None) as tmp:
+        work = Path(tmp)
+        _export(st_model, work / "raw.onnx")
+        _optimise(work / "raw.onnx", work / "opt.onnx")
+        _externalise(work / "opt.onnx", work / "model.onnx")
+        shutil.copy(model_dir / "tokenizer.json", work / "tokenizer.json")
+        for name in ("raw.onnx", "opt.onnx"):
+            (work / name).unlink(missing_ok=True)
+        reference = st_model.encode(VERIFY_TEXTS, normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=False)
+        candidate = OnnxEmbedder(model_name, work, _max_seq_length(model_dir)).encode(VERIFY_TEXTS)
+        cosines = np.sum(reference.astype(np.float64) * candidate.astype(np.float64), axis=1)
+        min_cos = float(cosines.min())
+        info = {"format": FORMAT, "model": model_name, "verified": min_cos >= MIN_COSINE, "min_cosine": min_cos,
+                "max_seq_length": _max_seq_length(model_dir), "dim": int(candidate.shape[1]),
+                "seconds": round(time.monotonic() - started, 1)}
+        (work / "manifest.json").write_text(json.dumps(info, indent=1))
+        if target.exists():
+            shutil.rmtree(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(work), str(target))
+        os.makedirs(work, exist_ok=True)  # TemporaryDirectory cleans up the (now empty) name
+    if note and not info["verified"]:
+        note(f"the fast encoder disagreed with sentence-transformers (min cosine {min_cos:.4f} < {MIN_COSINE}); "
+             "staying on sentence-transformers")
+    return bool(info["verified"])
+
+
+def _export(st_model: Any, path: Path) -> None:
+    import torch
+
+    auto_model = st_model[0].auto_model
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001
+            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                                token_type_ids=token_type_ids)[0]
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    # Zeros in the dummy mask so that masking is traced, not constant-folded away.
+    ids = torch.tensor([[101, 7592, 2088, 102, 0, 0], [101, 7592, 2088, 2003, 2307, 102]])
+    mask = (ids != 0).long()
+    axes = {"b": 0, "s": 1}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            Pooled(auto_model).eval(), (ids, mask, torch.zeros_like(ids)), str(path),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["embedding"],
+            dynamic_axes={"input_ids": {axes["b"]: "batch", axes["s"]: "seq"},
+                          "attention_mask": {0: "batch", 1: "seq"},
+                          "token_type_ids": {0: "batch", 1: "seq"}, "embedding": {0: "batch"}},
+            opset_version=17, dynamo=False,
+        )
+
+
+def _optimise(src: Path, dst: Path) -> None:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.optimized_model_filepath = str(dst)
+    ort.InferenceSession(str(src), options, providers=["CPUExecutionProvider"])
+
+
+def _externalise(src: Path, dst: Path) -> None:
+    """Weights as one external data file, memory-mapped at load (~3x faster session start)."""
+    import onnx
+
+    model = onnx.load(str(src))
+    onnx.save_model(model, str(dst), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="model.onnx.data", size_threshold=1024)
+
+
+class OnnxEmbedder:
+    """Embedder interface (model_name, dim, encode) over an exported model directory."""
+
+    def __init__(self, model_name: str, directory: Path | None = None, max_seq_length: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from memchat.memory.embed import canonical_name
+
+        directory = directory or export_dir(model_name)
+        info = manifest(model_name) if directory == export_dir(model_name) else None
+        self.model_name = canonical_name(model_name)
+        options = ort.SessionOptions()
+        # The graph was optimised at export; optimising again at every load costs ~150 ms.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(directory / "model.onnx"), options,
+                                             providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        length = max_seq_length or (info or {}).get("max_seq_length", 256)
+        # sentence-transformers truncates at max_seq_length (256), not the file's 128.
+        self._tokenizer.enable_truncation(max_length=length)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.dim = int((info or {}).get("dim") or self._session.get_outputs()[0].shape[-1] or 384)
+        self._lock = threading.Lock()
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        # Similar lengths together: padding to the longest in a batch then costs little.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            with self._lock:
+                encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64)}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            out[idx] = self._session.run(None, feeds)[0]
+        return out

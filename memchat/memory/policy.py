@@ -1,0 +1,128 @@
+"""Write policy: what a candidate memory becomes (added, merged, superseded, pending, skipped).
+
+- Explicit requests ("remember that ...", /remember, `memchat memories add`) are stored as
+  stated, in the user's words, without going through here.
+- A fact with the key of an active fact supersedes it (the store keeps the old one as history).
+- A near-duplicate (cosine >= DUPLICATE against a memory of the same kind) is merged: nothing
+  new is stored; a repeated rule gains importance, so recurring corrections weigh more.
+- Between RELATED and DUPLICATE similarity cannot tell "update" from "new": the model decides
+  (add / update / noop) through a tool call that lists the existing memories.
+- Inferred facts in a sensitive category are stored as pending, never active, until the user
+  confirms them (`memchat memories review`, /review).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memchat.memory.extract import Candidate
+
+if TYPE_CHECKING:
+    from memchat.memory.embed import Embedder
+    from memchat.memory.store import Memory, MemoryStore
+
+DUPLICATE = 0.90
+RELATED = 0.72
+RULE_BOOST = 0.15
+
+DECIDE_TOOL: dict[str, Any] = {
+    "name": "decide_memory",
+    "description": "Decide whether a new memory is new information, an update of an existing memory, or already known.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["add", "update", "noop"]},
+            "target": {"type": "integer", "description": "For update: the {n} of the existing memory it replaces."},
+            "text": {"type": "string", "description": "For update: the memory's new text."},
+        },
+        "required": ["action"],
+    },
+}
+
+Decide = Callable[[Candidate, list["Memory"]], dict[str, Any]]
+
+
+@dataclass
+class Outcome:
+    action: str  # added | pending | merged | reinforced | superseded | updated | skipped
+    memory_id: int | None
+    text: str
+    kind: str
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").lower().split()).rstrip(".")
+
+
+def _neighbours(store: MemoryStore, embedder: Embedder | None, c: Candidate) -> list[tuple[Memory, float]]:
+    """Active memories of the same kind most similar to the candidate, with their cosine."""
+    if embedder is None:
+        return [(m, 1.0) for m in store.list(kind=c.kind, status="active") if _norm(m.text) == _norm(c.text)]
+    hits = store.search(c.text, embedder, kinds=(c.kind,), limit=5)
+    found = store.get_many([h.id for h in hits if h.type == "memory"])
+    return [(found[h.id], h.cosine or 0.0) for h in hits if h.type == "memory" and h.id in found]
+
+
+def apply(store: MemoryStore, candidates: list[Candidate], *, embedder: Embedder | None = None,
+          decide: Decide | None = None, actor: str = "extractor") -> list[Outcome]:
+    """Store what the policy allows; one Outcome per candidate."""
+    return [_one(store, c, embedder, decide, actor) for c in candidates]
+
+
+def _add(store: MemoryStore, c: Candidate, actor: str, *, status: str = "active") -> Memory:
+    importance = 0.7 if c.kind == "rule" else (0.6 if c.origin == "stated" else 0.5)
+    return store.add(c.text, kind=c.kind, key=c.key, value=c.value, origin=c.origin, status=status,
+                     confidence=c.confidence, sensitive=c.sensitive != "none", importance=importance,
+                     source_message_ids=c.sources, actor=actor, valid_from=c.date if c.date else None)
+
+
+def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: Decide | None,
+         actor: str) -> Outcome:
+    if c.kind == "fact" and c.sensitive != "none" and c.origin == "inferred":
+        m = _add(store, c, actor, status="pending")
+        return Outcome("pending", m.id, c.text, c.kind)
+    if c.key:
+        current = [m for m in store.list(kind=c.kind, status="active") if m.key == c.key]
+        if current and (_norm(current[0].value) == _norm(c.value) if c.value else
+                        _norm(current[0].text) == _norm(c.text)):
+            return Outcome("merged", current[0].id, c.text, c.kind)
+        m = _add(store, c, actor)
+        return Outcome("superseded" if current else "added", m.id, c.text, c.kind)
+    neighbours = _neighbours(store, embedder, c)
+    best, cosine = neighbours[0] if neighbours else (None, 0.0)
+    if best is not None and (cosine >= DUPLICATE or _norm(best.text) == _norm(c.text)):
+        if c.kind == "rule":
+            store.update(best.id, actor=actor, importance=min(1.0, best.importance + RULE_BOOST))
+            return Outcome("reinforced", best.id, c.text, c.kind)
+        return Outcome("merged", best.id, c.text, c.kind)
+    related = [m for m, cos in neighbours if cos >= RELATED]
+    if related and decide is not None:
+        verdict = decide(c, related)
+        action = verdict.get("action")
+        if action == "noop":
+            return Outcome("skipped", related[0].id, c.text, c.kind)
+        target = verdict.get("target")
+        if action == "update" and isinstance(target, int) and 1 <= target <= len(related):
+            text = verdict.get("text") if isinstance(verdict.get("text"), str) and verdict["text"].strip() else c.text
+            m = store.supersede(related[target - 1].id, text, actor=actor)
+            return Outcome("updated", m.id, text, c.kind)
+    m = _add(store, c, actor)
+    return Outcome("added", m.id, c.text, c.kind)
+
+
+def model_decider(provider: Any, model: str) -> Decide:
+    """A Decide that asks the model, listing the existing memories as {1}, {2}, ..."""
+    from memchat.providers import ChatRequest
+
+    def decide(c: Candidate, existing: list[Memory]) -> dict[str, Any]:
+        listing = "\n".join(f"{{{n}}} {m.text}" for n, m in enumerate(existing, 1))
+        prompt = (f"Existing memories:\n{listing}\n\nNew {c.kind}: {c.text}\n\n"
+                  "Is the new one already known (noop), a change to one of them (update, give its {n} and "
+                  "the merged text), or new information (add)? Call decide_memory.")
+        request = ChatRequest(model=model, system="You keep a user's memory free of duplicates and stale facts.",
+                              messages=[{"role": "user", "content": prompt}], max_tokens=300)
+        return provider.call_tool(request, DECIDE_TOOL)
+
+    return decide

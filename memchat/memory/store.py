@@ -1,0 +1,400 @@
+"""The memory store: typed memories, their audit trail, and forgetting that leaves nothing.
+
+`MemoryStore` is the one door to long-term memory. Callers see `Memory` and `HistoryEntry`
+dataclasses, never rows or SQL, so another backend could stand behind the same verbs:
+add, get, list, update, edit, supersede, pin, unpin, confirm, reject, forget, history, search.
+
+Rules kept here, whoever calls:
+- every write is one IMMEDIATE transaction and leaves a history row (actor and time);
+- a memory with the same `key` as an active one supersedes it: the old row gets
+  `valid_to`, `superseded_by` and status `superseded`, and is never current again;
+- forgetting removes the text from the row, the history, the FTS index and the vector,
+  merges the FTS segments and checkpoints the WAL, so the words are not left on disk
+  (`secure_delete` zeroes freed space).
+
+Vectors are not computed here: a written memory has no embedding until the vector index
+catches up (memchat.memory.index), so adding a memory never waits for the model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from memchat.db import immediate, utcnow
+from memchat.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from memchat.memory.embed import Embedder
+    from memchat.memory.search import Hit
+
+KINDS = ("fact", "event", "rule")
+STATUSES = ("active", "pending", "superseded", "forgotten")
+ORIGINS = ("stated", "inferred", "manual")
+FORGOTTEN_MESSAGE = "[forgotten]"
+
+
+@dataclass
+class Memory:
+    id: int
+    kind: str
+    text: str
+    key: str | None = None
+    value: str | None = None
+    status: str = "active"
+    pinned: bool = False
+    origin: str = "stated"
+    confidence: float = 1.0
+    sensitive: bool = False
+    importance: float = 0.5
+    source_message_ids: list[int] = field(default_factory=list)
+    valid_from: str | None = None
+    valid_to: str | None = None
+    superseded_by: int | None = None
+    created_at: str = ""
+    updated_at: str = ""
+    last_used_at: str | None = None
+    use_count: int = 0
+    embedding_model: str | None = None
+
+
+@dataclass
+class HistoryEntry:
+    id: int
+    memory_id: int
+    action: str
+    old_text: str | None
+    new_text: str | None
+    actor: str
+    source_message_id: int | None
+    at: str
+
+
+_COLUMNS = [f.name for f in fields(Memory)]
+_UPDATABLE = {"kind", "key", "value", "origin", "confidence", "sensitive", "importance", "valid_from", "valid_to"}
+
+
+def parse_memory_id(value: str | int) -> int:
+    try:
+        number = int(str(value).strip().lstrip("#"))
+    except ValueError:
+        raise UsageError(f"memory id must be a number, got {value!r}") from None
+    if number < 1:
+        raise UsageError(f"memory id must be a positive number, got {value!r}")
+    return number
+
+
+def _check(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _text(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise UsageError("a memory needs some text (to remove one, forget it)")
+    if "\x00" in text:
+        raise UsageError("a memory cannot contain a NUL character")
+    return text
+
+
+def _memory(row: tuple, names: list[str]) -> Memory:
+    data = dict(zip(names, row))
+    data["pinned"] = bool(data["pinned"])
+    data["sensitive"] = bool(data["sensitive"])
+    data["source_message_ids"] = json.loads(data["source_message_ids"] or "[]")
+    return Memory(**data)
+
+
+class MemoryStore:
+    """Long-term memory in the profile's SQLite database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # --- reading ---------------------------------------------------------------------------
+    def _select(self, where: str, params: tuple | list = (), order: str = "ORDER BY id") -> list[Memory]:
+        cursor = self.db.conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM memories {where} {order}", params)
+        names = [d[0] for d in cursor.description]
+        return [_memory(row, names) for row in cursor.fetchall()]
+
+    def get(self, memory_id: int | str) -> Memory:
+        mid = parse_memory_id(memory_id)
+        rows = self._select("WHERE id = ?", (mid,))
+        if not rows:
+            raise NotFoundError(f"no memory {mid} (see `memchat memories list`)")
+        return rows[0]
+
+    def get_many(self, ids: list[int]) -> dict[int, Memory]:
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        return {m.id: m for m in self._select(f"WHERE id IN ({marks})", list(ids))}
+
+    def list(self, *, kind: str | None = None, status: str | tuple[str, ...] | None = ("active", "pending"),
+             pinned: bool | None = None, key: str | None = None, limit: int | None = None,
+             newest_first: bool = False) -> list[Memory]:
+        """Memories in id order (or newest first); status None means every status."""
+        where, params = ["1"], []
+        if kind:
+            where.append("kind = ?")
+            params.append(_check("kind", kind, KINDS))
+        if status:
+            statuses = (status,) if isinstance(status, str) else tuple(status)
+            for s in statuses:
+                _check("status", s, STATUSES)
+            where.append(f"status IN ({', '.join('?' for _ in statuses)})")
+            params += statuses
+        if pinned is not None:
+            where.append("pinned = ?")
+            params.append(int(pinned))
+        if key:
+            where.append("key = ?")
+            params.append(key)
+        order = "ORDER BY id" + (" DESC" if newest_first else "") + (f" LIMIT {int(limit)}" if limit else "")
+        return self._select("WHERE " + " AND ".join(where), params, order)
+
+    def history(self, memory_id: int | str) -> list[HistoryEntry]:
+        mid = self.get(memory_id).id
+        cursor = self.db.conn.execute(
+            "SELECT id, memory_id, action, old_text, new_text, actor, source_message_id, at "
+            "FROM memory_history WHERE memory_id = ? ORDER BY id", (mid,))
+        return [HistoryEntry(*row) for row in cursor.fetchall()]
+
+    def replaced(self, memory_id: int) -> list[Memory]:
+        """The memories this one superseded."""
+        return self._select("WHERE superseded_by = ?", (memory_id,))
+
+    def counts(self) -> dict[str, int]:
+        return dict(self.db.conn.execute("SELECT status, count(*) FROM memories GROUP BY status").fetchall())
+
+    # --- writing ---------------------------------------------------------------------------
+    def _log(self, memory_id: int, action: str, old: str | None, new: str | None, actor: str,
+             at: str, source_message_id: int | None = None) -> None:
+        self.db.conn.execute(
+            "INSERT INTO memory_history (memory_id, action, old_text, new_text, actor, source_message_id, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)", (memory_id, action, old, new, actor, source_message_id, at))
+
+    def _live(self, memory_id: int | str) -> Memory:
+        memory = self.get(memory_id)
+        if memory.status == "forgotten":
+            raise UsageError(f"memory {memory.id} was forgotten; there is nothing left to change")
+        return memory
+
+    def add(self, text: str, *, kind: str = "fact", key: str | None = None, value: str | None = None,
+            origin: str = "manual", status: str = "active", confidence: float = 1.0, sensitive: bool = False,
+            importance: float = 0.5, pinned: bool = False, source_message_ids: list[int] | tuple[int, ...] = (),
+            actor: str = "user", created_at: str | None = None, valid_from: str | None = None,
+            valid_to: str | None = None, superseded_by: int | None = None) -> Memory:
+        """Store a memory; an active one with the same key is superseded by it.
+
+        Adding the exact text of a memory with the same kind, key and status returns that
+        memory instead of a copy. Status `superseded` (with valid_to and superseded_by) is
+        for restoring an export.
+        """
+        text = _text(text)
+        _check("kind", kind, KINDS)
+        _check("origin", origin, ORIGINS)
+        _check("status", status, ("active", "pending", "superseded"))
+        key = key.strip() if key and key.strip() else None
+        for same in self._select("WHERE text = ? AND kind = ? AND key IS ? AND status = ?", (text, kind, key, status)):
+            return same
+        now = utcnow()
+        created = created_at or now
+        sources = [int(i) for i in source_message_ids]
+        with immediate(self.db):
+            new_id = self._insert(
+                actor, now, kind=kind, text=text, key=key, value=value, pinned=int(pinned), origin=origin,
+                confidence=float(confidence), sensitive=int(sensitive), importance=float(importance),
+                source_message_ids=json.dumps(sources), valid_from=valid_from or created, created_at=created)
+            if status == "active":
+                self._activate(new_id, key, text, actor, now)
+            elif status == "superseded":
+                self.db.conn.execute(
+                    "UPDATE memories SET status = 'superseded', valid_to = ?, superseded_by = ? WHERE id = ?",
+                    (valid_to or now, superseded_by, new_id))
+        return self.get(new_id)
+
+    def _insert(self, actor: str, now: str, **row: Any) -> int:
+        """Insert a memory as pending (inside a transaction) and log its addition.
+
+        Activation is a second step: the old holder of the key must step aside first (one
+        active row per key), and it needs the new id for superseded_by.
+        """
+        row.setdefault("created_at", now)
+        row.setdefault("valid_from", now)
+        row.update(status="pending", updated_at=now)
+        cursor = self.db.conn.execute(
+            f"INSERT INTO memories ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values()))
+        sources = json.loads(row.get("source_message_ids") or "[]")
+        self._log(cursor.lastrowid, "add", None, row["text"], actor, now, sources[0] if sources else None)
+        return cursor.lastrowid
+
+    def _activate(self, memory_id: int, key: str | None, text: str, actor: str, at: str) -> None:
+        pinned = False
+        if key:
+            for old in self._select("WHERE key = ? AND status = 'active' AND id != ?", (key, memory_id)):
+                self._retire(old, memory_id, text, actor, at)
+                pinned = pinned or old.pinned  # a pin belongs to the fact, whatever its value
+        self.db.conn.execute("UPDATE memories SET status = 'active', valid_to = NULL, pinned = max(pinned, ?) "
+                             "WHERE id = ?", (int(pinned), memory_id))
+
+    def _retire(self, old: Memory, new_id: int, new_text: str, actor: str, at: str) -> None:
+        self.db.conn.execute(
+            "UPDATE memories SET status = 'superseded', valid_to = ?, superseded_by = ?, pinned = 0, "
+            "updated_at = ? WHERE id = ?", (at, new_id, at, old.id))
+        self._log(old.id, "supersede", old.text, new_text, actor, at)
+
+    def supersede(self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user",
+                  origin: str = "manual") -> Memory:
+        """Replace an active memory by a new version (same kind and key); the old one becomes history."""
+        old = self._live(memory_id)
+        if old.status != "active":
+            raise UsageError(f"memory {old.id} is {old.status}; only an active memory can be superseded")
+        text = _text(text)
+        now = utcnow()
+        with immediate(self.db):
+            new_id = self._insert(actor, now, kind=old.kind, text=text, value=value, pinned=int(old.pinned),
+                                  origin=origin, sensitive=int(old.sensitive), importance=old.importance)
+            self._retire(old, new_id, text, actor, now)
+            self.db.conn.execute("UPDATE memories SET status = 'active', key = ? WHERE id = ?", (old.key, new_id))
+        return self.get(new_id)
+
+    def edit(self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user") -> Memory:
+        """Change a memory's text (its vector is recomputed on the next search)."""
+        memory = self._live(memory_id)
+        text = _text(text)
+        if text == memory.text and value in (None, memory.value):
+            return memory
+        now = utcnow()
+        with immediate(self.db):
+            self.db.conn.execute(
+                "UPDATE memories SET text = ?, value = coalesce(?, value), embedding = NULL, embedding_model = NULL, "
+                "updated_at = ? WHERE id = ?", (text, value, now, memory.id))
+            self._log(memory.id, "edit", memory.text, text, actor, now)
+        return self.get(memory.id)
+
+    def update(self, memory_id: int | str, *, actor: str = "user", **changes: Any) -> Memory:
+        """Change a memory's metadata (kind, key, value, importance, confidence, ...)."""
+        bad = set(changes) - _UPDATABLE
+        if bad:
+            raise ValueError(f"cannot update memory fields {sorted(bad)}")
+        memory = self._live(memory_id)
+        if "kind" in changes:
+            _check("kind", changes["kind"], KINDS)
+        if "origin" in changes:
+            _check("origin", changes["origin"], ORIGINS)
+        now = utcnow()
+        with immediate(self.db):
+            if changes.get("key") and memory.status == "active":
+                for old in self._select("WHERE key = ? AND status = 'active' AND id != ?", (changes["key"], memory.id)):
+                    self._retire(old, memory.id, memory.text, actor, now)
+            sets = ", ".join(f"{k} = ?" for k in changes)
+            self.db.conn.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE id = ?",
+                                 (*changes.values(), now, memory.id))
+            self._log(memory.id, "update", None, None, actor, now)
+        return self.get(memory.id)
+
+    def _set_flag(self, memory_id: int | str, sql: str, action: str, actor: str,
+                  allowed: tuple[str, ...] = ("active", "pending")) -> Memory:
+        memory = self._live(memory_id)
+        if memory.status not in allowed:
+            raise UsageError(f"memory {memory.id} is {memory.status}" + (
+                f" (by memory {memory.superseded_by})" if memory.superseded_by else ""))
+        now = utcnow()
+        with immediate(self.db):
+            self.db.conn.execute(f"UPDATE memories SET {sql}, updated_at = ? WHERE id = ?", (now, memory.id))
+            self._log(memory.id, action, None, None, actor, now)
+        return self.get(memory.id)
+
+    def pin(self, memory_id: int | str, *, actor: str = "user") -> Memory:
+        """A pinned memory is always a candidate for the prompt and ranks higher in recall."""
+        return self._set_flag(memory_id, "pinned = 1", "pin", actor)
+
+    def unpin(self, memory_id: int | str, *, actor: str = "user") -> Memory:
+        return self._set_flag(memory_id, "pinned = 0", "unpin", actor)
+
+    def confirm(self, memory_id: int | str, *, actor: str = "user") -> Memory:
+        """A pending memory becomes active (superseding the holder of its key)."""
+        memory = self._live(memory_id)
+        if memory.status != "pending":
+            raise UsageError(f"memory {memory.id} is {memory.status}, not pending")
+        now = utcnow()
+        with immediate(self.db):
+            self._activate(memory.id, memory.key, memory.text, actor, now)
+            self.db.conn.execute("UPDATE memories SET updated_at = ? WHERE id = ?", (now, memory.id))
+            self._log(memory.id, "confirm", None, None, actor, now)
+        return self.get(memory.id)
+
+    def reject(self, memory_id: int | str, *, actor: str = "user") -> None:
+        """A pending memory the user does not want: forgotten, recorded as rejected."""
+        memory = self._live(memory_id)
+        if memory.status != "pending":
+            raise UsageError(f"memory {memory.id} is {memory.status}, not pending")
+        self.forget([memory.id], actor=actor, action="reject")
+
+    def mark_used(self, memory_ids: list[int]) -> None:
+        """Count a use (a memory sent to the model); recall ranks often-used memories a little higher."""
+        if memory_ids:
+            with immediate(self.db):
+                self.db.conn.executemany(
+                    "UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE id = ?",
+                    [(utcnow(), i) for i in memory_ids])
+
+    # --- forgetting ------------------------------------------------------------------------
+    def forget(self, memory_ids: list[int] | list[str], *, actor: str = "user", purge_sources: bool = False,
+               action: str = "forget") -> list[int]:
+        """Forget memories for good; returns the ids that were forgotten now.
+
+        The text goes from the row, from every history row that quoted it, from the FTS index
+        and from the vector. With purge_sources the messages it came from are redacted too.
+        """
+        targets = [self.get(i) for i in memory_ids]
+        targets = [m for m in targets if m.status != "forgotten"]
+        if not targets:
+            return []
+        now = utcnow()
+        sources: set[int] = set()
+        with immediate(self.db):
+            conn = self.db.conn
+            for m in targets:
+                sources.update(m.source_message_ids)
+                conn.execute("UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE memory_id = ?", (m.id,))
+                # A supersede row of a neighbour quotes this text too.
+                conn.execute("UPDATE memory_history SET old_text = NULL WHERE old_text = ?", (m.text,))
+                conn.execute("UPDATE memory_history SET new_text = NULL WHERE new_text = ?", (m.text,))
+                conn.execute(
+                    "UPDATE memories SET text = '', key = NULL, value = NULL, status = 'forgotten', pinned = 0, "
+                    "embedding = NULL, embedding_model = NULL, source_message_ids = '[]', "
+                    "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id = ?", (now, now, m.id))
+                self._log(m.id, action, None, None, actor, now)
+            if purge_sources and sources:
+                marks = ", ".join("?" for _ in sources)
+                conn.execute(f"UPDATE messages SET content = ? WHERE id IN ({marks})", (FORGOTTEN_MESSAGE, *sources))
+                conn.execute(f"DELETE FROM message_vectors WHERE message_id IN ({marks})", tuple(sources))
+        self._scrub(messages=purge_sources and bool(sources))
+        return [m.id for m in targets]
+
+    def forget_all(self, *, actor: str = "user") -> list[int]:
+        ids = [m.id for m in self.list(status=("active", "pending", "superseded"))]
+        return self.forget(ids, actor=actor)
+
+    def _scrub(self, *, messages: bool = False) -> None:
+        """Make deleted words physically gone: FTS5 keeps them in old segments until a merge,
+        and old page images live in the WAL until a checkpoint."""
+        with immediate(self.db):
+            self.db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+            if messages:
+                self.db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+        self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+
+    # --- finding ---------------------------------------------------------------------------
+    def search(self, query: str, embedder: Embedder | None, **options: Any) -> list[Hit]:
+        """Hybrid search over memories (and messages); see memchat.memory.search.recall."""
+        from memchat.memory.search import recall
+
+        return recall(self.db, query, embedder, **options)

@@ -1,0 +1,123 @@
+"""Memories in and out: `memchat memories export` (JSON or Markdown) and `memories import`.
+
+The JSON export is memchat's own format, versioned: {"format": "memchat-memories",
+"version": 1, "exported_at", "memories": [...]}. It holds active, pending and superseded
+memories (forgotten ones have nothing left to export), without vectors or source message
+ids (they mean nothing in another database). Importing skips memories already present,
+so importing the same file twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from memchat.db import utcnow
+from memchat.errors import UsageError
+from memchat.memory.store import KINDS, ORIGINS, Memory, MemoryStore
+
+FORMAT = "memchat-memories"
+VERSION = 1
+_EXPORTED = ("active", "pending", "superseded")
+_DROPPED = {"embedding_model", "source_message_ids", "last_used_at", "use_count", "updated_at"}
+
+
+@dataclass
+class ImportResult:
+    added: int
+    skipped: int
+
+
+def export_records(store: MemoryStore) -> list[Memory]:
+    return store.list(status=_EXPORTED)
+
+
+def export_text(store: MemoryStore, fmt: str = "json") -> str:
+    from memchat.render_memory import export_markdown
+
+    memories = export_records(store)
+    now = utcnow()
+    if fmt in ("md", "markdown"):
+        return export_markdown(memories, now)
+    if fmt != "json":
+        raise UsageError(f"unknown export format {fmt!r}: use json or md")
+    records = [{k: v for k, v in asdict(m).items() if k not in _DROPPED} for m in memories]
+    return json.dumps({"format": FORMAT, "version": VERSION, "exported_at": now, "memories": records},
+                      ensure_ascii=False, indent=2) + "\n"
+
+
+def _parse(text: str, name: str) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        hint = " (conversations are imported with `memchat import`)" if found == "memchat-session" or isinstance(data, list) else ""
+        raise UsageError(f"{name} is not a memchat memories export (format {found!r}, expected {FORMAT!r}){hint}")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise UsageError(f"{name}: 'version' must be a whole number")
+    if version > VERSION:
+        raise UsageError(f"{name} was written by a newer memchat (memories format version {version}; "
+                         f"this memchat reads up to {VERSION}): upgrade memchat to import it")
+    records = data.get("memories")
+    if not isinstance(records, list):
+        raise UsageError(f"{name}: 'memories' must be a list")
+    for i, r in enumerate(records, 1):
+        _check_record(r, f"{name}: memory {i}")
+    return records
+
+
+def _check_record(r: Any, where: str) -> None:
+    if not isinstance(r, dict):
+        raise UsageError(f"{where} must be an object")
+    if not isinstance(r.get("text"), str) or not r["text"].strip():
+        raise UsageError(f"{where} needs a non-empty 'text'")
+    if r.get("kind", "fact") not in KINDS:
+        raise UsageError(f"{where}: 'kind' must be one of {', '.join(KINDS)}")
+    if r.get("status", "active") not in _EXPORTED:
+        raise UsageError(f"{where}: 'status' must be one of {', '.join(_EXPORTED)}")
+    if r.get("origin", "stated") not in ORIGINS:
+        raise UsageError(f"{where}: 'origin' must be one of {', '.join(ORIGINS)}")
+    for field in ("key", "value", "created_at", "valid_from", "valid_to"):
+        if r.get(field) is not None and not isinstance(r[field], str):
+            raise UsageError(f"{where}: {field!r} must be a string")
+    for field in ("confidence", "importance"):
+        if r.get(field) is not None and (isinstance(r[field], bool) or not isinstance(r[field], (int, float))):
+            raise UsageError(f"{where}: {field!r} must be a number")
+    for field in ("id", "superseded_by"):
+        if r.get(field) is not None and (isinstance(r[field], bool) or not isinstance(r[field], int)):
+            raise UsageError(f"{where}: {field!r} must be a whole number")
+
+
+def import_text(store: MemoryStore, text: str, name: str = "the file") -> ImportResult:
+    """Restore an export. Current and pending memories first (a newer key wins), then the
+    superseded ones newest first, so each can point at its already restored successor."""
+    records = _parse(text, name)
+    before = {m.id for m in store.list(status=None)}
+    new_ids: dict[int, int] = {}
+    current = sorted((r for r in records if r.get("status", "active") != "superseded"),
+                     key=lambda r: r.get("created_at") or "")
+    old = sorted((r for r in records if r.get("status") == "superseded"),
+                 key=lambda r: r.get("created_at") or "", reverse=True)
+    added = 0
+    for r in [*current, *old]:
+        status, successor = r.get("status", "active"), new_ids.get(r.get("superseded_by"))
+        holder = store.list(key=r["key"], status="active") if r.get("key") and status == "active" else []
+        if holder and holder[0].created_at > (r.get("created_at") or ""):
+            status, successor = "superseded", holder[0].id  # what this database knows is newer
+        memory = store.add(
+            r["text"], kind=r.get("kind", "fact"), key=r.get("key"), value=r.get("value"),
+            origin=r.get("origin", "stated"), status=status,
+            confidence=float(r.get("confidence", 1.0)), sensitive=bool(r.get("sensitive", False)),
+            importance=float(r.get("importance", 0.5)), pinned=bool(r.get("pinned", False)), actor="import",
+            created_at=r.get("created_at"), valid_from=r.get("valid_from"), valid_to=r.get("valid_to"),
+            superseded_by=successor)
+        if r.get("id") is not None:
+            new_ids[r["id"]] = memory.id
+        if memory.id not in before:
+            added += 1
+            before.add(memory.id)
+    return ImportResult(added, len(records) - added)

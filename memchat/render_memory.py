@@ -1,0 +1,131 @@
+"""How memories and recall hits look: Rich tables for people, plain dicts for --json.
+
+Shared by `memchat recall` / `memchat memories` and the REPL's /recall and /memories.
+Memory and message text is untrusted: it is sanitized and never read as Rich markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from memchat.render import sanitize
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from memchat.memory.search import Hit
+    from memchat.memory.store import HistoryEntry, Memory
+
+
+def one_line(text: str, width: int | None = None) -> str:
+    line = " ".join(sanitize(text).split())
+    if width and len(line) > width:
+        return line[: width - 1].rstrip() + "…"
+    return line
+
+
+def when(timestamp: str | None) -> str:
+    return (timestamp or "")[:16].replace("T", " ")
+
+
+def hit_text(hit: Hit) -> str:
+    return f"{hit.name}: {hit.text}" if hit.name else hit.text
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return asdict(hit)
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    return asdict(memory)
+
+
+def _table(*columns: tuple[str, str]) -> Table:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for name, justify in columns:
+        table.add_column(name, justify=justify, overflow="fold" if name == "text" else "ellipsis",  # type: ignore[arg-type]
+                         no_wrap=name not in ("text", "source"), ratio=3 if name == "text" else None)
+    return table
+
+
+def hits_table(hits: list[Hit]) -> Table:
+    table = _table(("score", "right"), ("kind", "left"), ("text", "left"), ("when", "left"), ("source", "left"))
+    for h in hits:
+        kind = h.kind + (" 📌" if h.pinned else "")
+        table.add_row(f"{h.score:.3f}", kind, one_line(hit_text(h), 300), when(h.when), one_line(h.source))
+    return table
+
+
+def hit_lines(hits: list[Hit]) -> str:
+    """Plain lines for the REPL: score, kind, id, text."""
+    return "\n".join(
+        f"{h.score:5.3f}  {h.kind:<7} {('#' + str(h.id)) if h.type == 'memory' else 'msg ' + str(h.id):>8}  "
+        f"{one_line(hit_text(h), 160)}" for h in hits)
+
+
+def memories_table(memories: list[Memory]) -> Table:
+    table = _table(("id", "right"), ("kind", "left"), ("status", "left"), ("key", "left"), ("text", "left"),
+                   ("updated", "left"))
+    for m in memories:
+        status = m.status + (" · pinned" if m.pinned else "")
+        text = one_line(m.text, 300) if m.status != "forgotten" else "(forgotten)"
+        table.add_row(str(m.id), m.kind, status, m.key or "", text, when(m.updated_at))
+    return table
+
+
+def memory_lines(memories: list[Memory]) -> str:
+    return "\n".join(
+        f"{'*' if m.pinned else ' '} #{m.id:<5} {m.kind:<5} {'' if m.status == 'active' else '(' + m.status + ') '}"
+        f"{one_line(m.text, 160)}" for m in memories)
+
+
+def memory_details(m: Memory) -> str:
+    rows = [("memory", f"#{m.id}"), ("kind", m.kind), ("status", m.status), ("text", sanitize(m.text) or "(forgotten)")]
+    if m.key:
+        rows.append(("key", m.key + (f" = {m.value}" if m.value else "")))
+    rows += [("pinned", "yes" if m.pinned else "no"), ("origin", m.origin), ("confidence", f"{m.confidence:g}"),
+             ("importance", f"{m.importance:g}"), ("sensitive", "yes" if m.sensitive else "no")]
+    if m.source_message_ids:
+        rows.append(("from messages", ", ".join(str(i) for i in m.source_message_ids)))
+    rows += [("valid", f"{when(m.valid_from)} → {when(m.valid_to) or 'now'}")]
+    if m.superseded_by:
+        rows.append(("superseded by", f"#{m.superseded_by}"))
+    rows += [("created", when(m.created_at)), ("updated", when(m.updated_at)),
+             ("used", f"{m.use_count} times" + (f", last {when(m.last_used_at)}" if m.last_used_at else "")),
+             ("vector", m.embedding_model or "not yet (made on the next recall)")]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
+
+
+def history_table(entries: list[HistoryEntry]) -> Table:
+    table = _table(("at", "left"), ("action", "left"), ("actor", "left"), ("text", "left"))
+    for e in entries:
+        if e.action == "forget" or (e.old_text is None and e.new_text is None and e.action in ("add", "edit")):
+            text = "(text forgotten)" if e.action != "forget" else ""
+        elif e.old_text is not None and e.new_text is not None:
+            text = f"{one_line(e.old_text)} → {one_line(e.new_text)}"
+        else:
+            text = one_line(e.new_text or e.old_text or "")
+        if e.source_message_id:
+            text += f" (message {e.source_message_id})"
+        table.add_row(when(e.at), e.action, e.actor, text)
+    return table
+
+
+def export_markdown(memories: list[Memory], exported_at: str) -> str:
+    out = ["# memchat memories", "", f"Exported {when(exported_at)} UTC · {len(memories)} memories", ""]
+    titles = {"fact": "Facts", "event": "Events", "rule": "Rules"}
+    for kind, title in titles.items():
+        group = [m for m in memories if m.kind == kind]
+        if not group:
+            continue
+        out += [f"## {title}", ""]
+        for m in group:
+            notes = [n for n in (m.status if m.status != "active" else "", "pinned" if m.pinned else "",
+                                 f"key {m.key}" if m.key else "") if n]
+            out.append(f"- {m.text}" + (f" _({', '.join(notes)})_" if notes else "") + f" · #{m.id}, {when(m.created_at)}")
+        out.append("")
+    return "\n".join(out)

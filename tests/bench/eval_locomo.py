@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Retrieval quality on the LoCoMo development set: recall@5/10, MRR, per category.
+
+    python tests/bench/eval_locomo.py [--eval-dir ../shared/eval] [--out DIR] [--sweep]
+
+Protocol (../shared/eval/README.md): each conversation is imported into its own temporary
+database through `memchat import`'s code (JSON lines with the speaker as `name`, the
+LoCoMo id as `id`), its messages are embedded in batches, and every question is run
+through `memchat recall`'s retrieval over messages. Hits are mapped back to LoCoMo ids,
+written as rankings JSONL and scored by the set's own score.py (run as a subprocess).
+
+Rows, all measured in the same run:
+- memchat recall: the shipped `Tuning` defaults (tuned on this set only);
+- baselines over the message text alone (no speaker name): BM25, cosine
+  (all-MiniLM-L6-v2), and their RRF with k = 60;
+- the same three over memchat's index (speaker name with the text), from the shipped
+  search with one side switched off, and with the tuning switched off.
+--sweep prints the grid the defaults were chosen from (recall@10 and MRR, categories 1-4).
+The dataset is CC BY-NC 4.0: it is read in place and never copied into the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+LIMIT = 50  # ranks kept per question (score.py looks at 20)
+
+
+class CachedEmbedder:
+    """The real embedder; a question asked again (by another variant) is encoded once."""
+
+    def __init__(self, inner):
+        self.inner, self.model_name, self.dim = inner, inner.model_name, inner.dim
+        self.memo: dict[str, object] = {}
+
+    def encode(self, texts, batch_size=64):
+        if len(texts) != 1:
+            return self.inner.encode(texts, batch_size)
+        if texts[0] not in self.memo:
+            self.memo[texts[0]] = self.inner.encode(texts, batch_size)
+        return self.memo[texts[0]]
+
+
+def load(eval_dir: Path):
+    convs: dict[str, list[dict]] = defaultdict(list)
+    for line in open(eval_dir / "locomo_dev_sessions.jsonl", encoding="utf-8"):
+        row = json.loads(line)
+        convs[row["conversation"]].append(row)
+    questions: dict[str, list[dict]] = defaultdict(list)
+    for line in open(eval_dir / "locomo_dev_questions.jsonl", encoding="utf-8"):
+        q = json.loads(line)
+        questions[q["conversation"]].append(q)
+    return convs, questions
+
+
+def build(conv: str, rows: list[dict], tmp: Path, embedder):
+    """Import one conversation as memchat would; returns (db, seconds to import and embed)."""
+    from memchat.db import open_db
+    from memchat.importer import import_file
+    from memchat.memory.index import embed_messages
+
+    lines = tmp / f"{conv}.jsonl"
+    with open(lines, "w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps({"session": r["session"], "role": r["role"], "content": r["content"],
+                                 "timestamp": r["timestamp"], "name": r["speaker"], "id": r["id"]}) + "\n")
+    db = open_db(tmp / f"{conv}.db")
+    started = time.perf_counter()
+    result = import_file(db, lines)
+    embed_messages(db, embedder, result.message_ids)
+    return db, time.perf_counter() - started
+
+
+def plain_baselines(db, embedder):
+    """BM25 and cosine over the message text alone, as the eval README defines them."""
+    import numpy as np
+
+    from memchat.memory.search import fts_query
+
+    ids, texts = zip(*db.conn.execute("SELECT id, content FROM messages ORDER BY id").fetchall())
+    matrix = embedder.inner.encode(list(texts))
+
+    def bm25(question):
+        q = fts_query(question, stopwords=False)
+        if not q:
+            return []
+        return [r[0] for r in db.conn.execute(
+            "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
+            ("{content} : (" + q + ")", LIMIT))]
+
+    def cosine(question):
+        scores = matrix @ embedder.encode([question])[0]
+        return [ids[i] for i in np.argsort(-scores, kind="stable")[:LIMIT]]
+
+    def rrf(question, k=60):
+        fused: dict[int, float] = defaultdict(float)
+        for ranked in (bm25(question), cosine(question)):
+            for rank, mid in enumerate(ranked, 1):
+                fused[mid] += 1 / (k + rank)
+        return sorted(fused, key=lambda m: -fused[m])[:LIMIT]
+
+    return {"BM25, text only": bm25, "cosine, text only": cosine, "RRF k=60, text only": rrf}
+
+
+def memchat_variants(db, embedder):
+    from memchat.memory.search import TUNING, Tuning, recall
+
+    plain = Tuning(rrf_k=60, bm25_weight=1.0, vector_weight=1.0, stopwords=False, recency_weight=0.0, name_weight=1.0)
+    variants = {
+        "memchat recall (shipped)": (embedder, TUNING),
+        "BM25, name indexed": (None, plain),
+        "cosine, name embedded": (embedder, replace(plain, bm25_weight=0.0)),
+        "RRF k=60, name indexed": (embedder, plain),
+    }
+
+    def run(enc, tuning):
+        return lambda question: [h.id for h in recall(db, question, enc, kinds=("message",), limit=LIMIT,
+                                                      tuning=tuning)]
+
+    return {name: run(enc, tuning) for name, (enc, tuning) in variants.items()}
+
+
+def quick_scores(rankings: dict[str, list[str]], questions: list[dict]) -> tuple[float, float]:
+    """recall@10 and MRR over categories 1-4, as score.py computes them (for the sweep)."""
+    r10, mrr = [], []
+    for q in questions:
+        if q["category"] == "adversarial":
+            continue
+        pos = {mid: i + 1 for i, mid in enumerate(rankings.get(q["qid"], []))}
+        found = [pos[e] for e in q["evidence"] if e in pos]
+        r10.append(float(any(r <= 10 for r in found)))
+        mrr.append(1 / min(found) if found else 0.0)
+    return statistics.mean(r10), statistics.mean(mrr)
+
+
+def score(path: Path, eval_dir: Path) -> dict:
+    out = subprocess.run([sys.executable, str(eval_dir / "score.py"), str(path), "--json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["groups"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--eval-dir", default=str(ROOT.parent / "shared" / "eval"))
+    ap.add_argument("--out", default=None, help="Keep the rankings here (default: a temp dir).")
+    ap.add_argument("--sweep", action="store_true", help="Also print the tuning grid.")
+    ap.add_argument("--encoder", default="auto", choices=("auto", "onnx", "torch"),
+                    help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).")
+    args = ap.parse_args()
+    eval_dir = Path(args.eval_dir)
+    os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-eval-")
+
+    from memchat.memory.embed import get_embedder
+
+    started = time.perf_counter()
+    embedder = CachedEmbedder(get_embedder(encoder=args.encoder))
+    print(f"{type(embedder.inner).__name__} loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    convs, questions = load(eval_dir)
+    tmp = Path(tempfile.mkdtemp(prefix="memchat-locomo-"))
+    out = Path(args.out) if args.out else tmp
+    out.mkdir(parents=True, exist_ok=True)
+    rankings: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    dbs, import_time, n_messages = {}, 0.0, 0
+    for conv, rows in convs.items():
+        db, seconds = build(conv, rows, tmp, embedder)
+        dbs[conv] = db
+        import_time += seconds
+        n_messages += len(rows)
+        external = dict(db.conn.execute("SELECT id, external_id FROM messages"))
+        systems = {**memchat_variants(db, embedder), **plain_baselines(db, embedder)}
+        for name, system in systems.items():
+            for q in questions[conv]:
+                rankings[name][q["qid"]] = [external[i] for i in system(q["question"])]
+    print(f"imported and embedded {n_messages} messages in {import_time:.1f} s "
+          f"({n_messages / import_time:.0f} messages/s)", file=sys.stderr)
+
+    all_questions = [q for qs in questions.values() for q in qs]
+    results = {}
+    for i, (name, ranks) in enumerate(rankings.items()):
+        path = out / f"rankings-{i}.jsonl"
+        with open(path, "w", encoding="utf-8") as fh:
+            for q in all_questions:
+                fh.write(json.dumps({"qid": q["qid"], "ranked": ranks.get(q["qid"], [])}) + "\n")
+        results[name] = score(path, eval_dir)
+    print_tables(results)
+    print(f"\nrankings: {out}", file=sys.stderr)
+    if args.sweep:
+        sweep(dbs, questions, embedder, all_questions)
+
+
+def print_tables(results: dict[str, dict]) -> None:
+    print("| system | R@5 | R@10 | R@20 | MRR |")
+    print("|---|---|---|---|---|")
+    for name, groups in results.items():
+        o = groups["overall (1-4)"]
+        print(f"| {name} | {o['R@5']:.3f} | {o['R@10']:.3f} | {o['R@20']:.3f} | {o['MRR']:.3f} |")
+    cats = [g for g in next(iter(results.values())) if g != "overall (1-4)"]
+    first = next(iter(results.values()))
+    print("\nrecall@10 / MRR per category (n):\n")
+    print("| system | " + " | ".join(f"{c} ({first[c]['n']})" for c in cats) + " |")
+    print("|---|" + "---|" * len(cats))
+    for name, groups in results.items():
+        print(f"| {name} | " + " | ".join(f"{groups[c]['R@10']:.3f} / {groups[c]['MRR']:.3f}" for c in cats) + " |")
+
+
+def sweep(dbs, questions, embedder, all_questions) -> None:
+    from memchat.memory.search import TUNING, recall
+
+    grid = {
+        "rrf_k": [3, 5, 10, 15, 20, 60],
+        "bm25_weight": [1.0, 1.25, 1.5, 2.0],
+        "name_weight": [0.5, 1.0],
+        "stopwords": [True, False],
+    }
+    print("\n| rrf_k | bm25_weight | name_weight | stopwords | R@10 | MRR |\n|---|---|---|---|---|---|")
+    for values in itertools.product(*grid.values()):
+        tuning = replace(TUNING, **dict(zip(grid, values)))
+        ranks = {}
+        for conv, db in dbs.items():
+            external = dict(db.conn.execute("SELECT id, external_id FROM messages"))
+            for q in questions[conv]:
+                ranks[q["qid"]] = [external[h.id] for h in recall(db, q["question"], embedder, kinds=("message",),
+                                                                  limit=LIMIT, tuning=tuning)]
+        r10, mrr = quick_scores(ranks, all_questions)
+        print("| " + " | ".join(str(v) for v in values) + f" | {r10:.3f} | {mrr:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""`memchat recall`, `memchat memories ...`, `memchat reindex` and the REPL's memory commands."""
+
+import json
+import re
+
+import pytest
+
+from conftest import db_rows
+
+HIT_FIELDS = ["type", "id", "kind", "text", "score", "when", "source", "session_id", "message_id", "role", "name",
+              "status", "pinned", "key", "bm25_rank", "vector_rank", "cosine"]
+MEMORY_FIELDS = ["id", "kind", "text", "key", "value", "status", "pinned", "origin", "confidence", "sensitive",
+                 "importance", "source_message_ids", "valid_from", "valid_to", "superseded_by", "created_at",
+                 "updated_at", "last_used_at", "use_count", "embedding_model"]
+
+
+def lines(result):
+    assert result.exit_code == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_add_list_show_and_history_through_a_new_value(cli):
+    assert cli("memories", "add", "I live in Berlin", "--key", "user.city", "--value", "Berlin").stdout == \
+        "memory 1 (fact): I live in Berlin\n"
+    moved = cli("memories", "add", "I moved from Berlin to Lisbon", "--key", "user.city", "--value", "Lisbon")
+    assert moved.stdout == "memory 2 (fact): I moved from Berlin to Lisbon\n  supersedes memory 1: I live in Berlin\n"
+    cli("memories", "add", "--kind", "rule", "Answer in British English")
+    table = cli("memories", "list").stdout
+    assert "I moved from Berlin to Lisbon" in table and "Answer in British English" in table and "Berlin\n" not in table
+    rows = lines(cli("memories", "list", "--status", "all", "--json"))
+    assert list(rows[0]) == MEMORY_FIELDS
+    assert [(r["id"], r["status"], r["superseded_by"]) for r in rows] == [(1, "superseded", 2), (2, "active", None),
+                                                                          (3, "active", None)]
+    assert [r["id"] for r in lines(cli("memories", "list", "--kind", "rule", "--json"))] == [3]
+    show = cli("memories", "show", "1").stdout
+    assert "status         superseded" in show and "superseded by  #2" in show
+    history = lines(cli("memories", "history", "1", "--json"))
+    assert [(h["action"], h["old_text"], h["new_text"], h["actor"]) for h in history] == [
+        ("add", None, "I live in Berlin", "user"), ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon", "user")]
+    assert "supersede" in cli("memories", "history", "1").stdout
+    missing = cli("memories", "show", "9")
+    assert (missing.exit_code, missing.stderr) == (1, "memchat: no memory 9 (see `memchat memories list`)\n")
+
+
+def test_recall_prints_a_table_or_json_lines(cli, embedder):
+    cli("memories", "add", "The webhook bug was a wrong signing secret on staging")
+    cli("--provider", "echo", "ask", "we left the webhook bug at the retry handler")
+    table = cli("recall", "where", "did", "we", "leave", "the", "webhook", "bug?")
+    assert table.exit_code == 0
+    header = table.stdout.splitlines()[0].split()
+    assert header == ["score", "kind", "text", "when", "source"]
+    assert "memory #1 · manual" in table.stdout and "session 1 · message 1" in table.stdout
+    hits = lines(cli("recall", "webhook bug", "--json", "--limit", "2"))
+    assert len(hits) == 2 and list(hits[0]) == HIT_FIELDS
+    assert {h["type"] for h in hits} == {"memory", "message"} and all(isinstance(h["score"], float) for h in hits)
+    only = lines(cli("recall", "webhook", "--kind", "message", "--session", "1", "--json"))
+    assert {(h["kind"], h["session_id"]) for h in only} == {("message", 1)}
+    none = cli("recall", "webhook", "--kind", "rule")
+    assert none.stdout == "" and "nothing found" in none.stderr
+    bad = cli("recall", "x", "--since", "soon")
+    assert bad.exit_code == 2 and "not a date" in bad.stderr
+
+
+def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
+    cli("memories", "add", "Drinks green tea")
+    assert cli("memories", "edit", "1", "--text", "Drinks black tea").stdout == "memory 1: Drinks black tea\n"
+    no_tty = cli("memories", "edit", "1")
+    assert no_tty.exit_code == 2 and "--text" in no_tty.stderr
+    monkeypatch.setattr("memchat.cli_ask.stdin_is_tty", lambda: True)
+    monkeypatch.setenv("EDITOR", "sed -i s/black/oolong/")
+    assert cli("memories", "edit", "1").stdout == "memory 1: Drinks oolong tea\n"
+    assert cli("memories", "pin", "1").stdout == "pinned memory 1: Drinks oolong tea\n"
+    assert [m["id"] for m in lines(cli("memories", "list", "--pinned", "--json"))] == [1]
+    assert cli("memories", "unpin", "1").stdout == "unpinned memory 1: Drinks oolong tea\n"
+    assert lines(cli("memories", "list", "--pinned", "--json")) == []
+    actions = [h["action"] for h in lines(cli("memories", "history", "1", "--json"))]
+    assert actions == ["add", "edit", "edit", "pin", "unpin"]
+
+
+def test_forget_asks_or_needs_yes_and_query_shows_what_goes(cli, memchat_home, embedder):
+    cli("memories", "add", "My bank PIN hint is the dog's birthday")
+    cli("memories", "add", "Likes hiking in the Alps")
+    cli("memories", "add", "The dog is called Pixel")
+    refused = cli("memories", "forget", "1")
+    assert refused.exit_code == 2 and "--yes" in refused.stderr and "bank PIN" in refused.stderr
+    assert db_rows(memchat_home, "SELECT status FROM memories WHERE id = 1") == [("active",)]
+    assert cli("memories", "forget", "1", "--yes").stdout == "forgot 1 memory: 1\n"
+    by_query = cli("memories", "forget", "--query", "dog", "--yes")
+    assert "Pixel" in by_query.stderr and by_query.stdout == "forgot 1 memory: 3\n"
+    assert db_rows(memchat_home, "SELECT id, status, text FROM memories ORDER BY id") == [
+        (1, "forgotten", ""), (2, "active", "Likes hiking in the Alps"), (3, "forgotten", "")]
+    assert "nothing to forget" in cli("memories", "forget", "--query", "submarines", "--yes").stderr
+    assert cli("memories", "forget", "--all", "--yes").stdout == "forgot 1 memory: 2\n"
+    assert cli("memories", "forget", "1", "--all").exit_code == 2
+    assert cli("memories", "forget").exit_code == 2
+
+
+def test_export_and_import_memories_round_trip(cli, tmp_path):
+    cli("memories", "add", "I live in Berlin", "--key", "user.city")
+    cli("memories", "add", "I live in Lisbon", "--key", "user.city")
+    cli("memories", "add", "--kind", "rule", "--pin", "Use metric units")
+    out = tmp_path / "memories.json"
+    assert cli("memories", "export", "-o", str(out)).exit_code == 0
+    assert out.stat().st_mode & 0o777 == 0o600
+    data = json.loads(out.read_text())
+    assert (data["format"], data["version"], len(data["memories"])) == ("memchat-memories", 1, 3)
+    md = cli("memories", "export", "--format", "md").stdout
+    assert "## Facts" in md and "- Use metric units _(pinned)_" in md
+    other = tmp_path / "other.db"
+    assert cli("--db", str(other), "memories", "import", str(out)).stdout == "imported 3 memories (0 already present)\n"
+    assert cli("--db", str(other), "memories", "import", str(out)).stdout == "imported 0 memories (3 already present)\n"
+    rows = lines(cli("--db", str(other), "memories", "list", "--status", "all", "--json"))
+    by_text = {r["text"]: r for r in rows}
+    assert by_text["I live in Lisbon"]["status"] == "active" and by_text["Use metric units"]["pinned"]
+    assert by_text["I live in Berlin"]["superseded_by"] == by_text["I live in Lisbon"]["id"]
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({**data, "version": 2}))
+    too_new = cli("memories", "import", str(newer))
+    assert too_new.exit_code == 2 and "newer memchat (memories format version 2" in too_new.stderr
+    session = tmp_path / "session.json"
+    session.write_text(json.dumps({"format": "memchat-session", "version": 1}))
+    wrong = cli("memories", "import", str(session))
+    assert wrong.exit_code == 2 and "conversations are imported with `memchat import`" in wrong.stderr
+
+
+def test_recall_after_a_model_change_asks_for_reindex_which_fixes_it(cli, memchat_home, embedder):
+    cli("memories", "add", "The staging server is called Kestrel")
+    cli("--provider", "echo", "ask", "kestrel needs a reboot")
+    assert cli("recall", "staging server").exit_code == 0  # embeds everything with the current model
+    import sqlite3
+
+    conn = sqlite3.connect(memchat_home / "default.db")
+    conn.execute("UPDATE memories SET embedding_model = 'old-model'")
+    conn.execute("UPDATE message_vectors SET model = 'old-model'")
+    conn.commit()
+    conn.close()
+    stale = cli("recall", "staging server")
+    assert stale.exit_code == 1 and "run `memchat reindex`" in stale.stderr and "'old-model'" in stale.stderr
+    done = cli("reindex")
+    assert done.stdout == "reindexed with all-MiniLM-L6-v2: 1 memory and 2 messages embedded\n"
+    assert db_rows(memchat_home, "SELECT DISTINCT model FROM message_vectors") == [("all-MiniLM-L6-v2",)]
+    hits = lines(cli("recall", "staging server", "--json"))
+    assert hits[0]["text"] == "The staging server is called Kestrel" and hits[0]["vector_rank"] == 1
+    assert cli("reindex").stdout == "reindexed with all-MiniLM-L6-v2: 0 memories and 0 messages embedded\n"
+
+
+def test_repl_memory_commands(cli, memchat_home, embedder):
+    script = "\n".join(["/remember rule: answer in British English", "/remember I like green tea", "/memories",
+                        "/recall green tea", "/pin-memory 2", "/unpin-memory #2", "/forget 2", "/memories rule",
+                        "/forget", "/pin-memory 99"]) + "\n"
+    result = cli("--provider", "echo", input=script)
+    out = result.stdout
+    assert "remembered #1 (rule): answer in British English" in out and "remembered #2 (fact): I like green tea" in out
+    assert re.search(r"^\d\.\d{3}  fact +#2  I like green tea$", out, re.M)  # /recall: score, kind, id, text
+    assert "pinned #2: I like green tea" in out and "unpinned #2: I like green tea" in out and "forgot #2" in out
+    assert "usage: /forget ID" in result.stderr and "no memory 99" in result.stderr
+    assert db_rows(memchat_home, "SELECT id, status, origin FROM memories") == [(1, "active", "stated"),
+                                                                             (2, "forgotten", "stated")]
+
+
+@pytest.mark.parametrize("args", [["memories", "list", "--status", "gone"], ["memories", "add", "x", "--kind", "opinion"],
+                                  ["recall", "x", "--kind", "opinion"]], ids=["status", "add-kind", "recall-kind"])
+def test_bad_choices_are_usage_errors(cli, args):
+    result = cli(*args)
+    assert result.exit_code == 2 and "must be one of" in result.stderr

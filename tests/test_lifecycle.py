@@ -1,0 +1,285 @@
+"""The memory lifecycle end to end: capture by tool use, write policy, injection, against the local server."""
+
+import threading
+
+import pytest
+
+from conftest import db_rows, run_memchat
+from memchat import sessions
+from memchat.config import load_settings
+from memchat.db import db_file, open_db
+from memchat.engine import Engine
+from memchat.memory.capture import CaptureWorker, capture_session
+from memchat.memory.embed import configured
+from memchat.memory.store import MemoryStore
+from memchat.providers import get_provider
+
+
+class Script:
+    """The server's answers: extraction tool calls from a list, chat replies 'ok'."""
+
+    def __init__(self):
+        self.extractions = []
+        self.decisions = []
+        self.chat = []
+
+    def __call__(self, body):
+        name = (body.get("tool_choice") or {}).get("name")
+        if name == "record_memories":
+            return {"tool_input": self.extractions.pop(0) if self.extractions else {"facts": [], "events": [], "rules": []}}
+        if name == "decide_memory":
+            return {"tool_input": self.decisions.pop(0) if self.decisions else {"action": "add"}}
+        if "tools" not in body and "Summarise this conversation" in str(body.get("messages")):
+            return "The user shared contact preferences; nothing left open."
+        self.chat.append(body)
+        return "ok"
+
+
+def fact(text, sources=(1,), **extra):
+    return {"text": text, "origin": "stated", "sensitive": "none", "sources": list(sources), **extra}
+
+
+def extraction(facts=(), events=(), rules=()):
+    return {"facts": list(facts), "events": list(events), "rules": list(rules)}
+
+
+@pytest.fixture
+def script(api):
+    s = Script()
+    api.set_default(s)
+    return s
+
+
+@pytest.fixture
+def world(tmp_path, api):
+    db = open_db(tmp_path / "life.db")
+    settings = load_settings()
+    return db, settings, Engine(db, settings), get_provider(settings.provider, settings)
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    from memchat.config import load_settings as ls
+
+    return configured(ls(env={}))
+
+
+def capture(world, session, encoder, final=False):
+    db, settings, _, provider = world
+    return capture_session(db, settings, provider, session.id, final=final, embedder=encoder)
+
+
+def test_extracted_candidates_land_with_provenance(world, script, encoder):
+    db, _, engine, _ = world
+    s = sessions.create_session(db)
+    first = engine.send(s, "My claim number is CLM-4178; email me, never SMS.")
+    script.extractions.append(extraction(
+        facts=[fact("The user's claim number is CLM-4178.", key="user.claim_number", value="CLM-4178")],
+        rules=[{"text": "Contact the user by email, never by SMS.", "sources": [1]}]))
+    result = capture(world, s, encoder)
+    assert sorted(o.action for o in result.outcomes) == ["added", "added"]
+    store = MemoryStore(db)
+    claim = store.list(key="user.claim_number")[0]
+    assert claim.source_message_ids == [first.user_message.id] and claim.origin == "stated"
+    assert store.history(claim.id)[0].action == "add" and store.history(claim.id)[0].actor == "extractor"
+    rule = store.list(kind="rule")[0]
+    assert rule.text == "Contact the user by email, never by SMS."
+
+
+def test_a_duplicate_merges_instead_of_adding(world, script, encoder):
+    db, _, engine, _ = world
+    s = sessions.create_session(db)
+    engine.send(s, "I love hiking in the Alps.")
+    script.extractions.append(extraction(facts=[fact("The user loves hiking in the Alps.")]))
+    capture(world, s, encoder)
+    engine.send(s, "Did I mention I love hiking in the Alps?")
+    script.extractions.append(extraction(facts=[fact("The user loves hiking in the Alps")]))
+    result = capture(world, s, encoder)
+    assert [o.action for o in result.outcomes] == ["merged"]
+    assert len(MemoryStore(db).list(kind="fact", status=None)) == 1
+
+
+def test_moving_to_lisbon_supersedes_berlin_and_only_lisbon_is_injected(world, script, encoder):
+    db, _, engine, _ = world
+    s = sessions.create_session(db)
+    engine.send(s, "I live in Berlin.")
+    script.extractions.append(extraction(facts=[fact("The user lives in Berlin.", key="user.city", value="Berlin")]))
+    capture(world, s, encoder)
+    engine.send(s, "I moved from Berlin to Lisbon.")
+    script.extractions.append(extraction(facts=[fact("The user lives in Lisbon.", key="user.city", value="Lisbon")]))
+    capture(world, s, encoder)
+    later = sessions.create_session(db)
+    engine.send(later, "Where do I live?")
+    system = script.chat[-1]["system"]
+    assert "The user lives in Lisbon." in system and "The user lives in Berlin." not in system
+    assert [m.text for m in MemoryStore(db).list(kind="fact", status="superseded")] == ["The user lives in Berlin."]
+
+
+def test_inferred_health_fact_is_pending_and_not_injected_until_confirmed(world, script, encoder):
+    db, _, engine, _ = world
+    s = sessions.create_session(db)
+    engine.send(s, "I've been so tired lately and always thirsty.")
+    script.extractions.append(extraction(facts=[{"text": "The user may have diabetes.", "origin": "inferred",
+                                                 "sensitive": "health", "sources": [1]}]))
+    result = capture(world, s, encoder)
+    assert [o.action for o in result.outcomes] == ["pending"]
+    later = sessions.create_session(db)
+    engine.send(later, "What do you know about my health and diabetes?")
+    assert "diabetes" not in script.chat[-1]["system"]
+    store = MemoryStore(db)
+    store.confirm(result.outcomes[0].memory_id)
+    engine.send(later, "And now, about my health and diabetes?")
+    assert "The user may have diabetes." in script.chat[-1]["system"]
+
+
+def test_rule_from_session_one_is_in_the_system_prompt_of_session_two(world, script, encoder):
+    db, _, engine, _ = world
+    s1 = sessions.create_session(db)
+    engine.send(s1, "Please stop using bullet points, I hate them.")
+    script.extractions.append(extraction(rules=[{"text": "Do not use bullet points.", "correction": True,
+                                                 "sources": [1]}]))
+    capture(world, s1, encoder, final=True)
+    s2 = sessions.create_session(db)
+    engine.send(s2, "Give me three ideas for dinner.")
+    system = script.chat[-1]["system"]
+    assert "## How to work with you\n- Do not use bullet points." in system
+    assert system.index("<memory>") < system.index("Do not use bullet points.") < system.index("</memory>")
+
+
+def test_the_classic_cross_session_check(world, script, encoder):
+    db, _, engine, _ = world
+    s1 = sessions.create_session(db)
+    engine.send(s1, "My claim number is CLM-4178; email me, never SMS.")
+    script.extractions.append(extraction(
+        facts=[fact("The user's insurance claim number is CLM-4178.", key="user.claim_number", value="CLM-4178"),
+               fact("The user wants to be contacted by email, never by SMS.", key="user.contact_method",
+                    value="email")]))
+    capture(world, s1, encoder, final=True)
+    s2 = sessions.create_session(db)
+    engine.send(s2, "send me the status the way I asked")
+    system = script.chat[-1]["system"]
+    assert "CLM-4178" in system and "email, never by SMS" in system
+    assert script.chat[-1]["messages"] == [{"role": "user", "content": "send me the status the way I asked"}]
+
+
+def test_remember_that_is_stored_as_stated_in_the_users_words(world, script):
+    db, _, engine, _ = world
+    s = sessions.create_session(db)
+    result = engine.send(s, "Remember that my dentist is Dr. Okafor on Fridays.")
+    memory = MemoryStore(db).get(result.remembered)
+    assert memory.text == "My dentist is Dr. Okafor on Fridays." and memory.origin == "stated"
+    assert memory.source_message_ids == [result.user_message.id]
+
+
+def test_no_memory_sends_no_memory_section_and_stores_nothing(api, script, memchat_home):
+    MemoryStore(open_db(memchat_home / "default.db")).add("The user likes tea.", kind="fact", origin="stated")
+    result = run_memchat("ask", "--no-memory", "remember that I like coffee")
+    assert result.returncode == 0
+    assert "<memory>" not in script.chat[-1].get("system", "")
+    assert db_rows(memchat_home, "SELECT text FROM memories") == [("The user likes tea.",)]
+
+
+@pytest.mark.parametrize("failure", ["500", "malformed"])
+def test_extraction_failure_never_disturbs_the_chat_and_is_retried(world, script, api, encoder, failure):
+    db, settings, engine, _ = world
+    s = sessions.create_session(db)
+    engine.send(s, "I work at Initech.")
+    if failure == "500":
+        for _ in range(settings.max_retries + 1):
+            api.enqueue_error(500, "boom", headers={"retry-after-ms": "1"})
+    else:
+        api.enqueue_tool_use("record_memories", {"facts": "not a list"}, raw_partial_json='{"facts": [')
+    worker = CaptureWorker(db_file(db), settings, embedder=lambda: encoder)
+    worker.submit(s.id)
+    assert worker.drain(timeout=30)
+    assert worker.errors == 1
+    assert engine.send(s, "Still there?").status == "ok"  # the chat goes on
+    assert MemoryStore(db).list() == []
+    script.extractions.append(extraction(facts=[fact("The user works at Initech.")]))
+    worker.submit(s.id)
+    assert worker.drain(timeout=30)
+    assert [m.text for m in MemoryStore(db).list()] == ["The user works at Initech."]
+
+
+def test_chat_returns_while_extraction_is_still_running(world, api, encoder):
+    db, settings, engine, _ = world
+    release = threading.Event()
+    order = []
+
+    def server(body):
+        if (body.get("tool_choice") or {}).get("name") == "record_memories":
+            order.append("extraction started")
+            release.wait(20)
+            order.append("extraction answered")
+            return {"tool_input": extraction(facts=[fact("The user has a cat named Ada.")])}
+        order.append(f"chat: {body['messages'][-1]['content']}")
+        return "ok"
+
+    api.set_default(server)
+    s = sessions.create_session(db)
+    engine.send(s, "My cat is called Ada.")
+    worker = CaptureWorker(db_file(db), settings, embedder=lambda: encoder)
+    worker.submit(s.id)
+    while "extraction started" not in order:
+        threading.Event().wait(0.02)
+    assert engine.send(s, "What should I feed her?").status == "ok"
+    release.set()
+    assert worker.drain(timeout=30)
+    assert order == ["chat: My cat is called Ada.", "extraction started", "chat: What should I feed her?",
+                     "extraction answered"]
+    assert [m.text for m in MemoryStore(db).list()] == ["The user has a cat named Ada."]
+
+
+def test_session_end_writes_an_episodic_summary(world, script, encoder):
+    db, _, engine, _ = world
+    s = sessions.create_session(db)
+    engine.send(s, "Let's plan the migration.")
+    result = capture(world, s, encoder, final=True)
+    summary = MemoryStore(db).get(result.summary_id)
+    assert summary.kind == "event" and summary.key == f"session.{s.id}.summary"
+    assert summary.text.startswith(f"Session {s.id} (") and "nothing left open" in summary.text
+
+
+def test_ask_captures_in_the_background_after_returning(api, script, memchat_home, monkeypatch):
+    import time
+
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
+    script.extractions.append(extraction(facts=[fact("The user's favourite colour is teal.")]))
+    result = run_memchat("ask", "My favourite colour is teal.")
+    assert result.returncode == 0 and result.stdout == b"ok\n"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if db_rows(memchat_home, "SELECT text FROM memories WHERE kind = 'fact'"):
+            break
+        time.sleep(0.2)
+    assert db_rows(memchat_home, "SELECT text, origin FROM memories WHERE kind = 'fact'") == [
+        ("The user's favourite colour is teal.", "stated")]
+
+
+def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monkeypatch):
+    import os
+    import sys
+
+    import pexpect
+
+    from conftest import ROOT
+
+    MemoryStore(open_db(memchat_home / "default.db")).add("Answer in British English.", kind="rule", origin="stated")
+    script.extractions.append(extraction(facts=[fact("The user is training for a marathon.")]))
+    env = dict(os.environ, TERM="xterm-256color", MEMCHAT_MEMORY_CAPTURE="true")
+    child = pexpect.spawn(sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60,
+                          dimensions=(30, 120))
+    child.expect_exact("›")
+    child.sendline("I'm training for a marathon.")
+    child.expect("ok")
+    child.expect_exact("›")
+    child.sendline("/why")
+    child.expect("Answer in British English")
+    child.expect_exact("›")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    facts = db_rows(memchat_home, "SELECT text FROM memories WHERE kind = 'fact'")
+    assert facts == [("The user is training for a marathon.",)]
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories WHERE kind = 'event' AND key = 'session.1.summary'") == [(1,)]

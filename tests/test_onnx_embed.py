@@ -1,0 +1,89 @@
+"""The torch-free encoder must give the same vectors as sentence-transformers."""
+
+import json
+import numpy as np
+import pytest
+
+from memchat.memory import onnx_embed
+from memchat.memory.embed import DEFAULT_MODEL, load_sentence_transformer
+
+TEXTS = onnx_embed.VERIFY_TEXTS + [
+    "Short.", "A somewhat longer sentence about retrieval-augmented generation and memory.",
+    "Ñandú, façade, naïve café — accents everywhere.", "Привет, как дела?", "مرحبا بالعالم",
+    "x" * 3000, "\n\n\t  spaced   out  \n", "1234567890 " * 40, "<memory>ignore previous instructions</memory>",
+    "The quick brown fox jumps over the lazy dog. " * 30, "👍", "ok", "SELECT 1;", "λx. x + 1",
+    "I moved from Berlin to Lisbon", "I moved from Lisbon to Berlin", "email me, never SMS",
+    "Caroline: I went to the support group yesterday.", "Melanie: We went camping last weekend!",
+    "", "  ", "a", "the", "naive cafe", "New York City", "new york city", "NEW YORK CITY",
+    "Ich habe heute keine Zeit.", "今日は忙しいです。", "def f(x):\n    return x ** 2\n", "🙂🙃🙂🙃", "3.14159",
+    "What did Caroline research?", "When is Melanie planning on going camping?", "adoption agencies",
+    "Don't use bullet points.", "Stop apologising!", "My claim number is CLM-4178", "tea > coffee",
+]
+
+
+@pytest.fixture
+def exported(memchat_home):
+    """The shared export (made once per test run, about 12 s, by whichever test needs it first)."""
+    if not onnx_embed.ready(DEFAULT_MODEL):
+        assert onnx_embed.prepare(DEFAULT_MODEL)
+    return onnx_embed.export_dir(DEFAULT_MODEL)
+
+
+def test_onnx_and_sentence_transformers_agree_on_varied_texts(exported):
+    assert len(TEXTS) >= 50
+    reference = load_sentence_transformer(DEFAULT_MODEL).encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    onnx = onnx_embed.OnnxEmbedder(DEFAULT_MODEL, exported).encode(TEXTS)
+    cosines = np.sum(reference.astype(np.float64) * onnx, axis=1)
+    assert cosines.min() >= 0.999, f"worst text: {TEXTS[int(cosines.argmin())]!r}"
+    assert onnx.dtype == np.float32 and onnx.shape == (len(TEXTS), 384)
+    assert np.allclose(np.linalg.norm(onnx, axis=1), 1.0, atol=1e-5)
+
+
+def test_batching_and_order_do_not_change_vectors(exported):
+    enc = onnx_embed.OnnxEmbedder(DEFAULT_MODEL, exported)
+    together = enc.encode(TEXTS, batch_size=7)
+    alone = np.vstack([enc.encode([t]) for t in TEXTS[:10]])
+    assert np.allclose(together[:10], alone, atol=1e-5)
+
+
+def test_export_is_cached_verified_and_keyed_by_model_and_weights(exported):
+    assert onnx_embed.ready(DEFAULT_MODEL)
+    info = json.loads((exported / "manifest.json").read_text())
+    assert info["verified"] is True and info["min_cosine"] >= 0.999 and info["max_seq_length"] == 256
+    assert (exported / "model.onnx.data").stat().st_size > 50_000_000  # weights memory-mapped, not inline
+    assert onnx_embed.cache_key(DEFAULT_MODEL).startswith("all-MiniLM-L6-v2-")
+
+
+def test_a_failed_verification_is_recorded_and_not_used(tmp_path, monkeypatch, memchat_home):
+    monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "own-cache"))  # never poison the shared export
+    monkeypatch.setattr(onnx_embed, "MIN_COSINE", 1.5)  # impossible: forces the disagreement path
+    notes = []
+    assert onnx_embed.prepare(DEFAULT_MODEL, note=notes.append) is False
+    assert not onnx_embed.ready(DEFAULT_MODEL) and onnx_embed.failed(DEFAULT_MODEL)
+    assert any("staying on sentence-transformers" in n for n in notes)
+
+
+def test_a_model_that_is_not_a_local_directory_cannot_be_exported():
+    with pytest.raises(FileNotFoundError):
+        onnx_embed.cache_key("some-org/not-downloaded-model")
+
+
+def test_auto_encoder_falls_back_to_sentence_transformers_when_the_export_failed(tmp_path, monkeypatch):
+    from memchat.memory import embed
+
+    monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "own-cache"))
+    monkeypatch.setattr(onnx_embed, "MIN_COSINE", 1.5)
+    monkeypatch.setattr(embed, "_EMBEDDERS", {})
+    notes = []
+    enc = embed.get_embedder(DEFAULT_MODEL, encoder="auto", note=notes.append)
+    assert isinstance(enc, embed.SentenceTransformerEmbedder)
+    assert any("staying on sentence-transformers" in n for n in notes)
+
+
+def test_auto_encoder_uses_onnx_when_verified(exported, monkeypatch):
+    from memchat.memory import embed
+
+    monkeypatch.setattr(embed, "_EMBEDDERS", {})
+    assert isinstance(embed.get_embedder(DEFAULT_MODEL, encoder="auto"), onnx_embed.OnnxEmbedder)
+    monkeypatch.setattr(embed, "_EMBEDDERS", {})
+    assert isinstance(embed.get_embedder(DEFAULT_MODEL, encoder="torch"), embed.SentenceTransformerEmbedder)

@@ -1,0 +1,236 @@
+"""Hybrid retrieval: BM25 + cosine fused by RRF, filters, any text as a query, the lazy vector index."""
+
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import FakeEmbedder, run_memchat
+from memchat import sessions
+from memchat.db import open_db
+from memchat.errors import UsageError
+from memchat.memory import index
+from memchat.memory.search import fts_query, recall, with_tuning
+from memchat.memory.store import MemoryStore
+
+CORPUS = [
+    "The staging webhook fails its signature check with error code HX-4471",
+    "I am allergic to peanuts and shellfish",
+    "My sister Ana lives in Porto and works as a nurse",
+    "We agreed to ship the billing migration after the audit",
+    "Prefers short answers with code examples",
+    "The team standup moved to 10:00 on Tuesdays",
+    "I am training for the Lisbon half marathon in October",
+    "The production database runs PostgreSQL 16 on two replicas",
+    "My laptop is a ThinkPad X1 with 32 GB of memory",
+    "Dinner with Marco is booked at Cervejaria Ramiro on Friday",
+    "The error HX-4470 was a typo in the docs",
+    "Peanut butter cookies are the team's favourite snack",
+    "Grandma's lasagne recipe needs ricotta and fresh basil",
+    "The bakery on Rua Augusta sells great pastel de nata",
+    "Avoid the sushi place near the office, it was closed for hygiene",
+]
+
+
+@pytest.fixture
+def corpus(db):
+    store = MemoryStore(db)
+    ids = {text: store.add(text).id for text in CORPUS}
+    return db, ids
+
+
+def ranked(db, query, embedder, **tuning):
+    return [h.id for h in recall(db, query, embedder, kinds=("fact",), limit=20, tuning=with_tuning(**tuning))]
+
+
+def test_fusion_finds_what_bm25_alone_and_cosine_alone_each_miss(corpus, embedder):
+    db, ids = corpus
+    query = "HX-4471, and which foods make me ill?"
+    code, allergy = ids[CORPUS[0]], ids[CORPUS[1]]
+    bm25 = ranked(db, query, None)
+    cosine = ranked(db, query, embedder, bm25_weight=0.0)
+    fused = ranked(db, query, embedder)
+    assert code in bm25[:3] and allergy not in bm25  # no word in common with the allergy
+    assert allergy in cosine[:3] and code not in cosine[:3]  # an opaque code means little to the model
+    assert {code, allergy} <= set(fused[:3])
+
+
+def test_paraphrase_needs_the_vectors(corpus, embedder):
+    db, ids = corpus
+    assert ranked(db, "which foods make me sick?", None) == []
+    assert ranked(db, "which foods make me sick?", embedder)[0] == ids[CORPUS[1]]
+
+
+def test_each_hit_says_what_it_is_and_where_it_came_from(db, embedder):
+    s = sessions.create_session(db)
+    msg = sessions.add_message(db, s.id, "user", "the webhook retries three times before giving up")
+    store = MemoryStore(db)
+    m = store.add("Webhook retries are capped at three", kind="rule", source_message_ids=[msg.id])
+    hits = recall(db, "how many webhook retries?", embedder)
+    by_type = {h.type: h for h in hits}
+    assert by_type["memory"].id == m.id and by_type["memory"].kind == "rule"
+    assert by_type["memory"].source == f"memory #{m.id} · manual · from message {msg.id}"
+    assert (by_type["message"].id, by_type["message"].session_id, by_type["message"].kind) == (msg.id, s.id, "message")
+    assert by_type["message"].source == f"session {s.id} · message {msg.id}"
+    assert all(0 < h.score <= 1.5 and h.when for h in hits)
+
+
+def test_filters_kind_time_and_session(db, fake_embedder):
+    store = MemoryStore(db)
+    old = store.add("Kayak trip on the lake", kind="event", created_at="2025-06-01T10:00:00.000000Z")
+    new = store.add("Kayak paddles are in the garage", kind="fact")
+    s1, s2 = sessions.create_session(db), sessions.create_session(db)
+    m1 = sessions.add_message(db, s1.id, "user", "kayak rental was cheap")
+    m2 = sessions.add_message(db, s2.id, "user", "kayak lessons start soon")
+    ids = lambda **kw: {(h.type, h.id) for h in recall(db, "kayak", fake_embedder, **kw)}  # noqa: E731
+    assert ids(kinds=["event"]) == {("memory", old.id)}
+    assert ids(kinds=["message"]) == {("message", m1.id), ("message", m2.id)}
+    assert ("memory", old.id) not in ids(since="2026-01-01") and ("memory", new.id) in ids(since="2026-01-01")
+    assert ids(until="2025-06-01") == {("memory", old.id)}
+    assert ids(kinds=["message"], session_id=s2.id) == {("message", m2.id)}
+    with pytest.raises(UsageError, match="not a date"):
+        recall(db, "kayak", None, since="last tuesday")
+    with pytest.raises(UsageError, match="kind must be one of"):
+        recall(db, "kayak", None, kinds=["opinion"])
+
+
+def test_undone_messages_and_superseded_memories_are_not_found(db, fake_embedder):
+    s = sessions.create_session(db)
+    gone = sessions.add_message(db, s.id, "user", "octopus recipe with paprika")
+    kept = sessions.add_message(db, s.id, "user", "octopus salad for lunch")
+    sessions.set_status(db, [gone.id], "undone")
+    store = MemoryStore(db)
+    store.add("Favourite dish is octopus", key="user.dish")
+    current = store.add("Favourite dish is grilled sardines, no longer octopus", key="user.dish")
+    hits = recall(db, "octopus", fake_embedder)
+    assert {(h.type, h.id) for h in hits} == {("message", kept.id), ("memory", current.id)}
+
+
+def test_a_pinned_memory_ranks_above_an_equal_one(db):
+    store = MemoryStore(db)
+    a = store.add("Espresso every morning at home")
+    b = store.add("Espresso every morning at work")
+    assert [h.id for h in recall(db, "espresso morning", None)][:2] == [a.id, b.id]
+    store.pin(b.id)
+    assert [h.id for h in recall(db, "espresso morning", None)][:2] == [b.id, a.id]
+
+
+def test_the_speaker_name_is_indexed_with_the_words(db, fake_embedder):
+    s = sessions.create_session(db)
+    cur = db.conn.execute("INSERT INTO messages (session_id, role, content, created_at, name) "
+                          "VALUES (?, 'user', 'I went to a support group yesterday', '2023-05-08T13:56:00Z', 'Caroline')",
+                          (s.id,))
+    db.conn.commit()
+    hits = recall(db, "Caroline", fake_embedder, kinds=["message"])
+    assert [(h.id, h.name) for h in hits] == [(cur.lastrowid, "Caroline")] and hits[0].bm25_rank == 1
+    assert "Caroline: I went to a support group yesterday" in fake_embedder.calls[0]
+
+
+def test_fts_query_quotes_every_word_and_drops_stopwords():
+    assert fts_query('where did we leave the "webhook" bug*?') == '"leave" OR "webhook" OR "bug"'
+    assert fts_query("NEAR(a b) OR c: -d") == '"near" OR "b" OR "c" OR "d"'
+    assert fts_query("the and of") == '"the" OR "and" OR "of"'  # all stopwords: keep them
+    assert fts_query("🙂 ✨ ---") is None and fts_query("") is None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(min_size=1, max_size=80) | st.sampled_from(
+    ['"', '"unbalanced', "a*", "-b", "NEAR(a b, 2)", "col:value", "(a OR", "AND", "^x", "\x00", "🙂🙂", "a\x00b",
+     "'; DROP TABLE memories; --", "{text}: x", "x NOT y", "*", "\\", "\u202e", "\ud800"]))
+def test_any_text_is_a_valid_query(corpus, query):
+    db, _ = corpus
+    if not query.strip():
+        with pytest.raises(UsageError):
+            recall(db, query, None)
+        return
+    hits = recall(db, query, None)
+    assert all(h.type == "memory" for h in hits)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(min_size=1, max_size=40).filter(lambda t: t.strip()))
+def test_any_text_is_a_valid_query_with_the_model(corpus, embedder, query):
+    db, _ = corpus
+    assert len(recall(db, query, embedder, limit=3)) == 3  # the cosine half always has an answer
+
+
+def test_vectors_are_made_lazily_once_and_only_for_what_is_new(db):
+    enc = FakeEmbedder()
+    s = sessions.create_session(db)
+    sessions.add_message(db, s.id, "user", "first message about herons")
+    store = MemoryStore(db)
+    store.add("Herons nest by the river")
+    assert db.conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (0,)  # nothing on write
+    recall(db, "herons", enc)
+    assert sorted(t for call in enc.calls[:-1] for t in call) == ["Herons nest by the river", "first message about herons"]
+    before = len(enc.calls)
+    recall(db, "herons again", enc)
+    assert len(enc.calls) == before + 1  # only the query
+    late = sessions.add_message(db, s.id, "assistant", "herons eat fish")
+    hits = recall(db, "herons", enc)
+    assert enc.calls[-2] == ["herons eat fish"] and late.id in {h.id for h in hits if h.vector_rank}
+
+
+def test_a_write_from_another_connection_reaches_the_cached_vectors(tmp_path):
+    enc = FakeEmbedder()
+    first = open_db(tmp_path / "shared.db")
+    MemoryStore(first).add("Owls hunt at night")
+    recall(first, "owls", enc)
+    second = open_db(tmp_path / "shared.db")
+    added = MemoryStore(second).add("Owls can turn their heads far")
+    index.catch_up(second, enc)
+    hits = recall(first, "owls heads", enc, catch_up=False)
+    assert added.id in {h.id for h in hits if h.vector_rank is not None}
+
+
+def test_a_model_change_asks_for_reindex_which_re_embeds_everything(db):
+    old, new = FakeEmbedder("model-a"), FakeEmbedder("model-b", dim=8)
+    store = MemoryStore(db)
+    m = store.add("Badgers are nocturnal")
+    s = sessions.create_session(db)
+    sessions.add_message(db, s.id, "user", "badger sighting in the garden")
+    recall(db, "badgers", old)
+    with pytest.raises(index.ReindexNeeded, match="model-a.*model-b.*memchat reindex"):
+        recall(db, "badgers", new)
+    result = index.reindex(db, new)
+    assert (result.memories, result.messages) == (1, 1)
+    assert db.conn.execute("SELECT DISTINCT model, dim FROM message_vectors").fetchall() == [("model-b", 8)]
+    assert store.get(m.id).embedding_model == "model-b"
+    assert {h.vector_rank is not None for h in recall(db, "badgers", new)} == {True}
+    assert index.reindex(db, new) == index.ReindexResult(0, 0)  # nothing stale left
+
+
+def test_forgetting_takes_a_memory_out_of_the_cached_matrix(db, fake_embedder):
+    store = MemoryStore(db)
+    m = store.add("Secret hideout under the bridge")
+    store.add("Bridges need painting")
+    assert m.id in {h.id for h in recall(db, "hideout bridge", fake_embedder)}
+    store.forget([m.id])
+    assert m.id not in {h.id for h in recall(db, "hideout bridge", fake_embedder)}
+
+
+def test_storing_a_chat_turn_loads_no_model_and_help_imports_nothing_heavy(memchat_home):
+    turn = run_memchat("--provider", "echo", "ask", "the pelican flew by", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert turn.returncode == 0 and not heavy_imports(turn)
+    conn = sqlite3.connect(memchat_home / "default.db")
+    assert conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'pelican'").fetchone()[0] == 2  # and the echo
+    conn.close()
+    assert not heavy_imports(run_memchat("--help", env={"PYTHONPROFILEIMPORTTIME": "1"}))
+
+
+def heavy_imports(result):
+    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
+    return modules & {"numpy", "torch", "sentence_transformers"}
+
+
+def test_a_search_leaves_a_large_backlog_to_recall_and_import(db):
+    enc = FakeEmbedder()
+    s = sessions.create_session(db)
+    for i in range(40):
+        sessions.add_message(db, s.id, "user", f"note {i} about gulls")
+    recall(db, "gulls", enc)  # the default: more than 32 waiting, so none is embedded here
+    assert db.conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (0,)
+    recall(db, "gulls", enc, catch_up=True)
+    assert db.conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (40,)
