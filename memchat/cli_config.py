@@ -137,15 +137,17 @@ def doctor(ctx: typer.Context,
     check("tokenizer (offline)", tokenizer)
 
     def embedder() -> str:
-        from memchat.memory.embed import DEFAULT_MODEL, load_sentence_transformer
+        from memchat.memory.embed import configured
 
-        vec = load_sentence_transformer(DEFAULT_MODEL).encode(["hello world"])
-        return f"{DEFAULT_MODEL}, {vec.shape[1]} dimensions"
+        enc = configured(settings, note=lambda text: console.print(f"[dim]  {render._escape(text)}[/dim]"))
+        vec = enc.encode(["hello world"])
+        kind = "onnxruntime" if type(enc).__name__ == "OnnxEmbedder" else "sentence-transformers"
+        return f"{enc.model_name} via {kind}, {vec.shape[1]} dimensions"
 
     if quick:
         report(None, "embedding model", "skipped (--quick)")
     else:
-        console.print("[dim]  loading the embedding model (about 10 s the first time)…[/dim]")
+        console.print("[dim]  loading the embedding model (the first time it is also exported to ONNX, ~15 s)…[/dim]")
         check("embedding model (offline)", embedder)
     if failures:
         raise typer.Exit(1)
