@@ -102,7 +102,7 @@ def confirm(question: str, yes: bool) -> bool:
 @app.command()
 def recall(
     ctx: typer.Context,
-    query: list[str] = typer.Argument(..., help="What to look for, in your own words."),
+    query: list[str] = typer.Argument(..., metavar="QUERY", help="What to look for, in your own words."),
     kind: Optional[list[str]] = typer.Option(None, "--kind", "-k", help="fact, event, rule or message (repeatable)."),
     limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results."),
     since: Optional[str] = typer.Option(None, "--since", help="Only from this date/time on (2026-01-01)."),

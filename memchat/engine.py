@@ -96,10 +96,19 @@ class Engine:
             return Section()
         previous = [m for m in sessions.messages(self.db, session.id) if m.id < user.id][-2:]
         query = "\n".join([*(m.content[-500:] for m in previous), user.content])
+        from memchat.memory.index import ReindexNeeded
+
         embedder = self._embedder() if _has_memory(self.db, session.id) else None
-        section = inject.build(self.db, query, embedder=embedder, budget=self.settings.get("memory.budget"),
-                               count=tokens.count, session_id=session.id, factor=self.factor())
-        return section
+        build = lambda enc: inject.build(self.db, query, embedder=enc,  # noqa: E731
+                                         budget=self.settings.get("memory.budget"), count=tokens.count,
+                                         session_id=session.id, factor=self.factor())
+        try:
+            return build(embedder)
+        except ReindexNeeded as exc:
+            # Vectors of another model: still answer, by full text, and say what fixes it.
+            if on_notice:
+                on_notice(f"{exc.message}; this message searched memory by full text only")
+            return build(None)
 
     def remember(self, user: Message) -> int | None:
         """Store "remember that ..." directly, as stated, in the user's words."""

@@ -283,3 +283,16 @@ def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monke
     facts = db_rows(memchat_home, "SELECT text FROM memories WHERE kind = 'fact'")
     assert facts == [("The user is training for a marathon.",)]
     assert db_rows(memchat_home, "SELECT count(*) FROM memories WHERE kind = 'event' AND key = 'session.1.summary'") == [(1,)]
+
+
+def test_vectors_of_another_model_do_not_break_a_chat_turn(world, script, encoder):
+    db, _, engine, _ = world
+    MemoryStore(db).add("The user's dog is called Biscuit.", kind="fact", origin="stated")
+    db.conn.execute("UPDATE memories SET embedding = zeroblob(16), embedding_model = 'some-old-model'")
+    db.conn.commit()
+    s = sessions.create_session(db)
+    notices = []
+    result = engine.send(s, "What is my dog called?", on_notice=notices.append)
+    assert result.status == "ok"
+    assert any("reindex" in n for n in notices)
+    assert "Biscuit" in script.chat[-1]["system"]  # still found, by full text

@@ -85,6 +85,8 @@ def capture_session(db: Database, settings: Settings, provider: Any, session_id:
     store = MemoryStore(db)
     model = settings.model
     if new:
+        if callable(embedder) and not hasattr(embedder, "encode"):
+            embedder = embedder()  # loaded only when there is something to capture
         query = " ".join(m.content for m in new if m.role == "user")[:2000]
         related: list[Any] = []
         if query.strip():
@@ -166,10 +168,9 @@ class CaptureWorker:
                 if db is None:
                     db = open_db(self.db_path)
                     provider = get_provider(self.settings.provider, self.settings)
-                embedder = self._embedder() if self._embedder else None
                 try:
                     result = capture_session(db, self.settings, provider, session_id, final=final,
-                                             embedder=embedder)
+                                             embedder=self._embedder)
                     self.stored += sum(1 for o in result.outcomes if o.action in ("added", "pending", "superseded",
                                                                                    "updated"))
                     log.info("capture session %s: %d turns, %d candidates", session_id, result.turns,

@@ -214,6 +214,8 @@ class OnnxEmbedder:
         # The graph was optimised at export; optimising again at every load costs ~150 ms.
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.log_severity_level = 3
+        # Spinning worker threads would steal the core that numpy's scan and SQLite need next.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(directory / "model.onnx"), options,
                                              providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
