@@ -50,3 +50,14 @@ class NotFoundError(MemchatError):
 
 class StoreError(MemchatError):
     """The database cannot be opened, is corrupt, too new, or cannot be written."""
+
+
+def parse_id(value: str | int, what: str) -> int:
+    """A positive id typed by a user ("12" or "#12"), or a UsageError naming what it is."""
+    try:
+        number = int(str(value).strip().lstrip("#"))
+    except ValueError:
+        raise UsageError(f"{what} id must be a number, got {value!r}") from None
+    if number < 1:
+        raise UsageError(f"{what} id must be a positive number, got {value!r}")
+    return number

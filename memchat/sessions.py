@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import NotFoundError, UsageError
+from memchat.errors import NotFoundError, UsageError, parse_id
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -88,13 +88,7 @@ def create_session(db: Database, *, model: str | None = None, system: str | None
 
 
 def parse_session_id(value: str | int) -> int:
-    try:
-        number = int(str(value).strip().lstrip("#"))
-    except ValueError:
-        raise UsageError(f"session id must be a number, got {value!r}") from None
-    if number < 1:
-        raise UsageError(f"session id must be a positive number, got {value!r}")
-    return number
+    return parse_id(value, "session")
 
 
 def get_session(db: Database, session_id: int | str) -> Session:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import NotFoundError, UsageError
+from memchat.errors import NotFoundError, UsageError, parse_id
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -78,13 +78,7 @@ _UPDATABLE = {"kind", "key", "value", "origin", "confidence", "sensitive", "impo
 
 
 def parse_memory_id(value: str | int) -> int:
-    try:
-        number = int(str(value).strip().lstrip("#"))
-    except ValueError:
-        raise UsageError(f"memory id must be a number, got {value!r}") from None
-    if number < 1:
-        raise UsageError(f"memory id must be a positive number, got {value!r}")
-    return number
+    return parse_id(value, "memory")
 
 
 def _check(name: str, value: str, allowed: tuple[str, ...]) -> str:

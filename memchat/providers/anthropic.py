@@ -100,18 +100,22 @@ class AnthropicProvider:
             self._client = anthropic.Anthropic(**kwargs)
         return self._client
 
-    def complete(self, request: ChatRequest) -> Reply:
-        """One non-streamed call (summaries, extraction): the whole reply at once."""
+    def _create(self, request: ChatRequest, **extra: Any) -> Any:
+        """One non-streamed Messages call; any failure becomes a ProviderError line."""
         client = self.client()
         kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens,
-                                  "messages": request.messages}
+                                  "messages": request.messages, **extra}
         if request.system:
             kwargs["system"] = request.system
         try:
-            message = client.messages.create(**kwargs)
+            return client.messages.create(**kwargs)
         except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
             raise explain(exc, model=request.model, retries=self.settings.max_retries,
                           timeout=self.settings.timeout) from None
+
+    def complete(self, request: ChatRequest) -> Reply:
+        """One non-streamed call (summaries): the whole reply at once."""
+        message = self._create(request)
         text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
         usage = message.usage
         return Reply(text=text, model=message.model or request.model, stop_reason=message.stop_reason,
@@ -120,17 +124,7 @@ class AnthropicProvider:
 
     def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
         """Force one tool call and return its input: structured output without parsing prose."""
-        client = self.client()
-        kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens,
-                                  "messages": request.messages, "tools": [tool],
-                                  "tool_choice": {"type": "tool", "name": tool["name"]}}
-        if request.system:
-            kwargs["system"] = request.system
-        try:
-            message = client.messages.create(**kwargs)
-        except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
-            raise explain(exc, model=request.model, retries=self.settings.max_retries,
-                          timeout=self.settings.timeout) from None
+        message = self._create(request, tools=[tool], tool_choice={"type": "tool", "name": tool["name"]})
         for block in message.content:
             if block.type == "tool_use" and block.name == tool["name"]:
                 if not isinstance(block.input, dict):
