@@ -114,6 +114,12 @@ def _migrations():
             )"""
         )
 
+    @migrations()
+    def m006_index_memories_by_importance(db: Database) -> None:
+        # The memory section takes the most important active rules and facts: no full scan.
+        db.execute("CREATE INDEX IF NOT EXISTS memories_kind_importance "
+                   "ON memories(kind, status, importance DESC, id DESC)")
+
     return migrations
 
 

@@ -32,6 +32,8 @@ HEADER = (
 FOOTER = "</memory>"
 _TAG = re.compile(r"</?\s*memory\b[^>]*>?", re.IGNORECASE)
 SNIPPET_CHARS = 300
+MAX_RULES = 100  # every active rule, in practice; the most important if someone has thousands
+MAX_FACTS = 150  # candidates beyond the relevant ones; ~100 short facts fill 1,500 tokens
 
 
 @dataclass
@@ -75,11 +77,20 @@ def build(db: Database, query: str, *, embedder: Embedder | None, budget: int, c
 
     store = MemoryStore(db)
     pinned = store.list(status="active", pinned=True)
-    rules = sorted(store.list(kind="rule", status="active"), key=lambda m: (-m.importance, m.id))
-    facts = store.list(kind="fact", status="active")
+    rule_ids = [r[0] for r in db.conn.execute(
+        "SELECT id FROM memories WHERE kind = 'rule' AND status = 'active' ORDER BY importance DESC, id LIMIT ?",
+        (MAX_RULES,))]
+    rules = sorted(store.get_many(rule_ids).values(), key=lambda m: (-m.importance, m.id))
     hits = []
     if query.strip():
         hits = recall(db, query, embedder, kinds=("fact", "event", "message"), limit=40)
+    # The relevant facts, then the most important others: more than a budget can ever hold,
+    # without reading every fact of a large memory.
+    others = [r[0] for r in db.conn.execute(
+        "SELECT id FROM memories WHERE kind = 'fact' AND status = 'active' "
+        "ORDER BY importance DESC, id DESC LIMIT ?", (MAX_FACTS,))]
+    relevant = [h.id for h in hits if h.type == "memory" and h.kind == "fact"]
+    facts = list(store.get_many(list(dict.fromkeys(relevant + others))).values())
     rank = {h.id: i for i, h in enumerate(hits) if h.type == "memory"}
     scores = {(h.type, h.id): h.score for h in hits}
     facts.sort(key=lambda m: (rank.get(m.id, 10_000), -m.importance, m.id))
@@ -127,9 +138,13 @@ def _assemble(candidates: list[Item], budget: int, count: Callable[[str], int], 
         return Section()
     used = fixed
     chosen: list[Item] = []
+    misses = 0
     for item in candidates:
         cost = est(item.text) + 2
         if used + cost > budget:
+            misses += 1
+            if misses > 20 or budget - used < 8:
+                break  # full: stop counting the rest
             continue  # a shorter item further down may still fit
         used += cost
         chosen.append(item)
