@@ -1,0 +1,50 @@
+"""Privacy: the API key is never written anywhere; profiles never see each other's memories."""
+
+import json
+import os
+
+from conftest import run_memchat
+from memchat.db import open_db
+from memchat.memory.store import MemoryStore
+
+KEY = "sk-ant-CANARY-7f3b9e1d"
+
+
+def every_file(root):
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            yield os.path.join(dirpath, name)
+
+
+def test_the_api_key_never_reaches_disk_output_or_errors(api, memchat_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    outputs = []
+    outputs.append(run_memchat("ask", "remember that my locker code is 4411"))
+    api.enqueue_error(401, "invalid x-api-key")
+    outputs.append(run_memchat("ask", "-c", "and again"))
+    outputs.append(run_memchat("config"))
+    outputs.append(run_memchat("config", "--json"))
+    outputs.append(run_memchat("doctor", "--quick"))
+    outputs.append(run_memchat("sessions", "export", "1", "--format", "json", "-o", str(tmp_path / "s.json")))
+    outputs.append(run_memchat("memories", "export", "-o", str(tmp_path / "m.json")))
+    outputs.append(run_memchat("--provider", "echo", input=f"hello\n/export json {tmp_path / 'repl.json'}\n"))
+    for result in outputs:
+        assert KEY.encode() not in result.stdout + result.stderr
+    for path in [*every_file(memchat_home), *every_file(tmp_path)]:
+        with open(path, "rb") as fh:
+            assert KEY.encode() not in fh.read(), path
+
+
+def test_profiles_never_see_each_others_memories(api, memchat_home):
+    for profile, secret in (("work", "The user's badge number is W-5521."), ("home", "The user's bike lock is 0931.")):
+        MemoryStore(open_db(memchat_home / f"{profile}.db")).add(secret, kind="fact", origin="stated")
+    for profile, mine, theirs in (("work", "W-5521", "0931"), ("home", "0931", "W-5521")):
+        recalled = run_memchat("--profile", profile, "recall", "badge number bike lock", "--json").stdout.decode()
+        assert mine in recalled and theirs not in recalled
+        listed = run_memchat("--profile", profile, "memories", "list", "--json").stdout.decode()
+        assert mine in listed and theirs not in listed
+        result = run_memchat("--profile", profile, "ask", "what are my numbers?")
+        assert result.returncode == 0
+        system = api.requests[-1]["system"]
+        assert mine in system and theirs not in system
+    assert json.loads(run_memchat("--profile", "home", "config", "--json").stdout)["database"].endswith("home.db")
