@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from memchat.db import immediate, open_db, utcnow
-from memchat.memory import index
+from memchat.memory import index, vector_file
 from memchat.memory.store import MemoryStore
 
 
@@ -29,9 +29,9 @@ def db(tmp_path):
 def test_a_fresh_process_reads_the_vectors_from_the_disk_copy(db, monkeypatch):
     vectors = seed(db)
     first = index.vector_set(db, "memories", "fake-embedder")
-    files = sorted(p.name for p in index.disk_dir(db).iterdir())
+    files = sorted(p.name for p in vector_file.disk_dir(db).iterdir())
     assert any(f.endswith(".npy") for f in files) and any(f.endswith(".json") for f in files)
-    assert all((index.disk_dir(db) / f).stat().st_mode & 0o077 == 0 for f in files)
+    assert all((vector_file.disk_dir(db) / f).stat().st_mode & 0o077 == 0 for f in files)
     index.forget_cache()  # as a new process would start
     monkeypatch.setattr(index, "_load", lambda *a: pytest.fail("read SQLite instead of the disk copy"))
     again = index.vector_set(db, "memories", "fake-embedder")
@@ -54,9 +54,9 @@ def test_a_change_makes_the_disk_copy_stale(db):
 def test_forgetting_deletes_the_disk_copy(db):
     seed(db)
     index.vector_set(db, "memories", "fake-embedder")
-    assert index.disk_dir(db).exists()
+    assert vector_file.disk_dir(db).exists()
     MemoryStore(db).forget([5])
-    assert not index.disk_dir(db).exists()
+    assert not vector_file.disk_dir(db).exists()
     index.forget_cache()
     rebuilt = index.vector_set(db, "memories", "fake-embedder")
     assert 5 not in set(rebuilt.ids.tolist())

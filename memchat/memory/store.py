@@ -384,7 +384,7 @@ class MemoryStore:
             self.db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
             if messages:
                 self.db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
-        from memchat.memory.index import drop_disk_cache
+        from memchat.memory.vector_file import drop_disk_cache
 
         drop_disk_cache(self.db)  # the on-disk copy of the vectors held the forgotten ones
         self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
