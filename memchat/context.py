@@ -82,12 +82,6 @@ def eligible(m: Message) -> bool:
     return m.status in _SENT_ASSISTANT
 
 
-def build_messages(history: list[Message], current: Message) -> list[dict[str, Any]]:
-    """All eligible history plus the current message, as the API's alternating list."""
-    chosen = [m for m in history if m.id != current.id and eligible(m)]
-    return to_api(chosen, current)
-
-
 def to_api(chosen: list[Message], current: Message | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for m in chosen:

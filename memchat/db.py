@@ -125,10 +125,9 @@ def _migrations():
 
 def _create_private_file(path: Path) -> None:
     """Create the database file 0600 whatever the umask, before SQLite touches it."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    os.close(fd)
-    os.chmod(path, 0o600)
+    from memchat.files import touch_private
+
+    touch_private(path)
 
 
 def _fail(path: Path, exc: BaseException) -> StoreError:

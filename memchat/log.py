@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 
 _configured = False
 
@@ -16,10 +15,9 @@ def get_logger() -> logging.Logger:
         logger.propagate = False
         try:
             from memchat.config import state_dir
+            from memchat.files import touch_private
 
-            path = state_dir() / "memchat.log"
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            os.close(os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600))
+            path = touch_private(state_dir() / "memchat.log")
             handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         except OSError:

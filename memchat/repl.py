@@ -6,7 +6,6 @@ warmed in a background thread started from the prompt's pre_run hook.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from typing import TYPE_CHECKING, Any
@@ -357,12 +356,9 @@ def _can_extract(settings: Any) -> bool:
 def _history_file() -> Any:
     from memchat.config import state_dir
 
-    path = state_dir() / "history"
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-    os.chmod(path, 0o600)
-    return path
+    from memchat.files import touch_private
+
+    return touch_private(state_dir() / "history")
 
 
 def run_repl(st: AppState, *, session: str | None, continue_: bool, use_memory: bool = True) -> None:

@@ -70,12 +70,16 @@ def test_profiles_have_separate_databases(cli, memchat_home):
 
 
 def test_failed_turn_leaves_user_message_unanswered_and_excluded_from_next_call(tmp_path):
-    from memchat.context import build_messages
+    from memchat import tokens
+    from memchat.context import compile_context
 
     db = open_db(tmp_path / "x.db")
     s = sessions.create_session(db)
     failed = sessions.add_message(db, s.id, "user", "lost call", status="unanswered")
     sessions.record_reply(db, failed.id, "", status="incomplete", error="boom")
     current = sessions.add_message(db, s.id, "user", "try again", status="unanswered")
-    assert build_messages(sessions.messages(db, s.id), current) == [{"role": "user", "content": "try again"}]
+    sent = compile_context(history=sessions.messages(db, s.id), current=current, system="", summary=None,
+                           summary_through=None, window=200_000, reserve=1000, strategy="tokens", window_turns=20,
+                           count=tokens.count).messages
+    assert sent == [{"role": "user", "content": "try again"}]
     assert sessions.get_message(db, failed.id).status == "unanswered"

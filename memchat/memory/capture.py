@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -175,7 +174,7 @@ class CaptureWorker:
                                                                                    "updated"))
                     log.info("capture session %s: %d turns, %d candidates", session_id, result.turns,
                              len(result.outcomes))
-                except (MemchatError, Exception) as exc:  # noqa: BLE001 - logged and retried next time
+                except Exception as exc:  # noqa: BLE001 - logged and retried next time
                     self.errors += 1
                     message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
                     log.warning("capture session %s failed (will retry): %s", session_id, message)
