@@ -252,6 +252,9 @@ def forget(
         raise typer.Exit(1)
     done = store.forget([m.id for m in targets], purge_sources=purge_sources)
     typer.echo(f"forgot {count(len(done), 'memory', 'memories')}: {', '.join(map(str, done))}")
+    if store.summary_redactions:
+        render.note(f"redacted {count(store.summary_redactions, 'sentence')} of session summaries that mentioned "
+                    + ("it" if len(done) == 1 else "them"))
     sources = sorted({i for m in targets for i in m.source_message_ids})
     if sources and not purge_sources:
         render.note(f"the conversation they came from is kept (messages {', '.join(map(str, sources))}); "

@@ -88,6 +88,10 @@ def _compact(repl: Repl, arg: str) -> None:
 def _summary(repl: Repl, arg: str) -> None:
     if arg:
         raise UsageError("usage: /summary")
+    if repl.session is not None:  # re-read: a compaction or a forget may have changed it
+        from memchat import sessions
+
+        repl.session = sessions.get_session(repl.db, repl.session.id)
     if repl.session is None or not repl.session.summary:
         repl.info("no session summary yet (it is written when older turns are compacted; /compact forces it)")
         return

@@ -87,7 +87,8 @@ def _forget(repl: Repl, arg: str) -> None:
             repl.info("nothing forgotten")
             return
     store.forget([m.id])
-    repl.info(f"forgot #{m.id}")
+    redacted = f" (and {store.summary_redactions} summary sentence(s) that mentioned it)" if store.summary_redactions else ""
+    repl.info(f"forgot #{m.id}{redacted}")
 
 
 @command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)

@@ -215,6 +215,7 @@ class Engine:
 
     def compact_now(self, session: Session, on_notice: Notice | None = None) -> Session:
         """/compact: fold everything but the last turn into the summary now."""
+        session = sessions.get_session(self.db, session.id)  # a forget may have redacted it since
         history = sessions.messages(self.db, session.id)
         self._count_missing(history)
         if not getattr(self.provider, "can_summarise", False):

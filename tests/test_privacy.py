@@ -48,3 +48,32 @@ def test_profiles_never_see_each_others_memories(api, memchat_home):
         system = api.requests[-1]["system"]
         assert mine in system and theirs not in system
     assert json.loads(run_memchat("--profile", "home", "config", "--json").stdout)["database"].endswith("home.db")
+
+
+def test_forget_all_leaves_no_trace_in_rows_indexes_vectors_or_summaries(memchat_home, embedder):
+    from memchat import sessions
+
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    s = sessions.create_session(db)
+    sessions.update_session(db, s.id, summary="- The user keeps bees in Wrexham Glebe. Next: ask about honey.")
+    store.add("User keeps bees at Wrexham Glebe allotment", key="user.hobby")
+    store.add("Prefers answers in Welsh", kind="rule")
+    store.add("Session 1 (2026-11-29): the user described their Wrexham Glebe beehives.", kind="event",
+              key=f"session.{s.id}.summary", origin="inferred")
+    db.conn.close()
+    assert run_memchat("recall", "beehives").returncode == 0  # vectors (and their on-disk copy) now exist
+    result = run_memchat("memories", "forget", "--all", "--yes")
+    assert result.returncode == 0 and b"forgot 3 memories" in result.stdout
+    assert b"redacted 1 sentence of session summaries" in result.stderr
+    files = [p for p in every_file(memchat_home) if "default.db" in p]
+    assert files and not any(".vectors" in p for p in files)  # the vector copy went with them
+    for path in files:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        for needle in (b"Wrexham", b"wrexham", b"Welsh", b"welsh", b"beehive", b"keeps bees"):
+            assert needle not in data, (needle, path)
+    listed = [json.loads(line) for line in run_memchat("memories", "list", "--status", "all", "--json").stdout.splitlines()]
+    assert [(m["status"], m["text"]) for m in listed] == [("forgotten", "")] * 3
+    summary = json.loads(run_memchat("sessions", "show", "1", "--json").stdout)["session"]["summary"]
+    assert summary == "- [forgotten] Next: ask about honey."

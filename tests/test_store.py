@@ -185,3 +185,35 @@ def test_migration_indexes_messages_written_before_it(tmp_path):
     assert fts_ids(db, "messages_fts", "pelican") == [1]
     assert db["memories"].exists() and db["message_vectors"].exists()
     assert json.loads(db.conn.execute("SELECT json_array(name, external_id) FROM messages").fetchone()[0]) == [None, None]
+
+
+def test_forget_redacts_the_session_summaries_that_mentioned_it(tmp_path, fake_embedder):
+    path = tmp_path / "summaries.db"
+    db = open_db(path)
+    store = MemoryStore(db)
+    s = sessions.create_session(db)
+    msg = sessions.add_message(db, s.id, "user", "my sister Priyanka Vostrikova visits in May")
+    sessions.update_session(db, s.id, summary=(
+        "## Facts\n- The user's sister Priyanka visits in May. They like green tea.\n"
+        "- Constraint: \"answer in French\".\n## Open threads\n- Vostrikova wedding plans"), summary_through_message_id=msg.id)
+    fact = store.add("User's sister is named Priyanka Vostrikova", key="user.sister", source_message_ids=[msg.id])
+    episode = store.add("Session 1 (2026-11-29, \"family\"): the user talked about Priyanka's visit in May. "
+                        "They asked for tea recommendations.", kind="event", key=f"session.{s.id}.summary",
+                        origin="inferred")
+    index.catch_up(db, fake_embedder)
+    store.forget([fact.id])
+
+    summary = sessions.get_session(db, s.id).summary
+    assert summary == ("## Facts\n- [forgotten] They like green tea.\n"
+                       "- Constraint: \"answer in French\".\n## Open threads\n- [forgotten]")
+    kept = store.get(episode.id)
+    assert kept.status == "active" and "Priyanka" not in kept.text and "tea recommendations" in kept.text
+    assert kept.embedding_model is None  # its vector is recomputed from the redacted text
+    assert all("Priyanka" not in (h.old_text or "") + (h.new_text or "") for h in store.history(episode.id))
+    assert store.summary_redactions == 3
+    assert fts_ids(db, "memories_fts", "priyanka") == [] and fts_ids(db, "memories_fts", "recommendations") == [episode.id]
+    db.conn.close()
+    data = path.read_bytes()
+    assert b"my sister Priyanka Vostrikova visits" in data  # the transcript is kept (no --purge-sources)
+    for needle in (b"named Priyanka", b"sister Priyanka visits", b"Priyanka's visit", b"Vostrikova wedding"):
+        assert needle not in data, f"{needle!r} is still on disk"

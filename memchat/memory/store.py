@@ -8,7 +8,8 @@ Rules kept here, whoever calls:
 - every write is one IMMEDIATE transaction and leaves a history row (actor and time);
 - a memory with the same `key` as an active one supersedes it: the old row gets
   `valid_to`, `superseded_by` and status `superseded`, and is never current again;
-- forgetting removes the text from the row, the history, the FTS index and the vector,
+- forgetting removes the text from the row, the history, the FTS index, the vector and the
+  sentences of session summaries that mention it,
   merges the FTS segments and checkpoints the WAL, so the words are not left on disk
   (`secure_delete` zeroes freed space).
 
@@ -109,6 +110,7 @@ class MemoryStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.summary_redactions = 0  # sentences the last forget took out of summaries
 
     # --- reading ---------------------------------------------------------------------------
     def _select(self, where: str, params: tuple | list = (), order: str = "ORDER BY id") -> list[Memory]:
@@ -345,7 +347,8 @@ class MemoryStore:
         """Forget memories for good; returns the ids that were forgotten now.
 
         The text goes from the row, from every history row that quoted it, from the FTS index
-        and from the vector. With purge_sources the messages it came from are redacted too.
+        and from the vector; sentences of session summaries that mention it are redacted
+        (memchat.memory.redact). With purge_sources the messages it came from are redacted too.
         """
         targets = [self.get(i) for i in memory_ids]
         targets = [m for m in targets if m.status != "forgotten"]
@@ -366,12 +369,40 @@ class MemoryStore:
                     "embedding = NULL, embedding_model = NULL, source_message_ids = '[]', "
                     "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id = ?", (now, now, m.id))
                 self._log(m.id, action, None, None, actor, now)
+            self.summary_redactions = self._redact_summaries(targets, actor, now)
             if purge_sources and sources:
                 marks = ", ".join("?" for _ in sources)
                 conn.execute(f"UPDATE messages SET content = ? WHERE id IN ({marks})", (FORGOTTEN_MESSAGE, *sources))
                 conn.execute(f"DELETE FROM message_vectors WHERE message_id IN ({marks})", tuple(sources))
         self._scrub(messages=purge_sources and bool(sources))
         return [m.id for m in targets]
+
+    def _redact_summaries(self, forgotten: list[Memory], actor: str, now: str) -> int:
+        """Summaries paraphrase what they cover: take the sentences that mention a forgotten
+        memory out of every session summary and episodic summary (and their history)."""
+        from memchat.memory.redact import Forgotten, redact
+
+        needles = [Forgotten(m.text, m.value) for m in forgotten]
+        conn, total = self.db.conn, 0
+        for sid, summary in conn.execute("SELECT id, summary FROM sessions WHERE summary != ''").fetchall():
+            text, n = redact(summary, needles)
+            if n:
+                conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (text, sid))
+                total += n
+        gone = {m.id for m in forgotten}
+        for m in self._select("WHERE kind = 'event' AND key LIKE 'session.%.summary' AND status != 'forgotten'"):
+            text, n = redact(m.text, needles)
+            if m.id in gone or not n:
+                continue
+            total += n
+            conn.execute("UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, updated_at = ? "
+                         "WHERE id = ?", (text, now, m.id))
+            for hid, old_text, new_text in conn.execute(
+                    "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (m.id,)).fetchall():
+                conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
+                             (redact(old_text or "", needles)[0] or None, redact(new_text or "", needles)[0] or None, hid))
+            self._log(m.id, "edit", None, text, actor, now)
+        return total
 
     def forget_all(self, *, actor: str = "user") -> list[int]:
         ids = [m.id for m in self.list(status=("active", "pending", "superseded"))]
