@@ -308,6 +308,11 @@ def import_(ctx: typer.Context, path: str = typer.Argument(..., metavar="FILE"))
     text, name = read_file(path)
     result = import_text(_store(ctx), text, name)
     typer.echo(f"imported {count(result.added, 'memory', 'memories')} ({result.skipped} already present)")
+    if result.pending:
+        from memchat import render
+
+        render.note(f"{count(result.pending, 'memory', 'memories')} {'waits' if result.pending == 1 else 'wait'} for your review "
+                    "(pending, not used until confirmed): memchat memories review")
 
 
 # --- memchat import / reindex -----------------------------------------------------------------

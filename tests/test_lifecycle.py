@@ -296,3 +296,40 @@ def test_vectors_of_another_model_do_not_break_a_chat_turn(world, script, encode
     assert result.status == "ok"
     assert any("reindex" in n for n in notices)
     assert "Biscuit" in script.chat[-1]["system"]  # still found, by full text
+
+
+def test_no_path_but_confirm_makes_an_inferred_sensitive_fact_active(world, script, encoder, tmp_path, cli,
+                                                                   memchat_home, monkeypatch):
+    import json
+
+    db, _, engine, _ = world
+    monkeypatch.setenv("MEMCHAT_DB", str(db_file(db)))
+    s = sessions.create_session(db)
+    engine.send(s, "I keep forgetting my insulin pen.")
+    script.extractions.append(extraction(facts=[{"text": "The user may have diabetes.", "origin": "inferred",
+                                                 "sensitive": "health", "sources": [1], "key": "user.health"}]))
+    mid = capture(world, s, encoder).outcomes[0].memory_id
+    store = MemoryStore(db)
+    pending = lambda: store.get(mid).status  # noqa: E731
+    # Edit, metadata updates, pinning and a full reindex leave it pending.
+    assert cli("memories", "edit", str(mid), "--text", "The user has type 1 diabetes.").exit_code == 0
+    store.update(mid, importance=0.9, sensitive=True, key="user.health")
+    store.pin(mid)
+    assert cli("reindex", "--full").exit_code == 0
+    assert pending() == "pending"
+    # Re-importing its own export, or a file that claims it is active, adds it as pending.
+    export = tmp_path / "mem.json"
+    assert cli("memories", "export", "-o", str(export)).exit_code == 0
+    data = json.loads(export.read_text())
+    for record in data["memories"]:
+        record["status"] = "active"
+    export.write_text(json.dumps(data))
+    monkeypatch.setenv("MEMCHAT_DB", str(tmp_path / "other.db"))
+    result = cli("memories", "import", str(export))
+    assert result.exit_code == 0 and "1 memory waits for your review" in result.stderr
+    other = MemoryStore(open_db(tmp_path / "other.db"))
+    assert [(m.text, m.status) for m in other.list(status=None)] == [("The user has type 1 diabetes.", "pending")]
+    # Nothing pending reaches the model.
+    engine.send(s, "What do you know about my diabetes?")
+    assert "diabetes" not in script.chat[-1]["system"]
+    assert store.confirm(mid).status == "active"

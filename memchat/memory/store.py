@@ -190,13 +190,16 @@ class MemoryStore:
 
         Adding the exact text of a memory with the same kind, key and status returns that
         memory instead of a copy. Status `superseded` (with valid_to and superseded_by) is
-        for restoring an export.
+        for restoring an export. An inferred sensitive memory is stored pending, whatever
+        the caller asked: no path but `confirm` makes one active.
         """
         text = _text(text)
         _check("kind", kind, KINDS)
         _check("origin", origin, ORIGINS)
         _check("status", status, ("active", "pending", "superseded"))
         key = key.strip() if key and key.strip() else None
+        if status == "active" and origin == "inferred" and sensitive:
+            status = "pending"  # only the user's confirm makes an inferred sensitive fact current
         for same in self._select("WHERE text = ? AND kind = ? AND key IS ? AND status = ?", (text, kind, key, status)):
             return same
         now = utcnow()

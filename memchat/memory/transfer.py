@@ -27,6 +27,7 @@ _DROPPED = {"embedding_model", "source_message_ids", "last_used_at", "use_count"
 class ImportResult:
     added: int
     skipped: int
+    pending: int = 0  # added as pending: inferred sensitive facts wait for the user's review
 
 
 def export_records(store: MemoryStore) -> list[Memory]:
@@ -102,7 +103,7 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
                      key=lambda r: r.get("created_at") or "")
     old = sorted((r for r in records if r.get("status") == "superseded"),
                  key=lambda r: r.get("created_at") or "", reverse=True)
-    added = 0
+    added = pending = 0
     for r in [*current, *old]:
         status, successor = r.get("status", "active"), new_ids.get(r.get("superseded_by"))
         holder = store.list(key=r["key"], status="active") if r.get("key") and status == "active" else []
@@ -119,5 +120,6 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
             new_ids[r["id"]] = memory.id
         if memory.id not in before:
             added += 1
+            pending += memory.status == "pending"
             before.add(memory.id)
-    return ImportResult(added, len(records) - added)
+    return ImportResult(added, len(records) - added, pending)
