@@ -79,6 +79,9 @@ def read_file(path: str | Path) -> tuple[str, str]:
         raise UsageError(f"{path} is a directory, not a file") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    if data.startswith(b"SQLite format 3\x00"):
+        raise UsageError(f"{path} is a SQLite database, not an export; to use it as memchat's database, "
+                         "pass --db (it is refused there too if it is not a memchat database)")
     try:
         return data.decode("utf-8-sig"), str(path)
     except UnicodeDecodeError as exc:

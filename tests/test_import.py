@@ -78,8 +78,11 @@ def test_a_memchat_session_export_imports_once(cli, tmp_path, memchat_home):
     (b'{"format": "memchat-memories", "version": 1, "memories": []}', "use `memchat memories import` for it"),
     (b'{"format": "memchat-session", "version": 1, "session": {"id": 1, "created_at": "t"}, "messages": [{"id": 1}]}',
      "message 1: missing 'role'"),
+    (b'{"format": "chatgpt-conversations", "version": 1}', "is a 'chatgpt-conversations' file, not a conversation"),
+    (b"SQLite format 3\x00" + bytes(200), "is a SQLite database, not an export"),
 ], ids=["bad-json", "role", "no-content", "no-session", "content-type", "timestamp", "session-type", "not-object",
-        "utf8", "empty", "newer", "memories-file", "export-message"])
+        "utf8", "empty", "newer", "memories-file", "export-message",
+        "other-format", "sqlite-file"])
 def test_bad_files_are_one_line_errors_and_import_nothing(cli, tmp_path, memchat_home, content, message):
     f = tmp_path / "bad.jsonl"
     f.write_bytes(content)
