@@ -331,12 +331,14 @@ def import_conversations(
     result = import_file(db, path)
     typer.echo(f"imported {count(result.messages_added, 'message')} into {result.sessions_added} new and "
                f"{count(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)")
-    if embed and result.message_ids:
-        from memchat.memory.index import embed_messages
+    if embed and (result.message_ids or result.messages_skipped):
+        from memchat.memory.index import catch_up
 
+        # Everything without a vector, not only this run's messages: an import that was
+        # interrupted while embedding is finished by running it again.
         enc = embedder(st)
         with progress_bar("embedding messages", minimum=1) as progress:
-            embed_messages(db, enc, result.message_ids, progress)
+            catch_up(db, enc, progress)
 
 
 @app.command()

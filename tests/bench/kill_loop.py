@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Kill -9 at random points, the full count: chat turns, imports and extractions.
+
+    python tests/bench/kill_loop.py [--kills 50] [--seed 1]
+
+For each kind, --kills real `memchat` processes are SIGKILLed after a random delay, against
+the local Messages-API server of the tests (tests/fakeapi.py). After every kill the database
+must pass tests/faults.py:check_consistent (integrity_check, FTS in step, no half-written
+active memory, no memory stored twice); at the end no acknowledged chat message may be
+missing, and one more uninterrupted run must finish the interrupted work. The CI suite runs
+the same code with a few kills (tests/test_reliability.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+
+from fakeapi import FakeAnthropic  # noqa: E402
+from faults import (ROOT, Extractor, check_consistent, conversation_file, kill_during_capture,  # noqa: E402
+                    kill_during_import, kill_during_turn, seed_chats)
+
+
+def fresh_home(kind: str) -> Path:
+    home = Path(tempfile.mkdtemp(prefix=f"memchat-kill-{kind}-"))
+    os.environ["MEMCHAT_HOME"] = str(home)
+    return home
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memchat", *args], capture_output=True, cwd=str(ROOT), timeout=300)
+
+
+def turns(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
+    home = fresh_home("turn")
+    api.set_default(None)
+    acknowledged, bad = [], 0
+    for i in range(kills):
+        label, ack = kill_during_turn(api, rng.uniform(0.0, 1.5), after_first_byte=i % 2 == 1)
+        acknowledged += [label] if ack else []
+        try:
+            check_consistent(home / "default.db")
+        except AssertionError as exc:
+            bad += 1
+            print(f"  turn kill {i}: {exc}", file=sys.stderr)
+    api.reset()
+    conn = sqlite3.connect(home / "default.db")
+    stored = {r[0] for r in conn.execute("SELECT content FROM messages WHERE role = 'user'")}
+    conn.close()
+    after = run("ask", "--no-memory", "after the storm")
+    return {"kind": "chat turn", "kills": kills, "inconsistent": bad, "acknowledged": len(acknowledged),
+            "lost": len(set(acknowledged) - stored), "next run ok": after.returncode == 0}
+
+
+def imports(kills: int, rng: random.Random) -> dict:
+    home = fresh_home("import")
+    conversation = home / "chats.jsonl"
+    total = conversation_file(conversation)
+    bad = torn = 0
+    for i in range(kills):
+        kill_during_import(conversation, rng.uniform(0.02, 0.35) if i % 2 == 0 else rng.uniform(0.35, 3))
+        try:
+            counts = check_consistent(home / "default.db") if (home / "default.db").exists() else {"messages": 0}
+            torn += counts["messages"] not in (0, total)
+        except AssertionError as exc:
+            bad += 1
+            print(f"  import kill {i}: {exc}", file=sys.stderr)
+    after = run("import", str(conversation))
+    final = check_consistent(home / "default.db")["messages"]
+    return {"kind": "import", "kills": kills, "inconsistent": bad + torn, "acknowledged": "-", "lost": "-",
+            "next run ok": after.returncode == 0 and final == total}
+
+
+def captures(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
+    home = fresh_home("capture")
+    os.environ["MEMCHAT_MEMORY_CAPTURE"] = "true"
+    api.set_default(Extractor())
+    gadgets = seed_chats(home / "default.db")
+    bad = 0
+    for i in range(kills):
+        # Each round adds turns, so that every kill finds something left to capture.
+        if i and i % 5 == 0:
+            gadgets += seed_chats(home / "default.db", sessions=1, turns=6, first=len(gadgets))
+        kill_during_capture(rng.uniform(0.3, 2.5))
+        try:
+            check_consistent(home / "default.db")
+        except AssertionError as exc:
+            bad += 1
+            print(f"  capture kill {i}: {exc}", file=sys.stderr)
+    after = run("memories", "capture")
+    conn = sqlite3.connect(home / "default.db")
+    facts = {r[0] for r in conn.execute("SELECT text FROM memories WHERE status = 'active' AND kind = 'fact'")}
+    conn.close()
+    os.environ["MEMCHAT_MEMORY_CAPTURE"] = "false"
+    complete = facts == {Extractor.fact(g)["text"] for g in gadgets}
+    return {"kind": "extraction", "kills": kills, "inconsistent": bad, "acknowledged": "-", "lost": "-",
+            "next run ok": after.returncode == 0 and complete}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kills", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    for name in [n for n in os.environ if n.startswith(("MEMCHAT_", "ANTHROPIC_"))]:
+        del os.environ[name]
+    rng = random.Random(args.seed)
+    started = time.perf_counter()
+    with FakeAnthropic() as api:
+        os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench-0000", MEMCHAT_BASE_URL=api.url, MEMCHAT_PROVIDER="anthropic",
+                          MEMCHAT_TIMEOUT="5", MEMCHAT_MEMORY_CAPTURE="false", HF_HUB_OFFLINE="1", NO_COLOR="1")
+        rows = [turns(api, args.kills, rng), imports(args.kills, rng), captures(api, args.kills, rng)]
+    cols = ["kind", "kills", "inconsistent", "acknowledged", "lost", "next run ok"]
+    print(f"{'':2}" + " | ".join(f"{c:>12}" for c in cols))
+    for r in rows:
+        print(f"{'':2}" + " | ".join(f"{str(r[c]):>12}" for c in cols))
+    print(f"  {sum(r['kills'] for r in rows)} kills in {time.perf_counter() - started:.0f} s")
+    failed = any(r["inconsistent"] or (r["lost"] not in ("-", 0)) or not r["next run ok"] for r in rows)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
