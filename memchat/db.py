@@ -136,8 +136,10 @@ def _fail(path: Path, exc: BaseException) -> StoreError:
         return StoreError(f"{path} is not a memchat database or is corrupt; it was left untouched")
     if "readonly" in text or "read-only" in text:
         return StoreError(f"cannot write to the database {path}: it is read-only")
-    if "disk is full" in text or "disk I/O" in text:
-        return StoreError(f"cannot write to the database {path}: {text}")
+    if "disk is full" in text:
+        return StoreError(f"cannot write to the database {path}: the disk is full")
+    if "disk I/O" in text:  # e.g. a write past a file-size limit, or a failing disk
+        return StoreError(f"cannot write to the database {path}: disk I/O error (is the disk full?)")
     return StoreError(f"cannot open the database {path}: {text}")
 
 

@@ -99,3 +99,37 @@ def test_kill_9_during_extraction_leaves_no_half_written_memory_and_capture_resu
                                    "WHERE coalesce(c.through_message_id, 0) < (SELECT max(id) FROM messages m "
                                    "WHERE m.session_id = s.id)")
     assert behind == [(0,)]
+
+
+def test_a_full_disk_is_one_clear_line_keeps_the_message_and_loses_nothing(memchat_home, monkeypatch):
+    import resource
+
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
+    assert run_memchat("ask", "first").returncode == 0
+    db_path = memchat_home / "default.db"
+    limit = db_path.stat().st_size + 48 * 1024  # the file may grow by 48 KiB, no more
+
+    def small_disk():  # a file-size limit: writes past it fail as they would on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    def run(*args, input=None):
+        return subprocess.run([sys.executable, "-m", "memchat", *args], input=input, capture_output=True,
+                              cwd=str(ROOT), timeout=60, preexec_fn=small_disk)
+
+    big = "the long paste " * 20_000  # 300 kB
+    asked = run("ask", "-", input=big.encode())
+    assert asked.returncode != 0 and b"Traceback" not in asked.stderr
+    assert asked.stderr.count(b"\n") == 1 and b"is the disk full?" in asked.stderr
+    added = run("memories", "add", "m" * 100_000)
+    assert added.returncode != 0 and added.stderr.count(b"\n") == 1 and b"disk" in added.stderr
+    repl = run(input=f"a small one\n{big}\n/retry\n".encode())
+    err = repl.stderr.decode()
+    assert "Traceback" not in err and err.count("Your message was NOT saved; it is kept here") == 2  # once more on /retry
+    assert "retrying: the long paste" in repl.stdout.decode()
+    check_consistent(db_path)
+    assert db_rows(memchat_home) == [("user", "first", "ok"), ("assistant", "(echo) first", "ok"),
+                                     ("user", "a small one", "ok"), ("assistant", "(echo) a small one", "ok")]
+    # Space again: the same message goes through.
+    assert run_memchat("ask", "-", input=big).returncode == 0
+    assert db_rows(memchat_home, "SELECT role, length(content) FROM messages WHERE id > 4") == [
+        ("user", len(big)), ("assistant", len("(echo) ") + len(big))]
