@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from sqlite_utils import Database
 
 BUSY_TIMEOUT_MS = 10_000
+# SQLite's automatic checkpoint (every 1000 pages, ~4 MB) copies the WAL into the database but can
+# start the WAL over only at a moment when no reader is using it. With a few processes that always
+# have someone reading, that moment never comes and the WAL grows without bound. Past this size a
+# writer waits briefly for the readers and restarts it.
+WAL_RESTART_BYTES = 8 * 1024 * 1024  # twice what the automatic checkpoint lets it reach
+WAL_RESTART_WAIT_MS = 2_000
 MIGRATION_SET = "memchat"
 
 
@@ -173,15 +179,17 @@ def open_db(path: Path | str) -> Database:
                 f"{path} was written by a newer memchat (it has migration {sorted(unknown)[0]}); "
                 "upgrade memchat to open it. The file was not changed."
             )
-        conn.execute("PRAGMA journal_mode = WAL")
+        _enable_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         # Forget means gone: deleted content is zeroed, not left in free pages.
         conn.execute("PRAGMA secure_delete = ON")
         if migrations.pending(db):
+            # The write lock is held for the whole migration, and what is pending is read again
+            # once it is ours: another process may have migrated while this one waited.
             with immediate(db):
-                pass  # take the write lock so two processes never migrate at once
-            migrations.apply(db)
+                if migrations.pending(db):
+                    migrations.apply(db)
     except StoreError:
         raise
     except sqlite3.Error as exc:
@@ -192,6 +200,24 @@ def open_db(path: Path | str) -> Database:
             if side.exists() and side.stat().st_mode & 0o077:
                 os.chmod(side, 0o600)
     return db
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. On a new file this needs an exclusive lock, and SQLite does not wait for
+    it (no busy handler): retry while another process is setting the new file up."""
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() == "wal":
+                return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError("database is locked")
+        time.sleep(0.01)
 
 
 @contextlib.contextmanager
@@ -216,6 +242,22 @@ def immediate(db: Database) -> Iterator[Database]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise _fail(db_file(db), exc) from None
+    _bound_wal(db)
+
+
+def _bound_wal(db: Database) -> None:
+    """Restart a WAL that outgrew WAL_RESTART_BYTES; never fails the write that came before."""
+    conn = db.conn
+    try:
+        if os.path.getsize(str(db_file(db)) + "-wal") <= WAL_RESTART_BYTES:
+            return
+        conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except (OSError, sqlite3.Error):
+        pass  # readers still busy, or no WAL file: a later write tries again
 
 
 def db_file(db: Database) -> Path:
