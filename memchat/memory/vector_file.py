@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from memchat.memory.index import VectorSet
 
-DISK_FORMAT = 1
+DISK_FORMAT = 2  # 2: data files named by the meta, one set per writer
 
 
 def disk_dir(db: Database) -> Any:
@@ -60,22 +60,27 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
     base = directory / _disk_name(which, model)
     try:
         meta = json.loads((base.with_suffix(".json")).read_text())
+        count = _count(db, which, model)
         if (meta.get("format") != DISK_FORMAT or meta.get("generation") != gen or meta.get("model") != model
-                or meta.get("count") != _count(db, which, model)):
+                or meta.get("count") != count):
             return None
-        arrays = np.load(str(base.with_suffix(".npz")), allow_pickle=False)
-        matrix = np.load(str(base.with_suffix(".npy")), mmap_mode="r", allow_pickle=False)
-        group = arrays["group"]
+        # The files the meta names were complete before it was written, and never change after.
+        arrays = np.load(str(directory / meta["arrays"]), allow_pickle=False)
+        matrix = np.load(str(directory / meta["matrix"]), mmap_mode="r", allow_pickle=False)
+        ids, created, group = arrays["ids"], arrays["created"], arrays["group"]
+        if not matrix.shape[0] == ids.shape[0] == created.shape[0] == group.shape[0] == count:
+            return None
         from memchat.memory.index import VectorSet
 
-        return VectorSet(generation=gen, ids=arrays["ids"], matrix=matrix, created=arrays["created"], group=group,
+        return VectorSet(generation=gen, ids=ids, matrix=matrix, created=created, group=group,
                          codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset())
-    except (OSError, ValueError, KeyError):
+    except Exception:  # noqa: BLE001 - removed meanwhile, damaged, an older format: SQLite has it all
         return None
 
 
 def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
     import json
+    import secrets
 
     import numpy as np
 
@@ -85,18 +90,44 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
     try:
         directory.mkdir(mode=0o700, exist_ok=True)
         base = directory / _disk_name(which, model)
+        # This writer's own files, never changed once written: another process may be writing its
+        # copy of the same set, or reading the previous one, at this very moment.
+        stem = f"{base.name}.{vs.generation}.{os.getpid()}.{secrets.token_hex(4)}"
         old = os.umask(0o077)  # vectors of private text: 0600
         try:
-            np.save(str(base.with_suffix(".npy.tmp")), np.ascontiguousarray(vs.matrix, dtype="<f4"))
-            np.savez(str(base.with_suffix(".tmp.npz")), ids=vs.ids, created=vs.created, group=vs.group)
+            np.save(str(directory / f"{stem}.npy"), np.ascontiguousarray(vs.matrix, dtype="<f4"))
+            np.savez(str(directory / f"{stem}.npz"), ids=vs.ids, created=vs.created, group=vs.group)
         finally:
             os.umask(old)
-        os.replace(str(base.with_suffix(".npy.tmp")) + ".npy", base.with_suffix(".npy"))
-        os.replace(base.with_suffix(".tmp.npz"), base.with_suffix(".npz"))
-        meta = {"format": DISK_FORMAT, "generation": vs.generation, "model": model, "count": int(vs.ids.shape[0])}
-        tmp = base.with_suffix(".json.tmp")
+        meta = {"format": DISK_FORMAT, "generation": vs.generation, "model": model, "count": int(vs.ids.shape[0]),
+                "matrix": f"{stem}.npy", "arrays": f"{stem}.npz"}
+        tmp = directory / f"{stem}.json.tmp"
         tmp.write_text(json.dumps(meta))
         os.chmod(tmp, 0o600)
         os.replace(tmp, base.with_suffix(".json"))  # written last: the copy counts only once complete
+        from memchat.memory.index import generation
+
+        if generation(db, which) != vs.generation:
+            # The set changed while this copy was written, perhaps by a forget whose clean-up
+            # ran before these files existed: they may hold a forgotten vector, so they go now.
+            # (A forget committed after this check deletes the directory after it.)
+            for path in directory.glob(stem + ".*"):
+                path.unlink(missing_ok=True)
+            return
+        _remove_stale(directory, base.name, keep=stem)
     except OSError:
         pass  # a read-only or full disk only costs the next process a slower load
+
+
+def _remove_stale(directory: Any, prefix: str, keep: str, age: float = 30.0) -> None:
+    """Earlier copies of the set (a process that has one open keeps its data until it closes it).
+    Younger files may be another writer's, still being written: they go next time."""
+    import time
+
+    now = time.time()
+    for path in directory.glob(prefix + ".*"):
+        try:
+            if path.name != prefix + ".json" and not path.name.startswith(keep) and now - path.stat().st_mtime > age:
+                path.unlink()
+        except OSError:
+            pass
