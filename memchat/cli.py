@@ -128,6 +128,11 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.stderr.write("\nmemchat: interrupted\n")
         code = 130
+    except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
+        from memchat.log import internal_error
+
+        sys.stderr.write(f"memchat: {internal_error(exc)}\n")
+        code = 70  # EX_SOFTWARE
     _fast_exit(code)
 
 

@@ -25,3 +25,19 @@ def get_logger() -> logging.Logger:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
     return logger
+
+
+def internal_error(exc: BaseException) -> str:
+    """One line for the user about an unexpected exception (a bug); the frames go to the log.
+
+    Only the frames and the exception type are logged: an exception's message may quote
+    memory text, and the log never holds that.
+    """
+    import traceback
+
+    from memchat.config import state_dir
+
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    get_logger().error("internal error %s\n%s", type(exc).__name__, frames)
+    return (f"internal error ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else 'no message'}); "
+            f"this is a bug: please report it with the frames logged in {state_dir() / 'memchat.log'}")

@@ -272,7 +272,7 @@ class Repl:
 
     def _pipe_loop(self) -> None:
         for line in sys.stdin:
-            self.handle(line.rstrip("\n"))
+            self._handle_safely(line.rstrip("\n"))
             if not self.running:
                 break
 
@@ -307,9 +307,17 @@ class Repl:
             except EOFError:
                 break
             try:
-                self.handle(line)
+                self._handle_safely(line)
             except KeyboardInterrupt:
                 self.info("[interrupted]")
+
+    def _handle_safely(self, line: str) -> None:
+        try:
+            self.handle(line)
+        except Exception as exc:  # noqa: BLE001 - a bug must not end the chat (the message is on disk)
+            from memchat.log import internal_error
+
+            self.error(internal_error(exc))
 
     def end(self) -> None:
         """Session end: capture what is left (visibly, Ctrl-C skips it), then the hooks."""

@@ -133,3 +133,29 @@ def test_a_full_disk_is_one_clear_line_keeps_the_message_and_loses_nothing(memch
     assert run_memchat("ask", "-", input=big).returncode == 0
     assert db_rows(memchat_home, "SELECT role, length(content) FROM messages WHERE id > 4") == [
         ("user", len(big)), ("assistant", len("(echo) ") + len(big))]
+
+
+def test_a_bug_is_one_line_and_a_log_entry_and_the_repl_goes_on(memchat_home, monkeypatch):
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
+    # A stand-in bug: a function deep inside raises something memchat never expects.
+    boom = ("import memchat.sessions as s, sys\n"
+            "def broken(*a, **k): raise ZeroDivisionError('deep inside')\n"
+            "s.list_sessions = broken\n"
+            "from memchat.cli import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n")
+
+    def run(*args, input=None):
+        return subprocess.run([sys.executable, "-c", boom, *args], input=input, capture_output=True,
+                              cwd=str(ROOT), timeout=60)
+
+    listed = run("sessions", "list")
+    assert listed.returncode == 70 and b"Traceback" not in listed.stderr
+    lines = listed.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "memchat: internal error (ZeroDivisionError: deep inside); this is a bug: please report it")
+    log = next(memchat_home.rglob("memchat.log"))
+    assert lines[0].endswith(str(log))
+    log = log.read_text()
+    assert 'in broken' in log and "deep inside" not in log  # frames, not the message
+    chat = run(input=b"hello\n/sessions\nstill here\n")
+    assert chat.stderr.count(b"internal error (ZeroDivisionError") == 1 and b"Traceback" not in chat.stderr
+    assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'") == [("hello",), ("still here",)]
