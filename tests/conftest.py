@@ -101,12 +101,15 @@ def cli():
 # --- long-term memory -------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def embedder():
+def embedder(shared_cache):
     """The real bundled model (all-MiniLM-L6-v2), loaded once for the whole test session.
 
     memchat keeps loaded models per process, so the CLI run in-process shares this one.
+    It is session-scoped, so it runs before memchat_home sets the cache: point it there
+    too, or it would make a second ONNX export in the developer's ~/.cache.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ["MEMCHAT_CACHE_DIR"] = str(shared_cache)
     from memchat.memory.embed import get_embedder
 
     return get_embedder()
