@@ -32,6 +32,7 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
         })
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold")
     table.add_column("setting")
@@ -39,12 +40,12 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     table.add_column("source", overflow="fold")
     for s in SETTINGS:
         value = settings.get(s.name)
-        table.add_row(s.name, render.sanitize(repr(value) if isinstance(value, str) else str(value).lower()
-                                              if isinstance(value, bool) else str(value)),
-                      settings.sources[s.name])
+        table.add_row(s.name, Text(render.sanitize(repr(value) if isinstance(value, str) else str(value).lower()
+                                                   if isinstance(value, bool) else str(value))),
+                      Text(render.sanitize(settings.sources[s.name])))
     render.out().print(table)
     exists = "" if settings.config_path.exists() else " (not created; `memchat config init` writes one)"
-    render.out().print(f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}",
+    render.out().print(render.sanitize(f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}"),
                        highlight=False, markup=False)
 
 

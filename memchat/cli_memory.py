@@ -10,6 +10,7 @@ import typer
 
 from memchat.cli import app, state
 from memchat.errors import UsageError
+from memchat.render import sanitize
 
 if TYPE_CHECKING:
     from memchat.cli import AppState
@@ -174,9 +175,9 @@ def add(
     store = _store(ctx)
     m = store.add(" ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin,
                   origin="manual")
-    typer.echo(f"memory {m.id} ({m.kind}): {m.text}")
+    typer.echo(f"memory {m.id} ({m.kind}): {sanitize(m.text)}")
     for old in store.replaced(m.id):
-        typer.echo(f"  supersedes memory {old.id}: {old.text}")
+        typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
 
 
 @memories_app.command()
@@ -202,21 +203,21 @@ def edit(
             return
         text = edited
     updated = store.edit(m.id, text if text is not None else m.text, value=value)
-    typer.echo(f"memory {updated.id}: {updated.text}" if updated.updated_at != m.updated_at else "no change")
+    typer.echo(f"memory {updated.id}: {sanitize(updated.text)}" if updated.updated_at != m.updated_at else "no change")
 
 
 @memories_app.command()
 def pin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")) -> None:
     """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
     m = _store(ctx).pin(memory_id)
-    typer.echo(f"pinned memory {m.id}: {m.text}")
+    typer.echo(f"pinned memory {m.id}: {sanitize(m.text)}")
 
 
 @memories_app.command()
 def unpin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")) -> None:
     """Unpin a memory."""
     m = _store(ctx).unpin(memory_id)
-    typer.echo(f"unpinned memory {m.id}: {m.text}")
+    typer.echo(f"unpinned memory {m.id}: {sanitize(m.text)}")
 
 
 @memories_app.command()

@@ -200,8 +200,9 @@ def _export(repl: Repl, arg: str) -> None:
     if repl.session is None:
         raise MemchatError("nothing to export yet")
     parts = arg.split(maxsplit=1)
-    fmt = parts[0] if parts and parts[0] in ("md", "json", "markdown") else "md"
-    rest = parts[1] if parts and parts[0] in ("md", "json", "markdown") else arg
+    named = bool(parts) and parts[0] in ("md", "json", "markdown")
+    fmt = parts[0] if named else "md"
+    rest = (parts[1] if len(parts) > 1 else "") if named else arg
     path = rest.strip() or f"memchat-session-{repl.session.id}.{'json' if fmt == 'json' else 'md'}"
     write_private(path, sessions.export_session(repl.db, repl.session.id, fmt))
     repl.info(f"wrote {path}")

@@ -143,13 +143,15 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}")
         try:
             result = int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}") from None
         if setting.minimum is not None and result < setting.minimum:
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be at least {setting.minimum}, got {result}")
     else:
         if not isinstance(value, str):
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be a string, got {value!r}")
+        if "\x00" in value:
+            raise ConfigError(f"setting '{setting.name}' ({origin}) cannot contain a NUL character")
         result = value
     if setting.choices and result not in setting.choices:
         raise ConfigError(

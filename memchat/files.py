@@ -30,4 +30,6 @@ def write_private(path: Path | str, text: str) -> Path:
             fh.write(text)
     except OSError as exc:
         raise MemchatError(f"cannot write {path}: {exc.strerror}") from None
+    except ValueError:  # a NUL in the name
+        raise MemchatError(f"cannot write {str(path)!r}: a file name cannot contain a NUL character") from None
     return path

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import UsageError
+from memchat.errors import MAX_ID, UsageError, require_unicode, shorten
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -100,11 +100,11 @@ def _timestamp(value: Any, where: str) -> str:
             when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         else:
             raise ValueError
+        if when.tzinfo is not None:
+            when = when.astimezone(timezone.utc).replace(tzinfo=None)
     except (ValueError, OverflowError, OSError):
         raise UsageError(f"{where}: 'timestamp' must be an ISO-8601 time (e.g. 2024-05-01T13:56:00), "
-                         f"got {value!r}") from None
-    if when.tzinfo is not None:
-        when = when.astimezone(timezone.utc).replace(tzinfo=None)
+                         f"got {shorten(value)}") from None
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -118,7 +118,7 @@ def _text_field(obj: dict, name: str, where: str, *, required: bool = True) -> s
         raise UsageError(f"{where}: {name!r} must be a string, got {type(value).__name__}")
     if "\x00" in value:
         raise UsageError(f"{where}: {name!r} contains a NUL character")
-    return value
+    return require_unicode(value, f"{where}: {name!r}")
 
 
 def _role(obj: dict, where: str) -> str:
@@ -136,7 +136,7 @@ def parse(text: str, name: str) -> list[ImportedSession]:
     if stripped.startswith("{"):
         try:
             whole = json.loads(stripped)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             whole = None  # JSON lines: each line parses, the whole does not
         if isinstance(whole, dict) and "format" in whole:
             return [_parse_export(whole, name)]
@@ -147,7 +147,7 @@ def _parse_export(data: dict, name: str) -> ImportedSession:
     fmt, version = data.get("format"), data.get("version")
     if fmt != SESSION_FORMAT:
         hint = " (use `memchat memories import` for it)" if fmt == "memchat-memories" else ""
-        raise UsageError(f"{name} is a {fmt!r} file, not a conversation{hint}")
+        raise UsageError(f"{name} is a {shorten(fmt)} file, not a conversation{hint}")
     if not isinstance(version, int) or isinstance(version, bool):
         raise UsageError(f"{name}: 'version' must be a whole number")
     if version > SESSION_VERSION:
@@ -157,7 +157,7 @@ def _parse_export(data: dict, name: str) -> ImportedSession:
     if not isinstance(session, dict) or not isinstance(messages, list):
         raise UsageError(f"{name}: a session export needs a 'session' object and a 'messages' list")
     sid, created = session.get("id"), session.get("created_at")
-    if not isinstance(sid, int) or isinstance(sid, bool) or not isinstance(created, str):
+    if not isinstance(sid, int) or isinstance(sid, bool) or not 0 <= sid <= MAX_ID or not isinstance(created, str):
         raise UsageError(f"{name}: 'session' needs a numeric 'id' and a 'created_at'")
     out = ImportedSession("memchat", f"{created}#{sid}", _text_field(session, "title", name, required=False),
                           model=_text_field(session, "model", name, required=False),
@@ -188,6 +188,8 @@ def _lines(text: str, name: str) -> Iterator[tuple[int, dict]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
+        except (ValueError, RecursionError) as exc:  # a number of thousands of digits; nesting too deep
+            raise UsageError(f"{where}: unreadable JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
         if not isinstance(obj, dict):
             raise UsageError(f"{where}: expected an object like "
                              '{"session": ..., "role": "user", "content": "...", "timestamp": "..."}')
@@ -210,7 +212,9 @@ def _parse_lines(text: str, name: str) -> list[ImportedSession]:
         ext = obj.get("id")
         if ext is not None and (isinstance(ext, bool) or not isinstance(ext, (str, int))):
             raise UsageError(f"{where}: 'id' must be a string or a number")
-        label = str(label)
+        label = require_unicode(str(label), f"{where}: 'session'")
+        if isinstance(ext, str):
+            require_unicode(ext, f"{where}: 'id'")
         if ext is None:
             digest = hashlib.sha1(json.dumps([role, speaker, content, obj.get("timestamp")],
                                              ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:20]

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
@@ -198,7 +199,7 @@ def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
         elif disposition == "unsent":
             state = m.status
         preview = sanitize(" ".join(m.content.split()))[:120]
-        table.add_row(str(number), m.role, f"{n:,}", state, preview)
+        table.add_row(str(number), m.role, f"{n:,}", state, Text(preview))  # never read as markup
     return table
 
 
@@ -224,5 +225,5 @@ def explain_memory(section: Any, console: Console | None = None) -> None:
         table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
     for i in items:
         source = f"memory {i['memory_id']}" if i["memory_id"] else f"message {i['message_id']}"
-        table.add_row(i["section"], i["reason"], source, sanitize(i["text"]))
+        table.add_row(i["section"], Text(sanitize(i["reason"])), source, Text(sanitize(i["text"])))
     console.print(table)

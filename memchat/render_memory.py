@@ -41,6 +41,13 @@ def memory_json(memory: Memory) -> dict[str, Any]:
     return asdict(memory)
 
 
+def _plain(*cells: str) -> list[Any]:
+    """Table cells as Text: stored text is shown as it is, never read as Rich markup."""
+    from rich.text import Text
+
+    return [Text(cell) for cell in cells]
+
+
 def _table(*columns: tuple[str, str]) -> Table:
     from rich.table import Table
 
@@ -55,7 +62,7 @@ def hits_table(hits: list[Hit]) -> Table:
     table = _table(("score", "right"), ("kind", "left"), ("text", "left"), ("when", "left"), ("source", "left"))
     for h in hits:
         kind = h.kind + (" 📌" if h.pinned else "")
-        table.add_row(f"{h.score:.3f}", kind, one_line(hit_text(h), 300), when(h.when), one_line(h.source))
+        table.add_row(*_plain(f"{h.score:.3f}", kind, one_line(hit_text(h), 300), when(h.when), one_line(h.source)))
     return table
 
 
@@ -72,7 +79,7 @@ def memories_table(memories: list[Memory]) -> Table:
     for m in memories:
         status = m.status + (" · pinned" if m.pinned else "")
         text = one_line(m.text, 300) if m.status != "forgotten" else "(forgotten)"
-        table.add_row(str(m.id), m.kind, status, m.key or "", text, when(m.updated_at))
+        table.add_row(*_plain(str(m.id), m.kind, status, one_line(m.key or ""), text, when(m.updated_at)))
     return table
 
 
@@ -85,7 +92,7 @@ def memory_lines(memories: list[Memory]) -> str:
 def memory_details(m: Memory) -> str:
     rows = [("memory", f"#{m.id}"), ("kind", m.kind), ("status", m.status), ("text", sanitize(m.text) or "(forgotten)")]
     if m.key:
-        rows.append(("key", m.key + (f" = {m.value}" if m.value else "")))
+        rows.append(("key", sanitize(m.key + (f" = {m.value}" if m.value else ""))))
     rows += [("pinned", "yes" if m.pinned else "no"), ("origin", m.origin), ("confidence", f"{m.confidence:g}"),
              ("importance", f"{m.importance:g}"), ("sensitive", "yes" if m.sensitive else "no")]
     if m.source_message_ids:
@@ -111,7 +118,7 @@ def history_table(entries: list[HistoryEntry]) -> Table:
             text = one_line(e.new_text or e.old_text or "")
         if e.source_message_id:
             text += f" (message {e.source_message_id})"
-        table.add_row(when(e.at), e.action, e.actor, text)
+        table.add_row(*_plain(when(e.at), e.action, e.actor, text))
     return table
 
 

@@ -11,7 +11,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from memchat import commands, render, sessions
-from memchat.errors import MemchatError
+from memchat.errors import MemchatError, require_unicode
 from memchat.sessions import Session
 
 if TYPE_CHECKING:
@@ -160,6 +160,7 @@ class Repl:
         if not text.strip():
             return
         try:
+            require_unicode(text, "this line")
             parsed = commands.parse(text.lstrip() if text.lstrip().startswith("/") else text)
             if parsed:
                 cmd, arg = parsed

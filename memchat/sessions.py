@@ -105,7 +105,8 @@ def latest_session(db: Database) -> Session | None:
 
 
 def list_sessions(db: Database, limit: int | None = 20) -> list[Session]:
-    order = "ORDER BY s.updated_at DESC, s.id DESC" + (f" LIMIT {int(limit)}" if limit else "")
+    limit = max(-1, min(int(limit), 2 ** 62)) if limit else None  # past 64 bits SQLite errs; huge N: all
+    order = "ORDER BY s.updated_at DESC, s.id DESC" + (f" LIMIT {limit}" if limit else "")
     return [_session(r) for r in _rows(db, _session_select(order=order))]
 
 

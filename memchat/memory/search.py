@@ -107,12 +107,12 @@ def parse_time(value: str | None, *, end: bool = False) -> str | None:
     text = value.strip()
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        if end and len(text) <= 10:
+            when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
+        if when.tzinfo is not None:
+            when = when.astimezone(timezone.utc).replace(tzinfo=None)
+    except (ValueError, OverflowError):
         raise UsageError(f"not a date or time: {value!r} (use e.g. 2026-01-31 or 2026-01-31T09:00)") from None
-    if end and len(text) <= 10:
-        when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
-    if when.tzinfo is not None:
-        when = when.astimezone(timezone.utc).replace(tzinfo=None)
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -178,7 +178,9 @@ def recall(db: Database, query: str, embedder: Embedder | None = None, *, kinds:
     # regions (measured: 5x slower). The BM25 queries then run on a worker thread during the
     # scan of the vectors, which waits on memory more than on the cores. The connection is
     # left to that thread until it is done: what the scan needs is read before.
-    q.vector = embedder.encode([query])[0]
+    # Any text is a query, but the tokenizer takes only valid Unicode: lone surrogates (undecodable
+    # argv bytes, \ud800 escapes) become "?" for the encoder; BM25 never sees them as words.
+    q.vector = embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0]
     scans = []
     if memories:
         scans.append(("memory", *_memory_scan(db, q, model), q.tuning.pool))

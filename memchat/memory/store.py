@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import NotFoundError, UsageError, parse_id
+from memchat.errors import NotFoundError, UsageError, parse_id, require_unicode
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -94,7 +94,7 @@ def _text(text: str) -> str:
         raise UsageError("a memory needs some text (to remove one, forget it)")
     if "\x00" in text:
         raise UsageError("a memory cannot contain a NUL character")
-    return text
+    return require_unicode(text, "the memory text")
 
 
 def _memory(row: tuple, names: list[str]) -> Memory:
@@ -197,10 +197,12 @@ class MemoryStore:
         _check("kind", kind, KINDS)
         _check("origin", origin, ORIGINS)
         _check("status", status, ("active", "pending", "superseded"))
-        key = key.strip() if key and key.strip() else None
+        key = require_unicode(key.strip(), "the key") if key and key.strip() else None
+        value = require_unicode(value, "the value") if value is not None else None
         if status == "active" and origin == "inferred" and sensitive:
             status = "pending"  # only the user's confirm makes an inferred sensitive fact current
-        for same in self._select("WHERE text = ? AND kind = ? AND key IS ? AND status = ?", (text, kind, key, status)):
+        for same in self._select("WHERE text = ? AND kind = ? AND key IS ? AND status = ? AND (? IS NULL OR value IS ?)",
+                                 (text, kind, key, status, value, value)):
             return same
         now = utcnow()
         created = created_at or now

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from memchat.db import utcnow
-from memchat.errors import UsageError
+from memchat.errors import UsageError, require_unicode, shorten
 from memchat.memory.store import KINDS, ORIGINS, Memory, MemoryStore
 
 FORMAT = "memchat-memories"
@@ -53,10 +53,12 @@ def _parse(text: str, name: str) -> list[dict[str, Any]]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # a number of thousands of digits; nesting too deep
+        raise UsageError(f"{name} is not readable JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else None
         hint = " (conversations are imported with `memchat import`)" if found == "memchat-session" or isinstance(data, list) else ""
-        raise UsageError(f"{name} is not a memchat memories export (format {found!r}, expected {FORMAT!r}){hint}")
+        raise UsageError(f"{name} is not a memchat memories export (format {shorten(found)}, expected {FORMAT!r}){hint}")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise UsageError(f"{name}: 'version' must be a whole number")
@@ -85,6 +87,9 @@ def _check_record(r: Any, where: str) -> None:
     for field in ("key", "value", "created_at", "valid_from", "valid_to"):
         if r.get(field) is not None and not isinstance(r[field], str):
             raise UsageError(f"{where}: {field!r} must be a string")
+    for field in ("text", "key", "value", "created_at", "valid_from", "valid_to"):
+        if isinstance(r.get(field), str):
+            require_unicode(r[field], f"{where}: {field!r}")
     for field in ("confidence", "importance"):
         if r.get(field) is not None and (isinstance(r[field], bool) or not isinstance(r[field], (int, float))):
             raise UsageError(f"{where}: {field!r} must be a number")
