@@ -54,6 +54,10 @@ def _distinctive(text: str) -> set[str]:
     return found
 
 
+def _tokens(text: str) -> set[str]:
+    return {w.lower().strip("'’-").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)}
+
+
 class Forgotten:
     """What to look for in a summary: one forgotten memory's text and value."""
 
@@ -63,35 +67,66 @@ class Forgotten:
         self.words = _content_words(text)
         self.names = _distinctive(text)
 
-    def in_sentence(self, sentence: str) -> bool:
-        lower = sentence.lower()
+    def triggers(self) -> tuple[set[str], set[str]]:
+        """(tokens, stems) of which a sentence must share one to possibly mention this memory."""
+        tokens = self.names | (_tokens(self.value) if len(self.value) >= 3 else set())
+        if not tokens and not self.words:  # a text of short or common words only: any of them
+            tokens = _tokens(self.text)
+        return tokens, self.words
+
+    def in_sentence(self, lower: str, tokens: set[str], stems: set[str]) -> bool:
+        """Whether a sentence (lower-cased, with its _tokens and their stems) mentions this memory."""
         if self.text and self.text in lower:
             return True
-        tokens = {w.lower().strip("'’-").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(sentence)}
         if len(self.value) >= 3 and (self.value in tokens or f" {self.value} " in f" {lower} "):
             return True
         if self.names & tokens:
             return True
-        shared = self.words & {_stem(t) for t in tokens}
+        shared = self.words & stems
         return bool(self.words) and len(shared) >= math.ceil(0.6 * len(self.words))
 
 
-def redact(summary: str, forgotten: Iterable[Forgotten]) -> tuple[str, int]:
-    """The summary with every sentence that mentions a forgotten memory replaced; and how many."""
-    forgotten = list(forgotten)
-    if not summary or not forgotten:
-        return summary, 0
-    out, count, last = [], 0, 0
-    for match in _SENTENCE.finditer(summary + "\n"):
-        part = summary[last:match.start()]
-        sep = summary[match.start():match.end()]
-        last = match.end()
-        body = part.lstrip(" -*•\t0123456789.)")
-        lead = part[: len(part) - len(body)]
-        if body and body != REDACTED and any(f.in_sentence(body) for f in forgotten):
-            out.append(lead + REDACTED + sep)
-            count += 1
-        else:
-            out.append(part + sep)
-    # The "\n" added above always ends the last match, so the parts rebuild the whole summary.
-    return ("".join(out), count) if count else (summary, 0)
+class Redactor:
+    """Redacts summaries against many forgotten memories at once (`forget --all`).
+
+    Only memories that share a word with a sentence are checked against it: comparing every
+    sentence with every memory took 0.9 s per summary at 10,000 memories.
+    """
+
+    def __init__(self, forgotten: Iterable[Forgotten]) -> None:
+        self.forgotten = list(forgotten)
+        self._by_token: dict[str, list[Forgotten]] = {}
+        self._by_stem: dict[str, list[Forgotten]] = {}
+        for f in self.forgotten:
+            tokens, stems = f.triggers()
+            for t in tokens:
+                self._by_token.setdefault(t, []).append(f)
+            for t in stems:
+                self._by_stem.setdefault(t, []).append(f)
+
+    def mentions(self, sentence: str) -> bool:
+        tokens = _tokens(sentence)
+        stems = {_stem(t) for t in tokens}
+        candidates = {id(f): f for t in tokens for f in self._by_token.get(t, ())}
+        candidates.update({id(f): f for t in stems for f in self._by_stem.get(t, ())})
+        lower = sentence.lower()
+        return any(f.in_sentence(lower, tokens, stems) for f in candidates.values())
+
+    def redact(self, summary: str) -> tuple[str, int]:
+        """The summary with every sentence that mentions a forgotten memory replaced; and how many."""
+        if not summary or not self.forgotten:
+            return summary, 0
+        out, count, last = [], 0, 0
+        for match in _SENTENCE.finditer(summary + "\n"):
+            part = summary[last:match.start()]
+            sep = summary[match.start():match.end()]
+            last = match.end()
+            body = part.lstrip(" -*•\t0123456789.)")
+            lead = part[: len(part) - len(body)]
+            if body and body != REDACTED and self.mentions(body):
+                out.append(lead + REDACTED + sep)
+                count += 1
+            else:
+                out.append(part + sep)
+        # The "\n" added above always ends the last match, so the parts rebuild the whole summary.
+        return ("".join(out), count) if count else (summary, 0)

@@ -385,19 +385,21 @@ class MemoryStore:
     def _redact_summaries(self, forgotten: list[Memory], actor: str, now: str) -> int:
         """Summaries paraphrase what they cover: take the sentences that mention a forgotten
         memory out of every session summary and episodic summary (and their history)."""
-        from memchat.memory.redact import Forgotten, redact
+        from memchat.memory.redact import Forgotten, Redactor
 
-        needles = [Forgotten(m.text, m.value) for m in forgotten]
+        redactor = Redactor(Forgotten(m.text, m.value) for m in forgotten)
         conn, total = self.db.conn, 0
         for sid, summary in conn.execute("SELECT id, summary FROM sessions WHERE summary != ''").fetchall():
-            text, n = redact(summary, needles)
+            text, n = redactor.redact(summary)
             if n:
                 conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (text, sid))
                 total += n
         gone = {m.id for m in forgotten}
         for m in self._select("WHERE kind = 'event' AND key LIKE 'session.%.summary' AND status != 'forgotten'"):
-            text, n = redact(m.text, needles)
-            if m.id in gone or not n:
+            if m.id in gone:
+                continue
+            text, n = redactor.redact(m.text)
+            if not n:
                 continue
             total += n
             conn.execute("UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, updated_at = ? "
@@ -405,7 +407,7 @@ class MemoryStore:
             for hid, old_text, new_text in conn.execute(
                     "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (m.id,)).fetchall():
                 conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
-                             (redact(old_text or "", needles)[0] or None, redact(new_text or "", needles)[0] or None, hid))
+                             (redactor.redact(old_text or "")[0] or None, redactor.redact(new_text or "")[0] or None, hid))
             self._log(m.id, "edit", None, text, actor, now)
         return total
 
