@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -88,6 +88,17 @@ def read_file(path: str | Path) -> tuple[str, str]:
         line = data[: exc.start].count(b"\n") + 1
         raise UsageError(f"{path} is not valid UTF-8 (line {line}, byte {exc.start}); convert it first, "
                          "e.g. with iconv") from None
+
+
+def load_json(text: str, where: str, invalid: Callable[[json.JSONDecodeError], str]) -> Any:
+    """json.loads, where every way it fails is one UsageError line: bad syntax (worded by
+    `invalid`), a number of thousands of digits, nesting too deep for the parser."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(where + invalid(exc)) from None
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{where}: unreadable JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
 
 
 def _timestamp(value: Any, where: str) -> str:
@@ -184,12 +195,7 @@ def _lines(text: str, name: str) -> Iterator[tuple[int, dict]]:
         if not line.strip():
             continue
         where = f"{name} line {number}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{where}: invalid JSON ({exc.msg}, column {exc.colno})") from None
-        except (ValueError, RecursionError) as exc:  # a number of thousands of digits; nesting too deep
-            raise UsageError(f"{where}: unreadable JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+        obj = load_json(line, where, lambda exc: f": invalid JSON ({exc.msg}, column {exc.colno})")
         if not isinstance(obj, dict):
             raise UsageError(f"{where}: expected an object like "
                              '{"session": ..., "role": "user", "content": "...", "timestamp": "..."}')

@@ -49,12 +49,9 @@ def export_text(store: MemoryStore, fmt: str = "json") -> str:
 
 
 def _parse(text: str, name: str) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except (ValueError, RecursionError) as exc:  # a number of thousands of digits; nesting too deep
-        raise UsageError(f"{name} is not readable JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+    from memchat.importer import load_json
+
+    data = load_json(text, name, lambda exc: f" is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else None
         hint = " (conversations are imported with `memchat import`)" if found == "memchat-session" or isinstance(data, list) else ""
