@@ -1,7 +1,8 @@
-"""Kill -9 at random points of a chat turn, an import and an extraction, and check what is left.
+"""Kill -9 at random points of a chat turn, an import and an extraction, and check what is left;
+and a watch on the WAL's size under load.
 
 Shared by tests/test_reliability.py (a few rounds in CI) and tests/bench/kill_loop.py (the
-full count). Each `kill_during_*` starts a real `memchat` process, SIGKILLs it after a random
+full count), tests/test_concurrency.py and tests/bench/stress.py. Each `kill_during_*` starts a real `memchat` process, SIGKILLs it after a random
 delay, and returns what the user could have seen acknowledged; `check_consistent` is what
 must hold after every kill.
 """
@@ -13,8 +14,10 @@ import re
 import select
 import signal
 import sqlite3
+import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -34,6 +37,16 @@ def _kill(proc: subprocess.Popen, delay: float) -> bool:
     proc.wait()
     proc.stdout.close()
     return finished
+
+
+def watch_wal(path: str, stop: threading.Event, peak: list[int]) -> None:
+    """Until stop is set, keep the largest size the file at path reaches in peak[0] (a thread)."""
+    while not stop.is_set():
+        try:
+            peak[0] = max(peak[0], os.path.getsize(path))
+        except OSError:
+            pass
+        time.sleep(0.02)
 
 
 def check_consistent(db_path: Path) -> dict[str, int]:

@@ -22,6 +22,7 @@ import time
 import pexpect
 
 from conftest import ROOT, run_memchat
+from faults import watch_wal
 
 PROMPT = "›"
 TURNS = 20  # messages each REPL sends
@@ -112,15 +113,6 @@ def _loop(stop, added, outputs, errors):
                 added.append(text)
 
 
-def _watch_wal(path, stop, peak):
-    while not stop.is_set():
-        try:
-            peak[0] = max(peak[0], os.path.getsize(path))
-        except OSError:
-            pass
-        time.sleep(0.02)
-
-
 def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_home):
     server = Server()
     api.set_default(server)
@@ -141,7 +133,7 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
     children = {name: _spawn(env) for name in sent}
     threads = [threading.Thread(target=_chat, args=(children[name], name, sent[name], errors)) for name in sent]
     loop = threading.Thread(target=_loop, args=(stop, added, loop_outputs, errors))
-    watch = threading.Thread(target=_watch_wal, args=(str(db_path) + "-wal", wal_stop, wal_peak))
+    watch = threading.Thread(target=watch_wal, args=(str(db_path) + "-wal", wal_stop, wal_peak))
     started = time.monotonic()
     for t in (watch, loop, *threads):
         t.start()

@@ -41,7 +41,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from faults import watch_wal  # noqa: E402
 
 NOUNS = ["houseplants", "bicycles", "sourdough", "the cello", "chess", "kubernetes", "the dentist", "Lisbon",
          "the webhook bug", "marathon training", "birdwatching", "the release deadline", "coffee", "the budget"]
@@ -124,15 +127,6 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
     except Exception as exc:  # noqa: BLE001 - setup failed: report it as an error of this process
         out["errors"].append(f"setup: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
     results.put(out)
-
-
-def watch_wal(path: str, stop: threading.Event, peak: list[int]) -> None:
-    while not stop.is_set():
-        try:
-            peak[0] = max(peak[0], os.path.getsize(path))
-        except OSError:
-            pass
-        time.sleep(0.02)
 
 
 def main() -> int:
