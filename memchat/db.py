@@ -249,7 +249,10 @@ def _bound_wal(db: Database) -> None:
     """Restart a WAL that outgrew WAL_RESTART_BYTES; never fails the write that came before."""
     conn = db.conn
     try:
-        if os.path.getsize(str(db_file(db)) + "-wal") <= WAL_RESTART_BYTES:
+        wal = getattr(db, "memchat_wal_path", None)
+        if wal is None:  # looked up once per connection: this runs after every write
+            wal = db.memchat_wal_path = str(db_file(db)) + "-wal"
+        if os.path.getsize(wal) <= WAL_RESTART_BYTES:
             return
         conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
         try:
