@@ -1,3 +1,3 @@
-from memchat.cli import main
+from memchat.cli.main import main
 
 main()

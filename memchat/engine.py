@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from memchat import sessions, tokens
 from memchat.context import Compiled, compaction_slice, compile_context, history_budget_for, needs_compaction
 from memchat.errors import MemchatError, ProviderError
-from memchat.providers import ChatRequest, Provider, Reply, get_provider
 from memchat.memory.inject import Section
+from memchat.providers import ChatRequest, Provider, Reply, get_provider
 from memchat.sessions import Message, Session
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from memchat.config import Settings
 
 Notice = Callable[[str], None]
+# The encoder for this turn's memory search, or None for full text only (e.g. while it loads).
+EmbedderFor = Callable[[Notice | None], Any]
 # "Remember that ...", "please remember: ...", "remember, ..." at the start of a message.
 REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\S.*)", re.IGNORECASE | re.DOTALL)
 
@@ -73,19 +75,18 @@ class TurnResult:
 
 class Engine:
     def __init__(self, db: Database, settings: Settings, provider: Provider | None = None, *,
-                 use_memory: bool = True, embedder: Callable[[], Any] | None = None) -> None:
+                 use_memory: bool = True, embedder: EmbedderFor | None = None) -> None:
         self.db = db
         self.settings = settings
         self._provider = provider
         self._told_no_summary: set[int] = set()
         self.use_memory = use_memory
-        # Returns the encoder, or None to search full-text only (e.g. while it still loads).
         self._embedder = embedder or self._load_embedder
 
-    def _load_embedder(self) -> Any:
+    def _load_embedder(self, on_notice: Notice | None = None) -> Any:
         from memchat.memory.embed import configured
 
-        return configured(self.settings)
+        return configured(self.settings, note=on_notice)
 
     # --- long-term memory -----------------------------------------------------------------
     def memory_section(self, session: Session, user: Message, on_notice: Notice | None = None) -> Section:
@@ -98,7 +99,7 @@ class Engine:
         query = "\n".join([*(m.content[-500:] for m in previous), user.content])
         from memchat.memory.index import ReindexNeeded
 
-        embedder = self._embedder() if _has_memory(self.db, session.id) else None
+        embedder = self._embedder(on_notice) if self._has_memory(session.id) else None
         build = lambda enc: inject.build(self.db, query, embedder=enc,  # noqa: E731
                                          budget=self.settings.get("memory.budget"), count=tokens.count,
                                          session_id=session.id, factor=self.factor())
@@ -109,6 +110,12 @@ class Engine:
             if on_notice:
                 on_notice(f"{exc.message}; this message searched memory by full text only")
             return build(None)
+
+    def _has_memory(self, session_id: int) -> bool:
+        """Anything for the encoder to search: memories, or messages of other sessions."""
+        from memchat.memory.store import MemoryStore
+
+        return MemoryStore(self.db).has_active() or sessions.has_other_messages(self.db, session_id)
 
     def remember(self, user: Message) -> int | None:
         """Store "remember that ..." directly, as stated, in the user's words."""
@@ -181,7 +188,7 @@ class Engine:
                                  keep_tokens=budget // 2 if not force else 0, count=tokens.count, factor=factor)
         if not chunk:
             return session
-        if not getattr(self.provider, "can_summarise", False):
+        if not self.provider.can_summarise:
             self._no_summary(session, on_notice, f"the {self.provider.name} provider cannot summarise")
             return session
         if on_notice:
@@ -218,7 +225,7 @@ class Engine:
         session = sessions.get_session(self.db, session.id)  # a forget may have redacted it since
         history = sessions.messages(self.db, session.id)
         self._count_missing(history)
-        if not getattr(self.provider, "can_summarise", False):
+        if not self.provider.can_summarise:
             raise MemchatError(f"the {self.provider.name} provider cannot summarise")
         live = [m for m in history if m.id > (session.summary_through_message_id or 0)]
         if len(live) < 2:
@@ -293,7 +300,7 @@ class Engine:
         except Exception as exc:  # a NeedsKeyError or ConfigError before any text
             sessions.mark_unanswered(self.db, user.id, str(exc))
             raise
-        if reply.input_tokens and getattr(provider, "real_usage", False):
+        if reply.input_tokens and provider.real_usage:
             tokens.record_usage(self.db, self.settings.model, compiled.estimate, reply.input_tokens)
         if section.memory_ids:
             from memchat.memory.store import MemoryStore
@@ -316,11 +323,3 @@ class Engine:
         )
         return TurnResult(sessions.get_session(self.db, session.id), sessions.get_message(self.db, user.id),
                           stored, reply, status, latency, error, compiled, section)
-
-
-def _has_memory(db: Database, session_id: int) -> bool:
-    """Anything for the encoder to search: memories, or messages of other sessions."""
-    row = db.conn.execute(
-        "SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active') "
-        "OR EXISTS(SELECT 1 FROM messages WHERE session_id != ?)", (session_id,)).fetchone()
-    return bool(row[0])

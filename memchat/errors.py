@@ -1,14 +1,31 @@
-"""The exception tree. Every error a user can cause is a MemchatError: one line, an exit code."""
+"""The exception tree and exit codes. Every error a user can cause is a MemchatError: one line, an exit code.
+
+The core raises these and never prints them; a shell shows `memchat: <message>` on stderr
+and exits with the error's code.
+"""
 
 from __future__ import annotations
 
-import sys
+import re
+from enum import IntEnum
+
+from memchat.text import shorten
+
+
+class ExitCode(IntEnum):
+    """memchat's exit codes (documented in the README)."""
+
+    OK = 0
+    FAILURE = 1  # a known failure: the message says what and what to do
+    USAGE = 2  # bad arguments or flag combinations
+    SOFTWARE = 70  # an unexpected exception, i.e. a bug (EX_SOFTWARE)
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
 class MemchatError(Exception):
     """A known failure: shown as one line on stderr, no traceback."""
 
-    exit_code = 1
+    exit_code: int = ExitCode.FAILURE
 
     def __init__(self, message: str, *, exit_code: int | None = None) -> None:
         super().__init__(message)
@@ -16,17 +33,11 @@ class MemchatError(Exception):
         if exit_code is not None:
             self.exit_code = exit_code
 
-    def show(self) -> None:
-        from memchat.render import sanitize  # a message may quote hostile input
-
-        sys.stderr.write(f"memchat: {sanitize(self.message)}\n")
-        sys.stderr.flush()
-
 
 class UsageError(MemchatError):
     """Bad arguments or flag combinations."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class ConfigError(MemchatError):
@@ -54,21 +65,20 @@ class StoreError(MemchatError):
     """The database cannot be opened, is corrupt, too new, or cannot be written."""
 
 
-MAX_ID = 2 ** 63 - 1  # SQLite's largest INTEGER
-
-
-def shorten(value: object, width: int = 60) -> str:
-    """repr() of user input for an error message, cut to a readable length."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+MAX_ID = 2**63 - 1  # SQLite's largest INTEGER
+# ASCII digits only: int() also takes Arabic-Indic and other Unicode digits ("١" is 1).
+_ID = re.compile(r"#?([+-]?[0-9]+)")
 
 
 def parse_id(value: str | int, what: str) -> int:
     """A positive id typed by a user ("12" or "#12"), or a UsageError naming what it is."""
-    try:
-        number = int(str(value).strip().lstrip("#"))
-    except ValueError:
-        raise UsageError(f"{what} id must be a number, got {shorten(value)}") from None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        match = _ID.fullmatch(str(value).strip())
+        if match is None:
+            raise UsageError(f"{what} id must be a number, got {shorten(value)}")
+        number = int(match.group(1))
     if not 1 <= number <= MAX_ID:
         raise UsageError(f"{what} id must be a positive number up to {MAX_ID}, got {shorten(value)}")
     return number
@@ -80,6 +90,8 @@ def require_unicode(text: str, what: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise UsageError(f"{what} is not valid UTF-8 (an undecodable byte or a lone surrogate at "
-                         f"character {exc.start + 1}); convert it first, e.g. with iconv") from None
+        raise UsageError(
+            f"{what} is not valid UTF-8 (an undecodable byte or a lone surrogate at "
+            f"character {exc.start + 1}); convert it first, e.g. with iconv"
+        ) from None
     return text

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import MAX_ID, UsageError, require_unicode, shorten
+from memchat.errors import MAX_ID, UsageError, require_unicode
+from memchat.text import shorten
 
 if TYPE_CHECKING:
     from sqlite_utils import Database

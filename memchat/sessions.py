@@ -236,6 +236,12 @@ def messages(db: Database, session_id: int, *, include_undone: bool = False) -> 
     )]
 
 
+def has_other_messages(db: Database, session_id: int) -> bool:
+    """Whether any session but this one has messages."""
+    row = db.conn.execute("SELECT EXISTS(SELECT 1 FROM messages WHERE session_id != ?)", (session_id,)).fetchone()
+    return bool(row[0])
+
+
 def title_from(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"

@@ -88,7 +88,7 @@ def cli():
     """Invoke the Typer app in-process (fast); stderr is kept apart from stdout."""
     from typer.testing import CliRunner
 
-    from memchat.cli import app
+    from memchat.cli.main import app
 
     runner = CliRunner()
 

@@ -66,7 +66,7 @@ def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
     assert cli("memories", "edit", "1", "--text", "Drinks black tea").stdout == "memory 1: Drinks black tea\n"
     no_tty = cli("memories", "edit", "1")
     assert no_tty.exit_code == 2 and "--text" in no_tty.stderr
-    monkeypatch.setattr("memchat.cli_ask.stdin_is_tty", lambda: True)
+    monkeypatch.setattr("memchat.ui.terminal.stdin_is_tty", lambda: True)
     monkeypatch.setenv("EDITOR", "sed -i s/black/oolong/")
     assert cli("memories", "edit", "1").stdout == "memory 1: Drinks oolong tea\n"
     assert cli("memories", "pin", "1").stdout == "pinned memory 1: Drinks oolong tea\n"

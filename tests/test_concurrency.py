@@ -205,13 +205,13 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
 # terminals or scripts starting on a new profile (or after an upgrade that adds a migration) can.
 _AT_ONCE = """
 import os, sys, time
-import memchat.cli, memchat.db, memchat.memory.store, sqlite_utils  # noqa: E401 - warm before the start
+import memchat.cli.main, memchat.db, memchat.memory.store, sqlite_utils  # noqa: E401 - warm before the start
 go = sys.argv[1]
 sys.argv = ["memchat", *sys.argv[2:]]
 print("ready", flush=True)
 while not os.path.exists(go):
     time.sleep(0.001)
-memchat.cli.main()
+memchat.cli.main.main()
 """
 
 

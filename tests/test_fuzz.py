@@ -121,12 +121,12 @@ def run(cli, *args, input=None):
 def fresh_process_state() -> None:
     """What a new process would start from: no open databases, no Rich consoles with a half-written
     buffer (a print that raised would otherwise leak its text into every later test)."""
-    from memchat import cli as cli_module
-    from memchat import render
+    from memchat.cli import common
+    from memchat.ui import console
 
-    while cli_module._OPEN_DATABASES:
-        cli_module._OPEN_DATABASES.pop().conn.close()
-    render._out = render._err = None
+    while common.OPEN:
+        common.OPEN.pop().close()
+    console._out = console._err = None
 
 
 class Snapshot(dict):
@@ -397,7 +397,7 @@ def test_a_megabyte_memory(cli, memchat_home, canary_memory, text, new_text):
 
 def _commands() -> dict[str, tuple[list[str], str]]:
     """Each command's name and aliases, and its argument synopsis ("ID", "[md|json] [FILE]", ...)."""
-    from memchat.commands import commands
+    from memchat.repl.registry import commands
 
     return {c.name: ([c.name, *c.aliases], c.args) for c in commands()}
 
@@ -467,18 +467,20 @@ def run_repl_lines(db_path: Path, before: dict, lines: list[str]) -> dict:
 
     stdout and stderr are UTF-8 with surrogateescape, as Python sets them up under this machine's
     C.UTF-8 locale, so undecodable input bytes go back out as the same bytes."""
-    from memchat.cli import AppState
-    from memchat.repl import Repl
+    from memchat.app import Memchat
+    from memchat.repl.loop import Repl
 
     streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
                for name in ("stdout", "stderr")}
     fresh_process_state()
+    app = Memchat.load(provider="echo")
     try:
         with contextlib.redirect_stdout(streams["stdout"]), contextlib.redirect_stderr(streams["stderr"]):
-            repl = Repl(AppState(flags={"provider": "echo"}), interactive=False)
+            repl = Repl(app, interactive=False)
             for line in lines:
                 repl.handle(line)  # a MemchatError is caught in there: anything else is a traceback
     finally:
+        app.close()
         fresh_process_state()
     out, err = (streams[name].buffer.getvalue().decode("utf-8", "surrogateescape") for name in ("stdout", "stderr"))
     assert_no_raw_controls(out, "the REPL's stdout")

@@ -79,10 +79,10 @@ def test_extracted_candidates_land_with_provenance(world, script, encoder):
     result = capture(world, s, encoder)
     assert sorted(o.action for o in result.outcomes) == ["added", "added"]
     store = MemoryStore(db)
-    claim = store.list(key="user.claim_number")[0]
+    claim = store.find(key="user.claim_number")[0]
     assert claim.source_message_ids == [first.user_message.id] and claim.origin == "stated"
     assert store.history(claim.id)[0].action == "add" and store.history(claim.id)[0].actor == "extractor"
-    rule = store.list(kind="rule")[0]
+    rule = store.find(kind="rule")[0]
     assert rule.text == "Contact the user by email, never by SMS."
 
 
@@ -96,7 +96,7 @@ def test_a_duplicate_merges_instead_of_adding(world, script, encoder):
     script.extractions.append(extraction(facts=[fact("The user loves hiking in the Alps")]))
     result = capture(world, s, encoder)
     assert [o.action for o in result.outcomes] == ["merged"]
-    assert len(MemoryStore(db).list(kind="fact", status=None)) == 1
+    assert len(MemoryStore(db).find(kind="fact", status=None)) == 1
 
 
 def test_moving_to_lisbon_supersedes_berlin_and_only_lisbon_is_injected(world, script, encoder):
@@ -112,7 +112,7 @@ def test_moving_to_lisbon_supersedes_berlin_and_only_lisbon_is_injected(world, s
     engine.send(later, "Where do I live?")
     system = script.chat[-1]["system"]
     assert "The user lives in Lisbon." in system and "The user lives in Berlin." not in system
-    assert [m.text for m in MemoryStore(db).list(kind="fact", status="superseded")] == ["The user lives in Berlin."]
+    assert [m.text for m in MemoryStore(db).find(kind="fact", status="superseded")] == ["The user lives in Berlin."]
 
 
 def test_inferred_health_fact_is_pending_and_not_injected_until_confirmed(world, script, encoder):
@@ -194,11 +194,11 @@ def test_extraction_failure_never_disturbs_the_chat_and_is_retried(world, script
     assert worker.drain(timeout=30)
     assert worker.errors == 1
     assert engine.send(s, "Still there?").status == "ok"  # the chat goes on
-    assert MemoryStore(db).list() == []
+    assert MemoryStore(db).find() == []
     script.extractions.append(extraction(facts=[fact("The user works at Initech.")]))
     worker.submit(s.id)
     assert worker.drain(timeout=30)
-    assert [m.text for m in MemoryStore(db).list()] == ["The user works at Initech."]
+    assert [m.text for m in MemoryStore(db).find()] == ["The user works at Initech."]
 
 
 def test_chat_returns_while_extraction_is_still_running(world, api, encoder):
@@ -227,7 +227,7 @@ def test_chat_returns_while_extraction_is_still_running(world, api, encoder):
     assert worker.drain(timeout=30)
     assert order == ["chat: My cat is called Ada.", "extraction started", "chat: What should I feed her?",
                      "extraction answered"]
-    assert [m.text for m in MemoryStore(db).list()] == ["The user has a cat named Ada."]
+    assert [m.text for m in MemoryStore(db).find()] == ["The user has a cat named Ada."]
 
 
 def test_session_end_writes_an_episodic_summary(world, script, encoder):
@@ -328,7 +328,7 @@ def test_no_path_but_confirm_makes_an_inferred_sensitive_fact_active(world, scri
     result = cli("memories", "import", str(export))
     assert result.exit_code == 0 and "1 memory waits for your review" in result.stderr
     other = MemoryStore(open_db(tmp_path / "other.db"))
-    assert [(m.text, m.status) for m in other.list(status=None)] == [("The user has type 1 diabetes.", "pending")]
+    assert [(m.text, m.status) for m in other.find(status=None)] == [("The user has type 1 diabetes.", "pending")]
     # Nothing pending reaches the model.
     engine.send(s, "What do you know about my diabetes?")
     assert "diabetes" not in script.chat[-1]["system"]

@@ -55,9 +55,9 @@ def test_key_update_supersedes_and_only_the_new_value_is_current(store):
     outcomes = policy.apply(store, [Candidate("fact", "The user moved to Lisbon.", key="user.city", value="Lisbon",
                                               origin="stated")])
     assert outcomes[0].action == "superseded"
-    active = store.list(kind="fact", status="active")
+    active = store.find(kind="fact", status="active")
     assert [m.text for m in active] == ["The user moved to Lisbon."]
-    old = store.list(kind="fact", status="superseded")
+    old = store.find(kind="fact", status="superseded")
     assert [m.text for m in old] == ["The user lives in Berlin."] and old[0].superseded_by == active[0].id
 
 
@@ -66,7 +66,7 @@ def test_same_key_same_value_merges(store):
     again = policy.apply(store, [Candidate("fact", "The user is based in Lisbon.", key="user.city", value="lisbon",
                                            origin="stated")])
     assert again[0].action == "merged"
-    assert len(store.list(kind="fact", status=None)) == 1
+    assert len(store.find(kind="fact", status=None)) == 1
 
 
 def test_inferred_sensitive_fact_waits_as_pending_stated_one_does_not(store):
@@ -84,7 +84,7 @@ def test_repeated_correction_raises_the_rules_importance(store):
     again = policy.apply(store, [Candidate("rule", "do not use bullet points", origin="stated")])[0]
     assert again.action == "reinforced" and again.memory_id == first.memory_id
     assert store.get(first.memory_id).importance > before
-    assert len(store.list(kind="rule", status=None)) == 1
+    assert len(store.find(kind="rule", status=None)) == 1
 
 
 def test_related_candidate_lets_the_model_decide_update(store, monkeypatch):
@@ -99,7 +99,7 @@ def test_related_candidate_lets_the_model_decide_update(store, monkeypatch):
     out = policy.apply(store, [Candidate("fact", "The project is now Osprey.", origin="stated")], decide=decide)
     assert asked["existing"] == ["The user's project is called Falcon."]
     assert out[0].action == "updated"
-    assert [m.text for m in store.list(kind="fact", status="active")] == [
+    assert [m.text for m in store.find(kind="fact", status="active")] == [
         "The user's project was renamed from Falcon to Osprey."]
 
 

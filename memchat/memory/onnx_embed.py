@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memchat.memory.models import canonical_name, load_sentence_transformer, resolve_model
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -47,8 +49,6 @@ VERIFY_TEXTS = [
 
 
 def _model_dir(model_name: str) -> Path:
-    from memchat.memory.embed import resolve_model
-
     path = Path(resolve_model(model_name))
     if not path.is_dir():
         raise FileNotFoundError(f"{model_name!r} is not a local model directory")
@@ -108,8 +108,6 @@ def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
     Needs torch, sentence-transformers and onnx: ~15 s, once per model and machine.
     """
     import numpy as np
-
-    from memchat.memory.embed import load_sentence_transformer
 
     model_dir = _model_dir(model_name)
     target = export_dir(model_name)
@@ -204,8 +202,6 @@ class OnnxEmbedder:
     def __init__(self, model_name: str, directory: Path | None = None, max_seq_length: int | None = None) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
-
-        from memchat.memory.embed import canonical_name
 
         directory = directory or export_dir(model_name)
         info = manifest(model_name) if directory == export_dir(model_name) else None

@@ -59,8 +59,10 @@ def _norm(text: str | None) -> str:
 def _neighbours(store: MemoryStore, embedder: Embedder | None, c: Candidate) -> list[tuple[Memory, float]]:
     """Active memories of the same kind most similar to the candidate, with their cosine."""
     if embedder is None:
-        return [(m, 1.0) for m in store.list(kind=c.kind, status="active") if _norm(m.text) == _norm(c.text)]
-    hits = store.search(c.text, embedder, kinds=(c.kind,), limit=5)
+        return [(m, 1.0) for m in store.find(kind=c.kind, status="active") if _norm(m.text) == _norm(c.text)]
+    from memchat.memory.search import recall
+
+    hits = recall(store.db, c.text, embedder, kinds=(c.kind,), limit=5)
     found = store.get_many([h.id for h in hits if h.type == "memory"])
     return [(found[h.id], h.cosine or 0.0) for h in hits if h.type == "memory" and h.id in found]
 
@@ -84,7 +86,7 @@ def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: De
         m = _add(store, c, actor, status="pending")
         return Outcome("pending", m.id, c.text, c.kind)
     if c.key:
-        current = [m for m in store.list(kind=c.kind, status="active") if m.key == c.key]
+        current = [m for m in store.find(kind=c.kind, status="active") if m.key == c.key]
         if current and (_norm(current[0].value) == _norm(c.value) if c.value else
                         _norm(current[0].text) == _norm(c.text)):
             return Outcome("merged", current[0].id, c.text, c.kind)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from memchat.errors import UsageError
 from memchat.memory import index
 from memchat.memory.store import KINDS, STATUSES, Memory, MemoryStore
+from memchat.memory.vectors import VectorSet, kind_status_code
 
 if TYPE_CHECKING:
     import numpy as np
@@ -251,12 +252,12 @@ def _bm25_messages(db: Database, q: _Query) -> list[tuple[int, float]]:
         (q.fts, *params, q.tuning.pool)).fetchall()
 
 
-def _memory_scan(db: Database, q: _Query, model: str) -> tuple[index.VectorSet, np.ndarray | None]:
+def _memory_scan(db: Database, q: _Query, model: str) -> tuple[VectorSet, np.ndarray | None]:
     """The memories' matrix and the mask of rows the filters allow (None: all)."""
     import numpy as np
 
     vs = index.vector_set(db, "memories", model)
-    codes = {index.kind_status_code(k, s) for k in q.kinds if k in KINDS for s in q.statuses}
+    codes = {kind_status_code(k, s) for k in q.kinds if k in KINDS for s in q.statuses}
     mask = None if vs.codes <= codes else np.isin(vs.group, list(codes))
     if q.session_id is not None:
         allowed = [r[0] for r in db.conn.execute(

@@ -2,16 +2,14 @@
 
 `MemoryStore` is the one door to long-term memory. Callers see `Memory` and `HistoryEntry`
 dataclasses, never rows or SQL, so another backend could stand behind the same verbs:
-add, get, list, update, edit, supersede, pin, unpin, confirm, reject, forget, history, search.
+add, get, find, update, edit, supersede, pin, unpin, confirm, reject, forget, history.
 
 Rules kept here, whoever calls:
 - every write is one IMMEDIATE transaction and leaves a history row (actor and time);
 - a memory with the same `key` as an active one supersedes it: the old row gets
   `valid_to`, `superseded_by` and status `superseded`, and is never current again;
 - forgetting removes the text from the row, the history, the FTS index, the vector and the
-  sentences of session summaries that mention it,
-  merges the FTS segments and checkpoints the WAL, so the words are not left on disk
-  (`secure_delete` zeroes freed space).
+  sentences of session summaries that mention it (memchat.memory.forget).
 
 Vectors are not computed here: a written memory has no embedding until the vector index
 catches up (memchat.memory.index), so adding a memory never waits for the model.
@@ -20,89 +18,32 @@ catches up (memchat.memory.index), so adding a memory never waits for the model.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
-from memchat.errors import NotFoundError, UsageError, parse_id, require_unicode
+from memchat.errors import NotFoundError, UsageError, require_unicode
+from memchat.memory import forget as erase
+from memchat.memory.records import (
+    COLUMNS,
+    FORGOTTEN_MESSAGE,
+    KINDS,
+    ORIGINS,
+    STATUSES,
+    UPDATABLE,
+    HistoryEntry,
+    Memory,
+    check,
+    clean_text,
+    log_history,
+    memory_from_row,
+    parse_memory_id,
+)
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-    from memchat.memory.embed import Embedder
-    from memchat.memory.search import Hit
-
-KINDS = ("fact", "event", "rule")
-STATUSES = ("active", "pending", "superseded", "forgotten")
-ORIGINS = ("stated", "inferred", "manual")
-FORGOTTEN_MESSAGE = "[forgotten]"
-
-
-@dataclass
-class Memory:
-    id: int
-    kind: str
-    text: str
-    key: str | None = None
-    value: str | None = None
-    status: str = "active"
-    pinned: bool = False
-    origin: str = "stated"
-    confidence: float = 1.0
-    sensitive: bool = False
-    importance: float = 0.5
-    source_message_ids: list[int] = field(default_factory=list)
-    valid_from: str | None = None
-    valid_to: str | None = None
-    superseded_by: int | None = None
-    created_at: str = ""
-    updated_at: str = ""
-    last_used_at: str | None = None
-    use_count: int = 0
-    embedding_model: str | None = None
-
-
-@dataclass
-class HistoryEntry:
-    id: int
-    memory_id: int
-    action: str
-    old_text: str | None
-    new_text: str | None
-    actor: str
-    source_message_id: int | None
-    at: str
-
-
-_COLUMNS = [f.name for f in fields(Memory)]
-_UPDATABLE = {"kind", "key", "value", "origin", "confidence", "sensitive", "importance", "valid_from", "valid_to"}
-
-
-def parse_memory_id(value: str | int) -> int:
-    return parse_id(value, "memory")
-
-
-def _check(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-    return value
-
-
-def _text(text: str) -> str:
-    text = text.strip()
-    if not text:
-        raise UsageError("a memory needs some text (to remove one, forget it)")
-    if "\x00" in text:
-        raise UsageError("a memory cannot contain a NUL character")
-    return require_unicode(text, "the memory text")
-
-
-def _memory(row: tuple, names: list[str]) -> Memory:
-    data = dict(zip(names, row))
-    data["pinned"] = bool(data["pinned"])
-    data["sensitive"] = bool(data["sensitive"])
-    data["source_message_ids"] = json.loads(data["source_message_ids"] or "[]")
-    return Memory(**data)
+__all__ = ["FORGOTTEN_MESSAGE", "KINDS", "ORIGINS", "STATUSES", "HistoryEntry", "Memory", "MemoryStore",
+           "parse_memory_id"]
 
 
 class MemoryStore:
@@ -110,13 +51,13 @@ class MemoryStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.summary_redactions = 0  # sentences the last forget took out of summaries
+        self.last_forget = erase.Forgotten()  # what the last forget did (ids, summary redactions, sources)
 
     # --- reading ---------------------------------------------------------------------------
     def _select(self, where: str, params: tuple | list = (), order: str = "ORDER BY id") -> list[Memory]:
-        cursor = self.db.conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM memories {where} {order}", params)
+        cursor = self.db.conn.execute(f"SELECT {', '.join(COLUMNS)} FROM memories {where} {order}", params)
         names = [d[0] for d in cursor.description]
-        return [_memory(row, names) for row in cursor.fetchall()]
+        return [memory_from_row(row, names) for row in cursor.fetchall()]
 
     def get(self, memory_id: int | str) -> Memory:
         mid = parse_memory_id(memory_id)
@@ -131,18 +72,18 @@ class MemoryStore:
         marks = ", ".join("?" for _ in ids)
         return {m.id: m for m in self._select(f"WHERE id IN ({marks})", list(ids))}
 
-    def list(self, *, kind: str | None = None, status: str | tuple[str, ...] | None = ("active", "pending"),
+    def find(self, *, kind: str | None = None, status: str | tuple[str, ...] | None = ("active", "pending"),
              pinned: bool | None = None, key: str | None = None, limit: int | None = None,
              newest_first: bool = False) -> list[Memory]:
         """Memories in id order (or newest first); status None means every status."""
         where, params = ["1"], []
         if kind:
             where.append("kind = ?")
-            params.append(_check("kind", kind, KINDS))
+            params.append(check("kind", kind, KINDS))
         if status:
             statuses = (status,) if isinstance(status, str) else tuple(status)
             for s in statuses:
-                _check("status", s, STATUSES)
+                check("status", s, STATUSES)
             where.append(f"status IN ({', '.join('?' for _ in statuses)})")
             params += statuses
         if pinned is not None:
@@ -168,12 +109,18 @@ class MemoryStore:
     def counts(self) -> dict[str, int]:
         return dict(self.db.conn.execute("SELECT status, count(*) FROM memories GROUP BY status").fetchall())
 
+    def top(self, kind: str, limit: int) -> list[Memory]:
+        """The most important active memories of a kind (by index, without reading them all)."""
+        return self._select("WHERE kind = ? AND status = 'active'", (check("kind", kind, KINDS),),
+                            f"ORDER BY importance DESC, id DESC LIMIT {int(limit)}")
+
+    def has_active(self) -> bool:
+        return bool(self.db.conn.execute("SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active')").fetchone()[0])
+
     # --- writing ---------------------------------------------------------------------------
     def _log(self, memory_id: int, action: str, old: str | None, new: str | None, actor: str,
              at: str, source_message_id: int | None = None) -> None:
-        self.db.conn.execute(
-            "INSERT INTO memory_history (memory_id, action, old_text, new_text, actor, source_message_id, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)", (memory_id, action, old, new, actor, source_message_id, at))
+        log_history(self.db.conn, memory_id, action, old, new, actor, at, source_message_id)
 
     def _live(self, memory_id: int | str) -> Memory:
         memory = self.get(memory_id)
@@ -193,10 +140,10 @@ class MemoryStore:
         for restoring an export. An inferred sensitive memory is stored pending, whatever
         the caller asked: no path but `confirm` makes one active.
         """
-        text = _text(text)
-        _check("kind", kind, KINDS)
-        _check("origin", origin, ORIGINS)
-        _check("status", status, ("active", "pending", "superseded"))
+        text = clean_text(text)
+        check("kind", kind, KINDS)
+        check("origin", origin, ORIGINS)
+        check("status", status, ("active", "pending", "superseded"))
         key = require_unicode(key.strip(), "the key") if key and key.strip() else None
         value = require_unicode(value, "the value") if value is not None else None
         if status == "active" and origin == "inferred" and sensitive:
@@ -256,7 +203,7 @@ class MemoryStore:
         old = self._live(memory_id)
         if old.status != "active":
             raise UsageError(f"memory {old.id} is {old.status}; only an active memory can be superseded")
-        text = _text(text)
+        text = clean_text(text)
         now = utcnow()
         with immediate(self.db):
             new_id = self._insert(actor, now, kind=old.kind, text=text, value=value, pinned=int(old.pinned),
@@ -268,7 +215,7 @@ class MemoryStore:
     def edit(self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user") -> Memory:
         """Change a memory's text (its vector is recomputed on the next search)."""
         memory = self._live(memory_id)
-        text = _text(text)
+        text = clean_text(text)
         if text == memory.text and value in (None, memory.value):
             return memory
         now = utcnow()
@@ -281,14 +228,14 @@ class MemoryStore:
 
     def update(self, memory_id: int | str, *, actor: str = "user", **changes: Any) -> Memory:
         """Change a memory's metadata (kind, key, value, importance, confidence, ...)."""
-        bad = set(changes) - _UPDATABLE
+        bad = set(changes) - UPDATABLE
         if bad:
             raise ValueError(f"cannot update memory fields {sorted(bad)}")
         memory = self._live(memory_id)
         if "kind" in changes:
-            _check("kind", changes["kind"], KINDS)
+            check("kind", changes["kind"], KINDS)
         if "origin" in changes:
-            _check("origin", changes["origin"], ORIGINS)
+            check("origin", changes["origin"], ORIGINS)
         now = utcnow()
         with immediate(self.db):
             if changes.get("key") and memory.status == "active":
@@ -349,87 +296,16 @@ class MemoryStore:
     # --- forgetting ------------------------------------------------------------------------
     def forget(self, memory_ids: list[int] | list[str], *, actor: str = "user", purge_sources: bool = False,
                action: str = "forget") -> list[int]:
-        """Forget memories for good; returns the ids that were forgotten now.
+        """Forget memories for good; returns the ids that were forgotten now (see memchat.memory.forget)."""
+        targets = [m for m in (self.get(i) for i in memory_ids) if m.status != "forgotten"]
+        self.last_forget = erase.forget(self.db, targets, actor=actor, purge_sources=purge_sources, action=action)
+        return self.last_forget.ids
 
-        The text goes from the row, from every history row that quoted it, from the FTS index
-        and from the vector; sentences of session summaries that mention it are redacted
-        (memchat.memory.redact). With purge_sources the messages it came from are redacted too.
-        """
-        targets = [self.get(i) for i in memory_ids]
-        targets = [m for m in targets if m.status != "forgotten"]
-        if not targets:
-            return []
-        now = utcnow()
-        sources: set[int] = set()
-        with immediate(self.db):
-            conn = self.db.conn
-            for m in targets:
-                sources.update(m.source_message_ids)
-                conn.execute("UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE memory_id = ?", (m.id,))
-                # A supersede row of a neighbour quotes this text too.
-                conn.execute("UPDATE memory_history SET old_text = NULL WHERE old_text = ?", (m.text,))
-                conn.execute("UPDATE memory_history SET new_text = NULL WHERE new_text = ?", (m.text,))
-                conn.execute(
-                    "UPDATE memories SET text = '', key = NULL, value = NULL, status = 'forgotten', pinned = 0, "
-                    "embedding = NULL, embedding_model = NULL, source_message_ids = '[]', "
-                    "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id = ?", (now, now, m.id))
-                self._log(m.id, action, None, None, actor, now)
-            self.summary_redactions = self._redact_summaries(targets, actor, now)
-            if purge_sources and sources:
-                marks = ", ".join("?" for _ in sources)
-                conn.execute(f"UPDATE messages SET content = ? WHERE id IN ({marks})", (FORGOTTEN_MESSAGE, *sources))
-                conn.execute(f"DELETE FROM message_vectors WHERE message_id IN ({marks})", tuple(sources))
-        self._scrub(messages=purge_sources and bool(sources))
-        return [m.id for m in targets]
-
-    def _redact_summaries(self, forgotten: list[Memory], actor: str, now: str) -> int:
-        """Summaries paraphrase what they cover: take the sentences that mention a forgotten
-        memory out of every session summary and episodic summary (and their history)."""
-        from memchat.memory.redact import Forgotten, Redactor
-
-        redactor = Redactor(Forgotten(m.text, m.value) for m in forgotten)
-        conn, total = self.db.conn, 0
-        for sid, summary in conn.execute("SELECT id, summary FROM sessions WHERE summary != ''").fetchall():
-            text, n = redactor.redact(summary)
-            if n:
-                conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (text, sid))
-                total += n
-        gone = {m.id for m in forgotten}
-        for m in self._select("WHERE kind = 'event' AND key LIKE 'session.%.summary' AND status != 'forgotten'"):
-            if m.id in gone:
-                continue
-            text, n = redactor.redact(m.text)
-            if not n:
-                continue
-            total += n
-            conn.execute("UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, updated_at = ? "
-                         "WHERE id = ?", (text, now, m.id))
-            for hid, old_text, new_text in conn.execute(
-                    "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (m.id,)).fetchall():
-                conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
-                             (redactor.redact(old_text or "")[0] or None, redactor.redact(new_text or "")[0] or None, hid))
-            self._log(m.id, "edit", None, text, actor, now)
-        return total
+    @property
+    def summary_redactions(self) -> int:
+        """Sentences the last forget took out of summaries."""
+        return self.last_forget.summary_redactions
 
     def forget_all(self, *, actor: str = "user") -> list[int]:
-        ids = [m.id for m in self.list(status=("active", "pending", "superseded"))]
+        ids = [m.id for m in self.find(status=("active", "pending", "superseded"))]
         return self.forget(ids, actor=actor)
-
-    def _scrub(self, *, messages: bool = False) -> None:
-        """Make deleted words physically gone: FTS5 keeps them in old segments until a merge,
-        and old page images live in the WAL until a checkpoint."""
-        with immediate(self.db):
-            self.db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-            if messages:
-                self.db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
-        from memchat.memory.vector_file import drop_disk_cache
-
-        drop_disk_cache(self.db)  # the on-disk copy of the vectors held the forgotten ones
-        self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-
-    # --- finding ---------------------------------------------------------------------------
-    def search(self, query: str, embedder: Embedder | None, **options: Any) -> list[Hit]:
-        """Hybrid search over memories (and messages); see memchat.memory.search.recall."""
-        from memchat.memory.search import recall
-
-        return recall(self.db, query, embedder, **options)

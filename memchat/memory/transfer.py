@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from memchat.db import utcnow
-from memchat.errors import UsageError, require_unicode, shorten
+from memchat.errors import UsageError, require_unicode
+from memchat.text import shorten
 from memchat.memory.store import KINDS, ORIGINS, Memory, MemoryStore
 
 FORMAT = "memchat-memories"
@@ -31,12 +32,10 @@ class ImportResult:
 
 
 def export_records(store: MemoryStore) -> list[Memory]:
-    return store.list(status=_EXPORTED)
+    return store.find(status=_EXPORTED)
 
 
 def export_text(store: MemoryStore, fmt: str = "json") -> str:
-    from memchat.render_memory import export_markdown
-
     memories = export_records(store)
     now = utcnow()
     if fmt in ("md", "markdown"):
@@ -99,7 +98,7 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
     """Restore an export. Current and pending memories first (a newer key wins), then the
     superseded ones newest first, so each can point at its already restored successor."""
     records = _parse(text, name)
-    before = {m.id for m in store.list(status=None)}
+    before = {m.id for m in store.find(status=None)}
     new_ids: dict[int, int] = {}
     current = sorted((r for r in records if r.get("status", "active") != "superseded"),
                      key=lambda r: r.get("created_at") or "")
@@ -108,7 +107,7 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
     added = pending = 0
     for r in [*current, *old]:
         status, successor = r.get("status", "active"), new_ids.get(r.get("superseded_by"))
-        holder = store.list(key=r["key"], status="active") if r.get("key") and status == "active" else []
+        holder = store.find(key=r["key"], status="active") if r.get("key") and status == "active" else []
         if holder and holder[0].created_at > (r.get("created_at") or ""):
             status, successor = "superseded", holder[0].id  # what this database knows is newer
         memory = store.add(
@@ -125,3 +124,23 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
             pending += memory.status == "pending"
             before.add(memory.id)
     return ImportResult(added, len(records) - added, pending)
+
+
+def _when(timestamp: str | None) -> str:
+    return (timestamp or "")[:16].replace("T", " ")
+
+
+def export_markdown(memories: list[Memory], exported_at: str) -> str:
+    out = ["# memchat memories", "", f"Exported {_when(exported_at)} UTC · {len(memories)} memories", ""]
+    titles = {"fact": "Facts", "event": "Events", "rule": "Rules"}
+    for kind, title in titles.items():
+        group = [m for m in memories if m.kind == kind]
+        if not group:
+            continue
+        out += [f"## {title}", ""]
+        for m in group:
+            notes = [n for n in (m.status if m.status != "active" else "", "pinned" if m.pinned else "",
+                                 f"key {m.key}" if m.key else "") if n]
+            out.append(f"- {m.text}" + (f" _({', '.join(notes)})_" if notes else "") + f" · #{m.id}, {_when(m.created_at)}")
+        out.append("")
+    return "\n".join(out)

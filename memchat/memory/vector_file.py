@@ -13,11 +13,10 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file
+from memchat.memory.vectors import VectorSet, generation
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
-
-    from memchat.memory.index import VectorSet
 
 DISK_FORMAT = 2  # 2: data files named by the meta, one set per writer
 
@@ -70,7 +69,7 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
         ids, created, group = arrays["ids"], arrays["created"], arrays["group"]
         if not matrix.shape[0] == ids.shape[0] == created.shape[0] == group.shape[0] == count:
             return None
-        from memchat.memory.index import VectorSet
+        from memchat.memory.vectors import VectorSet
 
         return VectorSet(generation=gen, ids=ids, matrix=matrix, created=created, group=group,
                          codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset())
@@ -105,8 +104,6 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
         tmp.write_text(json.dumps(meta))
         os.chmod(tmp, 0o600)
         os.replace(tmp, base.with_suffix(".json"))  # written last: the copy counts only once complete
-        from memchat.memory.index import generation
-
         if generation(db, which) != vs.generation:
             # The set changed while this copy was written, perhaps by a forget whose clean-up
             # ran before these files existed: they may hold a forgotten vector, so they go now.

@@ -1,19 +1,21 @@
-"""Model providers behind one protocol, found through one registry.
+"""Model providers: one base class that declares what a provider can do, one registry.
 
 A provider module is imported only when it is used, so that `memchat --help` and
-`memchat recall` never pay for the anthropic SDK.
+`memchat recall` never pay for the anthropic SDK. Every provider, built in or a test's
+fake, registers the same way (`register`), and callers ask its declared capabilities
+(`can_call_tools`, `can_summarise`, `real_usage`) instead of probing for attributes.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
-from memchat.errors import ConfigError
+from memchat.errors import ConfigError, ProviderError
 
-REGISTRY: dict[str, str] = {
+_REGISTRY: dict[str, str | Callable[[Any], Provider]] = {
     "anthropic": "memchat.providers.anthropic:AnthropicProvider",
     "echo": "memchat.providers.echo:EchoProvider",
 }
@@ -36,40 +38,58 @@ class Reply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     stop_reason: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
 
 
-class Provider(Protocol):
-    name: str
-    can_summarise: bool
-    needs_key: bool
-    key_env_var: str | None
+class Provider:
+    """A model behind memchat. Subclasses implement `stream`, and `call_tool` if they can."""
 
-    def ready(self) -> object:
+    name = "provider"
+    can_summarise = True  # its completions can be trusted to summarise (compaction)
+    can_call_tools = True  # forced tool use: memory capture and write-policy decisions
+    real_usage = True  # reported input tokens are the model's own (they calibrate estimates)
+
+    def __init__(self, settings: Any = None) -> None:
+        self.settings = settings
+
+    def ready(self) -> None:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""
-        ...
-
-    def complete(self, request: ChatRequest) -> Reply:
-        """One non-streamed call; raises ProviderError on failure."""
-        ...
-
-    def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
-        """Force a call of `tool` and return its input (extraction, write-policy decisions)."""
-        ...
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         """Yield text chunks as they arrive; fill reply's usage and stop_reason at the end.
 
         Raises ProviderError (with .partial) on failure; KeyboardInterrupt passes through.
         """
-        ...
+        raise NotImplementedError
+
+    def complete(self, request: ChatRequest) -> Reply:
+        """One whole reply (summaries); by default the stream, drained."""
+        reply = Reply()
+        for _ in self.stream(request, reply):
+            pass
+        return reply
+
+    def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
+        """Force a call of `tool` and return its input (extraction, write-policy decisions)."""
+        raise ProviderError(f"the {self.name} provider cannot call tools")
+
+
+def register(name: str, target: str | Callable[[Any], Provider]) -> None:
+    """Make a provider available by name: "module:Class", or a factory taking the settings."""
+    _REGISTRY[name] = target
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
 
 
 def get_provider(name: str, settings: Any) -> Provider:
     try:
-        target = REGISTRY[name]
+        target = _REGISTRY[name]
     except KeyError:
-        raise ConfigError(f"unknown provider {name!r}: choose one of {', '.join(REGISTRY)}") from None
+        raise ConfigError(f"unknown provider {name!r}: choose one of {', '.join(_REGISTRY)}") from None
+    if callable(target):
+        return target(settings)
     module_name, _, class_name = target.partition(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(settings)
+    provider: Provider = cls(settings)
+    return provider

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from memchat.errors import NeedsKeyError, ProviderError
-from memchat.providers import ChatRequest, Reply
+from memchat.providers import ChatRequest, Provider, Reply
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 
@@ -63,19 +63,17 @@ def explain(exc: BaseException, *, model: str, retries: int, timeout: float, par
     return ProviderError(f"the API call failed ({name}: {exc})", partial=partial)
 
 
-class AnthropicProvider:
+class AnthropicProvider(Provider):
     name = "anthropic"
-    can_summarise = True
-    can_call_tools = True
-    real_usage = True
-    needs_key = True
-    key_env_var = KEY_ENV_VAR
 
     def __init__(self, settings: Any) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self._client: Any = None
 
-    def ready(self) -> str:
+    def ready(self) -> None:
+        self._key()
+
+    def _key(self) -> str:
         """The API key, or NeedsKeyError saying how to set one. Cheap: no SDK import."""
         key = os.environ.get(KEY_ENV_VAR, "").strip()
         if not key:
@@ -87,7 +85,7 @@ class AnthropicProvider:
 
     def client(self) -> Any:
         if self._client is None:
-            key = self.ready()
+            key = self._key()
             import anthropic
 
             kwargs: dict[str, Any] = {

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memchat.providers import ChatRequest, Reply
+from memchat.providers import ChatRequest, Provider, Reply
 
 
 def _text_of(content: Any) -> str:
@@ -23,30 +23,11 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-class EchoProvider:
+class EchoProvider(Provider):
     name = "echo"
     can_summarise = False  # it only repeats: compaction falls back to trimming
-    real_usage = False
-    can_call_tools = False  # so no memory capture: nothing can extract  # word counts, not tokens: never calibrate token estimates on them
-    needs_key = False
-    key_env_var = None
-
-    def __init__(self, settings: Any = None) -> None:
-        self.settings = settings
-
-    def ready(self) -> None:
-        return None
-
-    def complete(self, request: ChatRequest) -> Reply:
-        reply = Reply()
-        for _ in self.stream(request, reply):
-            pass
-        return reply
-
-    def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
-        from memchat.errors import ProviderError
-
-        raise ProviderError("the echo provider cannot call tools")
+    can_call_tools = False  # so no memory capture: nothing can extract
+    real_usage = False  # word counts, not tokens: never calibrate token estimates on them
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         last_user = next((m for m in reversed(request.messages) if m["role"] == "user"), None)

@@ -1,22 +1,29 @@
-"""The `memchat` command: parse arguments, call the core, render. No SQL, no prompts here."""
+"""The `memchat` command: global flags, the command groups (registered here, explicitly), exit codes.
+
+Each command module defines plain functions and sub-apps and imports nothing from here, so
+the tree has no import cycle: this module imports them and registers them on `app`.
+"""
 
 from __future__ import annotations
 
 import sys
-import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import typer
 from typer.core import TyperGroup
 
 from memchat import __version__
-from memchat.errors import MemchatError, UsageError
+from memchat.cli import ask, chat, config, context, doctor, memories, recall, review, sessions
+from memchat.cli.common import OPEN, state
+from memchat.errors import ExitCode, MemchatError
 
-if TYPE_CHECKING:
-    from sqlite_utils import Database
 
-    from memchat.config import Settings
+def show_error(exc: MemchatError) -> None:
+    from memchat.text import sanitize  # a message may quote hostile input
+
+    sys.stderr.write(f"memchat: {sanitize(exc.message)}\n")
+    sys.stderr.flush()
+
 
 class _Group(TyperGroup):
     """Every command runs inside this: a MemchatError becomes one line and an exit code."""
@@ -25,7 +32,7 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except MemchatError as exc:
-            exc.show()
+            show_error(exc)
             raise typer.Exit(exc.exit_code) from None
 
 
@@ -41,42 +48,6 @@ app = typer.Typer(
 )
 
 
-@dataclass
-class AppState:
-    """Global flags, resolved into Settings and a database on first use."""
-
-    flags: dict[str, Any] = field(default_factory=dict)
-    config_path: str | None = None
-    _settings: Settings | None = None
-    _db: Database | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def settings(self, **overrides: Any) -> Settings:
-        if self._settings is None:
-            from memchat.config import load_settings
-
-            self._settings = load_settings(self.config_path).with_overrides(**self.flags)
-        if any(v is not None for v in overrides.values()):
-            self._settings = self._settings.with_overrides(**overrides)
-        return self._settings
-
-    def db(self) -> Database:
-        with self._lock:  # the REPL opens it in a background thread while the user types
-            if self._db is None:
-                from memchat.db import open_db
-
-                self._db = open_db(self.settings().db_path)
-                _OPEN_DATABASES.append(self._db)
-        return self._db
-
-
-def state(ctx: typer.Context) -> AppState:
-    root = ctx.find_root()
-    if root.obj is None:
-        root.obj = AppState()
-    return root.obj
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"memchat {__version__}")
@@ -90,7 +61,7 @@ def root(
     db: Optional[str] = typer.Option(None, "--db", help="Database file (overrides --profile)."),
     model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name."),
     provider: Optional[str] = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
-    config: Optional[str] = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
+    config_file: Optional[str] = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
     session: Optional[str] = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
@@ -99,14 +70,28 @@ def root(
     """A terminal chat assistant that remembers. Run with no command to chat."""
     st = state(ctx)
     st.flags = {"profile": profile, "db": db, "model": model, "provider": provider}
-    st.config_path = config
+    st.config_path = config_file
     if ctx.invoked_subcommand is None:
-        from memchat.cli_chat import run_chat
-
-        run_chat(st, session=session, continue_=continue_, no_memory=no_memory)
+        chat.run_chat(st, session=session, continue_=continue_, no_memory=no_memory)
 
 
-def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001
+# Top-level commands, in the order `--help` lists them.
+app.command("chat")(chat.chat)
+app.command("ask")(ask.ask)
+app.command("recall")(recall.recall)
+app.add_typer(memories.memories_app, name="memories")
+memories.memories_app.command("capture")(review.capture)
+memories.memories_app.command("review")(review.review)
+app.add_typer(sessions.sessions_app, name="sessions")
+app.command("import")(recall.import_conversations)
+app.command("reindex")(recall.reindex)
+app.command("context")(context.context)
+app.add_typer(config.config_app, name="config")
+app.command("doctor")(doctor.doctor)
+
+
+def _one_line_warning(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None,
+                      line: Any = None) -> None:
     # Library warnings (e.g. the SDK's model deprecation notice) as one line, not source excerpts.
     sys.stderr.write(f"memchat: warning: {str(message).splitlines()[0]}\n")
 
@@ -117,22 +102,22 @@ def main() -> None:
 
     warnings.showwarning = _one_line_warning
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
-    code = 0
+    code: int = ExitCode.OK
     try:
         app(prog_name="memchat")  # standalone: usage errors print and raise SystemExit
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.FAILURE)
     except MemchatError as exc:
-        exc.show()
+        show_error(exc)
         code = exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("\nmemchat: interrupted\n")
-        code = 130
+        code = ExitCode.INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
         from memchat.log import internal_error
 
         sys.stderr.write(f"memchat: {internal_error(exc)}\n")
-        code = 70  # EX_SOFTWARE
+        code = ExitCode.SOFTWARE
     _fast_exit(code)
 
 
@@ -144,26 +129,11 @@ def _fast_exit(code: int) -> None:
     """
     import os
 
-    try:
-        for obj in _OPEN_DATABASES:
-            obj.conn.close()
-    except Exception:  # noqa: BLE001 - exiting anyway; SQLite recovers the WAL on next open
-        pass
+    for opened in OPEN:
+        opened.close()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:  # noqa: BLE001 - a closed pipe must not turn exit into a traceback
             pass
     os._exit(code)
-
-
-_OPEN_DATABASES: list[Any] = []
-
-
-def _register() -> None:
-    # Each command group lives in its own module; importing them registers the commands.
-    from memchat import cli_ask, cli_chat, cli_config, cli_lifecycle, cli_memory, cli_sessions  # noqa: F401
-
-
-__all__ = ["app", "main", "state", "AppState", "UsageError"]
-_register()

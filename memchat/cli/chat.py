@@ -6,16 +6,18 @@ from typing import Optional
 
 import typer
 
-from memchat.cli import AppState, app, state
+from memchat.cli.common import CliState, state
 
 
-def run_chat(st: AppState, *, session: str | None, continue_: bool, no_memory: bool = False) -> None:
-    from memchat.repl import run_repl
+def run_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: bool = False) -> None:
+    from memchat.repl.loop import run_repl
 
-    run_repl(st, session=session, continue_=continue_, use_memory=not no_memory)
+    memchat = st.app()
+    if no_memory:
+        memchat.memory_off()
+    run_repl(memchat, session=session, continue_=continue_)
 
 
-@app.command()
 def chat(
     ctx: typer.Context,
     continue_: bool = typer.Option(False, "--continue", "-c", help="Resume the latest session."),

@@ -5,30 +5,30 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.completion import Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from memchat import commands
+from memchat.repl import registry
 
 if TYPE_CHECKING:
-    from memchat.repl import Repl
+    from memchat.repl.loop import Repl
 
 
 class SlashCompleter(Completer):
     def __init__(self, repl: Repl) -> None:
         self.repl = repl
 
-    def get_completions(self, document: Document, complete_event) -> Iterable[Completion]:
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         text = document.text_before_cursor
         if not text.startswith("/") or "\n" in text:
             return
         name, space, arg = text[1:].partition(" ")
         if not space:
-            for cmd in commands.commands():
+            for cmd in registry.commands():
                 if cmd.name.startswith(name.lower()):
                     yield Completion("/" + cmd.name, start_position=-len(text), display_meta=cmd.help)
             return
-        cmd = commands.REGISTRY.get(name.lower())
+        cmd = registry.REGISTRY.get(name.lower())
         if cmd is None or cmd.complete is None:
             return
         try:

@@ -1,26 +1,23 @@
-"""REPL slash commands for long-term memory (/remember, /recall, /memories, /forget, /pin-memory)."""
+"""Slash commands for long-term memory: /remember, /recall, /memories, /forget, /pin-memory, /unpin-memory."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memchat.commands import command
 from memchat.errors import UsageError
+from memchat.repl.command import CommandSet
+from memchat.text import one_line
 
 if TYPE_CHECKING:
-    from memchat.memory.store import MemoryStore
-    from memchat.repl import Repl
+    from memchat.repl.loop import Repl
 
-
-def _store(repl: Repl) -> MemoryStore:
-    from memchat.memory.store import MemoryStore
-
-    return MemoryStore(repl.db)
+COMMANDS = CommandSet()
+command = COMMANDS.command
 
 
 def _memory_ids(repl: Repl, prefix: str) -> Iterable[str]:
-    recent = _store(repl).list(status=("active", "pending"), limit=200, newest_first=True)
+    recent = repl.app.memories(status=("active", "pending"), limit=200, newest_first=True)
     return [str(m.id) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
 
 
@@ -39,40 +36,33 @@ def _remember(repl: Repl, arg: str) -> None:
         kind, text = head.strip().lower(), rest.strip()
     if not text:
         raise UsageError("usage: /remember TEXT (e.g. /remember rule: answer in British English)")
-    m = _store(repl).add(text, kind=kind, origin="stated")
+    m = repl.app.remember(text, kind=kind, origin="stated").memory
     repl.info(f"remembered #{m.id} ({m.kind}): {m.text}")
 
 
 @command("recall", "Search memories and past conversations.", args="QUERY")
 def _recall(repl: Repl, arg: str) -> None:
-    from memchat.memory.embed import configured, is_loaded
-    from memchat.memory.search import recall
-    from memchat.render_memory import hit_lines
+    from memchat.ui.memory import hit_lines
 
     if not arg.strip():
         raise UsageError("usage: /recall QUERY")
-    name = repl.settings.get("memory.embedding_model")
-    if not is_loaded(name):
+    if not repl.app.embedder_loaded():
         repl.info("loading the embedding model (first search of this session)…")
-    hits = recall(repl.db, arg, configured(repl.settings), limit=8, catch_up=True)
+    hits = repl.app.recall(arg, limit=8)
     repl.say(hit_lines(hits) if hits else "nothing found")
 
 
 @command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")
 def _memories(repl: Repl, arg: str) -> None:
-    from memchat.render_memory import memory_lines
+    from memchat.ui.memory import memory_lines
 
-    kind = arg.strip().lower() or None
-    rows = _store(repl).list(kind=kind)
+    rows = repl.app.memories(kind=arg.strip().lower() or None)
     repl.say(memory_lines(rows) if rows else "no memories yet: /remember TEXT adds one")
 
 
 @command("forget", "Forget a memory for good.", args="ID", complete=_memory_ids)
 def _forget(repl: Repl, arg: str) -> None:
-    from memchat.render_memory import one_line
-
-    store = _store(repl)
-    m = store.get(_one_id(arg, "/forget ID (see /memories)"))
+    m = repl.app.memory(_one_id(arg, "/forget ID (see /memories)"))
     if m.status == "forgotten":
         repl.info(f"memory {m.id} is already forgotten")
         return
@@ -86,18 +76,19 @@ def _forget(repl: Repl, arg: str) -> None:
         except (EOFError, KeyboardInterrupt):
             repl.info("nothing forgotten")
             return
-    store.forget([m.id])
-    redacted = f" (and {store.summary_redactions} summary sentence(s) that mentioned it)" if store.summary_redactions else ""
+    done = repl.app.forget([m.id])
+    n = done.summary_redactions
+    redacted = f" (and {n} summary sentence(s) that mentioned it)" if n else ""
     repl.info(f"forgot #{m.id}{redacted}")
 
 
 @command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)
 def _pin_memory(repl: Repl, arg: str) -> None:
-    m = _store(repl).pin(_one_id(arg, "/pin-memory ID"))
+    m = repl.app.pin_memory(_one_id(arg, "/pin-memory ID"), True)
     repl.info(f"pinned #{m.id}: {m.text}")
 
 
 @command("unpin-memory", "Unpin a memory.", args="ID", complete=_memory_ids)
 def _unpin_memory(repl: Repl, arg: str) -> None:
-    m = _store(repl).unpin(_one_id(arg, "/unpin-memory ID"))
+    m = repl.app.pin_memory(_one_id(arg, "/unpin-memory ID"), False)
     repl.info(f"unpinned #{m.id}: {m.text}")

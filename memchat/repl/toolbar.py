@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memchat.repl import Repl
+    from memchat.repl.loop import Repl
 
 
 def _k(n: int) -> str:

@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Optional
 
 import typer
 
-from memchat.cli import app, state
-from memchat.errors import ProviderError, UsageError
-
-
-def read_stdin() -> str:
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"stdin is not valid UTF-8 (bad byte at offset {exc.start}); convert it first, "
-                         "e.g. with iconv") from None
-
-
-def stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is None or sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return True
+from memchat.cli.common import app as open_app
+from memchat.errors import ExitCode, ProviderError, UsageError
+from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 
 def gather_prompt(words: list[str] | None) -> str:
@@ -47,7 +31,6 @@ def gather_prompt(words: list[str] | None) -> str:
     return prompt.strip("\n")
 
 
-@app.command()
 def ask(
     ctx: typer.Context,
     prompt: Optional[list[str]] = typer.Argument(None, help="The prompt; '-' reads it from stdin. Piped stdin is appended."),
@@ -63,44 +46,29 @@ def ask(
     explain: bool = typer.Option(False, "--explain", help="Also show which memories were sent, and why."),
 ) -> None:
     """Send one prompt and print the reply; the exchange is stored as a session."""
-    from memchat import render, sessions
-    from memchat.engine import Engine
+    from memchat.ui import console, tables
+    from memchat.ui.stream import ReplyWriter
 
     if session_id and continue_:
         raise UsageError("use either --session or --continue, not both")
     text = gather_prompt(prompt)
-    st = state(ctx)
-    settings = st.settings(model=model, provider=provider, max_tokens=max_tokens)
-    from memchat.providers import get_provider
-
-    provider_obj = get_provider(settings.provider, settings)
-    provider_obj.ready()  # a missing key fails before anything is stored
-    db = st.db()
-    if session_id:
-        session = sessions.get_session(db, session_id)
-    elif continue_:
-        session = sessions.latest_session(db)
-        if session is None:
-            raise UsageError("there is no session to continue yet")
-    else:
-        session = sessions.create_session(db, model=settings.model, system=system)
-    if system and session.system != system:
-        session = sessions.update_session(db, session.id, system=system)
-
-    engine = Engine(db, settings, provider_obj, use_memory=not no_memory)
-    writer = None if json_out else render.ReplyWriter(markdown=settings.markdown if markdown is None else markdown)
-    result = engine.send(session, text, on_text=writer.write if writer else None, on_notice=render.note)
+    memchat = open_app(ctx, model=model, provider=provider, max_tokens=max_tokens)
+    if no_memory:
+        memchat.memory_off()
+    memchat.provider.ready()  # a missing key fails before anything is stored
+    session = memchat.start_session(session_id=session_id, continue_=continue_, system=system)
+    assert session is not None
+    settings = memchat.settings
+    writer = None if json_out else ReplyWriter(markdown=settings.markdown if markdown is None else markdown)
+    result = memchat.send(session, text, on_text=writer.write if writer else None, on_notice=console.note)
     if writer:
         writer.close()
     if explain and not json_out:
-        render.explain_memory(result.memory)
-    if (not no_memory and settings.get("memory.capture") and result.reply_message is not None
-            and getattr(provider_obj, "can_call_tools", False)):
-        from memchat.memory.capture import spawn_capture
-
-        spawn_capture(settings.db_path, session.id, config_path=st.config_path)
+        tables.explain_memory(result.memory)
+    if result.reply_message is not None:
+        memchat.capture_detached(session)
     if json_out:
-        render.print_json({
+        console.print_json({
             "session_id": result.session.id,
             "message_id": result.reply_message.id if result.reply_message else None,
             "model": result.reply.model or settings.model,
@@ -110,11 +78,11 @@ def ask(
             "stop_reason": result.reply.stop_reason,
             "status": result.status,
             **({"error": str(result.error)} if result.error else {}),
-            **({"memory": render.memory_items(result.memory)} if explain else {}),
+            **({"memory": tables.memory_items(result.memory)} if explain else {}),
         })
     if result.status == "interrupted":
-        render.note(f"[interrupted: the partial reply was kept in session {result.session.id}]")
-        raise typer.Exit(130)
+        console.note(f"[interrupted: the partial reply was kept in session {result.session.id}]")
+        raise typer.Exit(ExitCode.INTERRUPTED)
     if result.error is not None:
         kept = f" (your message is saved in session {result.session.id})"
         raise ProviderError(str(result.error).rstrip(".") + "." + kept)

@@ -1,4 +1,4 @@
-"""How memories and recall hits look: Rich tables for people, plain dicts for --json.
+"""How memories and recall hits look in a shell: Rich tables for people, plain dicts for --json.
 
 Shared by `memchat recall` / `memchat memories` and the REPL's /recall and /memories.
 Memory and message text is untrusted: it is sanitized and never read as Rich markup.
@@ -9,20 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from memchat.render import sanitize
+from memchat.text import one_line, sanitize
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from memchat.memory.search import Hit
     from memchat.memory.store import HistoryEntry, Memory
-
-
-def one_line(text: str, width: int | None = None) -> str:
-    line = " ".join(sanitize(text).split())
-    if width and len(line) > width:
-        return line[: width - 1].rstrip() + "…"
-    return line
 
 
 def when(timestamp: str | None) -> str:
@@ -120,19 +113,3 @@ def history_table(entries: list[HistoryEntry]) -> Table:
             text += f" (message {e.source_message_id})"
         table.add_row(*_plain(when(e.at), e.action, e.actor, text))
     return table
-
-
-def export_markdown(memories: list[Memory], exported_at: str) -> str:
-    out = ["# memchat memories", "", f"Exported {when(exported_at)} UTC · {len(memories)} memories", ""]
-    titles = {"fact": "Facts", "event": "Events", "rule": "Rules"}
-    for kind, title in titles.items():
-        group = [m for m in memories if m.kind == kind]
-        if not group:
-            continue
-        out += [f"## {title}", ""]
-        for m in group:
-            notes = [n for n in (m.status if m.status != "active" else "", "pinned" if m.pinned else "",
-                                 f"key {m.key}" if m.key else "") if n]
-            out.append(f"- {m.text}" + (f" _({', '.join(notes)})_" if notes else "") + f" · #{m.id}, {when(m.created_at)}")
-        out.append("")
-    return "\n".join(out)

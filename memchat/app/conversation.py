@@ -1,0 +1,140 @@
+"""The conversation's use cases: which session, send, retry, undo, pins, compaction, previews."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from memchat import sessions
+from memchat.app.profile import Notice, Profile
+from memchat.errors import MemchatError, UsageError
+
+if TYPE_CHECKING:
+    from memchat.context import Compiled
+    from memchat.engine import TurnResult
+    from memchat.sessions import Message, Session
+
+
+
+class Conversation(Profile):
+    """Sessions and turns."""
+
+    def start_session(self, *, session_id: str | int | None = None, continue_: bool = False,
+                      system: str | None = None, create: bool = True) -> Session | None:
+        """The session a conversation goes to: a given one, the latest, or a new one (create)."""
+        if session_id is not None and continue_:
+            raise UsageError("use either --session or --continue, not both")
+        if session_id is not None:
+            session: Session | None = sessions.get_session(self.db, session_id)
+        elif continue_:
+            session = sessions.latest_session(self.db)
+            if session is None:
+                raise UsageError("there is no session to continue yet")
+        elif create:
+            session = sessions.create_session(self.db, model=self.settings.model, system=system)
+        else:
+            return None
+        if session is not None and system and session.system != system:
+            session = sessions.update_session(self.db, session.id, system=system)
+        return session
+
+    def new_session(self) -> Session:
+        return sessions.create_session(self.db, model=self.settings.model)
+
+    def session(self, session_id: str | int) -> Session:
+        return sessions.get_session(self.db, session_id)
+
+    def latest_session(self) -> Session | None:
+        return sessions.latest_session(self.db)
+
+    def list_sessions(self, limit: int | None = 20) -> list[Session]:
+        return sessions.list_sessions(self.db, limit=limit)
+
+    def messages(self, session: Session) -> list[Message]:
+        return sessions.messages(self.db, session.id)
+
+    def rename_session(self, session_id: str | int, title: str) -> Session:
+        return sessions.rename_session(self.db, session_id, title)
+
+    def set_system(self, session: Session, text: str) -> Session:
+        return sessions.update_session(self.db, session.id, system=text)
+
+    def system_prompt(self, session: Session | None) -> str:
+        return self.engine.system_prompt(session) if session else self.settings.system
+
+    def delete_session(self, session_id: str | int) -> None:
+        sessions.delete_session(self.db, session_id)
+
+    def export_session(self, session_id: str | int, fmt: str = "md") -> str:
+        return sessions.export_session(self.db, session_id, fmt)
+
+    def pin_message(self, session: Session, number: str | int | None, pinned: bool) -> Message:
+        """Pin (or unpin) a message by its number in the session; by default your last message
+        (pinning) or the last pinned one (unpinning)."""
+        if number:
+            message = sessions.message_by_number(self.db, session.id, number)
+        else:
+            msgs = sessions.messages(self.db, session.id)
+            if pinned:
+                found = next((m for m in reversed(msgs) if m.role == "user"), None)
+                if found is None:
+                    raise MemchatError("no message of yours to pin yet")
+            else:
+                found = next((m for m in reversed(msgs) if m.pinned), None)
+                if found is None:
+                    raise MemchatError("no pinned message")
+            message = found
+        return sessions.set_pinned(self.db, message.id, pinned)
+
+    # --- the conversation ---------------------------------------------------------------------
+    def send(self, session: Session, text: str, on_text: Callable[[str], None] | None = None,
+             on_notice: Notice | None = None) -> TurnResult:
+        """Store the message, then stream and store the reply."""
+        return self.engine.send(session, text, on_text, on_notice)
+
+    def retry(self, session: Session, on_text: Callable[[str], None] | None = None,
+              on_notice: Notice | None = None) -> TurnResult:
+        """Resend the last unanswered message, or regenerate an interrupted or incomplete reply."""
+        msgs = sessions.messages(self.db, session.id)
+        if not msgs:
+            raise MemchatError("nothing to retry")
+        last = msgs[-1]
+        if last.role == "assistant" and last.status in ("interrupted", "incomplete"):
+            sessions.set_status(self.db, [last.id], "undone")
+            user = next(m for m in reversed(msgs[:-1]) if m.role == "user")
+        elif last.role == "user":
+            user = last
+        else:
+            raise MemchatError("nothing to retry: the last reply is complete (use /undo, then ask again)")
+        if on_notice:
+            on_notice(f"retrying: {sessions.title_from(user.content)}")
+        return self.engine.answer(session, user, on_text, on_notice)
+
+    def undo(self, session: Session) -> list[Message]:
+        """Drop the last exchange from the conversation (kept in the database, marked undone)."""
+        msgs = sessions.messages(self.db, session.id)
+        if not msgs:
+            raise MemchatError("nothing to undo")
+        drop = [msgs[-1]]
+        if msgs[-1].role == "assistant" and len(msgs) > 1 and msgs[-2].role == "user":
+            drop.insert(0, msgs[-2])
+        sessions.set_status(self.db, [m.id for m in drop], "undone")
+        return drop
+
+    def last_reply(self, session: Session | None) -> str:
+        if session is None:
+            return ""
+        for m in reversed(sessions.messages(self.db, session.id)):
+            if m.role == "assistant":
+                return m.content
+        return ""
+
+    def compact(self, session: Session, on_notice: Notice | None = None) -> Session:
+        return self.engine.compact_now(session, on_notice)
+
+    def preview(self, session: Session | None) -> Compiled:
+        """What the next call of this session would send (budget, dispositions), without sending."""
+        return self.engine.preview(session)
+
+    def history_rows(self, session: Session) -> list[tuple[int, Message, int, str]]:
+        return self.engine.history_rows(session)

@@ -1,0 +1,122 @@
+"""Long-term memory's use cases: recall, remember, edit, pin, forget, review, import and export."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memchat import sessions
+from memchat.app.profile import Notice, Profile, Progress
+
+if TYPE_CHECKING:
+    from memchat.importer import ImportResult
+    from memchat.memory.forget import Forgotten
+    from memchat.memory.index import ReindexResult
+    from memchat.memory.search import Hit
+    from memchat.memory.store import HistoryEntry, Memory
+    from memchat.memory.transfer import ImportResult as MemoryImportResult
+
+
+
+@dataclass
+class Remembered:
+    memory: Memory
+    replaced: list[Memory] = field(default_factory=list)  # the memories it superseded
+
+
+class Memories(Profile):
+    """What memchat remembers, and the user's hands on it."""
+
+    def recall(self, query: str, *, kinds: list[str] | tuple[str, ...] | None = None, limit: int = 10,
+               since: str | None = None, until: str | None = None, session: str | int | None = None,
+               progress: Progress | None = None, on_prepare: Notice | None = None) -> list[Hit]:
+        """Search memories and past conversations, best first (embedding what has no vector yet)."""
+        from memchat.memory.search import recall
+
+        session_id = sessions.parse_session_id(session) if session is not None else None
+        return recall(self.db, query, self.embedder(on_prepare), kinds=kinds, limit=limit, since=since,
+                      until=until, session_id=session_id, catch_up=True, progress=progress)
+
+    def remember(self, text: str, *, kind: str = "fact", key: str | None = None, value: str | None = None,
+                 importance: float = 0.5, pinned: bool = False, origin: str = "manual") -> Remembered:
+        """Store what the user asked to keep, in their words."""
+        store = self.store
+        memory = store.add(text, kind=kind, key=key, value=value, importance=importance, pinned=pinned,
+                           origin=origin)
+        return Remembered(memory, store.replaced(memory.id))
+
+    def memories(self, *, kind: str | None = None, status: str | tuple[str, ...] | None = ("active", "pending"),
+                 pinned: bool | None = None, limit: int | None = None, newest_first: bool = False) -> list[Memory]:
+        return self.store.find(kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first)
+
+    def memory(self, memory_id: str | int) -> Memory:
+        return self.store.get(memory_id)
+
+    def edit_memory(self, memory_id: str | int, text: str, *, value: str | None = None) -> Memory:
+        return self.store.edit(memory_id, text, value=value)
+
+    def pin_memory(self, memory_id: str | int, pinned: bool = True) -> Memory:
+        return self.store.pin(memory_id) if pinned else self.store.unpin(memory_id)
+
+    def memory_history(self, memory_id: str | int) -> list[HistoryEntry]:
+        return self.store.history(memory_id)
+
+    def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[Memory]:
+        """Memories a query clearly matches: a shared word, or a close meaning (cosine >= 0.5)."""
+        from memchat.memory.search import recall
+
+        hits = recall(self.db, query, self.embedder(on_prepare), kinds=("fact", "event", "rule"),
+                      statuses=("active", "pending", "superseded"), limit=limit)
+        ids = [h.id for h in hits if h.bm25_rank is not None or (h.cosine or 0) >= 0.5]
+        found = self.store.get_many(ids)
+        return [found[i] for i in ids if i in found]
+
+    def forget(self, memory_ids: list[int], *, purge_sources: bool = False) -> Forgotten:
+        """Forget for good: rows, history, indexes, vectors, summaries (and sources, if asked)."""
+        store = self.store
+        store.forget(memory_ids, purge_sources=purge_sources)
+        return store.last_forget
+
+    def forgettable(self) -> list[Memory]:
+        """Every memory that still holds text (what `forget --all` forgets)."""
+        return self.store.find(status=("active", "pending", "superseded"))
+
+    def pending(self) -> list[Memory]:
+        """Memories waiting for the user's review."""
+        return self.store.find(status="pending")
+
+    def confirm(self, memory_id: str | int) -> Memory:
+        return self.store.confirm(memory_id)
+
+    def reject(self, memory_id: str | int) -> None:
+        self.store.reject(memory_id)
+
+    def export_memories(self, fmt: str = "json") -> str:
+        from memchat.memory.transfer import export_text
+
+        return export_text(self.store, fmt)
+
+    def import_memories(self, path: str) -> MemoryImportResult:
+        from memchat.importer import read_file
+        from memchat.memory.transfer import import_text
+
+        text, name = read_file(path)
+        return import_text(self.store, text, name)
+
+    def import_conversations(self, path: str) -> ImportResult:
+        """Past conversations in, as sessions (idempotent, all or nothing); see `embed_backlog`."""
+        from memchat.importer import import_file
+
+        return import_file(self.db, path)
+
+    def embed_backlog(self, progress: Progress | None = None, on_prepare: Notice | None = None) -> int:
+        """Embed every memory and message that has no vector yet (after an import, or an interrupted one)."""
+        from memchat.memory.index import catch_up
+
+        return catch_up(self.db, self.embedder(on_prepare), progress)
+
+    def reindex(self, *, full: bool = False, progress: Progress | None = None,
+                on_prepare: Notice | None = None) -> ReindexResult:
+        from memchat.memory.index import reindex
+
+        return reindex(self.db, self.embedder(on_prepare), progress, full=full)

@@ -1,0 +1,161 @@
+"""One open profile: settings, the database, the provider, the embedding model, the engine.
+
+Everything the use cases need, created lazily and once; memchat.app.Memchat builds on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from memchat.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from memchat.engine import Engine
+    from memchat.memory.capture import CaptureWorker
+    from memchat.memory.embed import Embedder
+    from memchat.memory.store import MemoryStore
+    from memchat.providers import Provider
+
+
+
+Notice = Callable[[str], None]
+Progress = Callable[[int, int], None]
+
+
+class Profile:
+    """One profile, open for use: what every use case needs."""
+
+    def __init__(self, settings: Settings, *, config_path: str | None = None, use_memory: bool = True,
+                 provider: Provider | None = None, lazy_encoder: bool = False) -> None:
+        """
+        Args:
+            settings: the resolved settings (see `Memchat.load`).
+            config_path: the config file given explicitly, passed on to background processes.
+            use_memory: False reads and writes no long-term memory (--no-memory).
+            provider: a provider object to use instead of the configured one (tests, embedding).
+            lazy_encoder: chat turns search memory by full text until the encoder has loaded
+                in the background (the REPL), instead of waiting for it.
+        """
+        self.settings = settings
+        self.config_path = config_path
+        self.use_memory = use_memory
+        self.lazy_encoder = lazy_encoder
+        self._provider = provider
+        self._db: Database | None = None
+        self._db_lock = threading.Lock()
+        self._engine: Engine | None = None
+        self._worker: CaptureWorker | None = None
+        self._told_fts_only = False
+        self.capture_on = use_memory and bool(settings.get("memory.capture"))
+        self.turns_since_capture = 0
+
+    def memory_off(self) -> None:
+        """Neither read nor write long-term memory for the rest of this run (--no-memory)."""
+        self.use_memory = self.capture_on = False
+        self._engine = None
+
+    @classmethod
+    def load(cls, config_path: str | None = None, *, use_memory: bool = True, lazy_encoder: bool = False,
+             **flags: Any) -> Self:
+        """Resolve settings (defaults < config file < MEMCHAT_* < these flags) and open the profile lazily."""
+        settings = load_settings(config_path).with_overrides(**flags)
+        return cls(settings, config_path=config_path, use_memory=use_memory, lazy_encoder=lazy_encoder)
+
+    def configure(self, **overrides: Any) -> None:
+        """Change settings for the rest of this run (e.g. /model, or `ask --model`)."""
+        if not any(v is not None for v in overrides.values()):
+            return
+        self.settings = self.settings.with_overrides(**overrides)
+        self._engine = None
+        if overrides.get("provider") is not None:
+            self._provider = None
+
+    # --- what the use cases need --------------------------------------------------------------
+    @property
+    def db(self) -> Database:
+        with self._db_lock:  # the REPL opens it in a background thread while the user types
+            if self._db is None:
+                from memchat.db import open_db
+
+                self._db = open_db(self.settings.db_path)
+        return self._db
+
+    @property
+    def store(self) -> MemoryStore:
+        from memchat.memory.store import MemoryStore
+
+        return MemoryStore(self.db)
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            from memchat.providers import get_provider
+
+            self._provider = get_provider(self.settings.provider, self.settings)
+        return self._provider
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            from memchat.engine import Engine
+
+            self._engine = Engine(self.db, self.settings, self.provider, use_memory=self.use_memory,
+                                  embedder=self._turn_embedder)
+        return self._engine
+
+    def close(self) -> None:
+        """Close the database (checkpointing the WAL). Safe to call twice."""
+        if self._db is not None:
+            try:
+                self._db.conn.close()
+            except Exception:  # noqa: BLE001 - closing on the way out; SQLite recovers the WAL on next open
+                pass
+            self._db = None
+
+    # --- the embedding model ------------------------------------------------------------------
+    def embedder(self, on_prepare: Notice | None = None) -> Embedder:
+        """The configured encoder, loaded once per process (on_prepare hears of a one-time preparation)."""
+        from memchat.memory.embed import configured
+
+        return configured(self.settings, note=on_prepare)
+
+    def embedder_loaded(self) -> bool:
+        from memchat.memory.embed import is_loaded
+
+        return is_loaded(self.settings.get("memory.embedding_model"))
+
+    def _turn_embedder(self, on_notice: Notice | None) -> Embedder | None:
+        """A chat turn's encoder: with lazy_encoder, full-text search until it has loaded (said once)."""
+        if not self.lazy_encoder or self.embedder_loaded():
+            return self.embedder(on_notice)
+        if not self._told_fts_only and on_notice:
+            self._told_fts_only = True
+            on_notice("(the encoder is still loading: this message searched memory by full text only)")
+        return None
+
+    def warm_up(self) -> None:
+        """Open the database, import the provider SDK and load the encoder in a background thread."""
+
+        def work() -> None:
+            try:
+                self.db  # noqa: B018 - opening is the point
+                if self.settings.provider == "anthropic":
+                    import anthropic  # noqa: F401
+                if self.use_memory:
+                    self.embedder()
+            except Exception as exc:  # noqa: BLE001 - the real use reports errors in the foreground
+                from memchat.log import get_logger
+
+                get_logger().warning("warm-up failed: %s", exc)
+
+        threading.Thread(target=work, name="memchat-warm", daemon=True).start()
+
+    # --- where things are ---------------------------------------------------------------------
+    @property
+    def db_path(self) -> Path:
+        return self.settings.db_path

@@ -1,0 +1,1 @@
+"""The `memchat` command: memchat.cli.main builds it from one module per command group."""

@@ -1,0 +1,70 @@
+"""`memchat config`: every effective setting and where it came from; `config init`, `config path`."""
+
+from __future__ import annotations
+
+import typer
+
+from memchat.cli.common import state
+
+config_app = typer.Typer(help="Show effective settings and where each came from.", invoke_without_command=True)
+
+
+@config_app.callback()
+def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
+    """Show every effective setting and its source (default, file, env, flag)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from memchat.config import SETTINGS
+    from memchat.text import sanitize
+    from memchat.ui import console
+
+    settings = state(ctx).app().settings
+    if json_out:
+        console.print_json({
+            "config_file": str(settings.config_path),
+            "database": str(settings.db_path),
+            "settings": {s.name: {"value": settings.get(s.name), "source": settings.sources[s.name]}
+                         for s in SETTINGS},
+        })
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, header_style="bold")
+    table.add_column("setting")
+    table.add_column("value", overflow="fold")
+    table.add_column("source", overflow="fold")
+    for s in SETTINGS:
+        value = settings.get(s.name)
+        table.add_row(s.name, Text(sanitize(repr(value) if isinstance(value, str) else str(value).lower()
+                                                   if isinstance(value, bool) else str(value))),
+                      Text(sanitize(settings.sources[s.name])))
+    console.out().print(table)
+    exists = "" if settings.config_path.exists() else " (not created; `memchat config init` writes one)"
+    console.out().print(sanitize(f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}"),
+                       highlight=False, markup=False)
+
+
+@config_app.command("init")
+def config_init(ctx: typer.Context) -> None:
+    """Write a commented config file with every default, if there is none yet."""
+    from memchat.config import default_config_path, example_config
+    from memchat.errors import MemchatError
+    from memchat.files import write_private
+
+    from pathlib import Path
+
+    path = Path(state(ctx).config_path or default_config_path()).expanduser()
+    if path.exists():
+        raise MemchatError(f"{path} already exists; not overwriting it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_private(path, example_config())
+    typer.echo(f"wrote {path}")
+
+
+@config_app.command("path")
+def config_path(ctx: typer.Context) -> None:
+    """Print the config file's path."""
+    from memchat.config import default_config_path
+
+    typer.echo(str(state(ctx).config_path or default_config_path()))

@@ -1,0 +1,26 @@
+"""`memchat context`: the token budget of a session's next call."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from memchat.cli.common import app as open_app
+
+
+def context(
+    ctx: typer.Context,
+    session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Session ID (default: the latest)."),
+    json_out: bool = typer.Option(False, "--json", help="JSON output."),
+) -> None:
+    """Show the token budget of the next call: each part's tokens and share of the window."""
+    from memchat.ui import console, tables
+
+    memchat = open_app(ctx)
+    session = memchat.session(session_id) if session_id else memchat.latest_session()
+    budget = memchat.preview(session).budget
+    if json_out:
+        console.print_json({"session_id": session.id if session else None, **budget.as_dict()})
+        return
+    console.out().print(tables.budget_table(budget))

@@ -1,0 +1,85 @@
+"""`memchat doctor`: check the key, the database, the tokenizer and the embedding model, offline."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import typer
+
+from memchat.cli.common import state
+
+
+def doctor(ctx: typer.Context,
+           quick: bool = typer.Option(False, "--quick", help="Skip loading the embedding model (~10 s).")) -> None:
+    """Check the key, the database, the tokenizer and the embedding model, offline."""
+    from memchat.ui.console import escape, out
+
+    console = out()
+    failures = 0
+
+    def report(ok: bool | None, what: str, detail: str = "") -> None:
+        nonlocal failures
+        mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[yellow]![/yellow]"}[ok]
+        if ok is False:
+            failures += 1
+        console.print(f"{mark} {what}" + (f" [dim]— {escape(detail)}[/dim]" if detail else ""), soft_wrap=True)
+
+    def check(what: str, fn: Any) -> None:
+        started = time.monotonic()
+        try:
+            detail = fn()
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure in plain words
+            report(False, what, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
+        else:
+            report(True, what, f"{detail} ({time.monotonic() - started:.1f} s)" if detail else "")
+
+    st = state(ctx)
+    try:
+        memchat = st.app()
+        settings = memchat.settings
+    except Exception as exc:  # noqa: BLE001
+        report(False, "configuration", getattr(exc, "message", str(exc)))
+        raise typer.Exit(1) from None
+    report(True, "configuration", f"{settings.config_path}" + ("" if settings.config_path.exists() else " (defaults; no file)"))
+
+    if settings.provider == "anthropic":
+        key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+        if key:
+            report(True, "API key", "ANTHROPIC_API_KEY is set (not shown)")
+        else:
+            report(False, "API key", "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... "
+                   "(or use --provider echo offline)")
+    else:
+        report(True, "provider", f"{settings.provider} needs no key")
+
+    def database() -> str:
+        ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
+        if ok != "ok":
+            raise RuntimeError(f"integrity check failed: {ok}")
+        mode = oct(os.stat(settings.db_path).st_mode & 0o777)
+        return f"{settings.db_path}, {len(memchat.list_sessions(None))} sessions, mode {mode}"
+
+    check("database", database)
+
+    def tokenizer() -> str:
+        from memchat import tokens
+
+        return f"{tokens.ENCODING}, 'hello world' = {tokens.count('hello world')} tokens"
+
+    check("tokenizer (offline)", tokenizer)
+
+    def embedder() -> str:
+        enc = memchat.embedder(on_prepare=lambda text: console.print(f"[dim]  {escape(text)}[/dim]"))
+        vec = enc.encode(["hello world"])
+        kind = "onnxruntime" if type(enc).__name__ == "OnnxEmbedder" else "sentence-transformers"
+        return f"{enc.model_name} via {kind}, {vec.shape[1]} dimensions"
+
+    if quick:
+        report(None, "embedding model", "skipped (--quick)")
+    else:
+        console.print("[dim]  loading the embedding model (the first time it is also exported to ONNX, ~15 s)…[/dim]")
+        check("embedding model (offline)", embedder)
+    if failures:
+        raise typer.Exit(1)

@@ -1,0 +1,182 @@
+"""`memchat memories ...`: list, show, add, edit, pin, forget, history, export and import memories."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from memchat.cli.common import app as open_app
+from memchat.cli.common import confirm, emit, load_encoder, write_or_print
+from memchat.errors import UsageError
+from memchat.text import plural, sanitize
+
+memories_app = typer.Typer(help="List, show, add, edit, pin, forget, export and import memories.",
+                           no_args_is_help=True)
+
+_STATUS_HELP = "active, pending, superseded, forgotten or all (default: active and pending)."
+
+
+@memories_app.command("list")
+def list_(
+    ctx: typer.Context,
+    kind: Optional[str] = typer.Option(None, "--kind", "-k", help="fact, event or rule."),
+    status: Optional[str] = typer.Option(None, "--status", help=_STATUS_HELP),
+    pinned: bool = typer.Option(False, "--pinned", help="Only pinned memories."),
+    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+) -> None:
+    """List memories."""
+    from memchat.ui import memory as show
+
+    statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
+    rows = open_app(ctx).memories(kind=kind, status=statuses, pinned=True if pinned else None)
+    emit(rows, json_out, show.memory_json, show.memories_table,
+         "no memories yet: add one with `memchat memories add \"...\"` or /remember in a chat")
+
+
+@memories_app.command()
+def show(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID"),
+         json_out: bool = typer.Option(False, "--json", help="JSON.")) -> None:
+    """Show one memory with all its fields."""
+    from memchat.ui import console
+    from memchat.ui import memory as show
+
+    m = open_app(ctx).memory(memory_id)
+    if json_out:
+        console.print_json(show.memory_json(m))
+    else:
+        console.out().print(show.memory_details(m), markup=False, highlight=False)
+
+
+@memories_app.command()
+def add(
+    ctx: typer.Context,
+    text: list[str] = typer.Argument(..., metavar="TEXT"),
+    kind: str = typer.Option("fact", "--kind", "-k", help="fact, event or rule."),
+    key: Optional[str] = typer.Option(None, "--key", help="entity.attribute, e.g. user.city: a new value supersedes the old."),
+    value: Optional[str] = typer.Option(None, "--value", help="The value for --key, e.g. Lisbon."),
+    importance: float = typer.Option(0.5, "--importance", min=0.0, max=1.0, help="0 to 1."),
+    pin: bool = typer.Option(False, "--pin", help="Pin it."),
+) -> None:
+    """Add a memory (yours: origin manual)."""
+    done = open_app(ctx).remember(" ".join(text), kind=kind, key=key, value=value, importance=importance,
+                                  pinned=pin)
+    typer.echo(f"memory {done.memory.id} ({done.memory.kind}): {sanitize(done.memory.text)}")
+    for old in done.replaced:
+        typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
+
+
+@memories_app.command()
+def edit(
+    ctx: typer.Context,
+    memory_id: str = typer.Argument(..., metavar="ID"),
+    text: Optional[str] = typer.Option(None, "--text", "-t", help="The new text (default: open $EDITOR)."),
+    value: Optional[str] = typer.Option(None, "--value", help="A new value for its key."),
+) -> None:
+    """Change a memory's text (opens $EDITOR without --text)."""
+    from memchat.ui.terminal import stdin_is_tty
+
+    memchat = open_app(ctx)
+    m = memchat.memory(memory_id)
+    if text is None and value is None:
+        if not stdin_is_tty():
+            raise UsageError("no terminal to open an editor on: pass --text")
+        import click
+
+        edited = click.edit(m.text + "\n")
+        if edited is None:
+            typer.echo("no change")
+            return
+        text = edited
+    updated = memchat.edit_memory(m.id, text if text is not None else m.text, value=value)
+    typer.echo(f"memory {updated.id}: {sanitize(updated.text)}" if updated.updated_at != m.updated_at else "no change")
+
+
+@memories_app.command()
+def pin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")) -> None:
+    """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
+    m = open_app(ctx).pin_memory(memory_id, True)
+    typer.echo(f"pinned memory {m.id}: {sanitize(m.text)}")
+
+
+@memories_app.command()
+def unpin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")) -> None:
+    """Unpin a memory."""
+    m = open_app(ctx).pin_memory(memory_id, False)
+    typer.echo(f"unpinned memory {m.id}: {sanitize(m.text)}")
+
+
+@memories_app.command()
+def forget(
+    ctx: typer.Context,
+    memory_id: Optional[str] = typer.Argument(None, metavar="[ID]"),
+    query: Optional[str] = typer.Option(None, "--query", "-q", help="Forget the memories that match this."),
+    all_: bool = typer.Option(False, "--all", help="Forget every memory."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="With --query: at most this many."),
+    purge_sources: bool = typer.Option(False, "--purge-sources", help="Also redact the messages they came from."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+) -> None:
+    """Forget memories for good: the text leaves the database, its index and its vectors."""
+    from memchat.ui import console
+    from memchat.ui import memory as show
+
+    if sum(x is not None and x is not False for x in (memory_id, query, all_ or None)) != 1:
+        raise UsageError("give one of: an ID, --query \"...\", or --all")
+    memchat = open_app(ctx)
+    if memory_id is not None:
+        targets = [memchat.memory(memory_id)]
+    elif all_:
+        targets = memchat.forgettable()
+    else:
+        load_encoder(memchat)
+        targets = memchat.matching(query or "", limit)
+    targets = [m for m in targets if m.status != "forgotten"]
+    if not targets:
+        console.note("nothing to forget" + (f" matches {query!r}" if query else ""))
+        return
+    console.err().print(show.memories_table(targets))
+    if not confirm(f"Forget {'these ' + str(len(targets)) + ' memories' if len(targets) > 1 else 'this memory'} "
+                   "for good?", yes, refusing="to forget"):
+        console.note("nothing forgotten")
+        raise typer.Exit(1)
+    done = memchat.forget([m.id for m in targets], purge_sources=purge_sources)
+    typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {', '.join(map(str, done.ids))}")
+    if done.summary_redactions:
+        console.note(f"redacted {plural(done.summary_redactions, 'sentence')} of session summaries that mentioned "
+                     + ("it" if len(done.ids) == 1 else "them"))
+    if done.sources and not purge_sources:
+        console.note(f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}); "
+                     "--purge-sources redacts it too")
+
+
+@memories_app.command()
+def history(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID"),
+            json_out: bool = typer.Option(False, "--json", help="JSON lines.")) -> None:
+    """Show what happened to a memory: added, edited, pinned, superseded, forgotten."""
+    from dataclasses import asdict
+
+    from memchat.ui import memory as show
+
+    emit(open_app(ctx).memory_history(memory_id), json_out, asdict, show.history_table, "no history")
+
+
+@memories_app.command()
+def export(
+    ctx: typer.Context,
+    fmt: str = typer.Option("json", "--format", "-f", help="json (re-importable) or md."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
+) -> None:
+    """Export memories as JSON or Markdown."""
+    write_or_print(open_app(ctx).export_memories(fmt), output)
+
+
+@memories_app.command("import")
+def import_(ctx: typer.Context, path: str = typer.Argument(..., metavar="FILE")) -> None:
+    """Import memories from `memchat memories export` JSON (skips what is already there)."""
+    result = open_app(ctx).import_memories(path)
+    typer.echo(f"imported {plural(result.added, 'memory', 'memories')} ({result.skipped} already present)")
+    if result.pending:
+        from memchat.ui import console
+
+        console.note(f"{plural(result.pending, 'memory', 'memories')} {'waits' if result.pending == 1 else 'wait'} "
+                     "for your review (pending, not used until confirmed): memchat memories review")

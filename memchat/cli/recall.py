@@ -1,0 +1,64 @@
+"""`memchat recall`, `memchat import` and `memchat reindex`: finding things, and getting them in."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from memchat.cli.common import app as open_app
+from memchat.cli.common import emit, load_encoder, progress_bar
+from memchat.text import plural
+
+
+def recall(
+    ctx: typer.Context,
+    query: list[str] = typer.Argument(..., metavar="QUERY", help="What to look for, in your own words."),
+    kind: Optional[list[str]] = typer.Option(None, "--kind", "-k", help="fact, event, rule or message (repeatable)."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results."),
+    since: Optional[str] = typer.Option(None, "--since", help="Only from this date/time on (2026-01-01)."),
+    until: Optional[str] = typer.Option(None, "--until", help="Only up to this date/time."),
+    session: Optional[str] = typer.Option(None, "--session", "-s", help="Only this session."),
+    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+) -> None:
+    """Search what memchat remembers: memories and past conversations."""
+    from memchat.sessions import parse_session_id
+    from memchat.ui import memory as show
+
+    memchat = open_app(ctx)
+    if session is not None:
+        parse_session_id(session)  # a bad id is a usage error before anything loads
+    load_encoder(memchat)
+    with progress_bar("embedding new messages") as progress:
+        hits = memchat.recall(" ".join(query), kinds=kind or None, limit=limit, since=since, until=until,
+                              session=session, progress=progress)
+    emit(hits, json_out, show.hit_json, show.hits_table, "nothing found")
+
+
+def import_conversations(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., metavar="FILE"),
+    embed: bool = typer.Option(True, "--embed/--no-embed", help="Embed the new messages now (else on the next recall)."),
+) -> None:
+    """Import past conversations: a memchat session export, or JSON lines of messages."""
+    memchat = open_app(ctx)
+    result = memchat.import_conversations(path)
+    typer.echo(f"imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
+               f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)")
+    if embed and (result.message_ids or result.messages_skipped):
+        # Everything without a vector, not only this run's messages: an import that was
+        # interrupted while embedding is finished by running it again.
+        load_encoder(memchat)
+        with progress_bar("embedding messages", minimum=1) as progress:
+            memchat.embed_backlog(progress)
+
+
+def reindex(ctx: typer.Context, full: bool = typer.Option(False, "--full", help="Re-embed everything.")) -> None:
+    """Rebuild the search indexes; re-embed what is new, changed, or from another model."""
+    memchat = open_app(ctx)
+    load_encoder(memchat)
+    name = memchat.embedder().model_name
+    with progress_bar(f"embedding with {name}", minimum=1) as progress:
+        result = memchat.reindex(full=full, progress=progress)
+    typer.echo(f"reindexed with {name}: {plural(result.memories, 'memory', 'memories')} and "
+               f"{plural(result.messages, 'message')} embedded")

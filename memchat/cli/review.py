@@ -1,0 +1,84 @@
+"""`memchat memories capture` and `memchat memories review`: how extracted memories come and are checked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+from memchat.cli.common import app as open_app
+from memchat.cli.common import load_encoder
+from memchat.text import sanitize
+
+if TYPE_CHECKING:
+    from memchat.memory.capture import CaptureResult
+
+
+def capture(
+    ctx: typer.Context,
+    session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Only this session (default: every session with uncaptured turns)."),
+    final: bool = typer.Option(False, "--final", help="Also write the session's episodic summary."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing (used by the background capture of `ask`)."),
+) -> None:
+    """Extract memories from turns not yet captured (normally automatic, in the background)."""
+    from memchat.ui import console
+
+    def report(result: CaptureResult) -> None:
+        counts: dict[str, int] = {}
+        for o in result.outcomes:
+            counts[o.action] = counts.get(o.action, 0) + 1
+        summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items())) or "nothing new"
+        console.say(f"session {result.session_id}: {result.turns} new messages read; {summary}")
+
+    memchat = open_app(ctx)
+    if session_id is not None:
+        memchat.session(session_id)  # no such session, or no key: say so before loading anything
+    memchat.provider.ready()
+    load_encoder(memchat)
+    memchat.capture(session_id, final=final, on_result=None if quiet else report)
+
+
+def review(
+    ctx: typer.Context,
+    confirm_ids: Optional[list[str]] = typer.Option(None, "--confirm", help="Confirm pending memory ID (repeatable)."),
+    reject_ids: Optional[list[str]] = typer.Option(None, "--reject", help="Reject (forget) pending memory ID (repeatable)."),
+) -> None:
+    """Walk the pending memories: confirm, edit or reject each (or use --confirm/--reject)."""
+    from memchat.ui import console
+    from memchat.ui.terminal import stdin_is_tty
+
+    memchat = open_app(ctx)
+    if confirm_ids or reject_ids:
+        for mid in confirm_ids or []:
+            m = memchat.confirm(mid)
+            typer.echo(f"confirmed memory {m.id}: {sanitize(m.text)}")
+        for mid in reject_ids or []:
+            memchat.reject(mid)
+            typer.echo(f"rejected memory {mid}")
+        return
+    pending = memchat.pending()
+    if not pending:
+        typer.echo("no memories waiting for review")
+        return
+    if not stdin_is_tty():
+        for m in pending:
+            typer.echo(f"{m.id}\t{m.kind}\t{sanitize(m.text)}")
+        console.note("confirm or reject with: memchat memories review --confirm ID --reject ID")
+        return
+    for m in pending:
+        typer.echo(f"\nmemory {m.id} ({m.kind}, {m.origin}, sensitive={'yes' if m.sensitive else 'no'}):")
+        typer.echo(f"  {sanitize(m.text)}")
+        choice = typer.prompt("[c]onfirm, [e]dit, [r]eject, [s]kip, [q]uit", default="s").strip().lower()[:1]
+        if choice == "q":
+            break
+        if choice == "c":
+            memchat.confirm(m.id)
+            typer.echo("confirmed")
+        elif choice == "r":
+            memchat.reject(m.id)
+            typer.echo("rejected and forgotten")
+        elif choice == "e":
+            text = typer.prompt("new text", default=m.text)
+            memchat.edit_memory(m.id, text)
+            memchat.confirm(m.id)
+            typer.echo("edited and confirmed")

@@ -1,0 +1,114 @@
+"""`memchat sessions ...`: list, show, rename, delete, export and pin stored sessions."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Optional
+
+import typer
+
+from memchat.cli.common import app as open_app
+from memchat.cli.common import confirm, write_or_print
+from memchat.text import sanitize
+
+sessions_app = typer.Typer(help="List, show, rename, delete and export sessions.", no_args_is_help=True)
+
+
+@sessions_app.command("list")
+def list_(
+    ctx: typer.Context,
+    limit: int = typer.Option(20, "--limit", "-n", min=0, help="How many (0: all)."),
+    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+) -> None:
+    """List sessions, most recent first."""
+    from memchat.ui import console
+    from memchat.ui.tables import sessions_table
+
+    rows = open_app(ctx).list_sessions(limit=limit or None)
+    if json_out:
+        for s in rows:
+            console.print_json(asdict(s))
+    elif not rows:
+        console.note("no sessions yet: start one with `memchat` or `memchat ask`")
+    else:
+        console.out().print(sessions_table(rows))
+
+
+@sessions_app.command()
+def show(
+    ctx: typer.Context,
+    session_id: str = typer.Argument(..., metavar="ID"),
+    json_out: bool = typer.Option(False, "--json", help="memchat's JSON export."),
+) -> None:
+    """Show a session's transcript."""
+    from memchat.ui import console
+
+    memchat = open_app(ctx)
+    if json_out:
+        typer.echo(memchat.export_session(session_id, "json"), nl=False)
+        return
+    text = memchat.export_session(session_id, "md")
+    if console.stdout_is_tty():
+        from rich.markdown import Markdown
+
+        console.out().print(Markdown(sanitize(text)))
+    else:
+        typer.echo(sanitize(text), nl=False)
+
+
+@sessions_app.command()
+def rename(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="ID"),
+           title: list[str] = typer.Argument(..., metavar="TITLE")) -> None:
+    """Give a session a new title."""
+    s = open_app(ctx).rename_session(session_id, " ".join(title))
+    typer.echo(f"session {s.id}: {sanitize(s.title or '')}")
+
+
+@sessions_app.command()
+def delete(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="ID"),
+           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
+    """Delete a session and all its messages."""
+    from memchat.ui import console
+
+    memchat = open_app(ctx)
+    s = memchat.session(session_id)
+    if not confirm(f"Delete session {s.id} ({sanitize(s.title or 'untitled')}, {s.message_count} messages)?", yes,
+                   refusing="to delete"):
+        console.note("nothing deleted")
+        raise typer.Exit(1)
+    memchat.delete_session(s.id)
+    typer.echo(f"deleted session {s.id}")
+
+
+@sessions_app.command()
+def export(
+    ctx: typer.Context,
+    session_id: str = typer.Argument(..., metavar="ID"),
+    fmt: str = typer.Option("md", "--format", "-f", help="md or json."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
+) -> None:
+    """Export a session as Markdown or JSON."""
+    write_or_print(open_app(ctx).export_session(session_id, fmt), output)
+
+
+@sessions_app.command()
+def pin(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="SESSION"),
+        number: str = typer.Argument(..., metavar="MSG", help="The message's number, as `sessions show` gives it.")) -> None:
+    """Pin a message: it is always sent verbatim, whatever the budget."""
+    _set_pin(ctx, session_id, number, True)
+
+
+@sessions_app.command()
+def unpin(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="SESSION"),
+          number: str = typer.Argument(..., metavar="MSG")) -> None:
+    """Unpin a message."""
+    _set_pin(ctx, session_id, number, False)
+
+
+def _set_pin(ctx: typer.Context, session_id: str, number: str, pinned: bool) -> None:
+    from memchat.sessions import title_from
+
+    memchat = open_app(ctx)
+    s = memchat.session(session_id)
+    m = memchat.pin_message(s, number, pinned)
+    typer.echo(f"{'pinned' if pinned else 'unpinned'} #{number} in session {s.id}: {sanitize(title_from(m.content))}")

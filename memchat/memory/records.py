@@ -1,0 +1,93 @@
+"""What a memory is: its fields, kinds, statuses and origins, and its audit-trail entry.
+
+Plain dataclasses, shared by the store, search, forgetting and every shell; no SQL here
+beyond turning a row into a `Memory`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from memchat.errors import UsageError, parse_id, require_unicode
+
+KINDS = ("fact", "event", "rule")
+STATUSES = ("active", "pending", "superseded", "forgotten")
+ORIGINS = ("stated", "inferred", "manual")
+FORGOTTEN_MESSAGE = "[forgotten]"
+
+
+@dataclass
+class Memory:
+    id: int
+    kind: str
+    text: str
+    key: str | None = None
+    value: str | None = None
+    status: str = "active"
+    pinned: bool = False
+    origin: str = "stated"
+    confidence: float = 1.0
+    sensitive: bool = False
+    importance: float = 0.5
+    source_message_ids: list[int] = field(default_factory=list)
+    valid_from: str | None = None
+    valid_to: str | None = None
+    superseded_by: int | None = None
+    created_at: str = ""
+    updated_at: str = ""
+    last_used_at: str | None = None
+    use_count: int = 0
+    embedding_model: str | None = None
+
+
+@dataclass
+class HistoryEntry:
+    id: int
+    memory_id: int
+    action: str
+    old_text: str | None
+    new_text: str | None
+    actor: str
+    source_message_id: int | None
+    at: str
+
+
+COLUMNS = [f.name for f in fields(Memory)]
+UPDATABLE = {"kind", "key", "value", "origin", "confidence", "sensitive", "importance", "valid_from", "valid_to"}
+
+
+def parse_memory_id(value: str | int) -> int:
+    return parse_id(value, "memory")
+
+
+def check(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def clean_text(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise UsageError("a memory needs some text (to remove one, forget it)")
+    if "\x00" in text:
+        raise UsageError("a memory cannot contain a NUL character")
+    return require_unicode(text, "the memory text")
+
+
+def memory_from_row(row: tuple, names: list[str]) -> Memory:
+    data = dict(zip(names, row))
+    data["pinned"] = bool(data["pinned"])
+    data["sensitive"] = bool(data["sensitive"])
+    data["source_message_ids"] = json.loads(data["source_message_ids"] or "[]")
+    return Memory(**data)
+
+
+def log_history(conn: Any, memory_id: int, action: str, old: str | None, new: str | None, actor: str,
+                at: str, source_message_id: int | None = None) -> None:
+    """Append one audit-trail row (inside the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO memory_history (memory_id, action, old_text, new_text, actor, source_message_id, at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)", (memory_id, action, old, new, actor, source_message_id, at))

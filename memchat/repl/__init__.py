@@ -1,0 +1,1 @@
+"""The chat REPL: the loop, its key bindings, toolbar and completer, and the slash commands."""

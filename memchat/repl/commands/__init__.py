@@ -1,0 +1,1 @@
+"""The REPL's slash commands, one module per concern; memchat.repl.registry lists them."""

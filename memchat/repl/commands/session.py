@@ -1,0 +1,124 @@
+"""Slash commands for the conversation: /new, /sessions, /resume, /title, /model, /system, /retry,
+/undo, /copy, /export, /exit."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from memchat.errors import MemchatError, UsageError
+from memchat.repl.command import CommandSet, choices
+
+if TYPE_CHECKING:
+    from memchat.repl.loop import Repl
+
+COMMANDS = CommandSet()
+command = COMMANDS.command
+
+KNOWN_MODELS = ("claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-opus-4-8",
+                "claude-sonnet-4-6", "claude-haiku-4-5")
+
+
+def _session_ids(repl: Repl, prefix: str) -> Iterable[str]:
+    return [str(s.id) for s in repl.app.list_sessions(limit=50) if str(s.id).startswith(prefix)]
+
+
+@command("new", "Start a new session.")
+def _new(repl: Repl, arg: str) -> None:
+    repl.new_session()
+    repl.info("new session (it is saved when you send the first message)")
+
+
+@command("sessions", "List recent sessions.", args="[N]")
+def _sessions(repl: Repl, arg: str) -> None:
+    if arg and not (arg.isascii() and arg.isdigit()):
+        raise UsageError("usage: /sessions [N]")
+    rows = repl.app.list_sessions(limit=int(arg) if arg else 10)
+    if not rows:
+        repl.info("no sessions yet")
+        return
+    current = repl.session.id if repl.session else None
+    repl.say("\n".join(
+        f"{'*' if s.id == current else ' '} {s.id:>4}  {s.updated_at[:16].replace('T', ' ')}  {s.message_count:>4} msgs  "
+        f"{s.title or '(untitled)'}" for s in rows))
+
+
+@command("resume", "Switch to a stored session.", args="ID", complete=_session_ids)
+def _resume(repl: Repl, arg: str) -> None:
+    if not arg:
+        raise UsageError("usage: /resume ID (see /sessions)")
+    repl.resume(arg)
+
+
+@command("title", "Rename this session.", args="TEXT")
+def _title(repl: Repl, arg: str) -> None:
+    if not arg:
+        raise UsageError("usage: /title TEXT")
+    session = repl.ensure_session()
+    repl.session = repl.app.rename_session(session.id, arg)
+    repl.info(f"session {repl.session.id}: {repl.session.title}")
+
+
+@command("model", "Show or change the model.", args="[NAME]", complete=choices(*KNOWN_MODELS))
+def _model(repl: Repl, arg: str) -> None:
+    if arg:
+        repl.app.configure(model=arg)
+    repl.info(f"model: {repl.settings.model}")
+
+
+@command("system", "Show or set this session's system prompt.", args="[TEXT]")
+def _system(repl: Repl, arg: str) -> None:
+    if not arg:
+        repl.say(repl.app.system_prompt(repl.session))
+        return
+    repl.session = repl.app.set_system(repl.ensure_session(), arg)
+    repl.info("system prompt set for this session")
+
+
+@command("retry", "Resend the last unanswered or failed message.")
+def _retry(repl: Repl, arg: str) -> None:
+    repl.retry()
+
+
+@command("undo", "Drop the last exchange from the conversation (kept in the database, marked undone).")
+def _undo(repl: Repl, arg: str) -> None:
+    repl.undo()
+
+
+@command("copy", "Copy the last reply to the clipboard.")
+def _copy(repl: Repl, arg: str) -> None:
+    text = repl.app.last_reply(repl.session)
+    if not text:
+        raise MemchatError("there is no reply to copy yet")
+    for tool in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["pbcopy"]):
+        if shutil.which(tool[0]):
+            try:
+                subprocess.run(tool, input=text.encode(), check=True, timeout=5, capture_output=True)
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise MemchatError(f"{tool[0]} failed: {exc}") from None
+            repl.info(f"copied {len(text)} characters with {tool[0]}")
+            return
+    raise MemchatError("no clipboard tool found (install wl-clipboard, xclip or xsel); /export writes a file instead")
+
+
+@command("export", "Export this session to a file (created 0600).", args="[md|json] [FILE]",
+         complete=choices("md", "json"))
+def _export(repl: Repl, arg: str) -> None:
+    from memchat.files import write_private
+
+    if repl.session is None:
+        raise MemchatError("nothing to export yet")
+    parts = arg.split(maxsplit=1)
+    named = bool(parts) and parts[0] in ("md", "json", "markdown")
+    fmt = parts[0] if named else "md"
+    rest = (parts[1] if len(parts) > 1 else "") if named else arg
+    path = rest.strip() or f"memchat-session-{repl.session.id}.{'json' if fmt == 'json' else 'md'}"
+    write_private(path, repl.app.export_session(repl.session.id, fmt))
+    repl.info(f"wrote {path}")
+
+
+@command("exit", "Quit (Ctrl-D also quits).", aliases=("quit", "q"))
+def _exit(repl: Repl, arg: str) -> None:
+    repl.running = False

@@ -1,0 +1,279 @@
+"""The chat REPL: a prompt-toolkit loop on a terminal, one message per line in a pipe.
+
+The REPL is a shell over the application (`Memchat`): it reads a line, runs a slash command
+or sends the message, and prints what comes back. The prompt is drawn first; the database,
+the provider SDK and the encoder are warmed in a background thread started from the
+prompt's pre_run hook, and until the encoder is ready a message searches memory by full text.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from memchat.errors import MemchatError, StoreError, UsageError, require_unicode
+from memchat.repl import registry
+from memchat.sessions import title_from
+from memchat.ui import console
+from memchat.ui.stream import ReplyWriter
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
+    from memchat.engine import TurnResult
+    from memchat.sessions import Session
+
+PROMPT = "› "
+RECENT_TURNS = 3
+
+
+class Repl:
+    def __init__(self, app: Memchat, *, interactive: bool) -> None:
+        self.app = app
+        self.interactive = interactive
+        self.session: Session | None = None
+        self.running = True
+        self.last_result: TurnResult | None = None
+        self._warmed = False
+        self.unsaved: str | None = None  # a message the database could not store
+
+    # --- state ----------------------------------------------------------------------------
+    @property
+    def settings(self) -> Any:
+        return self.app.settings
+
+    def new_session(self) -> None:
+        self.app.capture_in_background(self.session, final=True)
+        self.session = None
+        self.last_result = None
+
+    def ensure_session(self) -> Session:
+        if self.session is None:
+            self.session = self.app.new_session()
+        return self.session
+
+    def resume(self, session_id: str | int) -> None:
+        target = self.app.session(session_id)
+        if self.session is not None and self.session.id != target.id:
+            self.app.capture_in_background(self.session, final=True)
+        self.session = target
+        self.last_result = None
+        self.info(f"resumed session {self.session.id}: {self.session.title or '(untitled)'}")
+        self.show_recent()
+
+    def context_tokens(self) -> int:
+        r = self.last_result
+        if r is None or r.reply.input_tokens is None:
+            return 0
+        return (r.reply.input_tokens or 0) + (r.reply.output_tokens or 0)
+
+    def memory_status(self) -> str:
+        if not self.app.use_memory:
+            return "memory off"
+        status = "memory on" if self.app.can_capture else "capture off"
+        if self.app.capture_pending:
+            status += " · saving…"
+        return status
+
+    # --- output ---------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        console.say(text)
+
+    def info(self, text: str) -> None:
+        console.say(text, style="dim")
+
+    def error(self, text: str) -> None:
+        console.error_line(text)
+
+    def show_recent(self) -> None:
+        if self.session is None:
+            return
+        msgs = [m for m in self.app.messages(self.session) if m.content.strip()]
+        recent = msgs[-2 * RECENT_TURNS:]
+        if len(msgs) > len(recent):
+            self.info(f"… {len(msgs) - len(recent)} earlier messages")
+        for m in recent:
+            if m.role == "user":
+                self.say(f"you: {m.content}")
+            else:
+                writer = ReplyWriter(markdown=self.settings.markdown and self.interactive)
+                writer.write(m.content)
+                writer.close()
+                if m.status != "ok":
+                    self.info(f"[{m.status}]")
+
+    # --- one line of input ----------------------------------------------------------------
+    def handle(self, line: str) -> None:
+        text = line.rstrip()
+        if not text.strip():
+            return
+        try:
+            require_unicode(text, "this line")
+            parsed = registry.parse(text.lstrip() if text.lstrip().startswith("/") else text)
+            if parsed:
+                cmd, arg = parsed
+                cmd.handler(self, arg)
+            else:
+                self.send(text[1:] if text.startswith("//") else text)
+        except MemchatError as exc:
+            self.error(exc.message)
+
+    def send(self, text: str) -> None:
+        try:
+            session = self.ensure_session()
+            self._run_turn(lambda on_text: self.app.send(session, text, on_text, self.info))
+        except StoreError as exc:
+            # The database refused the write (read-only, disk full): keep the words in memory.
+            self.unsaved = text
+            raise MemchatError(f"{exc.message}. Your message was NOT saved; it is kept here and /retry "
+                               "sends it again once the database is writable") from None
+
+    def retry(self) -> None:
+        if self.unsaved is not None:
+            text, self.unsaved = self.unsaved, None
+            self.info(f"retrying: {title_from(text)}")
+            self.send(text)
+            return
+        if self.session is None:
+            raise MemchatError("nothing to retry")
+        session = self.session
+        self._run_turn(lambda on_text: self.app.retry(session, on_text, self.info))
+
+    def undo(self) -> None:
+        if self.session is None:
+            raise MemchatError("nothing to undo")
+        dropped = self.app.undo(self.session)
+        self.last_result = None
+        self.info(f"undone: {title_from(dropped[0].content)}")
+
+    def _run_turn(self, call: Callable[[Callable[[str], None]], TurnResult]) -> None:
+        writer = ReplyWriter(markdown=self.settings.markdown and self.interactive)
+        try:
+            result = call(writer.write)
+        finally:
+            writer.close()
+        self.last_result = result
+        self.session = result.session
+        if result.status == "interrupted":
+            self.info("[interrupted: the partial reply was kept]" if result.reply_message
+                      else "[interrupted before any reply; /retry resends your message]")
+        self.app.after_turn(result.session, result)
+        if result.error is not None:
+            self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
+        elif result.status == "ok" and self.interactive:
+            r = result.reply
+            usage = f"{r.input_tokens} in · {r.output_tokens} out · " if r.input_tokens is not None else ""
+            self.info(f"{usage}{result.latency_ms / 1000:.1f} s")
+
+    # --- loops ----------------------------------------------------------------------------
+    def warm(self) -> None:
+        """Open the database and import the provider SDK off the main thread (once)."""
+        if not self._warmed:
+            self._warmed = True
+            self.app.warm_up()
+
+    def run(self) -> int:
+        try:
+            if self.interactive:
+                self._interactive_loop()
+            else:
+                self._pipe_loop()
+        finally:
+            self.end()
+        return 0
+
+    def _pipe_loop(self) -> None:
+        for line in sys.stdin:
+            self._handle_safely(line.rstrip("\n"))
+            if not self.running:
+                break
+
+    def _interactive_loop(self) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+        from prompt_toolkit.completion import DynamicCompleter, ThreadedCompleter
+        from prompt_toolkit.history import FileHistory
+
+        from memchat.repl.completer import SlashCompleter
+        from memchat.repl.keybindings import build_key_bindings
+        from memchat.repl.toolbar import toolbar_text
+
+        self.completer = SlashCompleter(self)
+        prompt: PromptSession[str] = PromptSession(
+            history=FileHistory(str(_history_file())),
+            completer=ThreadedCompleter(DynamicCompleter(lambda: self.completer)),
+            complete_while_typing=True,
+            auto_suggest=AutoSuggestFromHistory(),
+            key_bindings=build_key_bindings(),
+            bottom_toolbar=lambda: toolbar_text(self),
+            enable_open_in_editor=True,
+            multiline=False,
+        )
+        if self.session is None:
+            self.info("memchat · /help for commands · Ctrl-D to quit")
+        while self.running:
+            try:
+                line = prompt.prompt(PROMPT, pre_run=self.warm)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            try:
+                self._handle_safely(line)
+            except KeyboardInterrupt:
+                self.info("[interrupted]")
+
+    def _handle_safely(self, line: str) -> None:
+        try:
+            self.handle(line)
+        except Exception as exc:  # noqa: BLE001 - a bug must not end the chat (the message is on disk)
+            from memchat.log import internal_error
+
+            self.error(internal_error(exc))
+
+    def end(self) -> None:
+        """Session end: capture what is left (visibly; Ctrl-C skips it, it is retried next time)."""
+        self.app.capture_in_background(self.session, final=True)
+        if self.app.capture_pending:
+            self._wait_for_capture()
+
+    def _wait_for_capture(self) -> None:
+        import time
+
+        started = time.monotonic()
+        try:
+            if self.interactive:
+                with console.err().status("saving memories from this session… (Ctrl-C skips; it is retried next time)"):
+                    self.app.wait_for_capture()
+            else:
+                self.app.wait_for_capture()
+        except KeyboardInterrupt:
+            self.info("[skipped saving memories; they are captured next time]")
+            return
+        if self.interactive and time.monotonic() - started > 0.5:
+            self.info("memories saved")
+
+
+def _history_file() -> Any:
+    from memchat.config import state_dir
+    from memchat.files import touch_private
+
+    return touch_private(state_dir() / "history")
+
+
+def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> None:
+    from memchat.ui.terminal import stdin_is_tty
+
+    if session and continue_:
+        raise UsageError("use either --session or --continue, not both")
+    interactive = stdin_is_tty() and console.stdout_is_tty()
+    app.lazy_encoder = interactive
+    repl = Repl(app, interactive=interactive)
+    if session:
+        repl.resume(session)
+    elif continue_:
+        latest = app.latest_session()
+        if latest is None:
+            raise UsageError("there is no session to continue yet")
+        repl.resume(latest.id)
+    repl.run()

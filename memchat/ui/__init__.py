@@ -1,0 +1,1 @@
+"""Terminal output for the shells: consoles, streamed replies, tables, terminal helpers."""

@@ -1,0 +1,63 @@
+"""Console output for the shells: stdout and stderr consoles, error and note lines, JSON.
+
+Everything that reaches the terminal from stored or model text goes through
+memchat.text.sanitize first: no escape sequence or control character is ever written raw.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+
+from memchat.text import sanitize
+
+_out: Console | None = None
+_err: Console | None = None
+
+
+def out() -> Console:
+    global _out
+    if _out is None:
+        _out = Console(highlight=False, soft_wrap=False)
+    return _out
+
+
+def err() -> Console:
+    global _err
+    if _err is None:
+        _err = Console(stderr=True, highlight=False)
+    return _err
+
+
+def error_line(message: str) -> None:
+    err().print(f"[red]memchat: {escape(sanitize(message))}[/red]", soft_wrap=True)
+
+
+def note(message: str) -> None:
+    err().print(f"[dim]{escape(sanitize(message))}[/dim]", soft_wrap=True)
+
+
+def say(text: str, console: Console | None = None, style: str | None = None) -> None:
+    """Untrusted text, sanitized and never read as Rich markup."""
+    (console or out()).print(sanitize(text), style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def stdout_is_tty() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

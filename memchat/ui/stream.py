@@ -1,0 +1,113 @@
+"""Streaming a reply: Markdown through a small live region on a terminal, raw text elsewhere."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from rich.console import Console
+
+from memchat.text import sanitize
+from memchat.ui.console import out
+
+_LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
+
+
+def _stable_split(text: str) -> int:
+    """Offset up to which the Markdown is complete: the end of the last blank line that is
+    outside a code fence and followed by more text. 0 when nothing is complete yet."""
+    in_fence = False
+    fence = ""
+    split = 0
+    pos = 0
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:-1]):  # the last piece has no newline yet
+        pos += len(line) + 1
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            if not in_fence:
+                in_fence, fence = True, stripped[:3]
+            elif stripped.startswith(fence) and stripped.strip("`~") == "":
+                in_fence = False
+            continue
+        if not in_fence and stripped == "" and i > 0 and pos < len(text):
+            split = pos
+    return split
+
+
+class ReplyWriter:
+    """Streams a reply: Markdown through a small live region on a terminal, raw text elsewhere.
+
+    Finished blocks (paragraphs, closed code fences) are printed once and never redrawn,
+    so the live region only holds the block being written: no flicker, no scrollback spam.
+    """
+
+    def __init__(self, markdown: bool | None = None, console: Console | None = None) -> None:
+        self.console = console or out()
+        tty = self.console.is_terminal
+        self.markdown = tty if markdown is None else (markdown and tty)
+        self.buffer = ""
+        self._live: Any = None
+        self._last_draw = 0.0
+        self._printed_any = False
+
+    def write(self, chunk: str) -> None:
+        chunk = sanitize(chunk)
+        if not chunk:
+            return
+        if not self.markdown:
+            self.console.file.write(chunk)
+            self.console.file.flush()
+            self.buffer += chunk
+            return
+        self.buffer += chunk
+        split = _stable_split(self.buffer)
+        if split:
+            done, self.buffer = self.buffer[:split], self.buffer[split:]
+            self._clear_live()
+            self._print_markdown(done)
+        now = time.monotonic()
+        if now - self._last_draw > 0.05:
+            self._draw()
+            self._last_draw = now
+
+    def _print_markdown(self, text: str) -> None:
+        from rich.markdown import Markdown
+
+        if not text.strip():
+            return
+        # Blocks printed apart need the blank line Rich puts between elements; a list
+        # brings its own.
+        if self._printed_any and not _LIST_ITEM.match(text.lstrip()):
+            self.console.print()
+        self.console.print(Markdown(text, code_theme="monokai"))
+        self._printed_any = True
+
+    def _draw(self) -> None:
+        from rich.live import Live
+        from rich.markdown import Markdown
+
+        if not self.buffer.strip():
+            return
+        if self._live is None:
+            self._live = Live(console=self.console, auto_refresh=False, transient=True,
+                              vertical_overflow="crop")
+            self._live.start()
+        self._live.update(Markdown(self.buffer, code_theme="monokai"), refresh=True)
+
+    def _clear_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def close(self) -> None:
+        """Print what is left and end the line."""
+        if not self.markdown:
+            if self.buffer and not self.buffer.endswith("\n"):
+                self.console.file.write("\n")
+            self.console.file.flush()
+            return
+        self._clear_live()
+        self._print_markdown(self.buffer)
+        self.buffer = ""

@@ -1,0 +1,84 @@
+"""Tables for the shells: the context budget, a session's history, what memory a call held."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from memchat.text import sanitize
+from memchat.ui.console import err
+
+
+def budget_table(budget: Any) -> Any:
+    """The /context table: each part's tokens and share of the window."""
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", title=f"context window {budget.window:,} tokens (estimated)",
+                  title_justify="left")
+    table.add_column("part")
+    table.add_column("tokens", justify="right")
+    table.add_column("share", justify="right")
+    for name, n in budget.rows():
+        table.add_row(name, f"{n:,}", f"{100 * n / budget.window:.1f}%")
+    table.add_row("[dim]safety margin (inside free)[/dim]", f"[dim]{budget.margin:,}[/dim]", "")
+    return table
+
+
+def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
+    """The /history table: number, role, tokens, what happens to the message, a preview."""
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for col, justify in (("#", "right"), ("role", "left"), ("tokens", "right"), ("state", "left"), ("text", "left")):
+        table.add_column(col, justify=justify, no_wrap=col != "text", overflow="ellipsis")
+    for number, m, n, disposition in rows:
+        state = "pinned" if m.pinned else disposition
+        if m.status not in ("ok",) and disposition != "unsent":
+            state += f" ({m.status})"
+        elif disposition == "unsent":
+            state = m.status
+        preview = sanitize(" ".join(m.content.split()))[:120]
+        table.add_row(str(number), m.role, f"{n:,}", state, Text(preview))  # never read as markup
+    return table
+
+
+def memory_items(section: Any) -> list[dict[str, Any]]:
+    """What the memory section of a call held, for --explain and /why."""
+    if section is None:
+        return []
+    return [{"section": i.section, "text": i.text, "reason": i.reason, "memory_id": i.memory_id,
+             "message_id": i.message_id} for i in section.items]
+
+
+def explain_memory(section: Any, console: Console | None = None) -> None:
+    console = console or err()
+    items = memory_items(section)
+    if not items:
+        console.print("[dim]no memories were sent with this message[/dim]")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", title=f"sent with this message ({section.tokens} tokens)",
+                  title_justify="left")
+    for col in ("section", "why", "source", "text"):
+        table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
+    for i in items:
+        source = f"memory {i['memory_id']}" if i["memory_id"] else f"message {i['message_id']}"
+        table.add_row(i["section"], Text(sanitize(i["reason"])), source, Text(sanitize(i["text"])))
+    console.print(table)
+
+
+def sessions_table(rows: list[Any]) -> Any:
+    """`memchat sessions list`: id, title, message count, last update, model."""
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for col in ("id", "title", "msgs", "updated", "model"):
+        table.add_column(col, overflow="fold" if col == "title" else "ellipsis",
+                         justify="right" if col in ("id", "msgs") else "left")
+    for s in rows:
+        table.add_row(str(s.id), Text(sanitize(s.title or "(untitled)")), str(s.message_count),
+                      s.updated_at[:16].replace("T", " "), Text(sanitize(s.model or "")))
+    return table
