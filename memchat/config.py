@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memchat.errors import ConfigError, UsageError
+from memchat.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -32,27 +33,68 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("provider", "anthropic", "Model provider: anthropic (Claude) or echo (offline, deterministic; for tests and trying the CLI without a key).", choices=("anthropic", "echo")),
+    Setting(
+        "provider",
+        "anthropic",
+        "Model provider: anthropic (Claude) or echo (offline, deterministic; for tests and trying the CLI without a key).",
+        choices=("anthropic", "echo"),
+    ),
     Setting("model", "claude-sonnet-5-5", "Model name sent to the provider."),
-    Setting("base_url", "", "Messages API base URL for gateways and compatible servers. Empty: the SDK default (or ANTHROPIC_BASE_URL)."),
+    Setting(
+        "base_url",
+        "",
+        "Messages API base URL for gateways and compatible servers. Empty: the SDK default (or ANTHROPIC_BASE_URL).",
+    ),
     Setting("max_tokens", 4096, "Most tokens the model may write in one reply.", minimum=1),
-    Setting("system", "You are a helpful assistant in a terminal. Be accurate and concise; use Markdown when it helps.", "Base system prompt."),
+    Setting(
+        "system",
+        "You are a helpful assistant in a terminal. Be accurate and concise; use Markdown when it helps.",
+        "Base system prompt.",
+    ),
     Setting("timeout", 120, "Seconds to wait for the API before giving up on a request.", minimum=1),
-    Setting("max_retries", 3, "Retries, with backoff, on 429, 5xx, 529 and dropped connections before a call fails.", minimum=0),
+    Setting(
+        "max_retries",
+        3,
+        "Retries, with backoff, on 429, 5xx, 529 and dropped connections before a call fails.",
+        minimum=0,
+    ),
     Setting("context_window", 200000, "Tokens the model accepts in one call (prompt plus reply).", minimum=256),
     Setting("profile", "default", "Profile name: each profile is its own database."),
     Setting("db", "", "Database path. Empty: <data dir>/<profile>.db."),
     Setting("markdown", True, "Render replies as Markdown when stdout is a terminal."),
-    Setting("history.strategy", "compact", "How older turns leave the context: compact (summarise the oldest turns), tokens (send the newest turns that fit) or window (the last window_turns turns).", choices=("compact", "tokens", "window")),
+    Setting(
+        "history.strategy",
+        "compact",
+        "How older turns leave the context: compact (summarise the oldest turns), tokens (send the newest turns that fit) or window (the last window_turns turns).",
+        choices=("compact", "tokens", "window"),
+    ),
     Setting("history.window_turns", 20, "Turns (a message and its reply) sent by the window strategy.", minimum=1),
     Setting("history.compact_at", 75, "Compact when history passes this percentage of its budget.", minimum=10),
     Setting("history.summary_tokens", 400, "Most tokens in a session summary.", minimum=50),
-    Setting("memory.embedding_model", "all-MiniLM-L6-v2", "Sentence-transformers model for recall: the bundled all-MiniLM-L6-v2, a local model path, or a model name (downloads only with HF_HUB_OFFLINE=0). After a change, run `memchat reindex`."),
-    Setting("memory.capture", True, "Extract memories (facts, events, rules) from conversations in the background. /capture off turns it off for a chat."),
+    Setting(
+        "memory.embedding_model",
+        "all-MiniLM-L6-v2",
+        "Sentence-transformers model for recall: the bundled all-MiniLM-L6-v2, a local model path, or a model name (downloads only with HF_HUB_OFFLINE=0). After a change, run `memchat reindex`.",
+    ),
+    Setting(
+        "memory.capture",
+        True,
+        "Extract memories (facts, events, rules) from conversations in the background. /capture off turns it off for a chat.",
+    ),
     Setting("memory.capture_every", 3, "Capture after this many turns (and always when a session ends).", minimum=1),
     Setting("memory.budget", 1500, "Most tokens of the memory section in each call's system prompt.", minimum=0),
-    Setting("memory.embedding_precision", "auto", "Arithmetic of the embedding model: auto (bfloat16 where the CPU has it natively, about 1.8x faster, cosine agreement 0.9999 with float32), fp32 or bf16.", choices=("auto", "fp32", "bf16")),
-    Setting("memory.encoder", "auto", "How the embedding model runs: auto (onnxruntime, exported once from sentence-transformers and verified to agree to a cosine of 0.999; else sentence-transformers), onnx (insist) or torch (always sentence-transformers).", choices=("auto", "onnx", "torch")),
+    Setting(
+        "memory.embedding_precision",
+        "auto",
+        "Arithmetic of the embedding model: auto (bfloat16 where the CPU has it natively, about 1.8x faster, cosine agreement 0.9999 with float32), fp32 or bf16.",
+        choices=("auto", "fp32", "bf16"),
+    ),
+    Setting(
+        "memory.encoder",
+        "auto",
+        "How the embedding model runs: auto (onnxruntime, exported once from sentence-transformers and verified to agree to a cosine of 0.999; else sentence-transformers), onnx (insist) or torch (always sentence-transformers).",
+        choices=("auto", "onnx", "torch"),
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -124,7 +166,11 @@ def cache_dir() -> Path:
 
 
 def default_config_path() -> Path:
-    return Path(os.environ["MEMCHAT_CONFIG"]).expanduser() if os.environ.get("MEMCHAT_CONFIG") else config_dir() / "config.toml"
+    return (
+        Path(os.environ["MEMCHAT_CONFIG"]).expanduser()
+        if os.environ.get("MEMCHAT_CONFIG")
+        else config_dir() / "config.toml"
+    )
 
 
 def _coerce(setting: Setting, value: Any, origin: str) -> Any:
@@ -195,7 +241,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 def load_settings(config_path: str | Path | None = None, env: dict[str, str] | None = None) -> Settings:
     """Resolve every setting from defaults, the config file and the environment."""
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     path = Path(config_path).expanduser() if config_path else default_config_path()
     values = {s.name: s.default for s in SETTINGS}
     sources = {s.name: "default" for s in SETTINGS}
@@ -206,8 +252,8 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
         values[name] = _coerce(setting, value, f"in {path}")
         sources[name] = f"file {path}"
     for setting in SETTINGS:
-        if setting.env_var in env:
-            values[setting.name] = _coerce(setting, env[setting.env_var], f"from {setting.env_var}")
+        if setting.env_var in environ:
+            values[setting.name] = _coerce(setting, environ[setting.env_var], f"from {setting.env_var}")
             sources[setting.name] = f"env {setting.env_var}"
     return Settings(values, sources, path)
 
@@ -234,19 +280,13 @@ def example_config() -> str:
         if head != section and head:
             lines += ["", f"[{head}]"]
             section = head
-        lines += ["", f"# {s.help}" + (f" Choices: {', '.join(s.choices)}." if s.choices else ""),
-                  f"# Environment: {s.env_var}", f"# {key} = {_toml_value(s.default)}"]
+        lines += [
+            "",
+            f"# {s.help}" + (f" Choices: {', '.join(s.choices)}." if s.choices else ""),
+            f"# Environment: {s.env_var}",
+            f"# {key} = {_toml_value(s.default)}",
+        ]
     return "\n".join(lines) + "\n"
-
-
-def describe() -> list[Setting]:
-    return list(SETTINGS)
-
-
-def validate_profile(name: str) -> str:
-    if not PROFILE_RE.match(name):
-        raise UsageError(f"profile name {name!r} may use only letters, digits, '-', '_' and '.'")
-    return name
 
 
 __all__ = ["Settings", "Setting", "SETTINGS", "load_settings", "example_config"]

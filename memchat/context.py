@@ -53,14 +53,26 @@ class Budget:
         return self.window - self.used - self.reserve
 
     def as_dict(self) -> dict[str, int]:
-        return {"window": self.window, "system": self.system, "memory": self.memory, "summary": self.summary,
-                "history": self.history, "reserve": self.reserve, "free": max(self.free, 0),
-                "margin": self.margin}
+        return {
+            "window": self.window,
+            "system": self.system,
+            "memory": self.memory,
+            "summary": self.summary,
+            "history": self.history,
+            "reserve": self.reserve,
+            "free": max(self.free, 0),
+            "margin": self.margin,
+        }
 
     def rows(self) -> list[tuple[str, int]]:
-        return [("system prompt", self.system), ("memory section", self.memory),
-                ("session summary", self.summary), ("history", self.history),
-                ("reply reserve (max_tokens)", self.reserve), ("free", max(self.free, 0))]
+        return [
+            ("system prompt", self.system),
+            ("memory section", self.memory),
+            ("session summary", self.summary),
+            ("history", self.history),
+            ("reply reserve (max_tokens)", self.reserve),
+            ("free", max(self.free, 0)),
+        ]
 
 
 @dataclass
@@ -113,8 +125,10 @@ def history_budget_for(*, window: int, reserve: int, fixed_tokens: int) -> int:
 def summary_block(summary: str | None) -> str:
     if not summary:
         return ""
-    return ("\n\n<session_summary>\nA summary of the earlier part of this conversation "
-            "(older turns are not shown):\n" + summary.strip() + "\n</session_summary>")
+    return (
+        "\n\n<session_summary>\nA summary of the earlier part of this conversation "
+        "(older turns are not shown):\n" + summary.strip() + "\n</session_summary>"
+    )
 
 
 def _turns(messages: list[Message]) -> list[list[Message]]:
@@ -211,31 +225,67 @@ def compile_context(
     for m in chosen:
         disposition[m.id] = "pinned" if m.pinned else "sent"
     history_tokens = sum(cost(m) for m in chosen) + current_cost
-    budget = Budget(window=window, reserve=reserve, system=sys_tokens, summary=sum_tokens, memory=mem_tokens,
-                    history=history_tokens, history_budget=history_budget, margin=margin)
+    budget = Budget(
+        window=window,
+        reserve=reserve,
+        system=sys_tokens,
+        summary=sum_tokens,
+        memory=mem_tokens,
+        history=history_tokens,
+        history_budget=history_budget,
+        margin=margin,
+    )
     # The uncorrected estimate of the request, from counts already at hand (no re-encoding).
-    raw = count(full_system) + sum((m.tokens if m.tokens is not None else count(m.content)) + MESSAGE_OVERHEAD
-                                   for m in chosen + ([current] if current is not None else []))
-    return Compiled(system=full_system, messages=to_api(chosen, current), budget=budget,
-                    disposition=disposition, notices=notices, estimate=raw)
+    raw = count(full_system) + sum(
+        (m.tokens if m.tokens is not None else count(m.content)) + MESSAGE_OVERHEAD
+        for m in chosen + ([current] if current is not None else [])
+    )
+    return Compiled(
+        system=full_system,
+        messages=to_api(chosen, current),
+        budget=budget,
+        disposition=disposition,
+        notices=notices,
+        estimate=raw,
+    )
 
 
 def _unsummarised(history: list[Message], current: Message | None, summary_through: int | None) -> list[Message]:
-    return [m for m in history if eligible(m) and (current is None or m.id != current.id)
-            and (summary_through is None or m.id > summary_through) and not m.pinned]
+    return [
+        m
+        for m in history
+        if eligible(m)
+        and (current is None or m.id != current.id)
+        and (summary_through is None or m.id > summary_through)
+        and not m.pinned
+    ]
 
 
-def needs_compaction(history: list[Message], current: Message | None, *, summary_through: int | None,
-                     budget_tokens: int, threshold_pct: int, count: Callable[[str], int],
-                     factor: float = 1.0) -> bool:
+def needs_compaction(
+    history: list[Message],
+    current: Message | None,
+    *,
+    summary_through: int | None,
+    budget_tokens: int,
+    threshold_pct: int,
+    count: Callable[[str], int],
+    factor: float = 1.0,
+) -> bool:
     """True when the unsummarised history passes threshold_pct of the history budget."""
     live = _unsummarised(history, current, summary_through)
     extra = message_cost(current, count, factor) if current is not None else 0
     return sum(message_cost(m, count, factor) for m in live) + extra > budget_tokens * threshold_pct / 100
 
 
-def compaction_slice(history: list[Message], current: Message | None, *, summary_through: int | None,
-                     keep_tokens: int, count: Callable[[str], int], factor: float = 1.0) -> list[Message]:
+def compaction_slice(
+    history: list[Message],
+    current: Message | None,
+    *,
+    summary_through: int | None,
+    keep_tokens: int,
+    count: Callable[[str], int],
+    factor: float = 1.0,
+) -> list[Message]:
     """The oldest unsummarised turns to fold into the summary, keeping the newest keep_tokens.
 
     Pinned messages are never summarised away: they are always sent verbatim.

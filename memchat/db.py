@@ -11,7 +11,7 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +32,7 @@ MIGRATION_SET = "memchat"
 
 def utcnow() -> str:
     """Timestamps are ISO-8601 UTC with a Z, sortable as text."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _migrations():
@@ -123,8 +123,9 @@ def _migrations():
     @migrations()
     def m006_index_memories_by_importance(db: Database) -> None:
         # The memory section takes the most important active rules and facts: no full scan.
-        db.execute("CREATE INDEX IF NOT EXISTS memories_kind_importance "
-                   "ON memories(kind, status, importance DESC, id DESC)")
+        db.execute(
+            "CREATE INDEX IF NOT EXISTS memories_kind_importance ON memories(kind, status, importance DESC, id DESC)"
+        )
 
     return migrations
 
@@ -245,13 +246,16 @@ def immediate(db: Database) -> Iterator[Database]:
     _bound_wal(db)
 
 
+_WAL_PATHS: dict[int, str] = {}  # connection id -> its WAL file
+
+
 def _bound_wal(db: Database) -> None:
     """Restart a WAL that outgrew WAL_RESTART_BYTES; never fails the write that came before."""
     conn = db.conn
     try:
-        wal = getattr(db, "memchat_wal_path", None)
+        wal = _WAL_PATHS.get(id(conn))
         if wal is None:  # looked up once per connection: this runs after every write
-            wal = db.memchat_wal_path = str(db_file(db)) + "-wal"
+            wal = _WAL_PATHS[id(conn)] = str(db_file(db)) + "-wal"
         if os.path.getsize(wal) <= WAL_RESTART_BYTES:
             return
         conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
@@ -261,6 +265,14 @@ def _bound_wal(db: Database) -> None:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     except (OSError, sqlite3.Error):
         pass  # readers still busy, or no WAL file: a later write tries again
+
+
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made (always set after a successful INSERT)."""
+    rowid = cursor.lastrowid
+    if rowid is None:
+        raise StoreError("the database did not report the new row's id")
+    return rowid
 
 
 def db_file(db: Database) -> Path:

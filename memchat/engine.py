@@ -74,8 +74,15 @@ class TurnResult:
 
 
 class Engine:
-    def __init__(self, db: Database, settings: Settings, provider: Provider | None = None, *,
-                 use_memory: bool = True, embedder: EmbedderFor | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        provider: Provider | None = None,
+        *,
+        use_memory: bool = True,
+        embedder: EmbedderFor | None = None,
+    ) -> None:
         self.db = db
         self.settings = settings
         self._provider = provider
@@ -100,9 +107,18 @@ class Engine:
         from memchat.memory.index import ReindexNeeded
 
         embedder = self._embedder(on_notice) if self._has_memory(session.id) else None
-        build = lambda enc: inject.build(self.db, query, embedder=enc,  # noqa: E731
-                                         budget=self.settings.get("memory.budget"), count=tokens.count,
-                                         session_id=session.id, factor=self.factor())
+
+        def build(enc: Any) -> Section:
+            return inject.build(
+                self.db,
+                query,
+                embedder=enc,
+                budget=self.settings.get("memory.budget"),
+                count=tokens.count,
+                session_id=session.id,
+                factor=self.factor(),
+            )
+
         try:
             return build(embedder)
         except ReindexNeeded as exc:
@@ -125,8 +141,14 @@ class Engine:
         if not (self.use_memory and match):
             return None
         text = match.group("text").strip()
-        memory = MemoryStore(self.db).add(text[0].upper() + text[1:], kind="fact", origin="stated",
-                                          importance=0.8, source_message_ids=[user.id], actor="user")
+        memory = MemoryStore(self.db).add(
+            text[0].upper() + text[1:],
+            kind="fact",
+            origin="stated",
+            importance=0.8,
+            source_message_ids=[user.id],
+            actor="user",
+        )
         return memory.id
 
     @property
@@ -150,8 +172,15 @@ class Engine:
             if m.id in missing:
                 m.tokens = missing[m.id]
 
-    def compile(self, session: Session, current: Message | None, on_notice: Notice | None = None,
-                *, allow_compaction: bool = True, memory: str = "") -> Compiled:
+    def compile(
+        self,
+        session: Session,
+        current: Message | None,
+        on_notice: Notice | None = None,
+        *,
+        allow_compaction: bool = True,
+        memory: str = "",
+    ) -> Compiled:
         """What the next call will send: compacts first when the strategy says so."""
         session = sessions.get_session(self.db, session.id)  # the caller's copy may predate a compaction
         history = sessions.messages(self.db, session.id)
@@ -160,32 +189,62 @@ class Engine:
         if allow_compaction and self.settings.get("history.strategy") == "compact":
             session = self._maybe_compact(session, history, current, factor, on_notice, memory)
         compiled = compile_context(
-            history=history, current=current, system=self.system_prompt(session), summary=session.summary,
-            summary_through=session.summary_through_message_id, memory=memory,
-            window=self.settings.context_window, reserve=self.settings.max_tokens,
+            history=history,
+            current=current,
+            system=self.system_prompt(session),
+            summary=session.summary,
+            summary_through=session.summary_through_message_id,
+            memory=memory,
+            window=self.settings.context_window,
+            reserve=self.settings.max_tokens,
             strategy=self.settings.get("history.strategy"),
-            window_turns=self.settings.get("history.window_turns"), count=tokens.count, factor=factor,
+            window_turns=self.settings.get("history.window_turns"),
+            count=tokens.count,
+            factor=factor,
         )
         for text in compiled.notices:
             if on_notice:
                 on_notice(text)
         return compiled
 
-    def _maybe_compact(self, session: Session, history: list[Message], current: Message | None, factor: float,
-                       on_notice: Notice | None, memory: str, force: bool = False) -> Session:
+    def _maybe_compact(
+        self,
+        session: Session,
+        history: list[Message],
+        current: Message | None,
+        factor: float,
+        on_notice: Notice | None,
+        memory: str,
+        force: bool = False,
+    ) -> Session:
         from memchat.context import summary_block
 
         fixed = tokens.count(self.system_prompt(session) + memory + summary_block(session.summary))
-        budget = history_budget_for(window=self.settings.context_window, reserve=self.settings.max_tokens,
-                                    fixed_tokens=int(fixed * factor) + self.settings.get("history.summary_tokens"))
-        over = needs_compaction(history, current, summary_through=session.summary_through_message_id,
-                                budget_tokens=budget, threshold_pct=self.settings.get("history.compact_at"),
-                                count=tokens.count, factor=factor)
+        budget = history_budget_for(
+            window=self.settings.context_window,
+            reserve=self.settings.max_tokens,
+            fixed_tokens=int(fixed * factor) + self.settings.get("history.summary_tokens"),
+        )
+        over = needs_compaction(
+            history,
+            current,
+            summary_through=session.summary_through_message_id,
+            budget_tokens=budget,
+            threshold_pct=self.settings.get("history.compact_at"),
+            count=tokens.count,
+            factor=factor,
+        )
         if not (over or force):
             return session
         # Keep the newest turns in about half the budget, so compaction is not needed every turn.
-        chunk = compaction_slice(history, current, summary_through=session.summary_through_message_id,
-                                 keep_tokens=budget // 2 if not force else 0, count=tokens.count, factor=factor)
+        chunk = compaction_slice(
+            history,
+            current,
+            summary_through=session.summary_through_message_id,
+            keep_tokens=budget // 2 if not force else 0,
+            count=tokens.count,
+            factor=factor,
+        )
         if not chunk:
             return session
         if not self.provider.can_summarise:
@@ -198,8 +257,7 @@ class Engine:
         except MemchatError as exc:
             self._no_summary(session, on_notice, f"summarising failed ({exc.message})")
             return session
-        return sessions.update_session(self.db, session.id, summary=summary,
-                                       summary_through_message_id=chunk[-1].id)
+        return sessions.update_session(self.db, session.id, summary=summary, summary_through_message_id=chunk[-1].id)
 
     def _no_summary(self, session: Session, on_notice: Notice | None, why: str) -> None:
         if session.id not in self._told_no_summary and on_notice:
@@ -210,11 +268,19 @@ class Engine:
         numbers = {m.id: i for i, m in enumerate(sessions.messages(self.db, session.id), 1)}
         transcript = "\n\n".join(f"[#{numbers.get(m.id, '?')} {m.role}]\n{m.content}" for m in chunk)
         limit = self.settings.get("history.summary_tokens")
-        prompt = SUMMARY_PROMPT.format(limit=limit, previous=session.summary or "(none yet)", transcript=transcript,
-                                       first=1 if not session.summary else numbers.get(chunk[0].id, "?"),
-                                       last=numbers.get(chunk[-1].id, "?"))
-        request = ChatRequest(model=self.settings.model, system=SUMMARY_SYSTEM,
-                              messages=[{"role": "user", "content": prompt}], max_tokens=int(limit * 1.5))
+        prompt = SUMMARY_PROMPT.format(
+            limit=limit,
+            previous=session.summary or "(none yet)",
+            transcript=transcript,
+            first=1 if not session.summary else numbers.get(chunk[0].id, "?"),
+            last=numbers.get(chunk[-1].id, "?"),
+        )
+        request = ChatRequest(
+            model=self.settings.model,
+            system=SUMMARY_SYSTEM,
+            messages=[{"role": "user", "content": prompt}],
+            max_tokens=int(limit * 1.5),
+        )
         reply = self.provider.complete(request)
         if not reply.text.strip():
             raise ProviderError("the model returned an empty summary")
@@ -230,8 +296,14 @@ class Engine:
         live = [m for m in history if m.id > (session.summary_through_message_id or 0)]
         if len(live) < 2:
             raise MemchatError("nothing to compact yet")
-        chunk = compaction_slice(history, None, summary_through=session.summary_through_message_id,
-                                 keep_tokens=0, count=tokens.count, factor=self.factor())
+        chunk = compaction_slice(
+            history,
+            None,
+            summary_through=session.summary_through_message_id,
+            keep_tokens=0,
+            count=tokens.count,
+            factor=self.factor(),
+        )
         last_turn_start = max((m.id for m in live if m.role == "user"), default=None)
         chunk = [m for m in chunk if last_turn_start is None or m.id < last_turn_start]
         if not chunk:
@@ -244,11 +316,19 @@ class Engine:
     def preview(self, session: Session | None) -> Compiled:
         """What the next call would send, without compacting or calling anything."""
         if session is None:
-            return compile_context(history=[], current=None, system=self.settings.system, summary=None, summary_through=None,
-                                   window=self.settings.context_window, reserve=self.settings.max_tokens,
-                                   strategy=self.settings.get("history.strategy"),
-                                   window_turns=self.settings.get("history.window_turns"), count=tokens.count,
-                                   factor=self.factor())
+            return compile_context(
+                history=[],
+                current=None,
+                system=self.settings.system,
+                summary=None,
+                summary_through=None,
+                window=self.settings.context_window,
+                reserve=self.settings.max_tokens,
+                strategy=self.settings.get("history.strategy"),
+                window_turns=self.settings.get("history.window_turns"),
+                count=tokens.count,
+                factor=self.factor(),
+            )
         return self.compile(session, None, allow_compaction=False)
 
     def history_rows(self, session: Session) -> list[tuple[int, Message, int, str]]:
@@ -257,15 +337,17 @@ class Engine:
 
         compiled = self.preview(session)
         factor = self.factor()
-        return [(n, m, message_cost(m, tokens.count, factor), compiled.disposition.get(m.id, "sent"))
-                for n, m in enumerate(sessions.messages(self.db, session.id), 1)]
+        return [
+            (n, m, message_cost(m, tokens.count, factor), compiled.disposition.get(m.id, "sent"))
+            for n, m in enumerate(sessions.messages(self.db, session.id), 1)
+        ]
 
     # --- the turn -------------------------------------------------------------------------
-    def send(self, session: Session, text: str, on_text: Callable[[str], None] | None = None,
-             on_notice: Notice | None = None) -> TurnResult:
+    def send(
+        self, session: Session, text: str, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
+    ) -> TurnResult:
         """Store the user's message, then get and store the reply."""
-        user = sessions.add_message(self.db, session.id, "user", text, status="unanswered",
-                                    tokens=tokens.count(text))
+        user = sessions.add_message(self.db, session.id, "user", text, status="unanswered", tokens=tokens.count(text))
         remembered = self.remember(user)
         if remembered and on_notice:
             on_notice(f"remembered (memory {remembered})")
@@ -273,8 +355,13 @@ class Engine:
         result.remembered = remembered
         return result
 
-    def answer(self, session: Session, user: Message, on_text: Callable[[str], None] | None = None,
-               on_notice: Notice | None = None) -> TurnResult:
+    def answer(
+        self,
+        session: Session,
+        user: Message,
+        on_text: Callable[[str], None] | None = None,
+        on_notice: Notice | None = None,
+    ) -> TurnResult:
         """Call the model for a stored user message (also used by retry)."""
         try:
             provider = self.provider
@@ -284,8 +371,12 @@ class Engine:
             sessions.mark_unanswered(self.db, user.id, exc.message)
             raise
         session = sessions.get_session(self.db, session.id)
-        request = ChatRequest(model=self.settings.model, system=compiled.system, messages=compiled.messages,
-                              max_tokens=self.settings.max_tokens)
+        request = ChatRequest(
+            model=self.settings.model,
+            system=compiled.system,
+            messages=compiled.messages,
+            max_tokens=self.settings.max_tokens,
+        )
         reply = Reply()
         started = time.monotonic()
         try:
@@ -310,16 +401,39 @@ class Engine:
         result.memory = section
         return result
 
-    def _finish(self, session: Session, user: Message, reply: Reply, started: float, status: str,
-                error: ProviderError | None, compiled: Compiled, section: Section | None = None) -> TurnResult:
+    def _finish(
+        self,
+        session: Session,
+        user: Message,
+        reply: Reply,
+        started: float,
+        status: str,
+        error: ProviderError | None,
+        compiled: Compiled,
+        section: Section | None = None,
+    ) -> TurnResult:
         latency = int((time.monotonic() - started) * 1000)
         stored = sessions.record_reply(
-            self.db, user.id, reply.text,
+            self.db,
+            user.id,
+            reply.text,
             status="ok" if status == "ok" else ("interrupted" if status == "interrupted" else "incomplete"),
-            model=reply.model or self.settings.model, tokens=tokens.count(reply.text) if reply.text else None,
-            input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+            model=reply.model or self.settings.model,
+            tokens=tokens.count(reply.text) if reply.text else None,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
             stop_reason=reply.stop_reason or (None if status == "ok" else status),
-            latency_ms=latency, error=str(error) if error else None,
+            latency_ms=latency,
+            error=str(error) if error else None,
         )
-        return TurnResult(sessions.get_session(self.db, session.id), sessions.get_message(self.db, user.id),
-                          stored, reply, status, latency, error, compiled, section)
+        return TurnResult(
+            sessions.get_session(self.db, session.id),
+            sessions.get_message(self.db, user.id),
+            stored,
+            reply,
+            status,
+            latency,
+            error,
+            compiled,
+            section,
+        )

@@ -18,11 +18,11 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import immediate, utcnow
+from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import MAX_ID, UsageError, require_unicode
 from memchat.text import shorten
 
@@ -81,14 +81,17 @@ def read_file(path: str | Path) -> tuple[str, str]:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     if data.startswith(b"SQLite format 3\x00"):
-        raise UsageError(f"{path} is a SQLite database, not an export; to use it as memchat's database, "
-                         "pass --db (it is refused there too if it is not a memchat database)")
+        raise UsageError(
+            f"{path} is a SQLite database, not an export; to use it as memchat's database, "
+            "pass --db (it is refused there too if it is not a memchat database)"
+        )
     try:
         return data.decode("utf-8-sig"), str(path)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise UsageError(f"{path} is not valid UTF-8 (line {line}, byte {exc.start}); convert it first, "
-                         "e.g. with iconv") from None
+        raise UsageError(
+            f"{path} is not valid UTF-8 (line {line}, byte {exc.start}); convert it first, e.g. with iconv"
+        ) from None
 
 
 def load_json(text: str, where: str, invalid: Callable[[json.JSONDecodeError], str]) -> Any:
@@ -107,17 +110,24 @@ def _timestamp(value: Any, where: str) -> str:
         return utcnow()
     try:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            when = datetime.fromtimestamp(value, timezone.utc)
+            when = datetime.fromtimestamp(value, UTC)
         elif isinstance(value, str):
             when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         else:
             raise ValueError
         if when.tzinfo is not None:
-            when = when.astimezone(timezone.utc).replace(tzinfo=None)
+            when = when.astimezone(UTC).replace(tzinfo=None)
     except (ValueError, OverflowError, OSError):
-        raise UsageError(f"{where}: 'timestamp' must be an ISO-8601 time (e.g. 2024-05-01T13:56:00), "
-                         f"got {shorten(value)}") from None
+        raise UsageError(
+            f"{where}: 'timestamp' must be an ISO-8601 time (e.g. 2024-05-01T13:56:00), got {shorten(value)}"
+        ) from None
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _required_text(obj: dict, name: str, where: str) -> str:
+    value = _text_field(obj, name, where)
+    assert value is not None  # required: a missing field raised
+    return value
 
 
 def _text_field(obj: dict, name: str, where: str, *, required: bool = True) -> str | None:
@@ -163,19 +173,26 @@ def _parse_export(data: dict, name: str) -> ImportedSession:
     if not isinstance(version, int) or isinstance(version, bool):
         raise UsageError(f"{name}: 'version' must be a whole number")
     if version > SESSION_VERSION:
-        raise UsageError(f"{name} was written by a newer memchat (session format version {version}; this "
-                         f"memchat reads up to {SESSION_VERSION}): upgrade memchat to import it")
+        raise UsageError(
+            f"{name} was written by a newer memchat (session format version {version}; this "
+            f"memchat reads up to {SESSION_VERSION}): upgrade memchat to import it"
+        )
     session, messages = data.get("session"), data.get("messages")
     if not isinstance(session, dict) or not isinstance(messages, list):
         raise UsageError(f"{name}: a session export needs a 'session' object and a 'messages' list")
     sid, created = session.get("id"), session.get("created_at")
     if not isinstance(sid, int) or isinstance(sid, bool) or not 0 <= sid <= MAX_ID or not isinstance(created, str):
         raise UsageError(f"{name}: 'session' needs a numeric 'id' and a 'created_at'")
-    out = ImportedSession("memchat", f"{created}#{sid}", _text_field(session, "title", name, required=False),
-                          model=_text_field(session, "model", name, required=False),
-                          system=_text_field(session, "system", name, required=False),
-                          summary=_text_field(session, "summary", name, required=False),
-                          native_id=sid, native_created_at=created)
+    out = ImportedSession(
+        "memchat",
+        f"{created}#{sid}",
+        _text_field(session, "title", name, required=False),
+        model=_text_field(session, "model", name, required=False),
+        system=_text_field(session, "system", name, required=False),
+        summary=_text_field(session, "summary", name, required=False),
+        native_id=sid,
+        native_created_at=created,
+    )
     for i, m in enumerate(messages, 1):
         where = f"{name}: message {i}"
         if not isinstance(m, dict):
@@ -184,10 +201,17 @@ def _parse_export(data: dict, name: str) -> ImportedSession:
         if not isinstance(mid, int) or isinstance(mid, bool):
             raise UsageError(f"{where}: 'id' must be a whole number")
         status = m.get("status", "ok")
-        out.messages.append(ImportedMessage(
-            str(mid), _role(m, where), _text_field(m, "content", where), _timestamp(m.get("created_at"), where),
-            status=status if status in STATUSES else "ok", pinned=int(bool(m.get("pinned"))),
-            model=_text_field(m, "model", where, required=False)))
+        out.messages.append(
+            ImportedMessage(
+                str(mid),
+                _role(m, where),
+                _required_text(m, "content", where),
+                _timestamp(m.get("created_at"), where),
+                status=status if status in STATUSES else "ok",
+                pinned=int(bool(m.get("pinned"))),
+                model=_text_field(m, "model", where, required=False),
+            )
+        )
     return out
 
 
@@ -198,8 +222,10 @@ def _lines(text: str, name: str) -> Iterator[tuple[int, dict]]:
         where = f"{name} line {number}"
         obj = load_json(line, where, lambda exc: f": invalid JSON ({exc.msg}, column {exc.colno})")
         if not isinstance(obj, dict):
-            raise UsageError(f"{where}: expected an object like "
-                             '{"session": ..., "role": "user", "content": "...", "timestamp": "..."}')
+            raise UsageError(
+                f"{where}: expected an object like "
+                '{"session": ..., "role": "user", "content": "...", "timestamp": "..."}'
+            )
         yield number, obj
 
 
@@ -213,7 +239,7 @@ def _parse_lines(text: str, name: str) -> list[ImportedSession]:
             raise UsageError(f"{where}: missing 'session'")
         if isinstance(label, bool) or not isinstance(label, (str, int)) or not str(label).strip():
             raise UsageError(f"{where}: 'session' must be a non-empty string or a number")
-        role, content = _role(obj, where), _text_field(obj, "content", where)
+        role, content = _role(obj, where), _required_text(obj, "content", where)
         speaker = _text_field(obj, "name", where, required=False)
         created = _timestamp(obj.get("timestamp"), where)
         ext = obj.get("id")
@@ -223,8 +249,11 @@ def _parse_lines(text: str, name: str) -> list[ImportedSession]:
         if isinstance(ext, str):
             require_unicode(ext, f"{where}: 'id'")
         if ext is None:
-            digest = hashlib.sha1(json.dumps([role, speaker, content, obj.get("timestamp")],
-                                             ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:20]
+            digest = hashlib.sha1(
+                json.dumps([role, speaker, content, obj.get("timestamp")], ensure_ascii=False).encode(
+                    "utf-8", "surrogatepass"
+                )
+            ).hexdigest()[:20]
             nth = seen[(label, digest)] = seen.get((label, digest), 0) + 1
             ext = f"sha1:{digest}:{nth}"
         session = sessions.setdefault(label, ImportedSession("jsonl", label, label))
@@ -240,40 +269,56 @@ def import_sessions(db: Database, sessions: list[ImportedSession]) -> ImportResu
     with immediate(db):
         conn = db.conn
         for s in sessions:
-            if s.native_id is not None and conn.execute(
+            if (
+                s.native_id is not None
+                and conn.execute(
                     "SELECT 1 FROM sessions WHERE id = ? AND created_at = ? AND external_id IS NULL",
-                    (s.native_id, s.native_created_at)).fetchone():
+                    (s.native_id, s.native_created_at),
+                ).fetchone()
+            ):
                 result.messages_skipped += len(s.messages)  # exported from this very database
                 continue
             times = [m.created_at for m in s.messages] or [utcnow()]
-            row = conn.execute("SELECT id FROM sessions WHERE source = ? AND external_id = ?",
-                               (s.source, s.external_id)).fetchone()
+            row = conn.execute(
+                "SELECT id FROM sessions WHERE source = ? AND external_id = ?", (s.source, s.external_id)
+            ).fetchone()
             if row:
                 session_id, added_session = row[0], False
             else:
-                session_id = conn.execute(
+                cursor = conn.execute(
                     "INSERT INTO sessions (title, created_at, updated_at, model, system, summary, source, external_id) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (s.title, s.native_created_at or min(times), max(times), s.model, s.system, s.summary,
-                     s.source, s.external_id)).lastrowid
-                added_session = True
+                    (
+                        s.title,
+                        s.native_created_at or min(times),
+                        max(times),
+                        s.model,
+                        s.system,
+                        s.summary,
+                        s.source,
+                        s.external_id,
+                    ),
+                )
+                session_id, added_session = inserted_id(cursor), True
             new = 0
             for m in s.messages:
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO messages (session_id, role, content, created_at, status, pinned, model, "
                     "name, external_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (session_id, m.role, m.content, m.created_at, m.status, m.pinned, m.model, m.name, m.external_id))
+                    (session_id, m.role, m.content, m.created_at, m.status, m.pinned, m.model, m.name, m.external_id),
+                )
                 if cursor.rowcount:
                     new += 1
-                    result.message_ids.append(cursor.lastrowid)
+                    result.message_ids.append(inserted_id(cursor))
             result.messages_added += new
             result.messages_skipped += len(s.messages) - new
             if added_session:
                 result.sessions_added += 1
             elif new:
                 result.sessions_updated += 1
-                conn.execute("UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
-                             (max(times), session_id))
+                conn.execute(
+                    "UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?", (max(times), session_id)
+                )
     return result
 
 

@@ -39,5 +39,7 @@ def internal_error(exc: BaseException) -> str:
 
     frames = "".join(traceback.format_tb(exc.__traceback__))
     get_logger().error("internal error %s\n%s", type(exc).__name__, frames)
-    return (f"internal error ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else 'no message'}); "
-            f"this is a bug: please report it with the frames logged in {state_dir() / 'memchat.log'}")
+    return (
+        f"internal error ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else 'no message'}); "
+        f"this is a bug: please report it with the frames logged in {state_dir() / 'memchat.log'}"
+    )

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import immediate, utcnow
+from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError, parse_id
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ _SESSION_COLUMNS = [f.name for f in fields(Session) if f.name != "message_count"
 def _rows(db: Database, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
     cursor = db.conn.execute(sql, params)
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _session(row: dict[str, Any]) -> Session:
@@ -76,15 +76,16 @@ def _session_select(where: str = "", order: str = "") -> str:
     )
 
 
-def create_session(db: Database, *, model: str | None = None, system: str | None = None,
-                   title: str | None = None) -> Session:
+def create_session(
+    db: Database, *, model: str | None = None, system: str | None = None, title: str | None = None
+) -> Session:
     now = utcnow()
     with immediate(db):
         cur = db.conn.execute(
             "INSERT INTO sessions (title, created_at, updated_at, model, system) VALUES (?, ?, ?, ?, ?)",
             (title, now, now, model, system),
         )
-    return get_session(db, cur.lastrowid)
+    return get_session(db, inserted_id(cur))
 
 
 def parse_session_id(value: str | int) -> int:
@@ -105,7 +106,7 @@ def latest_session(db: Database) -> Session | None:
 
 
 def list_sessions(db: Database, limit: int | None = 20) -> list[Session]:
-    limit = max(-1, min(int(limit), 2 ** 62)) if limit else None  # past 64 bits SQLite errs; huge N: all
+    limit = max(-1, min(int(limit), 2**62)) if limit else None  # past 64 bits SQLite errs; huge N: all
     order = "ORDER BY s.updated_at DESC, s.id DESC" + (f" LIMIT {limit}" if limit else "")
     return [_session(r) for r in _rows(db, _session_select(order=order))]
 
@@ -139,8 +140,7 @@ def delete_session(db: Database, session_id: int | str) -> None:
         db.conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
 
 
-def add_message(db: Database, session_id: int, role: str, content: str, *, status: str = "ok",
-                **extra: Any) -> Message:
+def add_message(db: Database, session_id: int, role: str, content: str, *, status: str = "ok", **extra: Any) -> Message:
     """Append a message and commit it before returning."""
     now = utcnow()
     columns = ["session_id", "role", "content", "created_at", "status", *extra]
@@ -156,11 +156,12 @@ def add_message(db: Database, session_id: int, role: str, content: str, *, statu
                 "UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL",
                 (title_from(content), session_id),
             )
-    return get_message(db, cur.lastrowid)
+    return get_message(db, inserted_id(cur))
 
 
-def record_reply(db: Database, user_message_id: int, content: str, *, status: str = "ok",
-                 **extra: Any) -> Message | None:
+def record_reply(
+    db: Database, user_message_id: int, content: str, *, status: str = "ok", **extra: Any
+) -> Message | None:
     """Store the assistant's reply and mark the user message answered, in one transaction.
 
     An empty partial reply (Ctrl-C or a drop before any text) stores nothing, and the user
@@ -183,7 +184,7 @@ def record_reply(db: Database, user_message_id: int, content: str, *, status: st
         )
         db.conn.execute("UPDATE messages SET status = 'ok', error = NULL WHERE id = ?", (user.id,))
         db.conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, user.session_id))
-    return get_message(db, cur.lastrowid)
+    return get_message(db, inserted_id(cur))
 
 
 def mark_unanswered(db: Database, message_id: int, error: str) -> None:
@@ -231,9 +232,12 @@ def get_message(db: Database, message_id: int) -> Message:
 
 def messages(db: Database, session_id: int, *, include_undone: bool = False) -> list[Message]:
     where = "session_id = ?" + ("" if include_undone else " AND status != 'undone'")
-    return [_message(r) for r in _rows(
-        db, f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages WHERE {where} ORDER BY id", (session_id,)
-    )]
+    return [
+        _message(r)
+        for r in _rows(
+            db, f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages WHERE {where} ORDER BY id", (session_id,)
+        )
+    ]
 
 
 def has_other_messages(db: Database, session_id: int) -> bool:
@@ -252,15 +256,27 @@ def export_session(db: Database, session_id: int | str, fmt: str = "md") -> str:
     session = get_session(db, session_id)
     msgs = messages(db, session.id)
     if fmt == "json":
-        return json.dumps(
-            {"format": "memchat-session", "version": 1, "session": asdict(session),
-             "messages": [asdict(m) for m in msgs]},
-            ensure_ascii=False, indent=2,
-        ) + "\n"
+        return (
+            json.dumps(
+                {
+                    "format": "memchat-session",
+                    "version": 1,
+                    "session": asdict(session),
+                    "messages": [asdict(m) for m in msgs],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
     if fmt not in ("md", "markdown"):
         raise UsageError(f"unknown export format {fmt!r}: use md or json")
-    out = [f"# {session.title or f'Session {session.id}'}", "",
-           f"Session {session.id} · started {session.created_at} · model {session.model or '-'}", ""]
+    out = [
+        f"# {session.title or f'Session {session.id}'}",
+        "",
+        f"Session {session.id} · started {session.created_at} · model {session.model or '-'}",
+        "",
+    ]
     for number, m in enumerate(msgs, 1):
         who = "You" if m.role == "user" else "Assistant"
         note = ("" if m.status == "ok" else f" ({m.status})") + (" · pinned" if m.pinned else "")

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakeapi import FakeAnthropic  # noqa: E402
+from fakeapi import FakeAnthropic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,8 +58,9 @@ def api(_server, monkeypatch):
     return _server
 
 
-def db_rows(home: Path, sql: str = "SELECT role, content, status FROM messages ORDER BY id",
-            name: str = "default.db") -> list[tuple]:
+def db_rows(
+    home: Path, sql: str = "SELECT role, content, status FROM messages ORDER BY id", name: str = "default.db"
+) -> list[tuple]:
     """Rows straight from the profile's database file, as a user's sqlite3 would see them."""
     import sqlite3
 
@@ -70,8 +71,9 @@ def db_rows(home: Path, sql: str = "SELECT role, content, status FROM messages O
         conn.close()
 
 
-def run_memchat(*args: str, input: str | bytes | None = None, env: dict | None = None,
-                timeout: float = 60) -> subprocess.CompletedProcess:
+def run_memchat(
+    *args: str, input: str | bytes | None = None, env: dict | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
     """Run memchat as a real subprocess with the test's environment."""
     full_env = dict(os.environ)
     full_env.update(env or {})
@@ -79,7 +81,10 @@ def run_memchat(*args: str, input: str | bytes | None = None, env: dict | None =
         [sys.executable, "-m", "memchat", *args],
         input=input.encode() if isinstance(input, str) else input,
         stdin=None if input is not None else subprocess.DEVNULL,
-        capture_output=True, env=full_env, timeout=timeout, cwd=str(ROOT),
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=str(ROOT),
     )
 
 
@@ -99,6 +104,7 @@ def cli():
 
 
 # --- long-term memory -------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="session")
 def embedder(shared_cache):

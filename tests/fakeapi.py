@@ -87,9 +87,10 @@ import string
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["FakeAnthropic", "DEFAULT_ERROR_TYPES"]
 
@@ -266,9 +267,9 @@ class _Reply:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    fake: "FakeAnthropic"
+    fake: FakeAnthropic
 
-    def handle_error(self, request: Any, client_address: Any) -> None:  # noqa: ARG002
+    def handle_error(self, request: Any, client_address: Any) -> None:
         # Client disconnects (Ctrl-C tests, timeouts) are expected; stay quiet.
         return
 
@@ -281,7 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---- plumbing -------------------------------------------------------
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def setup(self) -> None:
@@ -295,7 +296,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.fake._track(self.connection, add=False)
 
     @property
-    def fake(self) -> "FakeAnthropic":
+    def fake(self) -> FakeAnthropic:
         return self.server.fake
 
     def _read_body(self) -> bytes:
@@ -326,7 +327,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
-    def _send_error_json(self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> None:
+    def _send_error_json(
+        self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         self._send_json(status, _error_body(error_type, message), headers)
 
     def _start_sse(self) -> None:
@@ -343,7 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _event(self, name: str, payload: dict[str, Any]) -> None:
-        self._chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode("utf-8"))
+        self._chunk(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
 
     def _end_chunks(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
@@ -360,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             self._handle_post()
-        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, socket.timeout, OSError):
+        except (TimeoutError, BrokenPipeError, ConnectionResetError, ConnectionAbortedError, OSError):
             self.close_connection = True
 
     def _not_found(self) -> None:
@@ -407,7 +410,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error_json(401, "authentication_error", "x-api-key header is required")
             return
         if body is None and raw:
-            self._send_error_json(400, "invalid_request_error", "There was an issue with the formatting of the request body: invalid JSON")
+            self._send_error_json(
+                400, "invalid_request_error", "There was an issue with the formatting of the request body: invalid JSON"
+            )
             return
         err = _validate(body)
         if err:
@@ -424,8 +429,9 @@ class _Handler(BaseHTTPRequestHandler):
         kind = reply.kind
 
         if kind == "error":
-            self._send_error_json(reply.status, reply.error_type or _error_type_for(reply.status),
-                                  reply.message or "", reply.headers)
+            self._send_error_json(
+                reply.status, reply.error_type or _error_type_for(reply.status), reply.message or "", reply.headers
+            )
             return
 
         if kind == "hang":
@@ -455,12 +461,14 @@ class _Handler(BaseHTTPRequestHandler):
             content.append({"type": "text", "text": reply.text})
             out_words += _count_words(reply.text)
         if reply.kind == "tool_use":
-            content.append({
-                "type": "tool_use",
-                "id": reply.tool_id or _rand_id("toolu_"),
-                "name": reply.tool_name,
-                "input": reply.tool_input or {},
-            })
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": reply.tool_id or _rand_id("toolu_"),
+                    "name": reply.tool_name,
+                    "input": reply.tool_input or {},
+                }
+            )
             out_words += _count_words(json.dumps(reply.tool_input or {}))
         input_tokens = reply.input_tokens
         if input_tokens is None:
@@ -520,18 +528,27 @@ class _Handler(BaseHTTPRequestHandler):
                 chunks = list(reply.chunks)
             else:
                 chunks = _word_chunks(text)
-            self._event("content_block_start", {
-                "type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""},
-            })
+            self._event(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            )
             self._event("ping", {"type": "ping"})
             for chunk in chunks:
                 if reply.delay > 0 and not self._sleep(reply.delay):
                     self.close_connection = True
                     return
-                self._event("content_block_delta", {
-                    "type": "content_block_delta", "index": index,
-                    "delta": {"type": "text_delta", "text": chunk},
-                })
+                self._event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": chunk},
+                    },
+                )
             if reply.kind == "drop":
                 # Abrupt end: no content_block_stop / message_stop, no terminating chunk.
                 self.close_connection = True
@@ -548,31 +565,42 @@ class _Handler(BaseHTTPRequestHandler):
 
         if reply.kind == "tool_use":
             block = msg["content"][-1]
-            self._event("content_block_start", {
-                "type": "content_block_start", "index": index,
-                "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
-            })
+            self._event(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                },
+            )
             if reply.raw_partial_json is not None:
                 parts = [reply.raw_partial_json]
             else:
                 parts = [""] + _json_chunks(json.dumps(block["input"]))
             for part in parts:
-                self._event("content_block_delta", {
-                    "type": "content_block_delta", "index": index,
-                    "delta": {"type": "input_json_delta", "partial_json": part},
-                })
+                self._event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": part},
+                    },
+                )
             self._event("content_block_stop", {"type": "content_block_stop", "index": index})
 
-        self._event("message_delta", {
-            "type": "message_delta",
-            "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
-            "usage": {
-                "input_tokens": msg["usage"]["input_tokens"],
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-                "output_tokens": msg["usage"]["output_tokens"],
+        self._event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
+                "usage": {
+                    "input_tokens": msg["usage"]["input_tokens"],
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                    "output_tokens": msg["usage"]["output_tokens"],
+                },
             },
-        })
+        )
         self._event("message_stop", {"type": "message_stop"})
         self._end_chunks()
 
@@ -622,24 +650,41 @@ class FakeAnthropic:
     ) -> None:
         """One text reply. ``chunks`` (streaming only) overrides how ``text`` is split into deltas;
         ``delay`` sleeps before each delta (non-streaming: delay * number of chunks before the reply)."""
-        self._push(_Reply("text", text=text, chunks=list(chunks) if chunks is not None else None,
-                          stop_reason=stop_reason, input_tokens=input_tokens, output_tokens=output_tokens,
-                          delay=delay))
+        self._push(
+            _Reply(
+                "text",
+                text=text,
+                chunks=list(chunks) if chunks is not None else None,
+                stop_reason=stop_reason,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                delay=delay,
+            )
+        )
 
     def enqueue_tool_use(
         self,
         name: str,
-        input: dict,  # noqa: A002
+        input: dict,
         *,
         text: str | None = None,
-        id: str | None = None,  # noqa: A002
+        id: str | None = None,
         stop_reason: str = "tool_use",
         raw_partial_json: str | None = None,
     ) -> None:
         """A reply with an optional text block then a tool_use block. ``raw_partial_json`` is streamed
         verbatim as the single input_json_delta (streaming only; non-streaming replies carry ``input``)."""
-        self._push(_Reply("tool_use", text=text, tool_name=name, tool_input=dict(input), tool_id=id,
-                          stop_reason=stop_reason, raw_partial_json=raw_partial_json))
+        self._push(
+            _Reply(
+                "tool_use",
+                text=text,
+                tool_name=name,
+                tool_input=dict(input),
+                tool_id=id,
+                stop_reason=stop_reason,
+                raw_partial_json=raw_partial_json,
+            )
+        )
 
     def enqueue_error(
         self,
@@ -652,11 +697,19 @@ class FakeAnthropic:
         """An HTTP error response with the real error body and a request-id header."""
         etype = error_type or _error_type_for(status)
         msg = message if message is not None else _DEFAULT_ERROR_MESSAGES.get(etype, "Error")
-        self._push(_Reply("error", status=status, error_type=etype, message=msg,
-                          headers={str(k): str(v) for k, v in (headers or {}).items()}))
+        self._push(
+            _Reply(
+                "error",
+                status=status,
+                error_type=etype,
+                message=msg,
+                headers={str(k): str(v) for k, v in (headers or {}).items()},
+            )
+        )
 
-    def enqueue_stream_error(self, text_before: str, error_type: str = "overloaded_error",
-                             message: str = "Overloaded") -> None:
+    def enqueue_stream_error(
+        self, text_before: str, error_type: str = "overloaded_error", message: str = "Overloaded"
+    ) -> None:
         """HTTP 200 stream: text deltas for ``text_before``, then an SSE ``error`` event.
         A non-streaming request gets the matching HTTP error (overloaded_error -> 529, ...)."""
         self._push(_Reply("stream_error", text=text_before, error_type=error_type, message=message))
@@ -709,7 +762,7 @@ class FakeAnthropic:
                 pass
         self._thread.join(timeout=2)
 
-    def __enter__(self) -> "FakeAnthropic":
+    def __enter__(self) -> FakeAnthropic:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -744,14 +797,17 @@ class FakeAnthropic:
         try:
             text = fn(body)
         except Exception as e:  # surface bugs in the test's default function as a 500
-            return _Reply("error", status=500, error_type="api_error",
-                          message=f"FakeAnthropic default reply failed: {type(e).__name__}: {e}",
-                          headers={"x-should-retry": "false"})
+            return _Reply(
+                "error",
+                status=500,
+                error_type="api_error",
+                message=f"FakeAnthropic default reply failed: {type(e).__name__}: {e}",
+                headers={"x-should-retry": "false"},
+            )
         if isinstance(text, dict) and "tool_input" in text:
             # A default function may answer a tool call: {"tool_input": {...}, "tool_name"?: str}.
             name = text.get("tool_name") or ((body.get("tool_choice") or {}).get("name")) or "tool"
-            return _Reply("tool_use", text=None, tool_name=name, tool_input=text["tool_input"],
-                          stop_reason="tool_use")
+            return _Reply("tool_use", text=None, tool_name=name, tool_input=text["tool_input"], stop_reason="tool_use")
         return _Reply("text", text=str(text), stop_reason="end_turn")
 
 

@@ -10,11 +10,11 @@ must hold after every kill.
 from __future__ import annotations
 
 import json
+import os
 import re
 import select
 import signal
 import sqlite3
-import os
 import subprocess
 import sys
 import threading
@@ -25,8 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _memchat(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "memchat", *args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    return subprocess.Popen(
+        [sys.executable, "-m", "memchat", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=str(ROOT),
+    )
 
 
 def _kill(proc: subprocess.Popen, delay: float) -> bool:
@@ -66,10 +71,13 @@ def check_consistent(db_path: Path) -> dict[str, int]:
         if "memories" in tables:
             half = conn.execute(
                 "SELECT count(*) FROM memories m WHERE status = 'active' AND (text = '' OR NOT EXISTS "
-                "(SELECT 1 FROM memory_history h WHERE h.memory_id = m.id AND h.action = 'add'))").fetchone()[0]
+                "(SELECT 1 FROM memory_history h WHERE h.memory_id = m.id AND h.action = 'add'))"
+            ).fetchone()[0]
             assert half == 0, f"{half} half-written active memories"
-            twice = conn.execute("SELECT count(*) FROM (SELECT text FROM memories WHERE status = 'active' "
-                                 "GROUP BY kind, text HAVING count(*) > 1)").fetchone()[0]
+            twice = conn.execute(
+                "SELECT count(*) FROM (SELECT text FROM memories WHERE status = 'active' "
+                "GROUP BY kind, text HAVING count(*) > 1)"
+            ).fetchone()[0]
             assert twice == 0, f"{twice} memories stored twice"
             counts["memories"] = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'").fetchone()[0]
         return counts
@@ -78,6 +86,7 @@ def check_consistent(db_path: Path) -> dict[str, int]:
 
 
 # --- a chat turn --------------------------------------------------------------------------------
+
 
 def kill_during_turn(api, delay: float, after_first_byte: bool) -> tuple[str, bool]:
     """Run `ask` and SIGKILL it delay s after start, or after its reply began to stream.
@@ -95,15 +104,25 @@ def kill_during_turn(api, delay: float, after_first_byte: bool) -> tuple[str, bo
 
 # --- an import ----------------------------------------------------------------------------------
 
+
 def conversation_file(path: Path, sessions: int = 4, turns: int = 60) -> int:
     """A JSON-lines conversation to import; returns its number of messages."""
     lines = []
     for s in range(sessions):
         for t in range(turns):
             for role, name in (("user", "Ada"), ("assistant", "Bo")):
-                lines.append(json.dumps({"session": f"chat-{s}", "role": role, "name": name, "id": f"{s}-{t}-{role}",
-                                         "content": f"In chat {s} turn {t} {name} talks about the canal boat "
-                                                    f"number {s * 1000 + t} and its {role} logbook entry."}))
+                lines.append(
+                    json.dumps(
+                        {
+                            "session": f"chat-{s}",
+                            "role": role,
+                            "name": name,
+                            "id": f"{s}-{t}-{role}",
+                            "content": f"In chat {s} turn {t} {name} talks about the canal boat "
+                            f"number {s * 1000 + t} and its {role} logbook entry.",
+                        }
+                    )
+                )
     path.write_text("\n".join(lines) + "\n")
     return len(lines)
 
@@ -137,8 +156,13 @@ class Extractor:
 
     @staticmethod
     def fact(gadget: str) -> dict:
-        return {"text": f"The user owns the gadget {gadget}.", "key": f"user.gadget.{gadget}",
-                "origin": "stated", "sensitive": "none", "sources": [1]}
+        return {
+            "text": f"The user owns the gadget {gadget}.",
+            "key": f"user.gadget.{gadget}",
+            "origin": "stated",
+            "sensitive": "none",
+            "sources": [1],
+        }
 
 
 def seed_chats(db_path: Path, sessions: int = 4, turns: int = 6, first: int = 0) -> list[str]:
@@ -149,7 +173,7 @@ def seed_chats(db_path: Path, sessions: int = 4, turns: int = 6, first: int = 0)
 
     db = open_db(db_path)
     gadgets = []
-    for s in range(sessions):
+    for _s in range(sessions):
         session = s_api.create_session(db)
         for t in range(turns):
             gadget = f"g-{first + len(gadgets)}-{t}"

@@ -7,17 +7,17 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, db_rows, run_memchat
-
-
 
 
 def test_echo_provider_answers_offline_and_stores_the_exchange(cli, memchat_home):
     result = cli("--provider", "echo", "ask", "What", "is", "a", "B-tree?")
     assert result.exit_code == 0
     assert result.stdout == "(echo) What is a B-tree?\n"
-    assert db_rows(memchat_home) == [("user", "What is a B-tree?", "ok"), ("assistant", "(echo) What is a B-tree?", "ok")]
+    assert db_rows(memchat_home) == [
+        ("user", "What is a B-tree?", "ok"),
+        ("assistant", "(echo) What is a B-tree?", "ok"),
+    ]
 
 
 def test_reply_streams_through_the_sdk_and_request_is_what_we_sent(cli, api, memchat_home):
@@ -33,7 +33,9 @@ def test_reply_streams_through_the_sdk_and_request_is_what_we_sent(cli, api, mem
     assert sent["messages"] == [{"role": "user", "content": "What is a B-tree?"}]
     assert api.headers[-1]["authorization"] == "Bearer sk-ant-test-0000"
     assert db_rows(memchat_home, "SELECT role, status, input_tokens, output_tokens FROM messages ORDER BY id") == [
-        ("user", "ok", None, None), ("assistant", "ok", 12, 9)]
+        ("user", "ok", None, None),
+        ("assistant", "ok", 12, 9),
+    ]
 
 
 def test_json_output_has_session_model_reply_tokens_and_stop_reason(cli, api):
@@ -41,8 +43,16 @@ def test_json_output_has_session_model_reply_tokens_and_stop_reason(cli, api):
     result = cli("ask", "--json", "answer?")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert data == {"session_id": 1, "message_id": 2, "model": "claude-sonnet-5-5", "reply": "forty-two",
-                    "input_tokens": 7, "output_tokens": 3, "stop_reason": "end_turn", "status": "ok"}
+    assert data == {
+        "session_id": 1,
+        "message_id": 2,
+        "model": "claude-sonnet-5-5",
+        "reply": "forty-two",
+        "input_tokens": 7,
+        "output_tokens": 3,
+        "stop_reason": "end_turn",
+        "status": "ok",
+    }
 
 
 def test_session_flag_sends_earlier_messages_in_order(cli, api):
@@ -88,6 +98,7 @@ def test_user_message_is_on_disk_before_the_model_is_called(cli, api, memchat_ho
 
 # --- stdin ---------------------------------------------------------------------------------
 
+
 def test_prompt_from_piped_stdin(cli, memchat_home):
     result = cli("--provider", "echo", "ask", input="summarise this\n")
     assert result.stdout == "(echo) summarise this\n"
@@ -107,12 +118,17 @@ def test_piped_stdin_is_appended_to_the_argument(cli, api):
 def test_invalid_utf8_on_stdin_is_one_clear_error(cli, memchat_home):
     result = cli("--provider", "echo", "ask", input=b"caf\xe9 au lait")
     assert result.exit_code == 2
-    assert result.stderr == "memchat: stdin is not valid UTF-8 (bad byte at offset 3); convert it first, e.g. with iconv\n"
+    assert (
+        result.stderr == "memchat: stdin is not valid UTF-8 (bad byte at offset 3); convert it first, e.g. with iconv\n"
+    )
     assert not (memchat_home / "default.db").exists()
 
 
-@pytest.mark.parametrize("args, stdin", [(["ask", ""], None), (["ask", "   "], ""), (["ask", "-"], "\n\n")],
-                         ids=["empty-arg", "blank-arg", "blank-stdin"])
+@pytest.mark.parametrize(
+    "args, stdin",
+    [(["ask", ""], None), (["ask", "   "], ""), (["ask", "-"], "\n\n")],
+    ids=["empty-arg", "blank-arg", "blank-stdin"],
+)
 def test_empty_prompt_is_refused(cli, args, stdin):
     result = cli("--provider", "echo", *args, input=stdin)
     assert result.exit_code == 2
@@ -120,6 +136,7 @@ def test_empty_prompt_is_refused(cli, args, stdin):
 
 
 # --- errors a user can cause ---------------------------------------------------------------
+
 
 def test_missing_api_key_says_how_to_set_it_and_stores_nothing(cli, memchat_home):
     result = cli("ask", "hello")
@@ -132,7 +149,9 @@ def test_missing_api_key_says_how_to_set_it_and_stores_nothing(cli, memchat_home
 def test_unknown_provider(cli):
     result = cli("--provider", "openai", "ask", "hi")
     assert result.exit_code == 1
-    assert result.stderr == "memchat: setting 'provider' (flag --provider) must be one of anthropic, echo; got 'openai'\n"
+    assert (
+        result.stderr == "memchat: setting 'provider' (flag --provider) must be one of anthropic, echo; got 'openai'\n"
+    )
 
 
 def test_unknown_session(cli):
@@ -190,8 +209,10 @@ def test_retryable_errors_are_retried_with_backoff_then_succeed(cli, api, status
     assert len(api.requests) == 3
 
 
-@pytest.mark.parametrize("status, expected", [(429, "rate limited by the API (429) after 1 retries"),
-                                              (529, "the API is overloaded (529) after 1 retries")])
+@pytest.mark.parametrize(
+    "status, expected",
+    [(429, "rate limited by the API (429) after 1 retries"), (529, "the API is overloaded (529) after 1 retries")],
+)
 def test_retryable_errors_give_up_after_max_retries(cli, api, monkeypatch, memchat_home, status, expected):
     monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "1")
     for _ in range(2):
@@ -218,13 +239,21 @@ def test_stream_dropped_midway_keeps_partial_reply_marked_incomplete(cli, api, m
     assert result.exit_code == 1
     assert result.stdout == "The first half of the answer\n"
     assert "partial reply was kept" in result.stderr
-    assert db_rows(memchat_home) == [("user", "hello", "ok"), ("assistant", "The first half of the answer", "incomplete")]
+    assert db_rows(memchat_home) == [
+        ("user", "hello", "ok"),
+        ("assistant", "The first half of the answer", "incomplete"),
+    ]
 
 
 def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
     api.enqueue_text("one two three four five six seven eight nine ten", delay=0.3)
-    proc = subprocess.Popen([sys.executable, "-m", "memchat", "ask", "count"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memchat", "ask", "count"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(ROOT),
+    )
     first = proc.stdout.read(4)  # wait until the reply is streaming
     time.sleep(0.4)
     proc.send_signal(signal.SIGINT)

@@ -4,14 +4,49 @@ import json
 import re
 
 import pytest
-
 from conftest import db_rows
 
-HIT_FIELDS = ["type", "id", "kind", "text", "score", "when", "source", "session_id", "message_id", "role", "name",
-              "status", "pinned", "key", "bm25_rank", "vector_rank", "cosine"]
-MEMORY_FIELDS = ["id", "kind", "text", "key", "value", "status", "pinned", "origin", "confidence", "sensitive",
-                 "importance", "source_message_ids", "valid_from", "valid_to", "superseded_by", "created_at",
-                 "updated_at", "last_used_at", "use_count", "embedding_model"]
+HIT_FIELDS = [
+    "type",
+    "id",
+    "kind",
+    "text",
+    "score",
+    "when",
+    "source",
+    "session_id",
+    "message_id",
+    "role",
+    "name",
+    "status",
+    "pinned",
+    "key",
+    "bm25_rank",
+    "vector_rank",
+    "cosine",
+]
+MEMORY_FIELDS = [
+    "id",
+    "kind",
+    "text",
+    "key",
+    "value",
+    "status",
+    "pinned",
+    "origin",
+    "confidence",
+    "sensitive",
+    "importance",
+    "source_message_ids",
+    "valid_from",
+    "valid_to",
+    "superseded_by",
+    "created_at",
+    "updated_at",
+    "last_used_at",
+    "use_count",
+    "embedding_model",
+]
 
 
 def lines(result):
@@ -20,8 +55,10 @@ def lines(result):
 
 
 def test_add_list_show_and_history_through_a_new_value(cli):
-    assert cli("memories", "add", "I live in Berlin", "--key", "user.city", "--value", "Berlin").stdout == \
-        "memory 1 (fact): I live in Berlin\n"
+    assert (
+        cli("memories", "add", "I live in Berlin", "--key", "user.city", "--value", "Berlin").stdout
+        == "memory 1 (fact): I live in Berlin\n"
+    )
     moved = cli("memories", "add", "I moved from Berlin to Lisbon", "--key", "user.city", "--value", "Lisbon")
     assert moved.stdout == "memory 2 (fact): I moved from Berlin to Lisbon\n  supersedes memory 1: I live in Berlin\n"
     cli("memories", "add", "--kind", "rule", "Answer in British English")
@@ -29,14 +66,19 @@ def test_add_list_show_and_history_through_a_new_value(cli):
     assert "I moved from Berlin to Lisbon" in table and "Answer in British English" in table and "Berlin\n" not in table
     rows = lines(cli("memories", "list", "--status", "all", "--json"))
     assert list(rows[0]) == MEMORY_FIELDS
-    assert [(r["id"], r["status"], r["superseded_by"]) for r in rows] == [(1, "superseded", 2), (2, "active", None),
-                                                                          (3, "active", None)]
+    assert [(r["id"], r["status"], r["superseded_by"]) for r in rows] == [
+        (1, "superseded", 2),
+        (2, "active", None),
+        (3, "active", None),
+    ]
     assert [r["id"] for r in lines(cli("memories", "list", "--kind", "rule", "--json"))] == [3]
     show = cli("memories", "show", "1").stdout
     assert "status         superseded" in show and "superseded by  #2" in show
     history = lines(cli("memories", "history", "1", "--json"))
     assert [(h["action"], h["old_text"], h["new_text"], h["actor"]) for h in history] == [
-        ("add", None, "I live in Berlin", "user"), ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon", "user")]
+        ("add", None, "I live in Berlin", "user"),
+        ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon", "user"),
+    ]
     assert "supersede" in cli("memories", "history", "1").stdout
     missing = cli("memories", "show", "9")
     assert (missing.exit_code, missing.stderr) == (1, "memchat: no memory 9 (see `memchat memories list`)\n")
@@ -88,7 +130,10 @@ def test_forget_asks_or_needs_yes_and_query_shows_what_goes(cli, memchat_home, e
     by_query = cli("memories", "forget", "--query", "dog", "--yes")
     assert "Pixel" in by_query.stderr and by_query.stdout == "forgot 1 memory: 3\n"
     assert db_rows(memchat_home, "SELECT id, status, text FROM memories ORDER BY id") == [
-        (1, "forgotten", ""), (2, "active", "Likes hiking in the Alps"), (3, "forgotten", "")]
+        (1, "forgotten", ""),
+        (2, "active", "Likes hiking in the Alps"),
+        (3, "forgotten", ""),
+    ]
     assert "nothing to forget" in cli("memories", "forget", "--query", "submarines", "--yes").stderr
     assert cli("memories", "forget", "--all", "--yes").stdout == "forgot 1 memory: 2\n"
     assert cli("memories", "forget", "1", "--all").exit_code == 2
@@ -145,21 +190,44 @@ def test_recall_after_a_model_change_asks_for_reindex_which_fixes_it(cli, memcha
 
 
 def test_repl_memory_commands(cli, memchat_home, embedder):
-    script = "\n".join(["/remember rule: answer in British English", "/remember I like green tea", "/memories",
-                        "/recall green tea", "/pin-memory 2", "/unpin-memory #2", "/forget 2", "/memories rule",
-                        "/forget", "/pin-memory 99"]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "/remember rule: answer in British English",
+                "/remember I like green tea",
+                "/memories",
+                "/recall green tea",
+                "/pin-memory 2",
+                "/unpin-memory #2",
+                "/forget 2",
+                "/memories rule",
+                "/forget",
+                "/pin-memory 99",
+            ]
+        )
+        + "\n"
+    )
     result = cli("--provider", "echo", input=script)
     out = result.stdout
     assert "remembered #1 (rule): answer in British English" in out and "remembered #2 (fact): I like green tea" in out
     assert re.search(r"^\d\.\d{3}  fact +#2  I like green tea$", out, re.M)  # /recall: score, kind, id, text
     assert "pinned #2: I like green tea" in out and "unpinned #2: I like green tea" in out and "forgot #2" in out
     assert "usage: /forget ID" in result.stderr and "no memory 99" in result.stderr
-    assert db_rows(memchat_home, "SELECT id, status, origin FROM memories") == [(1, "active", "stated"),
-                                                                             (2, "forgotten", "stated")]
+    assert db_rows(memchat_home, "SELECT id, status, origin FROM memories") == [
+        (1, "active", "stated"),
+        (2, "forgotten", "stated"),
+    ]
 
 
-@pytest.mark.parametrize("args", [["memories", "list", "--status", "gone"], ["memories", "add", "x", "--kind", "opinion"],
-                                  ["recall", "x", "--kind", "opinion"]], ids=["status", "add-kind", "recall-kind"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["memories", "list", "--status", "gone"],
+        ["memories", "add", "x", "--kind", "opinion"],
+        ["recall", "x", "--kind", "opinion"],
+    ],
+    ids=["status", "add-kind", "recall-kind"],
+)
 def test_bad_choices_are_usage_errors(cli, args):
     result = cli(*args)
     assert result.exit_code == 2 and "must be one of" in result.stderr

@@ -20,7 +20,6 @@ import threading
 import time
 
 import pexpect
-
 from conftest import ROOT, run_memchat
 from faults import watch_wal
 
@@ -31,8 +30,18 @@ MIN_LOOP_ADDS = 10
 WAL_LIMIT = 8 * 1024 * 1024  # autocheckpoint is 1000 pages (4 MB); allow for readers holding it back
 BAD = ("locked", "traceback", "cannot ", "not saved", "failed")
 
-TOPICS = ["sourdough baking", "rock climbing", "the cello", "Rust async runtimes", "birdwatching",
-          "marathon training", "Japanese woodworking", "chess openings", "urban gardening", "astronomy"]
+TOPICS = [
+    "sourdough baking",
+    "rock climbing",
+    "the cello",
+    "Rust async runtimes",
+    "birdwatching",
+    "marathon training",
+    "Japanese woodworking",
+    "chess openings",
+    "urban gardening",
+    "astronomy",
+]
 _TURN = re.compile(r"^\[(\d+)\] user: ([AB]\d\d)\b", re.MULTILINE)
 _TAG = re.compile(r"\b([AB]\d\d)\b")
 
@@ -55,10 +64,24 @@ class Server:
                 facts = []
                 for number, tag in _TURN.findall(new_turns):
                     topic = TOPICS[int(tag[1:]) % len(TOPICS)]
-                    facts.append({"text": f"Turn {tag}: the user talked about {topic}.", "key": f"turn.{tag}",
-                                  "value": tag, "origin": "stated", "sensitive": "none", "sources": [int(number)]})
-                    facts.append({"text": f"The user is interested in {topic}.", "origin": "stated",
-                                  "sensitive": "none", "sources": [int(number)]})
+                    facts.append(
+                        {
+                            "text": f"Turn {tag}: the user talked about {topic}.",
+                            "key": f"turn.{tag}",
+                            "value": tag,
+                            "origin": "stated",
+                            "sensitive": "none",
+                            "sources": [int(number)],
+                        }
+                    )
+                    facts.append(
+                        {
+                            "text": f"The user is interested in {topic}.",
+                            "origin": "stated",
+                            "sensitive": "none",
+                            "sources": [int(number)],
+                        }
+                    )
                     self.keys.add(f"turn.{tag}")
                 return {"tool_input": {"facts": facts, "events": [], "rules": []}}
             if tool == "decide_memory":
@@ -73,8 +96,9 @@ class Server:
 
 
 def _spawn(env):
-    child = pexpect.spawn(sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8",
-                          timeout=60, dimensions=(30, 140))
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(30, 140)
+    )
     child.logfile_read = io.StringIO()
     return child
 
@@ -94,7 +118,7 @@ def _chat(child, name, sent, errors):
         child.close()
         if child.exitstatus != 0:
             errors.append(f"REPL {name} exited {child.exitstatus}")
-    except Exception as exc:  # noqa: BLE001 - reported by the test thread
+    except Exception as exc:
         errors.append(f"REPL {name}: {type(exc).__name__}: {exc}")
 
 
@@ -122,8 +146,12 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
     # processes below load it (~0.3 s) instead of each building it at once (~15 s of torch apiece).
     warm = run_memchat("recall", "warm up", timeout=120)
     assert warm.returncode == 0, warm.stderr
-    env = dict(os.environ, TERM="xterm-256color", MEMCHAT_MEMORY_CAPTURE="true",
-               MEMCHAT_MEMORY_CAPTURE_EVERY=str(CAPTURE_EVERY))
+    env = dict(
+        os.environ,
+        TERM="xterm-256color",
+        MEMCHAT_MEMORY_CAPTURE="true",
+        MEMCHAT_MEMORY_CAPTURE_EVERY=str(CAPTURE_EVERY),
+    )
 
     errors: list[str] = []
     sent = {"A": [], "B": []}
@@ -147,7 +175,9 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
 
     outputs = {f"REPL {name}": child.logfile_read.getvalue() for name, child in children.items()}
     outputs.update({" ".join(args): out for args, out in loop_outputs})
-    outputs["memchat.log"] = (memchat_home / "memchat.log").read_text() if (memchat_home / "memchat.log").exists() else ""
+    outputs["memchat.log"] = (
+        (memchat_home / "memchat.log").read_text() if (memchat_home / "memchat.log").exists() else ""
+    )
     assert not errors, errors
     for name, out in outputs.items():
         found = [word for word in BAD if word in out.lower()]
@@ -187,8 +217,11 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
         assert keys == server.keys == {f"turn.{n}{i:02d}" for n in "AB" for i in range(TURNS)}
         for name, sid in by_session.items():
             last = q("SELECT max(id) FROM messages WHERE session_id = ?", sid)[0][0]
-            assert q("SELECT through_message_id, summarised_through, attempts, last_error FROM capture_state "
-                     "WHERE session_id = ?", sid) == [(last, last, 0, None)], name
+            assert q(
+                "SELECT through_message_id, summarised_through, attempts, last_error FROM capture_state "
+                "WHERE session_id = ?",
+                sid,
+            ) == [(last, last, 0, None)], name
             assert q("SELECT count(*) FROM memories WHERE key = ?", f"session.{sid}.summary") == [(1,)]
     finally:
         conn.close()
@@ -196,8 +229,10 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
     assert wal_peak[0] < WAL_LIMIT, f"the WAL reached {wal_peak[0] / 1e6:.1f} MB"
     wal = memchat_home / "default.db-wal"
     assert not wal.exists() or wal.stat().st_size < WAL_LIMIT
-    print(f"\n{len(added)} loop adds, {len(loop_outputs) - len(added)} recalls, server {server.counts}, "
-          f"WAL peak {wal_peak[0] / 1e6:.2f} MB, {elapsed:.1f} s")
+    print(
+        f"\n{len(added)} loop adds, {len(loop_outputs) - len(added)} recalls, server {server.counts}, "
+        f"WAL peak {wal_peak[0] / 1e6:.2f} MB, {elapsed:.1f} s"
+    )
 
 
 # The real CLI, started on a signal: each process does its imports (~0.3 s, with jitter) first,
@@ -220,9 +255,16 @@ def test_processes_opening_a_fresh_profile_at_once_all_succeed(memchat_home, tmp
 
     profiles, procs = 8, 4
     go = tmp_path / "go"
-    children = {(p, i): subprocess.Popen(
-        [sys.executable, "-c", _AT_ONCE, str(go), "--profile", f"fresh{p}", "memories", "add", f"fact {p}.{i}"],
-        cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE) for p in range(profiles) for i in range(procs)}
+    children = {
+        (p, i): subprocess.Popen(
+            [sys.executable, "-c", _AT_ONCE, str(go), "--profile", f"fresh{p}", "memories", "add", f"fact {p}.{i}"],
+            cwd=str(ROOT),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for p in range(profiles)
+        for i in range(procs)
+    }
     for child in children.values():
         assert child.stdout.readline() == b"ready\n"
     go.touch()
@@ -238,7 +280,8 @@ def test_processes_opening_a_fresh_profile_at_once_all_succeed(memchat_home, tmp
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
             assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
             assert sorted(t for (t,) in conn.execute("SELECT text FROM memories")) == [
-                f"fact {p}.{i}" for i in range(procs)]
+                f"fact {p}.{i}" for i in range(procs)
+            ]
         finally:
             conn.close()
 
@@ -299,11 +342,18 @@ def test_recalls_in_several_processes_never_read_a_half_written_vector_copy(tmp_
         db.conn.executemany(
             "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, embedding_model) "
             "VALUES ('fact', ?, 'active', ?, ?, ?, 'all-MiniLM-L6-v2')",
-            [(f"memory {i} about houseplants", now, now, vectors[i].tobytes()) for i in range(rows)])
+            [(f"memory {i} about houseplants", now, now, vectors[i].tobytes()) for i in range(rows)],
+        )
     db.conn.close()
-    children = [subprocess.Popen([sys.executable, "-c", _RECALLER, str(path), str(seconds), str(n), str(rows)],
-                                 cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                for n in range(procs)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RECALLER, str(path), str(seconds), str(n), str(rows)],
+            cwd=str(ROOT),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for n in range(procs)
+    ]
     results = []
     for child in children:
         out, err = child.communicate(timeout=seconds + 60)

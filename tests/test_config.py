@@ -72,13 +72,16 @@ def test_bad_env_value_names_the_variable(monkeypatch):
 
 def test_config_example_file_is_current_and_lists_every_default():
     shipped = (Path(__file__).parents[1] / "config.example.toml").read_text()
-    assert shipped == example_config(), "regenerate: python -c 'from memchat.config import example_config as e; print(e(), end=\"\")' > config.example.toml"
+    assert shipped == example_config(), (
+        "regenerate: python -c 'from memchat.config import example_config as e; print(e(), end=\"\")' > config.example.toml"
+    )
     import tomllib
 
     # Uncommenting every "# key = value" line gives a valid file holding exactly the defaults.
     uncommented = "\n".join(
-        line[2:] if line.startswith("# ") and " = " in line and not line.startswith("# Environment") else
-        (line if line.startswith("[") else "")
+        line[2:]
+        if line.startswith("# ") and " = " in line and not line.startswith("# Environment")
+        else (line if line.startswith("[") else "")
         for line in shipped.splitlines()
     )
     flat: dict = {}

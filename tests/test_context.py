@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import db_rows, run_memchat
+
 from memchat import sessions, tokens
 from memchat.config import load_settings
 from memchat.context import ContextError, compile_context
@@ -33,7 +33,7 @@ def filler(i: int) -> str:
 def short_summaries(body):
     """The server's answers: a fixed short summary for compaction requests, an ack otherwise."""
     if body.get("system") == SUMMARY_SYSTEM:
-        return "## User identity\n- The user is Ada Lovelace.\n## Constraints\n- \"NEVER suggest MongoDB\""
+        return '## User identity\n- The user is Ada Lovelace.\n## Constraints\n- "NEVER suggest MongoDB"'
     return "ok, noted."
 
 
@@ -85,8 +85,10 @@ def test_pinned_name_and_constraint_survive_fifty_turns_in_every_strategy(api, m
 
 def test_compaction_keeps_name_and_constraint_through_the_summary(api, monkeypatch, tmp_path):
     api.input_tokenizer = tokens.count
-    summary = ('## User identity\n- Name: Ada Lovelace\n## Constraints\n- "NEVER suggest MongoDB, whatever happens."\n'
-               "(covers messages 1-20)")
+    summary = (
+        '## User identity\n- Name: Ada Lovelace\n## Constraints\n- "NEVER suggest MongoDB, whatever happens."\n'
+        "(covers messages 1-20)"
+    )
     api.set_default(lambda body: summary if body.get("system") == SUMMARY_SYSTEM else "ok")
     engine, db = engine_for(monkeypatch, tmp_path, "compact")
     session = sessions.create_session(db)
@@ -169,20 +171,40 @@ def test_cli_reports_an_oversized_message_in_one_line(memchat_home, monkeypatch)
 
 def test_zero_history_budget_still_sends_the_current_message():
     compiled = compile_context(
-        history=[], current=sessions.Message(id=1, session_id=1, role="user", content="hi", created_at=""),
-        system="s", summary=None, summary_through=None, window=1000, reserve=960, strategy="tokens",
-        window_turns=5, count=tokens.count)
+        history=[],
+        current=sessions.Message(id=1, session_id=1, role="user", content="hi", created_at=""),
+        system="s",
+        summary=None,
+        summary_through=None,
+        window=1000,
+        reserve=960,
+        strategy="tokens",
+        window_turns=5,
+        count=tokens.count,
+    )
     assert compiled.messages == [{"role": "user", "content": "hi"}]
     assert compiled.budget.free >= 0
 
 
 def test_leading_pinned_assistant_message_keeps_roles_alternating():
     M = sessions.Message
-    history = [M(id=1, session_id=1, role="user", content="q" * 4000, created_at=""),
-               M(id=2, session_id=1, role="assistant", content="the pinned answer", created_at="", pinned=1),
-               M(id=3, session_id=1, role="user", content="now", created_at="")]
-    compiled = compile_context(history=history, current=history[2], system="s", summary=None, summary_through=None,
-                               window=1200, reserve=100, strategy="tokens", window_turns=5, count=tokens.count)
+    history = [
+        M(id=1, session_id=1, role="user", content="q" * 4000, created_at=""),
+        M(id=2, session_id=1, role="assistant", content="the pinned answer", created_at="", pinned=1),
+        M(id=3, session_id=1, role="user", content="now", created_at=""),
+    ]
+    compiled = compile_context(
+        history=history,
+        current=history[2],
+        system="s",
+        summary=None,
+        summary_through=None,
+        window=1200,
+        reserve=100,
+        strategy="tokens",
+        window_turns=5,
+        count=tokens.count,
+    )
     assert [m["role"] for m in compiled.messages] == ["user", "assistant", "user"]
     assert compiled.messages[1]["content"] == "the pinned answer"
     assert compiled.disposition[1] == "dropped"
@@ -190,12 +212,23 @@ def test_leading_pinned_assistant_message_keeps_roles_alternating():
 
 def test_pins_beyond_the_budget_are_sent_and_the_user_is_told():
     M = sessions.Message
-    history = [M(id=i, session_id=1, role="user" if i % 2 else "assistant", content="x " * 300, created_at="",
-                 pinned=1) for i in range(1, 7)]
+    history = [
+        M(id=i, session_id=1, role="user" if i % 2 else "assistant", content="x " * 300, created_at="", pinned=1)
+        for i in range(1, 7)
+    ]
     current = M(id=7, session_id=1, role="user", content="and?", created_at="")
-    compiled = compile_context(history=history + [current], current=current, system="s", summary=None,
-                               summary_through=None, window=1200, reserve=100, strategy="tokens", window_turns=5,
-                               count=tokens.count)
+    compiled = compile_context(
+        history=history + [current],
+        current=current,
+        system="s",
+        summary=None,
+        summary_through=None,
+        window=1200,
+        reserve=100,
+        strategy="tokens",
+        window_turns=5,
+        count=tokens.count,
+    )
     assert sum(1 for m in compiled.messages for _ in [m]) == 7
     assert compiled.notices and "pinned messages take" in compiled.notices[0]
 

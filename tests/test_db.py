@@ -26,7 +26,9 @@ def test_migrations_are_recorded_and_reopening_applies_nothing(tmp_path):
     path = tmp_path / "x.db"
     open_db(path).conn.close()
     conn = sqlite3.connect(path)
-    names = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set='memchat' ORDER BY id")]
+    names = [
+        r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set='memchat' ORDER BY id")
+    ]
     assert names == schema_names()
     conn.close()
     db = open_db(path)
@@ -38,7 +40,9 @@ def test_newer_database_is_refused_and_left_untouched(tmp_path):
     path = tmp_path / "x.db"
     open_db(path).conn.close()
     conn = sqlite3.connect(path)
-    conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('memchat', 'm999_future', 'x')")
+    conn.execute(
+        "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('memchat', 'm999_future', 'x')"
+    )
     conn.commit()
     conn.execute("PRAGMA journal_mode=DELETE")  # a plain file, so any later write would show in its bytes
     conn.close()

@@ -19,7 +19,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:  # robust under --import-mode=importlib too
     sys.path.insert(0, _HERE)
 
-from fakeapi import FakeAnthropic  # noqa: E402
+from fakeapi import FakeAnthropic
 
 MODEL = "claude-test-model"
 MSGS = [{"role": "user", "content": "hello there friend"}]
@@ -37,8 +37,9 @@ def make_client(api: FakeAnthropic, max_retries: int = 0, **kw) -> anthropic.Ant
 
 def raw_post(url: str, body, headers=None):
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="POST",
-                                 headers={"content-type": "application/json", "x-api-key": "k", **(headers or {})})
+    req = urllib.request.Request(
+        url, data=data, method="POST", headers={"content-type": "application/json", "x-api-key": "k", **(headers or {})}
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
             return resp.status, json.loads(resp.read()), dict(resp.headers)
@@ -70,9 +71,14 @@ def test_json_reply(api):
 def test_default_echo_and_token_estimate(api):
     client = make_client(api)
     msg = client.messages.create(
-        model=MODEL, max_tokens=10, system="sys prompt",
-        messages=[{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"},
-                  {"role": "user", "content": [{"type": "text", "text": "three four"}]}],
+        model=MODEL,
+        max_tokens=10,
+        system="sys prompt",
+        messages=[
+            {"role": "user", "content": "one"},
+            {"role": "assistant", "content": "two"},
+            {"role": "user", "content": [{"type": "text", "text": "three four"}]},
+        ],
     )
     assert msg.content[0].text == "echo: three four"
     assert msg.usage.input_tokens == 6  # sys prompt one two three four
@@ -124,8 +130,13 @@ def test_create_stream_true_raw_events(api):
     client = make_client(api)
     events = list(client.messages.create(model=MODEL, max_tokens=10, messages=MSGS, stream=True))
     assert [e.type for e in events] == [
-        "message_start", "content_block_start", "content_block_delta", "content_block_delta",
-        "content_block_stop", "message_delta", "message_stop",
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
     ]  # ping is sent but skipped by the SDK
     assert events[0].message.model == MODEL
     assert events[-2].delta.stop_reason == "end_turn" and events[-2].usage.output_tokens == 2
@@ -156,8 +167,9 @@ def test_stream_closed_early_then_next_request(api):
 def test_tool_use_json(api):
     api.enqueue_tool_use("get_weather", {"city": "Paris", "days": [1, 2]}, text="Let me check.", id="toolu_abc")
     client = make_client(api)
-    msg = client.messages.create(model=MODEL, max_tokens=100, messages=MSGS,
-                                 tools=[{"name": "get_weather", "input_schema": {"type": "object"}}])
+    msg = client.messages.create(
+        model=MODEL, max_tokens=100, messages=MSGS, tools=[{"name": "get_weather", "input_schema": {"type": "object"}}]
+    )
     assert [b.type for b in msg.content] == ["text", "tool_use"]
     assert msg.content[0].text == "Let me check."
     tool = msg.content[1]
@@ -266,8 +278,9 @@ def test_validation_errors(api):
 
 
 def test_missing_api_key_and_other_paths(api):
-    status, body, _ = raw_post(api.url + "/v1/messages", {"model": MODEL, "max_tokens": 5, "messages": MSGS},
-                               headers={"x-api-key": ""})
+    status, body, _ = raw_post(
+        api.url + "/v1/messages", {"model": MODEL, "max_tokens": 5, "messages": MSGS}, headers={"x-api-key": ""}
+    )
     assert status == 401 and body["error"]["type"] == "authentication_error"
     status, body, _ = raw_post(api.url + "/v1/other", {})
     assert status == 404 and body["error"]["type"] == "not_found_error"
@@ -378,8 +391,11 @@ def test_concurrent_requests(api):
     lock = threading.Lock()
 
     def worker(i: int) -> None:
-        text = client.messages.create(model=MODEL, max_tokens=10,
-                                      messages=[{"role": "user", "content": f"n{i}"}]).content[0].text
+        text = (
+            client.messages.create(model=MODEL, max_tokens=10, messages=[{"role": "user", "content": f"n{i}"}])
+            .content[0]
+            .text
+        )
         with lock:
             results.append(text)
 
@@ -410,8 +426,13 @@ def test_other_process(api):
         "    headers={'x-api-key': 'k', 'content-type': 'application/json'})\n"
         "print(json.loads(urllib.request.urlopen(req, timeout=5).read())['content'][0]['text'])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ANTHROPIC_BASE_URL": api.url},
-                         capture_output=True, text=True, timeout=10)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "ANTHROPIC_BASE_URL": api.url},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "from another process"
 
@@ -425,7 +446,7 @@ def test_close_is_quick_with_hanging_request():
     def worker():
         try:
             client.messages.create(model=MODEL, max_tokens=10, messages=MSGS)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             errors.append(e)
 
     t = threading.Thread(target=worker)

@@ -52,15 +52,15 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from conftest import run_memchat
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-
-from conftest import run_memchat
 
 # Shrinking a failure costs hundreds of CLI runs: off by default to keep the file near a minute even
 # while it finds bugs (every generated input is short already). MEMCHAT_FUZZ_SHRINK=1 turns it on.
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate) + (
-    (Phase.shrink,) if os.environ.get("MEMCHAT_FUZZ_SHRINK") else ())
+    (Phase.shrink,) if os.environ.get("MEMCHAT_FUZZ_SHRINK") else ()
+)
 # MEMCHAT_FUZZ_SCALE=10 runs ten times as many examples (a deeper search; minutes, not one).
 SCALE = float(os.environ.get("MEMCHAT_FUZZ_SCALE", "1"))
 
@@ -69,9 +69,16 @@ def examples(n: int) -> int:
     return max(1, round(n * SCALE))
 
 
-FUZZ = dict(deadline=None, phases=PHASES,
-            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                   HealthCheck.data_too_large, HealthCheck.large_base_example])
+FUZZ = dict(
+    deadline=None,
+    phases=PHASES,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
+)
 
 # --- what "clean" means -----------------------------------------------------------------------
 
@@ -82,15 +89,16 @@ MB = 1 << 20
 
 def assert_no_raw_controls(text: str, what: str) -> None:
     found = RAW_CONTROL.search(text)
-    assert found is None, (f"raw control character {found.group()!r} reached {what}: "
-                           f"{text[max(0, found.start() - 60):found.start() + 60]!r}")
+    assert found is None, (
+        f"raw control character {found.group()!r} reached {what}: "
+        f"{text[max(0, found.start() - 60) : found.start() + 60]!r}"
+    )
 
 
 def assert_clean_failure(result, codes=(1, 2), what: str = "") -> str:
     """Exit code 1 or 2 and one short `memchat: ...` line (or Click's few-line usage error)."""
     err = result.stderr
-    assert result.exit_code in codes, (f"{what}: exit {result.exit_code}, stderr {err!r}, "
-                                       f"stdout {result.stdout[:300]!r}")
+    assert result.exit_code in codes, f"{what}: exit {result.exit_code}, stderr {err!r}, stdout {result.stdout[:300]!r}"
     assert_no_bug_report(err)
     assert_no_raw_controls(err, f"stderr of {what}")
     lines = err.splitlines()
@@ -139,11 +147,13 @@ def snapshot(path: Path) -> Snapshot:
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return Snapshot({
-            "sessions": conn.execute("SELECT id, title, created_at FROM sessions ORDER BY id").fetchall(),
-            "messages": conn.execute("SELECT id, session_id, role, content FROM messages ORDER BY id").fetchall(),
-            "memories": conn.execute("SELECT id, kind, text, key, value FROM memories ORDER BY id").fetchall(),
-        })
+        return Snapshot(
+            {
+                "sessions": conn.execute("SELECT id, title, created_at FROM sessions ORDER BY id").fetchall(),
+                "messages": conn.execute("SELECT id, session_id, role, content FROM messages ORDER BY id").fetchall(),
+                "memories": conn.execute("SELECT id, kind, text, key, value FROM memories ORDER BY id").fetchall(),
+            }
+        )
     finally:
         conn.close()
 
@@ -151,24 +161,74 @@ def snapshot(path: Path) -> Snapshot:
 def assert_kept(before: dict, after: dict) -> None:
     """Nothing stored earlier is gone or changed (new rows may follow)."""
     for table, rows in before.items():
-        assert after[table][:len(rows)] == rows, f"{table} stored before the command changed"
+        assert after[table][: len(rows)] == rows, f"{table} stored before the command changed"
 
 
 # --- hostile text -----------------------------------------------------------------------------
 
-ESCAPES = ["\x1b[31mred\x1b[0m", "\x1b[2J\x1b[H", "\x1b]0;owned\x07", "\x1b]52;c;ZXZpbA==\x07",
-           "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", "\x1bP+q544e\x1b\\", "\x1b[6n", "\x1b", "\x1bc",
-           "\x9b31m", "\x07", "\x08\x08", "\x7f", "\x0b\x0c", "\x1c\x1d\x1e\x1f", "\x0e\x0f", "\t", "\r"]
-MARKUP = ["[/x]", "[bold]b[/bold]", "[link=https://evil.example]x[/link]", "[", "]", "\\[", "[/]", "[red]",
-          "[@click=app.bell]x[/]", ":smile:"]
-ODD = ["%s%n", "{0}", "{text}", '"', "'", "\\", "*", "NEAR(a b)", "col:val", "-", "--x", "#1", "\u00a0",
-       "'; DROP TABLE memories; --", "\u202e", "\u200b", "\ufeff", "\u2028", "\x85", "🙂", "ä", "\U0010ffff"]
+ESCAPES = [
+    "\x1b[31mred\x1b[0m",
+    "\x1b[2J\x1b[H",
+    "\x1b]0;owned\x07",
+    "\x1b]52;c;ZXZpbA==\x07",
+    "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\",
+    "\x1bP+q544e\x1b\\",
+    "\x1b[6n",
+    "\x1b",
+    "\x1bc",
+    "\x9b31m",
+    "\x07",
+    "\x08\x08",
+    "\x7f",
+    "\x0b\x0c",
+    "\x1c\x1d\x1e\x1f",
+    "\x0e\x0f",
+    "\t",
+    "\r",
+]
+MARKUP = [
+    "[/x]",
+    "[bold]b[/bold]",
+    "[link=https://evil.example]x[/link]",
+    "[",
+    "]",
+    "\\[",
+    "[/]",
+    "[red]",
+    "[@click=app.bell]x[/]",
+    ":smile:",
+]
+ODD = [
+    "%s%n",
+    "{0}",
+    "{text}",
+    '"',
+    "'",
+    "\\",
+    "*",
+    "NEAR(a b)",
+    "col:val",
+    "-",
+    "--x",
+    "#1",
+    "\u00a0",
+    "'; DROP TABLE memories; --",
+    "\u202e",
+    "\u200b",
+    "\ufeff",
+    "\u2028",
+    "\x85",
+    "🙂",
+    "ä",
+    "\U0010ffff",
+]
 BLANK = [" ", "\n", "\t", "\x00", "a\x00b", "\u3000", "\u2029"]
 HOSTILE = ESCAPES + MARKUP + ODD + BLANK
 LINE_BREAKS = str.maketrans({"\n": " ", "\r": " "})
 # Printable text (no controls, no markup brackets) around the pieces of one kind of hostility.
-WORDS_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cc", "Cs"], exclude_characters="[]"),
-                     max_size=12)
+WORDS_TEXT = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cc", "Cs"], exclude_characters="[]"), max_size=12
+)
 
 
 def undecodable(high_only: bool = False) -> st.SearchStrategy[str]:
@@ -201,13 +261,21 @@ def has_surrogate(text: str) -> bool:
 
 # --- 1. memchat recall ------------------------------------------------------------------------
 
-RECALL_MEMORIES = ["The staging server is called Kestrel", "I am allergic to peanuts",
-                   "The \x1b]0;owned\x07 billing service belongs to the \x1b[31m payments \x1b[0m team",
-                   "My sister Ana lives in Porto", "The standup moved to 10:00 on Tuesdays",
-                   "I am training for the Lisbon half marathon", "The laptop is a ThinkPad with 32 GB",
-                   "Dinner with Marco on Friday", "Grandma's lasagne needs ricotta",
-                   "The bakery sells pastel de nata", "Avoid the sushi place near the office",
-                   "The database runs PostgreSQL 16", "Prefers short answers"]
+RECALL_MEMORIES = [
+    "The staging server is called Kestrel",
+    "I am allergic to peanuts",
+    "The \x1b]0;owned\x07 billing service belongs to the \x1b[31m payments \x1b[0m team",
+    "My sister Ana lives in Porto",
+    "The standup moved to 10:00 on Tuesdays",
+    "I am training for the Lisbon half marathon",
+    "The laptop is a ThinkPad with 32 GB",
+    "Dinner with Marco on Friday",
+    "Grandma's lasagne needs ricotta",
+    "The bakery sells pastel de nata",
+    "Avoid the sushi place near the office",
+    "The database runs PostgreSQL 16",
+    "Prefers short answers",
+]
 PLANTED = {"kestrel": 1, "peanuts": 2, "billing": 3, "ricotta": 9}
 
 
@@ -255,22 +323,41 @@ def test_recall_any_query_finds_or_fails_cleanly(cli, memchat_home, recall_data,
 
 
 DATES = st.one_of(
-    st.sampled_from(["2026-01-01", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "9999-12-31",
-                     "0001-01-01", "2026-13-01", "2026-02-30", "yesterday", "", " ", "\x00", "1e9", "Z"]),
+    st.sampled_from(
+        [
+            "2026-01-01",
+            "0001-01-01T00:00:00+14:00",
+            "9999-12-31T23:59:59-14:00",
+            "9999-12-31",
+            "0001-01-01",
+            "2026-13-01",
+            "2026-02-30",
+            "yesterday",
+            "",
+            " ",
+            "\x00",
+            "1e9",
+            "Z",
+        ]
+    ),
     st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
     # the first and the last days a datetime can hold, with a UTC offset that leaves the range
     st.datetimes(max_value=datetime(1, 1, 2)).map(lambda d: d.isoformat() + "+05:00"),
     st.datetimes(min_value=datetime(9999, 12, 31)).map(lambda d: d.isoformat() + "-05:00"),
     hostile_text("unicode", max_size=2),
 )
-RECALL_OPTIONS = st.fixed_dictionaries({}, optional={
-    "--kind": st.sampled_from(["fact", "event", "rule", "message", "FACT", "opinion", ""])
-    | hostile_text("unicode", max_size=1),
-    "--since": DATES, "--until": DATES,
-    "--session": st.sampled_from(["1", "#1", "0", "-1", "2", "1.0", "9" * 20, "١"])
-    | hostile_text("unicode", max_size=1),
-    "--limit": st.sampled_from(["1", "3", "0", "-1", "1000000", "9" * 20, "x"]),
-})
+RECALL_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "--kind": st.sampled_from(["fact", "event", "rule", "message", "FACT", "opinion", ""])
+        | hostile_text("unicode", max_size=1),
+        "--since": DATES,
+        "--until": DATES,
+        "--session": st.sampled_from(["1", "#1", "0", "-1", "2", "1.0", "9" * 20, "١"])
+        | hostile_text("unicode", max_size=1),
+        "--limit": st.sampled_from(["1", "3", "0", "-1", "1000000", "9" * 20, "x"]),
+    },
+)
 
 
 @settings(max_examples=examples(40), **FUZZ)
@@ -288,6 +375,7 @@ def test_recall_filters_take_any_value(cli, memchat_home, recall_data, options, 
 
 
 # --- 2. memory text ---------------------------------------------------------------------------
+
 
 @pytest.fixture
 def canary_memory(cli, memchat_home):
@@ -344,8 +432,7 @@ def add_edit_and_view(cli, db_path: Path, text: str, new_text: str) -> None:
 @pytest.mark.parametrize("kind", list(TEXT_PIECES))
 @settings(max_examples=examples(10), **FUZZ)
 @given(data=st.data())
-def test_memory_text_is_stored_verbatim_or_refused_and_never_printed_raw(cli, memchat_home, canary_memory,
-                                                                          kind, data):
+def test_memory_text_is_stored_verbatim_or_refused_and_never_printed_raw(cli, memchat_home, canary_memory, kind, data):
     text = data.draw(hostile_text(kind), label="text")
     new_text = data.draw(hostile_text(kind), label="new_text")
     add_edit_and_view(cli, memchat_home / "default.db", text, new_text)
@@ -371,8 +458,10 @@ def test_memory_key_and_value_are_stored_and_never_printed_raw(cli, memchat_home
 
 
 @settings(max_examples=examples(10), **FUZZ)
-@given(text=hostile_text("unicode", max_size=2), values=st.lists(WORDS_TEXT.filter(str.strip), min_size=2,
-                                                                  max_size=3, unique=True))
+@given(
+    text=hostile_text("unicode", max_size=2),
+    values=st.lists(WORDS_TEXT.filter(str.strip), min_size=2, max_size=3, unique=True),
+)
 def test_a_new_value_for_a_key_is_kept(cli, memchat_home, text, values):
     """`--key user.city` promises: a new value supersedes the old - also when the text is the same."""
     for value in values:
@@ -385,15 +474,20 @@ def test_a_new_value_for_a_key_is_kept(cli, memchat_home, text, values):
     assert (current["key"], current["value"]) == ("user.city", values[-1]), "the newest value was dropped"
 
 
-@pytest.mark.parametrize("text, new_text", [
-    ("All work and no play makes Jack a dull boy. " * (MB // 44), "short again"),
-    ("short", "\x1b]0;owned\x07 " * (MB // 14)),
-], ids=["add-words", "edit-escapes"])
+@pytest.mark.parametrize(
+    "text, new_text",
+    [
+        ("All work and no play makes Jack a dull boy. " * (MB // 44), "short again"),
+        ("short", "\x1b]0;owned\x07 " * (MB // 14)),
+    ],
+    ids=["add-words", "edit-escapes"],
+)
 def test_a_megabyte_memory(cli, memchat_home, canary_memory, text, new_text):
     add_edit_and_view(cli, memchat_home / "default.db", text, new_text)
 
 
 # --- 3. REPL slash commands -------------------------------------------------------------------
+
 
 def _commands() -> dict[str, tuple[list[str], str]]:
     """Each command's name and aliases, and its argument synopsis ("ID", "[md|json] [FILE]", ...)."""
@@ -404,8 +498,9 @@ def _commands() -> dict[str, tuple[list[str], str]]:
 
 COMMANDS = _commands()
 NUMBERS = st.one_of(
-    st.integers(min_value=-2, max_value=8), st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
-    st.sampled_from([2 ** 63 - 1, 2 ** 63, 2 ** 64, -(2 ** 63) - 1, 10 ** 20]),
+    st.integers(min_value=-2, max_value=8),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.sampled_from([2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**20]),
     st.sampled_from(["#1", "# 1", "1.5", "1e3", "0x1f", "١", "²", "9" * 20, " 7 ", "1_0", "-0"]),
 ).map(str)
 ARG_WORDS = st.sampled_from(["confirm", "reject", "md", "json", "markdown", "on", "off", "rule:", "event:", "fact:"])
@@ -416,8 +511,13 @@ def repl_text(kind: str = "unicode", max_size: int = 4) -> st.SearchStrategy[str
 
 
 def repl_args(kind: str = "unicode") -> st.SearchStrategy[str]:
-    return st.one_of(st.just(""), NUMBERS, repl_text(kind), ARG_WORDS,
-                     st.tuples(ARG_WORDS, NUMBERS | repl_text(kind, max_size=2)).map(" ".join))
+    return st.one_of(
+        st.just(""),
+        NUMBERS,
+        repl_text(kind),
+        ARG_WORDS,
+        st.tuples(ARG_WORDS, NUMBERS | repl_text(kind, max_size=2)).map(" ".join),
+    )
 
 
 REPL_ARG = repl_args()
@@ -430,8 +530,9 @@ def args_for(name: str) -> st.SearchStrategy[str]:
     strategies = [REPL_ARG]
     words = re.findall(r"\b[a-z]+\b", synopsis)
     if words:
-        strategies.append(st.tuples(st.sampled_from(words), st.just("") | NUMBERS | repl_text(max_size=2))
-                          .map(" ".join))
+        strategies.append(
+            st.tuples(st.sampled_from(words), st.just("") | NUMBERS | repl_text(max_size=2)).map(" ".join)
+        )
     if re.search(r"\b(ID|N)\b", synopsis):
         strategies += [NUMBERS, NUMBERS]
     return st.one_of(*strategies)
@@ -470,8 +571,10 @@ def run_repl_lines(db_path: Path, before: dict, lines: list[str]) -> dict:
     from memchat.app import Memchat
     from memchat.repl.loop import Repl
 
-    streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
-               for name in ("stdout", "stderr")}
+    streams = {
+        name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
+        for name in ("stdout", "stderr")
+    }
     fresh_process_state()
     app = Memchat.load(provider="echo")
     try:
@@ -490,7 +593,7 @@ def run_repl_lines(db_path: Path, before: dict, lines: list[str]) -> dict:
         assert line.startswith("memchat: "), f"stray stderr line: {line!r}"
         assert len(line) <= MAX_ERROR_LINE, f"a {len(line)}-character error line"
     after = snapshot(db_path)
-    assert all(a >= b for a, b in zip(counts(after), counts(before))), "rows were deleted"
+    assert all(a >= b for a, b in zip(counts(after), counts(before), strict=False)), "rows were deleted"
     assert after["messages"][0] == before["messages"][0]  # /undo marks a message, it never rewrites one
     return after
 
@@ -500,16 +603,26 @@ def run_repl_lines(db_path: Path, before: dict, lines: list[str]) -> dict:
 @given(data=st.data())
 def test_every_slash_command_takes_any_argument(memchat_home, repl_data, name, data):
     # Session 1 and memory 1 hold hostile text (see repl_data): resume it, or start a new one.
-    prelude = data.draw(st.sampled_from([["/resume 1"], ["/resume 1", "hello there"], ["hello there"], []]),
-                        label="prelude")
-    calls = data.draw(st.lists(st.tuples(st.sampled_from(COMMANDS[name][0]), args_for(name), st.booleans()),
-                               min_size=1, max_size=3), label="calls")
+    prelude = data.draw(
+        st.sampled_from([["/resume 1"], ["/resume 1", "hello there"], ["hello there"], []]), label="prelude"
+    )
+    calls = data.draw(
+        st.lists(st.tuples(st.sampled_from(COMMANDS[name][0]), args_for(name), st.booleans()), min_size=1, max_size=3),
+        label="calls",
+    )
     run_repl_lines(memchat_home / "default.db", repl_data, prelude + [command_line(*c) for c in calls])
 
 
 @settings(max_examples=examples(25), **FUZZ)
-@given(lines=st.lists(repl_text() | st.text(max_size=4).map(lambda s: "/" + s.translate(LINE_BREAKS))
-                      | repl_text().map(lambda s: "//" + s), min_size=1, max_size=4))
+@given(
+    lines=st.lists(
+        repl_text()
+        | st.text(max_size=4).map(lambda s: "/" + s.translate(LINE_BREAKS))
+        | repl_text().map(lambda s: "//" + s),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_any_message_line_is_stored_as_typed(memchat_home, repl_data, lines):
     """Plain lines go to the (echo) model and are stored exactly; unknown /commands are one line."""
     after = run_repl_lines(memchat_home / "default.db", repl_data, lines)
@@ -523,9 +636,18 @@ ALL_NAMES = sorted({alias for names, _ in COMMANDS.values() for alias in names})
 
 
 @settings(max_examples=examples(20), **FUZZ)
-@given(lines=st.lists(st.one_of(
-    st.tuples(st.sampled_from(ALL_NAMES), repl_args("undecodable"), st.booleans()).map(lambda c: command_line(*c)),
-    repl_text("undecodable")), min_size=1, max_size=4))
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.tuples(st.sampled_from(ALL_NAMES), repl_args("undecodable"), st.booleans()).map(
+                lambda c: command_line(*c)
+            ),
+            repl_text("undecodable"),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_undecodable_bytes_in_any_line(memchat_home, repl_data, lines):
     """`memchat < file` with bytes that are not UTF-8 (Python hands them over as lone surrogates):
     each line is handled or refused in one line, and the loop goes on."""
@@ -544,10 +666,25 @@ SUBPROCESS_FIXED = [
     b"hello \x1b]0;owned\x07 there \x1b[2J",
     b"/title \x1b[31mred\x1b[0m title \x00 with NUL",
     b"/remember rule: \x1b]8;;https://evil.example\x1b\\answer in British English",
-    b"/sessions 3", b"/history", b"/context", b"/memories", b"/system be \x07 brief",
-    b"/review", b"/why", b"/summary", b"/pin", b"/unpin", b"/model \x1b[31mclaude", b"/capture on",
-    b"/nonsense \x1b[31m", b"/forget 99", b"a message with a NUL \x00 byte",
-    b"/undo", b"/retry", b"//literal slash", b"/help",
+    b"/sessions 3",
+    b"/history",
+    b"/context",
+    b"/memories",
+    b"/system be \x07 brief",
+    b"/review",
+    b"/why",
+    b"/summary",
+    b"/pin",
+    b"/unpin",
+    b"/model \x1b[31mclaude",
+    b"/capture on",
+    b"/nonsense \x1b[31m",
+    b"/forget 99",
+    b"a message with a NUL \x00 byte",
+    b"/undo",
+    b"/retry",
+    b"//literal slash",
+    b"/help",
     b"caf\xe9 is not UTF-8 \xff\xfe",  # last, so that everything above runs even if these crash
     b"/remember invalid \xc3\x28 UTF-8",
 ]
@@ -556,10 +693,20 @@ SUBPROCESS_FIXED = [
 # /export would write into the repository (the subprocess runs there); /recall is left to the
 # in-process tests, and --no-memory keeps the embedding model out of these processes.
 @settings(**{**FUZZ, "max_examples": 2, "phases": (Phase.explicit, Phase.generate)})  # each example is a process
-@given(extra=st.lists(st.one_of(
-    st.tuples(st.sampled_from(sorted(set(ALL_NAMES) - {"export", "exit", "quit", "q", "recall"})),
-              REPL_ARG, st.booleans()).map(lambda c: command_line(*c)),
-    repl_text()), min_size=5, max_size=25))
+@given(
+    extra=st.lists(
+        st.one_of(
+            st.tuples(
+                st.sampled_from(sorted(set(ALL_NAMES) - {"export", "exit", "quit", "q", "recall"})),
+                REPL_ARG,
+                st.booleans(),
+            ).map(lambda c: command_line(*c)),
+            repl_text(),
+        ),
+        min_size=5,
+        max_size=25,
+    )
+)
 def test_the_pipe_loop_survives_a_hostile_script(memchat_home, repl_data, extra):
     before = snapshot(memchat_home / "default.db")
     script = [line.encode("utf-8", "surrogateescape") for line in extra] + SUBPROCESS_FIXED
@@ -579,6 +726,7 @@ def test_the_pipe_loop_survives_a_hostile_script(memchat_home, repl_data, extra)
 
 
 # --- 4. configuration ---------------------------------------------------------------------------
+
 
 def _settings() -> list:
     from memchat.config import SETTINGS
@@ -608,28 +756,111 @@ def safe_path_text(text: str) -> str:
 
 
 TOML_VALUES = st.one_of(
-    st.integers(min_value=-(2 ** 70), max_value=2 ** 70).map(str),
-    st.sampled_from(["inf", "-inf", "nan", "+inf", "1e400", "-1e400", "-0.0", "0.5", "1.5e3", "9" * 30,
-                     "0x7fffffffffffffff", "-9223372036854775809", "true", "false", "1979-05-27T07:32:00Z",
-                     "1979-05-27", "07:32:00", "[]", "[1, 2]", "{}", "{a = 1}", '""', '"\\u0000"', '"a\\u0000b"',
-                     '"\\u001b[31mred"', '"\\u001b]0;owned\\u0007"', '"[/x]"', "'literal'", '"""multi\nline"""',
-                     '"echo"', '"anthropic"', '"compact"', '"window"', '"auto"', '"torch"', '"work-profile"',
-                     '"memchat.db"', '"."', '".."', '"~"', "1", "0", "-1", "10", "256"]),
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.sampled_from(
+        [
+            "inf",
+            "-inf",
+            "nan",
+            "+inf",
+            "1e400",
+            "-1e400",
+            "-0.0",
+            "0.5",
+            "1.5e3",
+            "9" * 30,
+            "0x7fffffffffffffff",
+            "-9223372036854775809",
+            "true",
+            "false",
+            "1979-05-27T07:32:00Z",
+            "1979-05-27",
+            "07:32:00",
+            "[]",
+            "[1, 2]",
+            "{}",
+            "{a = 1}",
+            '""',
+            '"\\u0000"',
+            '"a\\u0000b"',
+            '"\\u001b[31mred"',
+            '"\\u001b]0;owned\\u0007"',
+            '"[/x]"',
+            "'literal'",
+            '"""multi\nline"""',
+            '"echo"',
+            '"anthropic"',
+            '"compact"',
+            '"window"',
+            '"auto"',
+            '"torch"',
+            '"work-profile"',
+            '"memchat.db"',
+            '"."',
+            '".."',
+            '"~"',
+            "1",
+            "0",
+            "-1",
+            "10",
+            "256",
+        ]
+    ),
     st.text(max_size=30).map(toml_string),
     st.text(max_size=10),  # usually not TOML at all
 )
 # Values aimed at each type of setting, then anything.
 TOML_FOR_TYPE = {
     int: st.one_of(
-        st.sampled_from(["inf", "-inf", "nan", "1e400", "0.5", "1.5", "-1", "0", "9" * 30, "0x7fffffffffffffff",
-                         "9223372036854775808", "-9223372036854775809", "true", '"12"', '" 12 "', '"twelve"',
-                         '"\\u0000"', "[]", "{}", "1979-05-27"]),
-        st.integers(min_value=-(2 ** 70), max_value=2 ** 70).map(str),
-        st.floats().map(lambda f: repr(f).replace("inf", "inf").lower())),
+        st.sampled_from(
+            [
+                "inf",
+                "-inf",
+                "nan",
+                "1e400",
+                "0.5",
+                "1.5",
+                "-1",
+                "0",
+                "9" * 30,
+                "0x7fffffffffffffff",
+                "9223372036854775808",
+                "-9223372036854775809",
+                "true",
+                '"12"',
+                '" 12 "',
+                '"twelve"',
+                '"\\u0000"',
+                "[]",
+                "{}",
+                "1979-05-27",
+            ]
+        ),
+        st.integers(min_value=-(2**70), max_value=2**70).map(str),
+        st.floats().map(lambda f: repr(f).replace("inf", "inf").lower()),
+    ),
     str: st.one_of(
-        st.sampled_from(['""', '" "', '"\\u0000"', '"a\\u0000b"', '"\\u001b[31mred"', '"\\u001b]0;owned\\u0007"',
-                         '"[/x]"', "'literal'", '"""multi\nline"""', "12", "true", "[]", '"."', '".."', '"~"']),
-        st.text(max_size=30).map(toml_string)),
+        st.sampled_from(
+            [
+                '""',
+                '" "',
+                '"\\u0000"',
+                '"a\\u0000b"',
+                '"\\u001b[31mred"',
+                '"\\u001b]0;owned\\u0007"',
+                '"[/x]"',
+                "'literal'",
+                '"""multi\nline"""',
+                "12",
+                "true",
+                "[]",
+                '"."',
+                '".."',
+                '"~"',
+            ]
+        ),
+        st.text(max_size=30).map(toml_string),
+    ),
     bool: st.sampled_from(["true", "false", "1", "0", '"yes"', '"true"', '"maybe"', "[]", '"\\u0000"']),
 }
 HOSTILE_KEYS = ['"\\u001b[31mevil"', '"\\u001b]0;owned\\u0007"', '"[/x]"', "colour", '"a.b"', '""', '"\\u0000"']
@@ -639,8 +870,14 @@ HOSTILE_KEYS = ['"\\u001b[31mevil"', '"\\u001b]0;owned\\u0007"', '"[/x]"', "colo
 def setting_files(draw, setting) -> bytes:
     """The setting with any value, aimed at its type."""
     choices = [toml_string(c) for c in setting.choices or ()]
-    value = draw(st.one_of(TOML_FOR_TYPE[type(setting.default)], TOML_FOR_TYPE[type(setting.default)],
-                           st.sampled_from(choices) if choices else st.nothing(), TOML_VALUES))
+    value = draw(
+        st.one_of(
+            TOML_FOR_TYPE[type(setting.default)],
+            TOML_FOR_TYPE[type(setting.default)],
+            st.sampled_from(choices) if choices else st.nothing(),
+            TOML_VALUES,
+        )
+    )
     if setting.name == "db":
         value = safe_path_text(value)
     head, _, key = setting.name.rpartition(".")
@@ -648,13 +885,45 @@ def setting_files(draw, setting) -> bytes:
 
 
 ENV_VALUES = st.one_of(
-    st.sampled_from(["", " ", "0", "-1", "1", "256", "9" * 30, "1e400", "inf", "nan", "1.5", "0x10",
-                     "true", "false", "yes", "on", "2", "echo", "anthropic", "window", "tokens", "bf16", "onnx",
-                     "work", "../etc", "memchat.db", "~", "١٢", " 12 ", "1_000"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "0",
+            "-1",
+            "1",
+            "256",
+            "9" * 30,
+            "1e400",
+            "inf",
+            "nan",
+            "1.5",
+            "0x10",
+            "true",
+            "false",
+            "yes",
+            "on",
+            "2",
+            "echo",
+            "anthropic",
+            "window",
+            "tokens",
+            "bf16",
+            "onnx",
+            "work",
+            "../etc",
+            "memchat.db",
+            "~",
+            "١٢",
+            " 12 ",
+            "1_000",
+        ]
+    ),
     # An environment cannot hold NUL. Undecodable bytes are left out too: printed back by the
     # in-process runner, whose stdout is strict UTF-8, they would fail in the test harness.
     st.lists(st.sampled_from(HOSTILE) | st.text(max_size=12), min_size=1, max_size=5).map(
-        lambda parts: "".join(parts).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")),
+        lambda parts: "".join(parts).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+    ),
 )
 
 
@@ -686,8 +955,11 @@ def test_any_setting_value_in_config_toml(cli, memchat_home, config_data, name, 
 ANY_TOML_FILE = st.one_of(
     st.binary(max_size=60),
     hostile_text().map(lambda s: s.encode("utf-8", "surrogateescape")),
-    st.tuples(st.sampled_from(["", "[memory]\n", "[history]\n", "[model]\n", "[[memory]]\n"]),
-              st.sampled_from(HOSTILE_KEYS), TOML_VALUES).map(lambda t: f"{t[0]}{t[1]} = {t[2]}\n".encode()),
+    st.tuples(
+        st.sampled_from(["", "[memory]\n", "[history]\n", "[model]\n", "[[memory]]\n"]),
+        st.sampled_from(HOSTILE_KEYS),
+        TOML_VALUES,
+    ).map(lambda t: f"{t[0]}{t[1]} = {t[2]}\n".encode()),
 )
 
 
@@ -740,12 +1012,17 @@ def check_config(cli, memchat_home: Path, config_data: dict, config: bytes | Non
 
 # --- 5. import files --------------------------------------------------------------------------
 
-JSON_TEXT = st.one_of(st.text(max_size=20), st.sampled_from(HOSTILE), st.characters(categories=["Cs"]),
-                      hostile_text(max_size=3))
-JSON_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
-                        st.floats(), JSON_TEXT)
-ANY_JSON = st.recursive(JSON_SCALAR, lambda inner: st.lists(inner, max_size=3)
-                        | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=6)
+JSON_TEXT = st.one_of(
+    st.text(max_size=20), st.sampled_from(HOSTILE), st.characters(categories=["Cs"]), hostile_text(max_size=3)
+)
+JSON_SCALAR = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(), JSON_TEXT
+)
+ANY_JSON = st.recursive(
+    JSON_SCALAR,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
 
 
 def mostly(valid: st.SearchStrategy) -> st.SearchStrategy:
@@ -755,55 +1032,109 @@ def mostly(valid: st.SearchStrategy) -> st.SearchStrategy:
 
 def drop_one_sometimes(strategy: st.SearchStrategy[dict]) -> st.SearchStrategy[dict]:
     return st.tuples(strategy, st.integers(0, 40)).map(
-        lambda t: {k: v for i, (k, v) in enumerate(t[0].items()) if i != t[1]})
+        lambda t: {k: v for i, (k, v) in enumerate(t[0].items()) if i != t[1]}
+    )
 
 
-TIMESTAMPS = st.one_of(st.datetimes().map(lambda d: d.isoformat()), st.integers(-(10 ** 11), 10 ** 11),
-                       st.sampled_from(["2024-05-01T10:00:00Z", "2024-05-01 10:00", "0001-01-01T00:00:00+14:00",
-                                        "9999-12-31T23:59:59-14:00", "yesterday", 1e300, -1e300, float("nan"), 1.5]))
+TIMESTAMPS = st.one_of(
+    st.datetimes().map(lambda d: d.isoformat()),
+    st.integers(-(10**11), 10**11),
+    st.sampled_from(
+        [
+            "2024-05-01T10:00:00Z",
+            "2024-05-01 10:00",
+            "0001-01-01T00:00:00+14:00",
+            "9999-12-31T23:59:59-14:00",
+            "yesterday",
+            1e300,
+            -1e300,
+            float("nan"),
+            1.5,
+        ]
+    ),
+)
 # Message and memory text: ordinary, hostile, and lone surrogates from \ud800-style JSON escapes.
 CONTENT = st.one_of(st.text(min_size=1, max_size=30), hostile_text(), st.characters(categories=["Cs"]))
-BIG_INTS = st.integers(-(2 ** 70), 2 ** 70)
-JSONL_LINE = drop_one_sometimes(st.fixed_dictionaries({
-    "session": mostly(st.sampled_from(["trip", "7", 7, "x\x1b[31m"])),
-    "role": mostly(st.sampled_from(["user", "assistant"])),
-    "content": mostly(CONTENT),
-    "timestamp": mostly(TIMESTAMPS),
-    "name": mostly(st.sampled_from(["Ana", "\x1b]0;Bo\x07"])),
-    "id": mostly(st.integers(0, 10 ** 30).map(str) | BIG_INTS),
-}))
-SESSION_MESSAGE = drop_one_sometimes(st.fixed_dictionaries({
-    "id": mostly(BIG_INTS), "role": mostly(st.sampled_from(["user", "assistant"])),
-    "content": mostly(CONTENT), "created_at": mostly(TIMESTAMPS),
-    "status": mostly(st.sampled_from(["ok", "interrupted", "undone", "weird"])), "pinned": ANY_JSON,
-    "model": mostly(st.text(max_size=8)),
-}))
-SESSION_EXPORT = drop_one_sometimes(st.fixed_dictionaries({
-    "format": mostly(st.just("memchat-session")),
-    "version": mostly(st.sampled_from([1, 1, 1, 0, -1, 2, 10 ** 30])),
-    "session": mostly(drop_one_sometimes(st.fixed_dictionaries({
-        "id": mostly(BIG_INTS), "created_at": mostly(TIMESTAMPS.map(str)),
-        "title": mostly(JSON_TEXT), "model": mostly(st.text(max_size=8)), "system": mostly(JSON_TEXT),
-        "summary": mostly(JSON_TEXT)}))),
-    "messages": mostly(st.lists(SESSION_MESSAGE, max_size=4)),
-}))
-MEMORY_RECORD = drop_one_sometimes(st.fixed_dictionaries({
-    "text": mostly(CONTENT), "kind": mostly(st.sampled_from(["fact", "event", "rule", "opinion"])),
-    "status": mostly(st.sampled_from(["active", "pending", "superseded", "forgotten"])),
-    "origin": mostly(st.sampled_from(["stated", "inferred", "manual", "dreamt"])),
-    "key": mostly(st.sampled_from([None, "user.city", "user.\x1b[31mpet", ""])), "value": mostly(JSON_TEXT),
-    "confidence": mostly(st.floats()), "importance": mostly(st.floats()),
-    "created_at": mostly(TIMESTAMPS.map(str)), "valid_from": mostly(TIMESTAMPS.map(str)),
-    "valid_to": mostly(st.none() | TIMESTAMPS.map(str)),
-    "id": mostly(BIG_INTS), "superseded_by": mostly(st.none() | BIG_INTS),
-    "pinned": ANY_JSON, "sensitive": ANY_JSON,
-}))
-MEMORIES_EXPORT = drop_one_sometimes(st.fixed_dictionaries({
-    "format": mostly(st.just("memchat-memories")),
-    "version": mostly(st.sampled_from([1, 1, 1, 0, -1, 2, 10 ** 30])),
-    "exported_at": ANY_JSON,
-    "memories": mostly(st.lists(MEMORY_RECORD, max_size=4)),
-}))
+BIG_INTS = st.integers(-(2**70), 2**70)
+JSONL_LINE = drop_one_sometimes(
+    st.fixed_dictionaries(
+        {
+            "session": mostly(st.sampled_from(["trip", "7", 7, "x\x1b[31m"])),
+            "role": mostly(st.sampled_from(["user", "assistant"])),
+            "content": mostly(CONTENT),
+            "timestamp": mostly(TIMESTAMPS),
+            "name": mostly(st.sampled_from(["Ana", "\x1b]0;Bo\x07"])),
+            "id": mostly(st.integers(0, 10**30).map(str) | BIG_INTS),
+        }
+    )
+)
+SESSION_MESSAGE = drop_one_sometimes(
+    st.fixed_dictionaries(
+        {
+            "id": mostly(BIG_INTS),
+            "role": mostly(st.sampled_from(["user", "assistant"])),
+            "content": mostly(CONTENT),
+            "created_at": mostly(TIMESTAMPS),
+            "status": mostly(st.sampled_from(["ok", "interrupted", "undone", "weird"])),
+            "pinned": ANY_JSON,
+            "model": mostly(st.text(max_size=8)),
+        }
+    )
+)
+SESSION_EXPORT = drop_one_sometimes(
+    st.fixed_dictionaries(
+        {
+            "format": mostly(st.just("memchat-session")),
+            "version": mostly(st.sampled_from([1, 1, 1, 0, -1, 2, 10**30])),
+            "session": mostly(
+                drop_one_sometimes(
+                    st.fixed_dictionaries(
+                        {
+                            "id": mostly(BIG_INTS),
+                            "created_at": mostly(TIMESTAMPS.map(str)),
+                            "title": mostly(JSON_TEXT),
+                            "model": mostly(st.text(max_size=8)),
+                            "system": mostly(JSON_TEXT),
+                            "summary": mostly(JSON_TEXT),
+                        }
+                    )
+                )
+            ),
+            "messages": mostly(st.lists(SESSION_MESSAGE, max_size=4)),
+        }
+    )
+)
+MEMORY_RECORD = drop_one_sometimes(
+    st.fixed_dictionaries(
+        {
+            "text": mostly(CONTENT),
+            "kind": mostly(st.sampled_from(["fact", "event", "rule", "opinion"])),
+            "status": mostly(st.sampled_from(["active", "pending", "superseded", "forgotten"])),
+            "origin": mostly(st.sampled_from(["stated", "inferred", "manual", "dreamt"])),
+            "key": mostly(st.sampled_from([None, "user.city", "user.\x1b[31mpet", ""])),
+            "value": mostly(JSON_TEXT),
+            "confidence": mostly(st.floats()),
+            "importance": mostly(st.floats()),
+            "created_at": mostly(TIMESTAMPS.map(str)),
+            "valid_from": mostly(TIMESTAMPS.map(str)),
+            "valid_to": mostly(st.none() | TIMESTAMPS.map(str)),
+            "id": mostly(BIG_INTS),
+            "superseded_by": mostly(st.none() | BIG_INTS),
+            "pinned": ANY_JSON,
+            "sensitive": ANY_JSON,
+        }
+    )
+)
+MEMORIES_EXPORT = drop_one_sometimes(
+    st.fixed_dictionaries(
+        {
+            "format": mostly(st.just("memchat-memories")),
+            "version": mostly(st.sampled_from([1, 1, 1, 0, -1, 2, 10**30])),
+            "exported_at": ANY_JSON,
+            "memories": mostly(st.lists(MEMORY_RECORD, max_size=4)),
+        }
+    )
+)
 
 
 def dump(obj, pretty: bool) -> bytes:
@@ -826,16 +1157,26 @@ def imported_message_is_stored(db_path: Path, parsed, row: dict) -> bool:
             session = parsed["session"]
             if session["id"] == 1:
                 return True  # may be "exported from this very database": skipped by design
-            where = ("s.source = 'memchat' AND s.external_id = ? AND m.external_id = ?",
-                     (f"{session['created_at']}#{session['id']}", str(row["id"])))
+            where = (
+                "s.source = 'memchat' AND s.external_id = ? AND m.external_id = ?",
+                (f"{session['created_at']}#{session['id']}", str(row["id"])),
+            )
         elif row.get("id") is not None:
-            where = ("s.source = 'jsonl' AND s.external_id = ? AND m.external_id = ?",
-                     (str(row["session"]), str(row["id"])))
+            where = (
+                "s.source = 'jsonl' AND s.external_id = ? AND m.external_id = ?",
+                (str(row["session"]), str(row["id"])),
+            )
         else:
-            where = ("s.source = 'jsonl' AND s.external_id = ? AND m.content = ?",
-                     (str(row["session"]), row["content"]))
-        return conn.execute("SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE "
-                            + where[0], where[1]).fetchone()[0] > 0
+            where = (
+                "s.source = 'jsonl' AND s.external_id = ? AND m.content = ?",
+                (str(row["session"]), row["content"]),
+            )
+        return (
+            conn.execute(
+                "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE " + where[0], where[1]
+            ).fetchone()[0]
+            > 0
+        )
     finally:
         conn.close()
 
@@ -864,8 +1205,9 @@ def check_import(cli, command: tuple[str, ...], path: Path, db_path: Path, parse
     return result
 
 
-BOTH_IMPORTS = pytest.mark.parametrize("command", [("import", "--no-embed"), ("memories", "import")],
-                                       ids=["import", "memories-import"])
+BOTH_IMPORTS = pytest.mark.parametrize(
+    "command", [("import", "--no-embed"), ("memories", "import")], ids=["import", "memories-import"]
+)
 
 
 @pytest.fixture
@@ -905,8 +1247,11 @@ def test_memories_exports_are_imported_whole_or_refused_whole(cli, tmp_path, imp
 
 @BOTH_IMPORTS
 @settings(max_examples=examples(15), **FUZZ)
-@given(content=st.binary(max_size=80) | ANY_JSON.map(lambda obj: dump(obj, False))
-       | hostile_text().map(lambda s: s.encode("utf-8", "surrogateescape")))
+@given(
+    content=st.binary(max_size=80)
+    | ANY_JSON.map(lambda obj: dump(obj, False))
+    | hostile_text().map(lambda s: s.encode("utf-8", "surrogateescape"))
+)
 def test_any_bytes_are_refused_cleanly(cli, tmp_path, import_data, command, content):
     import_and_check(cli, tmp_path, import_data, command, content, None)
 
@@ -916,8 +1261,12 @@ def _line_with(content) -> bytes:
 
 
 def _session_export(**changes) -> bytes:
-    base = {"format": "memchat-session", "version": 1, "session": {"id": 5, "created_at": "2024-01-01T00:00:00Z"},
-            "messages": [{"id": 1, "role": "user", "content": "hi", "created_at": "2024-01-01T00:00:00Z"}]}
+    base = {
+        "format": "memchat-session",
+        "version": 1,
+        "session": {"id": 5, "created_at": "2024-01-01T00:00:00Z"},
+        "messages": [{"id": 1, "role": "user", "content": "hi", "created_at": "2024-01-01T00:00:00Z"}],
+    }
     return json.dumps({**base, **changes}).encode()
 
 
@@ -949,8 +1298,8 @@ PATHOLOGICAL = {
     "nested-objects": b'{"a":' * 100_000,
     "nested-content": b'{"session": "s", "role": "user", "content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
     "5000-digit-number": b'{"session": "s", "role": "user", "content": "x", "timestamp": ' + b"9" * 5000 + b"}\n",
-    "huge-session-id": _session_export(session={"id": 10 ** 20, "created_at": "2024-01-01T00:00:00Z"}),
-    "huge-message-id": _session_export(messages=[{"id": 10 ** 20, "role": "user", "content": "hi"}]),
+    "huge-session-id": _session_export(session={"id": 10**20, "created_at": "2024-01-01T00:00:00Z"}),
+    "huge-message-id": _session_export(messages=[{"id": 10**20, "role": "user", "content": "hi"}]),
     "newer-session-version": _session_export(version=2),
     "newer-memories-version": _memories_export(version=2),
     "string-version": _session_export(version="2"),

@@ -3,8 +3,8 @@
 import threading
 
 import pytest
-
 from conftest import db_rows, run_memchat
+
 from memchat import sessions
 from memchat.config import load_settings
 from memchat.db import db_file, open_db
@@ -26,7 +26,9 @@ class Script:
     def __call__(self, body):
         name = (body.get("tool_choice") or {}).get("name")
         if name == "record_memories":
-            return {"tool_input": self.extractions.pop(0) if self.extractions else {"facts": [], "events": [], "rules": []}}
+            return {
+                "tool_input": self.extractions.pop(0) if self.extractions else {"facts": [], "events": [], "rules": []}
+            }
         if name == "decide_memory":
             return {"tool_input": self.decisions.pop(0) if self.decisions else {"action": "add"}}
         if "tools" not in body and "Summarise this conversation" in str(body.get("messages")):
@@ -73,9 +75,12 @@ def test_extracted_candidates_land_with_provenance(world, script, encoder):
     db, _, engine, _ = world
     s = sessions.create_session(db)
     first = engine.send(s, "My claim number is CLM-4178; email me, never SMS.")
-    script.extractions.append(extraction(
-        facts=[fact("The user's claim number is CLM-4178.", key="user.claim_number", value="CLM-4178")],
-        rules=[{"text": "Contact the user by email, never by SMS.", "sources": [1]}]))
+    script.extractions.append(
+        extraction(
+            facts=[fact("The user's claim number is CLM-4178.", key="user.claim_number", value="CLM-4178")],
+            rules=[{"text": "Contact the user by email, never by SMS.", "sources": [1]}],
+        )
+    )
     result = capture(world, s, encoder)
     assert sorted(o.action for o in result.outcomes) == ["added", "added"]
     store = MemoryStore(db)
@@ -119,8 +124,11 @@ def test_inferred_health_fact_is_pending_and_not_injected_until_confirmed(world,
     db, _, engine, _ = world
     s = sessions.create_session(db)
     engine.send(s, "I've been so tired lately and always thirsty.")
-    script.extractions.append(extraction(facts=[{"text": "The user may have diabetes.", "origin": "inferred",
-                                                 "sensitive": "health", "sources": [1]}]))
+    script.extractions.append(
+        extraction(
+            facts=[{"text": "The user may have diabetes.", "origin": "inferred", "sensitive": "health", "sources": [1]}]
+        )
+    )
     result = capture(world, s, encoder)
     assert [o.action for o in result.outcomes] == ["pending"]
     later = sessions.create_session(db)
@@ -136,8 +144,9 @@ def test_rule_from_session_one_is_in_the_system_prompt_of_session_two(world, scr
     db, _, engine, _ = world
     s1 = sessions.create_session(db)
     engine.send(s1, "Please stop using bullet points, I hate them.")
-    script.extractions.append(extraction(rules=[{"text": "Do not use bullet points.", "correction": True,
-                                                 "sources": [1]}]))
+    script.extractions.append(
+        extraction(rules=[{"text": "Do not use bullet points.", "correction": True, "sources": [1]}])
+    )
     capture(world, s1, encoder, final=True)
     s2 = sessions.create_session(db)
     engine.send(s2, "Give me three ideas for dinner.")
@@ -150,10 +159,16 @@ def test_the_classic_cross_session_check(world, script, encoder):
     db, _, engine, _ = world
     s1 = sessions.create_session(db)
     engine.send(s1, "My claim number is CLM-4178; email me, never SMS.")
-    script.extractions.append(extraction(
-        facts=[fact("The user's insurance claim number is CLM-4178.", key="user.claim_number", value="CLM-4178"),
-               fact("The user wants to be contacted by email, never by SMS.", key="user.contact_method",
-                    value="email")]))
+    script.extractions.append(
+        extraction(
+            facts=[
+                fact("The user's insurance claim number is CLM-4178.", key="user.claim_number", value="CLM-4178"),
+                fact(
+                    "The user wants to be contacted by email, never by SMS.", key="user.contact_method", value="email"
+                ),
+            ]
+        )
+    )
     capture(world, s1, encoder, final=True)
     s2 = sessions.create_session(db)
     engine.send(s2, "send me the status the way I asked")
@@ -225,8 +240,12 @@ def test_chat_returns_while_extraction_is_still_running(world, api, encoder):
     assert engine.send(s, "What should I feed her?").status == "ok"
     release.set()
     assert worker.drain(timeout=30)
-    assert order == ["chat: My cat is called Ada.", "extraction started", "chat: What should I feed her?",
-                     "extraction answered"]
+    assert order == [
+        "chat: My cat is called Ada.",
+        "extraction started",
+        "chat: What should I feed her?",
+        "extraction answered",
+    ]
     assert [m.text for m in MemoryStore(db).find()] == ["The user has a cat named Ada."]
 
 
@@ -253,7 +272,8 @@ def test_ask_captures_in_the_background_after_returning(api, script, memchat_hom
             break
         time.sleep(0.2)
     assert db_rows(memchat_home, "SELECT text, origin FROM memories WHERE kind = 'fact'") == [
-        ("The user's favourite colour is teal.", "stated")]
+        ("The user's favourite colour is teal.", "stated")
+    ]
 
 
 def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monkeypatch):
@@ -261,14 +281,14 @@ def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monke
     import sys
 
     import pexpect
-
     from conftest import ROOT
 
     MemoryStore(open_db(memchat_home / "default.db")).add("Answer in British English.", kind="rule", origin="stated")
     script.extractions.append(extraction(facts=[fact("The user is training for a marathon.")]))
     env = dict(os.environ, TERM="xterm-256color", MEMCHAT_MEMORY_CAPTURE="true")
-    child = pexpect.spawn(sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60,
-                          dimensions=(30, 120))
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(30, 120)
+    )
     child.expect_exact("›")
     child.sendline("I'm training for a marathon.")
     child.expect("ok")
@@ -282,7 +302,9 @@ def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monke
     assert child.exitstatus == 0
     facts = db_rows(memchat_home, "SELECT text FROM memories WHERE kind = 'fact'")
     assert facts == [("The user is training for a marathon.",)]
-    assert db_rows(memchat_home, "SELECT count(*) FROM memories WHERE kind = 'event' AND key = 'session.1.summary'") == [(1,)]
+    assert db_rows(
+        memchat_home, "SELECT count(*) FROM memories WHERE kind = 'event' AND key = 'session.1.summary'"
+    ) == [(1,)]
 
 
 def test_vectors_of_another_model_do_not_break_a_chat_turn(world, script, encoder):
@@ -298,16 +320,28 @@ def test_vectors_of_another_model_do_not_break_a_chat_turn(world, script, encode
     assert "Biscuit" in script.chat[-1]["system"]  # still found, by full text
 
 
-def test_no_path_but_confirm_makes_an_inferred_sensitive_fact_active(world, script, encoder, tmp_path, cli,
-                                                                   memchat_home, monkeypatch):
+def test_no_path_but_confirm_makes_an_inferred_sensitive_fact_active(
+    world, script, encoder, tmp_path, cli, memchat_home, monkeypatch
+):
     import json
 
     db, _, engine, _ = world
     monkeypatch.setenv("MEMCHAT_DB", str(db_file(db)))
     s = sessions.create_session(db)
     engine.send(s, "I keep forgetting my insulin pen.")
-    script.extractions.append(extraction(facts=[{"text": "The user may have diabetes.", "origin": "inferred",
-                                                 "sensitive": "health", "sources": [1], "key": "user.health"}]))
+    script.extractions.append(
+        extraction(
+            facts=[
+                {
+                    "text": "The user may have diabetes.",
+                    "origin": "inferred",
+                    "sensitive": "health",
+                    "sources": [1],
+                    "key": "user.health",
+                }
+            ]
+        )
+    )
     mid = capture(world, s, encoder).outcomes[0].memory_id
     store = MemoryStore(db)
     pending = lambda: store.get(mid).status  # noqa: E731

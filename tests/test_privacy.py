@@ -4,6 +4,7 @@ import json
 import os
 
 from conftest import run_memchat
+
 from memchat.db import open_db
 from memchat.memory.store import MemoryStore
 
@@ -59,8 +60,12 @@ def test_forget_all_leaves_no_trace_in_rows_indexes_vectors_or_summaries(memchat
     sessions.update_session(db, s.id, summary="- The user keeps bees in Wrexham Glebe. Next: ask about honey.")
     store.add("User keeps bees at Wrexham Glebe allotment", key="user.hobby")
     store.add("Prefers answers in Welsh", kind="rule")
-    store.add("Session 1 (2026-11-29): the user described their Wrexham Glebe beehives.", kind="event",
-              key=f"session.{s.id}.summary", origin="inferred")
+    store.add(
+        "Session 1 (2026-11-29): the user described their Wrexham Glebe beehives.",
+        kind="event",
+        key=f"session.{s.id}.summary",
+        origin="inferred",
+    )
     db.conn.close()
     assert run_memchat("recall", "beehives").returncode == 0  # vectors (and their on-disk copy) now exist
     result = run_memchat("memories", "forget", "--all", "--yes")
@@ -73,7 +78,9 @@ def test_forget_all_leaves_no_trace_in_rows_indexes_vectors_or_summaries(memchat
             data = fh.read()
         for needle in (b"Wrexham", b"wrexham", b"Welsh", b"welsh", b"beehive", b"keeps bees"):
             assert needle not in data, (needle, path)
-    listed = [json.loads(line) for line in run_memchat("memories", "list", "--status", "all", "--json").stdout.splitlines()]
+    listed = [
+        json.loads(line) for line in run_memchat("memories", "list", "--status", "all", "--json").stdout.splitlines()
+    ]
     assert [(m["status"], m["text"]) for m in listed] == [("forgotten", "")] * 3
     summary = json.loads(run_memchat("sessions", "show", "1", "--json").stdout)["session"]["summary"]
     assert summary == "- [forgotten] Next: ask about honey."

@@ -6,8 +6,15 @@ import subprocess
 import sys
 
 from conftest import ROOT, db_rows, run_memchat
-from faults import (Extractor, check_consistent, conversation_file, kill_during_capture, kill_during_import,
-                    kill_during_turn, seed_chats)
+from faults import (
+    Extractor,
+    check_consistent,
+    conversation_file,
+    kill_during_capture,
+    kill_during_import,
+    kill_during_turn,
+    seed_chats,
+)
 
 # CI runs a few kills of each kind; tests/bench/kill_loop.py runs the full count (50 each).
 ROUNDS = int(os.environ.get("MEMCHAT_KILL_ROUNDS", "8"))
@@ -18,11 +25,18 @@ def test_read_only_database_keeps_the_message_and_says_it_was_not_saved(tmp_path
     assert run_memchat("--db", str(db_path), "ask", "first").returncode == 0
     # A read-only open, as on a read-only mount: chmod does not stop root, so ask SQLite.
     proc = subprocess.run(
-        [sys.executable, "-c",
-         "import sqlite3, memchat.db as d; real = sqlite3.connect\n"
-         "sqlite3.connect = lambda p, *a, **k: real(f'file:{p}?mode=ro', *a, uri=True, **k)\n"
-         "from memchat.cli.main import main; import sys; sys.argv = ['memchat', '--db', %r]; main()" % str(db_path)],
-        input=b"a message worth keeping\n/retry\n", capture_output=True, cwd=str(ROOT), timeout=60)
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, memchat.db as d; real = sqlite3.connect\n"
+            "sqlite3.connect = lambda p, *a, **k: real(f'file:{p}?mode=ro', *a, uri=True, **k)\n"
+            f"from memchat.cli.main import main; import sys; sys.argv = ['memchat', '--db', {str(db_path)!r}]; main()",
+        ],
+        input=b"a message worth keeping\n/retry\n",
+        capture_output=True,
+        cwd=str(ROOT),
+        timeout=60,
+    )
     err = proc.stderr.decode()
     assert "NOT saved" in err and "read-only" in err
     assert proc.stderr.count(b"Traceback") == 0
@@ -45,7 +59,7 @@ def test_kill_9_at_random_points_of_a_turn_loses_nothing_acknowledged(api, memch
     assert len(acknowledged) == kills // 2
     # An answered message is never left half-written: every assistant row follows its user row.
     rows = db_rows(memchat_home, "SELECT role, status FROM messages ORDER BY id")
-    for i, (role, status) in enumerate(rows):
+    for i, (role, _status) in enumerate(rows):
         if role == "assistant":
             assert rows[i - 1][0] == "user"
     # The next run works without repair.
@@ -67,7 +81,9 @@ def test_kill_9_during_an_import_leaves_all_or_nothing_and_a_rerun_completes_it(
         # The messages are one transaction: all of them or none, never a torn session.
         assert counts["messages"] in (0, total)
         vectors = db_rows(memchat_home, "SELECT count(*) FROM message_vectors")[0][0] if counts["messages"] else 0
-        outcomes.add("nothing" if not counts["messages"] else "embedding" if vectors < total and not finished else "done")
+        outcomes.add(
+            "nothing" if not counts["messages"] else "embedding" if vectors < total and not finished else "done"
+        )
     rerun = run_memchat("import", str(conversation))
     assert rerun.returncode == 0, rerun.stderr
     assert check_consistent(db_path)["messages"] == total
@@ -88,16 +104,20 @@ def test_kill_9_during_extraction_leaves_no_half_written_memory_and_capture_resu
         kill_during_capture(rng.uniform(0.3, 2.5))
         seen.append(check_consistent(db_path)["memories"])
     assert min(seen) < len(gadgets)  # some kill really landed mid-capture
-    done = subprocess.run([sys.executable, "-m", "memchat", "memories", "capture"], capture_output=True,
-                          cwd=str(ROOT), timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "memchat", "memories", "capture"], capture_output=True, cwd=str(ROOT), timeout=120
+    )
     assert done.returncode == 0, done.stderr
     check_consistent(db_path)
     facts = {r[0] for r in db_rows(memchat_home, "SELECT text FROM memories WHERE status = 'active' AND kind = 'fact'")}
     assert facts == {Extractor.fact(g)["text"] for g in gadgets}
     # Capture pointers reached the end of every session: nothing is read twice from now on.
-    behind = db_rows(memchat_home, "SELECT count(*) FROM sessions s LEFT JOIN capture_state c ON c.session_id = s.id "
-                                   "WHERE coalesce(c.through_message_id, 0) < (SELECT max(id) FROM messages m "
-                                   "WHERE m.session_id = s.id)")
+    behind = db_rows(
+        memchat_home,
+        "SELECT count(*) FROM sessions s LEFT JOIN capture_state c ON c.session_id = s.id "
+        "WHERE coalesce(c.through_message_id, 0) < (SELECT max(id) FROM messages m "
+        "WHERE m.session_id = s.id)",
+    )
     assert behind == [(0,)]
 
 
@@ -113,8 +133,14 @@ def test_a_full_disk_is_one_clear_line_keeps_the_message_and_loses_nothing(memch
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     def run(*args, input=None):
-        return subprocess.run([sys.executable, "-m", "memchat", *args], input=input, capture_output=True,
-                              cwd=str(ROOT), timeout=60, preexec_fn=small_disk)
+        return subprocess.run(
+            [sys.executable, "-m", "memchat", *args],
+            input=input,
+            capture_output=True,
+            cwd=str(ROOT),
+            timeout=60,
+            preexec_fn=small_disk,
+        )
 
     big = "the long paste " * 20_000  # 300 kB
     asked = run("ask", "-", input=big.encode())
@@ -124,38 +150,50 @@ def test_a_full_disk_is_one_clear_line_keeps_the_message_and_loses_nothing(memch
     assert added.returncode != 0 and added.stderr.count(b"\n") == 1 and b"disk" in added.stderr
     repl = run(input=f"a small one\n{big}\n/retry\n".encode())
     err = repl.stderr.decode()
-    assert "Traceback" not in err and err.count("Your message was NOT saved; it is kept here") == 2  # once more on /retry
+    assert (
+        "Traceback" not in err and err.count("Your message was NOT saved; it is kept here") == 2
+    )  # once more on /retry
     assert "retrying: the long paste" in repl.stdout.decode()
     check_consistent(db_path)
-    assert db_rows(memchat_home) == [("user", "first", "ok"), ("assistant", "(echo) first", "ok"),
-                                     ("user", "a small one", "ok"), ("assistant", "(echo) a small one", "ok")]
+    assert db_rows(memchat_home) == [
+        ("user", "first", "ok"),
+        ("assistant", "(echo) first", "ok"),
+        ("user", "a small one", "ok"),
+        ("assistant", "(echo) a small one", "ok"),
+    ]
     # Space again: the same message goes through.
     assert run_memchat("ask", "-", input=big).returncode == 0
     assert db_rows(memchat_home, "SELECT role, length(content) FROM messages WHERE id > 4") == [
-        ("user", len(big)), ("assistant", len("(echo) ") + len(big))]
+        ("user", len(big)),
+        ("assistant", len("(echo) ") + len(big)),
+    ]
 
 
 def test_a_bug_is_one_line_and_a_log_entry_and_the_repl_goes_on(memchat_home, monkeypatch):
     monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
     # A stand-in bug: a function deep inside raises something memchat never expects.
-    boom = ("import memchat.sessions as s, sys\n"
-            "def broken(*a, **k): raise ZeroDivisionError('deep inside')\n"
-            "s.list_sessions = broken\n"
-            "from memchat.cli.main import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n")
+    boom = (
+        "import memchat.sessions as s, sys\n"
+        "def broken(*a, **k): raise ZeroDivisionError('deep inside')\n"
+        "s.list_sessions = broken\n"
+        "from memchat.cli.main import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n"
+    )
 
     def run(*args, input=None):
-        return subprocess.run([sys.executable, "-c", boom, *args], input=input, capture_output=True,
-                              cwd=str(ROOT), timeout=60)
+        return subprocess.run(
+            [sys.executable, "-c", boom, *args], input=input, capture_output=True, cwd=str(ROOT), timeout=60
+        )
 
     listed = run("sessions", "list")
     assert listed.returncode == 70 and b"Traceback" not in listed.stderr
     lines = listed.stderr.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        "memchat: internal error (ZeroDivisionError: deep inside); this is a bug: please report it")
+        "memchat: internal error (ZeroDivisionError: deep inside); this is a bug: please report it"
+    )
     log = next(memchat_home.rglob("memchat.log"))
     assert lines[0].endswith(str(log))
     log = log.read_text()
-    assert 'in broken' in log and "deep inside" not in log  # frames, not the message
+    assert "in broken" in log and "deep inside" not in log  # frames, not the message
     chat = run(input=b"hello\n/sessions\nstill here\n")
     assert chat.stderr.count(b"internal error (ZeroDivisionError") == 1 and b"Traceback" not in chat.stderr
     assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'") == [("hello",), ("still here",)]

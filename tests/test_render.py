@@ -26,7 +26,7 @@ def test_streamed_markdown_prints_the_same_as_rendering_it_whole(size, monkeypat
     streamed = console()
     writer = ReplyWriter(markdown=True, console=streamed)
     for i in range(0, len(DOC), size):
-        writer.write(DOC[i:i + size])
+        writer.write(DOC[i : i + size])
     writer.close()
     whole = console()
     whole.print(Markdown(DOC, code_theme="monokai"))

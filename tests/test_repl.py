@@ -6,8 +6,6 @@ import sys
 import time
 
 import pexpect
-import pytest
-
 from conftest import ROOT, db_rows
 
 PROMPT = "›"  # the renderer splits "› " with escape codes: match the glyph
@@ -17,8 +15,15 @@ def spawn(*args, rows=30, cols=100):
     env = dict(os.environ)
     env.pop("NO_COLOR", None)
     env["TERM"] = "xterm-256color"
-    child = pexpect.spawn(sys.executable, ["-m", "memchat", *args], env=env, cwd=str(ROOT),
-                          encoding="utf-8", timeout=15, dimensions=(rows, cols))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "memchat", *args],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=15,
+        dimensions=(rows, cols),
+    )
     child.expect_exact(PROMPT)
     return child
 
@@ -31,8 +36,6 @@ def quit_(child):
     child.expect(pexpect.EOF)
     child.close()
     return child.exitstatus
-
-
 
 
 def test_message_streams_reply_and_ctrl_d_exits_zero(api, memchat_home):
@@ -175,8 +178,9 @@ def test_undo_drops_the_last_exchange_from_what_is_sent(api, memchat_home):
 
 def test_exit_command_and_narrow_no_color_terminal(api, monkeypatch):
     env = dict(os.environ, NO_COLOR="1", TERM="xterm-256color")
-    child = pexpect.spawn(sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8",
-                          timeout=15, dimensions=(12, 30))
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=15, dimensions=(12, 30)
+    )
     child.expect_exact(PROMPT)
     child.sendline("a fairly long message that wraps on a narrow terminal")
     child.expect("wraps")
@@ -189,8 +193,13 @@ def test_exit_command_and_narrow_no_color_terminal(api, monkeypatch):
 
 
 def test_piped_stdin_reads_messages_line_by_line_and_prints_plain(api, memchat_home):
-    proc = subprocess.run([sys.executable, "-m", "memchat"], input=b"first\n/title Piped\nsecond\n",
-                          capture_output=True, cwd=str(ROOT), timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memchat"],
+        input=b"first\n/title Piped\nsecond\n",
+        capture_output=True,
+        cwd=str(ROOT),
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode() == "echo: first\nsession 1: Piped\necho: second\n"
     assert [r[1] for r in db_rows(memchat_home)] == ["first", "echo: first", "second", "echo: second"]
@@ -199,8 +208,15 @@ def test_piped_stdin_reads_messages_line_by_line_and_prints_plain(api, memchat_h
 def test_launch_to_prompt_does_not_wait_for_heavy_imports(api):
     # The prompt must come up before the SDK is imported (it warms in the background).
     env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1", TERM="xterm-256color")
-    child = pexpect.spawn(sys.executable, ["-X", "importtime", "-m", "memchat"], env=env, cwd=str(ROOT),
-                          encoding="utf-8", timeout=15, dimensions=(30, 100))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-X", "importtime", "-m", "memchat"],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=15,
+        dimensions=(30, 100),
+    )
     child.expect_exact(PROMPT)
     before_prompt = child.before
     quit_(child)

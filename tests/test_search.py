@@ -3,10 +3,10 @@
 import sqlite3
 
 import pytest
+from conftest import FakeEmbedder, run_memchat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FakeEmbedder, run_memchat
 from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import UsageError
@@ -118,9 +118,11 @@ def test_a_pinned_memory_ranks_above_an_equal_one(db):
 
 def test_the_speaker_name_is_indexed_with_the_words(db, fake_embedder):
     s = sessions.create_session(db)
-    cur = db.conn.execute("INSERT INTO messages (session_id, role, content, created_at, name) "
-                          "VALUES (?, 'user', 'I went to a support group yesterday', '2023-05-08T13:56:00Z', 'Caroline')",
-                          (s.id,))
+    cur = db.conn.execute(
+        "INSERT INTO messages (session_id, role, content, created_at, name) "
+        "VALUES (?, 'user', 'I went to a support group yesterday', '2023-05-08T13:56:00Z', 'Caroline')",
+        (s.id,),
+    )
     db.conn.commit()
     hits = recall(db, "Caroline", fake_embedder, kinds=["message"])
     assert [(h.id, h.name) for h in hits] == [(cur.lastrowid, "Caroline")] and hits[0].bm25_rank == 1
@@ -135,9 +137,32 @@ def test_fts_query_quotes_every_word_and_drops_stopwords():
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.text(min_size=1, max_size=80) | st.sampled_from(
-    ['"', '"unbalanced', "a*", "-b", "NEAR(a b, 2)", "col:value", "(a OR", "AND", "^x", "\x00", "🙂🙂", "a\x00b",
-     "'; DROP TABLE memories; --", "{text}: x", "x NOT y", "*", "\\", "\u202e", "\ud800"]))
+@given(
+    st.text(min_size=1, max_size=80)
+    | st.sampled_from(
+        [
+            '"',
+            '"unbalanced',
+            "a*",
+            "-b",
+            "NEAR(a b, 2)",
+            "col:value",
+            "(a OR",
+            "AND",
+            "^x",
+            "\x00",
+            "🙂🙂",
+            "a\x00b",
+            "'; DROP TABLE memories; --",
+            "{text}: x",
+            "x NOT y",
+            "*",
+            "\\",
+            "\u202e",
+            "\ud800",
+        ]
+    )
+)
 def test_any_text_is_a_valid_query(corpus, query):
     db, _ = corpus
     if not query.strip():
@@ -163,7 +188,10 @@ def test_vectors_are_made_lazily_once_and_only_for_what_is_new(db):
     store.add("Herons nest by the river")
     assert db.conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (0,)  # nothing on write
     recall(db, "herons", enc)
-    assert sorted(t for call in enc.calls[:-1] for t in call) == ["Herons nest by the river", "first message about herons"]
+    assert sorted(t for call in enc.calls[:-1] for t in call) == [
+        "Herons nest by the river",
+        "first message about herons",
+    ]
     before = len(enc.calls)
     recall(db, "herons again", enc)
     assert len(enc.calls) == before + 1  # only the query
@@ -215,7 +243,9 @@ def test_storing_a_chat_turn_loads_no_model_and_help_imports_nothing_heavy(memch
     assert turn.returncode == 0 and not heavy_imports(turn)
     conn = sqlite3.connect(memchat_home / "default.db")
     assert conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (0,)
-    assert conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'pelican'").fetchone()[0] == 2  # and the echo
+    assert (
+        conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'pelican'").fetchone()[0] == 2
+    )  # and the echo
     conn.close()
     assert not heavy_imports(run_memchat("--help", env={"PYTHONPROFILEIMPORTTIME": "1"}))
 

@@ -23,7 +23,12 @@ def test_show_prints_the_transcript(cli):
     seed(cli, "hello there")
     result = cli("sessions", "show", "1")
     assert result.exit_code == 0
-    assert "## #1 You" in result.stdout and "## #2 Assistant" in result.stdout and "hello there" in result.stdout and "(echo) hello there" in result.stdout
+    assert (
+        "## #1 You" in result.stdout
+        and "## #2 Assistant" in result.stdout
+        and "hello there" in result.stdout
+        and "(echo) hello there" in result.stdout
+    )
 
 
 def test_rename_then_show_uses_the_new_title(cli):
@@ -49,7 +54,10 @@ def test_export_markdown_and_json_to_private_file(cli, tmp_path):
     assert out.stat().st_mode & 0o777 == 0o600
     data = json.loads(out.read_text())
     assert data["format"] == "memchat-session"
-    assert [(m["role"], m["content"]) for m in data["messages"]] == [("user", "export me"), ("assistant", "(echo) export me")]
+    assert [(m["role"], m["content"]) for m in data["messages"]] == [
+        ("user", "export me"),
+        ("assistant", "(echo) export me"),
+    ]
     md = cli("sessions", "export", "1")
     assert md.stdout.startswith("# export me") and "(echo) export me" in md.stdout
 
@@ -59,7 +67,10 @@ def test_bad_session_ids_are_clear_errors(cli):
     assert cli("sessions", "show", "99").stderr == "memchat: no session 99 (see `memchat sessions list`)\n"
     bad = cli("sessions", "show", "abc")
     assert bad.exit_code == 2 and bad.stderr == "memchat: session id must be a number, got 'abc'\n"
-    assert cli("sessions", "export", "1", "--format", "pdf").stderr == "memchat: unknown export format 'pdf': use md or json\n"
+    assert (
+        cli("sessions", "export", "1", "--format", "pdf").stderr
+        == "memchat: unknown export format 'pdf': use md or json\n"
+    )
 
 
 def test_profiles_have_separate_databases(cli, memchat_home):
@@ -78,8 +89,17 @@ def test_failed_turn_leaves_user_message_unanswered_and_excluded_from_next_call(
     failed = sessions.add_message(db, s.id, "user", "lost call", status="unanswered")
     sessions.record_reply(db, failed.id, "", status="incomplete", error="boom")
     current = sessions.add_message(db, s.id, "user", "try again", status="unanswered")
-    sent = compile_context(history=sessions.messages(db, s.id), current=current, system="", summary=None,
-                           summary_through=None, window=200_000, reserve=1000, strategy="tokens", window_turns=20,
-                           count=tokens.count).messages
+    sent = compile_context(
+        history=sessions.messages(db, s.id),
+        current=current,
+        system="",
+        summary=None,
+        summary_through=None,
+        window=200_000,
+        reserve=1000,
+        strategy="tokens",
+        window_turns=20,
+        count=tokens.count,
+    ).messages
     assert sent == [{"role": "user", "content": "try again"}]
     assert sessions.get_message(db, failed.id).status == "unanswered"

@@ -32,8 +32,10 @@ def test_moving_city_supersedes_the_old_fact_and_keeps_it_as_history(db):
     assert old.valid_to == lisbon.valid_from and old.valid_to is not None
     assert [m.text for m in store.find(key="user.city")] == ["I moved from Berlin to Lisbon"]
     assert [m.id for m in store.find(status="superseded")] == [berlin.id]
-    assert actions(store, berlin.id) == [("add", None, "I live in Berlin"),
-                                         ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon")]
+    assert actions(store, berlin.id) == [
+        ("add", None, "I live in Berlin"),
+        ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon"),
+    ]
     assert store.replaced(lisbon.id)[0].id == berlin.id
     # Never retrieved as current: recall over active memories does not see Berlin's row.
     hits = recall(store.db, "Berlin", None, kinds=("fact",))
@@ -44,13 +46,24 @@ def test_one_active_memory_per_key_is_enforced_by_the_database(db):
     store = MemoryStore(db)
     store.add("Prefers email", key="user.contact")
     with pytest.raises(sqlite3.IntegrityError):
-        db.conn.execute("INSERT INTO memories (kind, text, key, status, created_at, updated_at) "
-                        "VALUES ('fact', 'x', 'user.contact', 'active', 'now', 'now')")
+        db.conn.execute(
+            "INSERT INTO memories (kind, text, key, status, created_at, updated_at) "
+            "VALUES ('fact', 'x', 'user.contact', 'active', 'now', 'now')"
+        )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.sampled_from(["a.x", "a.y", None]), st.sampled_from(["one", "two", "three"]),
-                          st.sampled_from(["active", "pending"])), min_size=1, max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a.x", "a.y", None]),
+            st.sampled_from(["one", "two", "three"]),
+            st.sampled_from(["active", "pending"]),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_any_sequence_of_adds_keeps_one_current_value_per_key(tmp_path_factory, ops):
     db = open_db(tmp_path_factory.mktemp("keys") / "k.db")
     store = MemoryStore(db)
@@ -84,8 +97,13 @@ def test_edit_pin_unpin_confirm_and_update_are_all_in_the_history(db):
     got = store.get(m.id)
     assert (got.status, got.pinned, got.importance) == ("active", False, 0.9)
     assert [(h.action, h.actor) for h in store.history(m.id)] == [
-        ("add", "extractor"), ("confirm", "user"), ("edit", "user"), ("pin", "user"), ("unpin", "user"),
-        ("update", "user")]
+        ("add", "extractor"),
+        ("confirm", "user"),
+        ("edit", "user"),
+        ("pin", "user"),
+        ("unpin", "user"),
+        ("update", "user"),
+    ]
     assert store.history(m.id)[2].old_text == "Answer in British English"
 
 
@@ -135,8 +153,11 @@ def test_forget_leaves_no_bytes_in_the_database_or_its_wal(tmp_path, fake_embedd
     successor = store.add("The Quokkaville locker was emptied", key="user.locker")
     later = store.add("Zebrafinch lockers cost extra", kind="event")
     index.catch_up(db, fake_embedder)  # vectors exist before forgetting
-    raw = lambda: path.read_bytes() + (path.with_name(path.name + "-wal").read_bytes()  # noqa: E731
-                                        if path.with_name(path.name + "-wal").exists() else b"")
+
+    def raw() -> bytes:
+        wal = path.with_name(path.name + "-wal")
+        return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
     assert b"Quokkaville gym" in raw() and b"zebrafinch" in raw()  # the check can see them
 
     store.forget([m.id, successor.id, later.id])
@@ -146,10 +167,18 @@ def test_forget_leaves_no_bytes_in_the_database_or_its_wal(tmp_path, fake_embedd
         assert data.find(needle) == -1, f"{needle!r} is still on disk"
     for row in (m, successor, later):
         gone = store.get(row.id)
-        assert (gone.text, gone.key, gone.value, gone.status, gone.embedding_model) == ("", None, None, "forgotten", None)
+        assert (gone.text, gone.key, gone.value, gone.status, gone.embedding_model) == (
+            "",
+            None,
+            None,
+            "forgotten",
+            None,
+        )
         assert [(h.old_text, h.new_text) for h in store.history(row.id)] == [(None, None)] * len(store.history(row.id))
         assert store.history(row.id)[-1].action == "forget"
-    assert db.conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL AND status = 'forgotten'").fetchone() == (0,)
+    assert db.conn.execute(
+        "SELECT count(*) FROM memories WHERE embedding IS NOT NULL AND status = 'forgotten'"
+    ).fetchone() == (0,)
     assert fts_ids(db, "memories_fts", "quokkaville") == [] and fts_ids(db, "memories_fts", "tea")  # index still works
     assert recall(store.db, "locker combination Quokkaville", None) == []
     db.conn.close()
@@ -179,13 +208,18 @@ def test_migration_indexes_messages_written_before_it(tmp_path):
     old = Database(path)
     _migrations().apply(old, stop_before="m003_create_memories")
     old.execute("INSERT INTO sessions (created_at, updated_at) VALUES ('t', 't')")
-    old.execute("INSERT INTO messages (session_id, role, content, created_at) VALUES (1, 'user', 'ancient pelican', 't')")
+    old.execute(
+        "INSERT INTO messages (session_id, role, content, created_at) VALUES (1, 'user', 'ancient pelican', 't')"
+    )
     old.conn.commit()
     old.conn.close()
     db = open_db(path)
     assert fts_ids(db, "messages_fts", "pelican") == [1]
     assert db["memories"].exists() and db["message_vectors"].exists()
-    assert json.loads(db.conn.execute("SELECT json_array(name, external_id) FROM messages").fetchone()[0]) == [None, None]
+    assert json.loads(db.conn.execute("SELECT json_array(name, external_id) FROM messages").fetchone()[0]) == [
+        None,
+        None,
+    ]
 
 
 def test_forget_redacts_the_session_summaries_that_mentioned_it(tmp_path, fake_embedder):
@@ -194,25 +228,39 @@ def test_forget_redacts_the_session_summaries_that_mentioned_it(tmp_path, fake_e
     store = MemoryStore(db)
     s = sessions.create_session(db)
     msg = sessions.add_message(db, s.id, "user", "my sister Priyanka Vostrikova visits in May")
-    sessions.update_session(db, s.id, summary=(
-        "## Facts\n- The user's sister Priyanka visits in May. They like green tea.\n"
-        "- Constraint: \"answer in French\".\n## Open threads\n- Vostrikova wedding plans"), summary_through_message_id=msg.id)
+    sessions.update_session(
+        db,
+        s.id,
+        summary=(
+            "## Facts\n- The user's sister Priyanka visits in May. They like green tea.\n"
+            '- Constraint: "answer in French".\n## Open threads\n- Vostrikova wedding plans'
+        ),
+        summary_through_message_id=msg.id,
+    )
     fact = store.add("User's sister is named Priyanka Vostrikova", key="user.sister", source_message_ids=[msg.id])
-    episode = store.add("Session 1 (2026-11-29, \"family\"): the user talked about Priyanka's visit in May. "
-                        "They asked for tea recommendations.", kind="event", key=f"session.{s.id}.summary",
-                        origin="inferred")
+    episode = store.add(
+        'Session 1 (2026-11-29, "family"): the user talked about Priyanka\'s visit in May. '
+        "They asked for tea recommendations.",
+        kind="event",
+        key=f"session.{s.id}.summary",
+        origin="inferred",
+    )
     index.catch_up(db, fake_embedder)
     store.forget([fact.id])
 
     summary = sessions.get_session(db, s.id).summary
-    assert summary == ("## Facts\n- [forgotten] They like green tea.\n"
-                       "- Constraint: \"answer in French\".\n## Open threads\n- [forgotten]")
+    assert summary == (
+        "## Facts\n- [forgotten] They like green tea.\n"
+        '- Constraint: "answer in French".\n## Open threads\n- [forgotten]'
+    )
     kept = store.get(episode.id)
     assert kept.status == "active" and "Priyanka" not in kept.text and "tea recommendations" in kept.text
     assert kept.embedding_model is None  # its vector is recomputed from the redacted text
     assert all("Priyanka" not in (h.old_text or "") + (h.new_text or "") for h in store.history(episode.id))
     assert store.summary_redactions == 3
-    assert fts_ids(db, "memories_fts", "priyanka") == [] and fts_ids(db, "memories_fts", "recommendations") == [episode.id]
+    assert fts_ids(db, "memories_fts", "priyanka") == [] and fts_ids(db, "memories_fts", "recommendations") == [
+        episode.id
+    ]
     db.conn.close()
     data = path.read_bytes()
     assert b"my sister Priyanka Vostrikova visits" in data  # the transcript is kept (no --purge-sources)

@@ -17,7 +17,8 @@ def seed(db, n=1200, model="fake-embedder", dim=16):
         db.conn.executemany(
             "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, embedding_model) "
             "VALUES ('fact', ?, 'active', ?, ?, ?, ?)",
-            [(f"memory number {i}", now, now, vectors[i].astype("<f4").tobytes(), model) for i in range(n)])
+            [(f"memory number {i}", now, now, vectors[i].astype("<f4").tobytes(), model) for i in range(n)],
+        )
     return vectors
 
 
@@ -44,9 +45,11 @@ def test_a_change_makes_the_disk_copy_stale(db):
     index.vector_set(db, "memories", "fake-embedder")
     index.forget_cache()
     with immediate(db):
-        db.conn.execute("INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, "
-                        "embedding_model) VALUES ('fact', 'new one', 'active', ?, ?, ?, 'fake-embedder')",
-                        (utcnow(), utcnow(), np.ones(16, dtype="<f4").tobytes()))
+        db.conn.execute(
+            "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, "
+            "embedding_model) VALUES ('fact', 'new one', 'active', ?, ?, ?, 'fake-embedder')",
+            (utcnow(), utcnow(), np.ones(16, dtype="<f4").tobytes()),
+        )
     fresh = index.vector_set(db, "memories", "fake-embedder")
     assert fresh.ids.shape[0] == 1201  # the stale copy was not served
 

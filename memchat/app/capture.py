@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from memchat.sessions import Session
 
 
-
 class Capture(Profile):
     """Memories from conversations: the policy, decided once for every shell."""
 
@@ -23,8 +22,13 @@ class Capture(Profile):
         """Whether this run may extract memories: memory on, capture on, and a provider that can."""
         return self.capture_on and self.provider.can_call_tools
 
-    def capture(self, session_id: str | int | None = None, *, final: bool = False,
-                on_result: Callable[[CaptureResult], None] | None = None) -> list[CaptureResult]:
+    def capture(
+        self,
+        session_id: str | int | None = None,
+        *,
+        final: bool = False,
+        on_result: Callable[[CaptureResult], None] | None = None,
+    ) -> list[CaptureResult]:
         """Extract memories from turns not yet captured, now (one session, or every one that has some)."""
         from memchat.memory.capture import capture_session, pending_sessions
 
@@ -34,8 +38,9 @@ class Capture(Profile):
         embedder = self.embedder()
         results = []
         for sid in ids:
-            result = capture_session(self.db, self.settings, provider, sid, final=final or session_id is None,
-                                     embedder=embedder)
+            result = capture_session(
+                self.db, self.settings, provider, sid, final=final or session_id is None, embedder=embedder
+            )
             results.append(result)
             if on_result:
                 on_result(result)

@@ -15,12 +15,17 @@ if TYPE_CHECKING:
     from memchat.sessions import Message, Session
 
 
-
 class Conversation(Profile):
     """Sessions and turns."""
 
-    def start_session(self, *, session_id: str | int | None = None, continue_: bool = False,
-                      system: str | None = None, create: bool = True) -> Session | None:
+    def start_session(
+        self,
+        *,
+        session_id: str | int | None = None,
+        continue_: bool = False,
+        system: str | None = None,
+        create: bool = True,
+    ) -> Session | None:
         """The session a conversation goes to: a given one, the latest, or a new one (create)."""
         if session_id is not None and continue_:
             raise UsageError("use either --session or --continue, not both")
@@ -87,13 +92,15 @@ class Conversation(Profile):
         return sessions.set_pinned(self.db, message.id, pinned)
 
     # --- the conversation ---------------------------------------------------------------------
-    def send(self, session: Session, text: str, on_text: Callable[[str], None] | None = None,
-             on_notice: Notice | None = None) -> TurnResult:
+    def send(
+        self, session: Session, text: str, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
+    ) -> TurnResult:
         """Store the message, then stream and store the reply."""
         return self.engine.send(session, text, on_text, on_notice)
 
-    def retry(self, session: Session, on_text: Callable[[str], None] | None = None,
-              on_notice: Notice | None = None) -> TurnResult:
+    def retry(
+        self, session: Session, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
+    ) -> TurnResult:
         """Resend the last unanswered message, or regenerate an interrupted or incomplete reply."""
         msgs = sessions.messages(self.db, session.id)
         if not msgs:

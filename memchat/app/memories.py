@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from memchat.memory.transfer import ImportResult as MemoryImportResult
 
 
-
 @dataclass
 class Remembered:
     memory: Memory
@@ -27,26 +26,60 @@ class Remembered:
 class Memories(Profile):
     """What memchat remembers, and the user's hands on it."""
 
-    def recall(self, query: str, *, kinds: list[str] | tuple[str, ...] | None = None, limit: int = 10,
-               since: str | None = None, until: str | None = None, session: str | int | None = None,
-               progress: Progress | None = None, on_prepare: Notice | None = None) -> list[Hit]:
+    def recall(
+        self,
+        query: str,
+        *,
+        kinds: list[str] | tuple[str, ...] | None = None,
+        limit: int = 10,
+        since: str | None = None,
+        until: str | None = None,
+        session: str | int | None = None,
+        progress: Progress | None = None,
+        on_prepare: Notice | None = None,
+    ) -> list[Hit]:
         """Search memories and past conversations, best first (embedding what has no vector yet)."""
         from memchat.memory.search import recall
 
         session_id = sessions.parse_session_id(session) if session is not None else None
-        return recall(self.db, query, self.embedder(on_prepare), kinds=kinds, limit=limit, since=since,
-                      until=until, session_id=session_id, catch_up=True, progress=progress)
+        return recall(
+            self.db,
+            query,
+            self.embedder(on_prepare),
+            kinds=kinds,
+            limit=limit,
+            since=since,
+            until=until,
+            session_id=session_id,
+            catch_up=True,
+            progress=progress,
+        )
 
-    def remember(self, text: str, *, kind: str = "fact", key: str | None = None, value: str | None = None,
-                 importance: float = 0.5, pinned: bool = False, origin: str = "manual") -> Remembered:
+    def remember(
+        self,
+        text: str,
+        *,
+        kind: str = "fact",
+        key: str | None = None,
+        value: str | None = None,
+        importance: float = 0.5,
+        pinned: bool = False,
+        origin: str = "manual",
+    ) -> Remembered:
         """Store what the user asked to keep, in their words."""
         store = self.store
-        memory = store.add(text, kind=kind, key=key, value=value, importance=importance, pinned=pinned,
-                           origin=origin)
+        memory = store.add(text, kind=kind, key=key, value=value, importance=importance, pinned=pinned, origin=origin)
         return Remembered(memory, store.replaced(memory.id))
 
-    def memories(self, *, kind: str | None = None, status: str | tuple[str, ...] | None = ("active", "pending"),
-                 pinned: bool | None = None, limit: int | None = None, newest_first: bool = False) -> list[Memory]:
+    def memories(
+        self,
+        *,
+        kind: str | None = None,
+        status: str | tuple[str, ...] | None = ("active", "pending"),
+        pinned: bool | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[Memory]:
         return self.store.find(kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first)
 
     def memory(self, memory_id: str | int) -> Memory:
@@ -65,8 +98,14 @@ class Memories(Profile):
         """Memories a query clearly matches: a shared word, or a close meaning (cosine >= 0.5)."""
         from memchat.memory.search import recall
 
-        hits = recall(self.db, query, self.embedder(on_prepare), kinds=("fact", "event", "rule"),
-                      statuses=("active", "pending", "superseded"), limit=limit)
+        hits = recall(
+            self.db,
+            query,
+            self.embedder(on_prepare),
+            kinds=("fact", "event", "rule"),
+            statuses=("active", "pending", "superseded"),
+            limit=limit,
+        )
         ids = [h.id for h in hits if h.bm25_rank is not None or (h.cosine or 0) >= 0.5]
         found = self.store.get_many(ids)
         return [found[i] for i in ids if i in found]
@@ -115,8 +154,9 @@ class Memories(Profile):
 
         return catch_up(self.db, self.embedder(on_prepare), progress)
 
-    def reindex(self, *, full: bool = False, progress: Progress | None = None,
-                on_prepare: Notice | None = None) -> ReindexResult:
+    def reindex(
+        self, *, full: bool = False, progress: Progress | None = None, on_prepare: Notice | None = None
+    ) -> ReindexResult:
         from memchat.memory.index import reindex
 
         return reindex(self.db, self.embedder(on_prepare), progress, full=full)

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from memchat.providers import Provider
 
 
-
 Notice = Callable[[str], None]
 Progress = Callable[[int, int], None]
 
@@ -30,8 +29,15 @@ Progress = Callable[[int, int], None]
 class Profile:
     """One profile, open for use: what every use case needs."""
 
-    def __init__(self, settings: Settings, *, config_path: str | None = None, use_memory: bool = True,
-                 provider: Provider | None = None, lazy_encoder: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        config_path: str | None = None,
+        use_memory: bool = True,
+        provider: Provider | None = None,
+        lazy_encoder: bool = False,
+    ) -> None:
         """
         Args:
             settings: the resolved settings (see `Memchat.load`).
@@ -60,8 +66,9 @@ class Profile:
         self._engine = None
 
     @classmethod
-    def load(cls, config_path: str | None = None, *, use_memory: bool = True, lazy_encoder: bool = False,
-             **flags: Any) -> Self:
+    def load(
+        cls, config_path: str | None = None, *, use_memory: bool = True, lazy_encoder: bool = False, **flags: Any
+    ) -> Self:
         """Resolve settings (defaults < config file < MEMCHAT_* < these flags) and open the profile lazily."""
         settings = load_settings(config_path).with_overrides(**flags)
         return cls(settings, config_path=config_path, use_memory=use_memory, lazy_encoder=lazy_encoder)
@@ -104,8 +111,9 @@ class Profile:
         if self._engine is None:
             from memchat.engine import Engine
 
-            self._engine = Engine(self.db, self.settings, self.provider, use_memory=self.use_memory,
-                                  embedder=self._turn_embedder)
+            self._engine = Engine(
+                self.db, self.settings, self.provider, use_memory=self.use_memory, embedder=self._turn_embedder
+            )
         return self._engine
 
     def close(self) -> None:

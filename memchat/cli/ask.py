@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from memchat.cli.common import app as open_app
@@ -33,15 +31,19 @@ def gather_prompt(words: list[str] | None) -> str:
 
 def ask(
     ctx: typer.Context,
-    prompt: Optional[list[str]] = typer.Argument(None, help="The prompt; '-' reads it from stdin. Piped stdin is appended."),
+    prompt: list[str] | None = typer.Argument(
+        None, help="The prompt; '-' reads it from stdin. Piped stdin is appended."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object instead of streaming text."),
-    system: Optional[str] = typer.Option(None, "--system", help="System prompt for this session."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Most tokens in the reply."),
-    session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Continue session ID (its messages are sent)."),
+    system: str | None = typer.Option(None, "--system", help="System prompt for this session."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
+    provider: str | None = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Most tokens in the reply."),
+    session_id: str | None = typer.Option(None, "--session", "-s", help="Continue session ID (its messages are sent)."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Continue the latest session."),
-    markdown: Optional[bool] = typer.Option(None, "--markdown/--plain", help="Render Markdown (default: when stdout is a terminal)."),
+    markdown: bool | None = typer.Option(
+        None, "--markdown/--plain", help="Render Markdown (default: when stdout is a terminal)."
+    ),
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
     explain: bool = typer.Option(False, "--explain", help="Also show which memories were sent, and why."),
 ) -> None:
@@ -68,18 +70,20 @@ def ask(
     if result.reply_message is not None:
         memchat.capture_detached(session)
     if json_out:
-        console.print_json({
-            "session_id": result.session.id,
-            "message_id": result.reply_message.id if result.reply_message else None,
-            "model": result.reply.model or settings.model,
-            "reply": result.reply.text,
-            "input_tokens": result.reply.input_tokens,
-            "output_tokens": result.reply.output_tokens,
-            "stop_reason": result.reply.stop_reason,
-            "status": result.status,
-            **({"error": str(result.error)} if result.error else {}),
-            **({"memory": tables.memory_items(result.memory)} if explain else {}),
-        })
+        console.print_json(
+            {
+                "session_id": result.session.id,
+                "message_id": result.reply_message.id if result.reply_message else None,
+                "model": result.reply.model or settings.model,
+                "reply": result.reply.text,
+                "input_tokens": result.reply.input_tokens,
+                "output_tokens": result.reply.output_tokens,
+                "stop_reason": result.reply.stop_reason,
+                "status": result.status,
+                **({"error": str(result.error)} if result.error else {}),
+                **({"memory": tables.memory_items(result.memory)} if explain else {}),
+            }
+        )
     if result.status == "interrupted":
         console.note(f"[interrupted: the partial reply was kept in session {result.session.id}]")
         raise typer.Exit(ExitCode.INTERRUPTED)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from memchat.cli.common import CliState, state
@@ -21,7 +19,7 @@ def run_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: b
 def chat(
     ctx: typer.Context,
     continue_: bool = typer.Option(False, "--continue", "-c", help="Resume the latest session."),
-    session: Optional[str] = typer.Option(None, "--session", "-s", help="Resume session ID."),
+    session: str | None = typer.Option(None, "--session", "-s", help="Resume session ID."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
 ) -> None:
     """Chat interactively (the default command)."""

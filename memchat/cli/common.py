@@ -83,8 +83,14 @@ def progress_bar(label: str, minimum: int = PROGRESS_FROM) -> Iterator[Callable[
                 return
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                           TimeRemainingColumn(), console=console, transient=True)
+            bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
             bar.start()
             task = bar.add_task(label, total=total)
         bar.update(task, completed=done, total=total)
@@ -96,8 +102,7 @@ def progress_bar(label: str, minimum: int = PROGRESS_FROM) -> Iterator[Callable[
             bar.stop()
 
 
-def emit(items: list, json_out: bool, to_json: Callable[[Any], dict], table: Callable[[list], Any],
-         empty: str) -> None:
+def emit(items: list, json_out: bool, to_json: Callable[[Any], dict], table: Callable[[list], Any], empty: str) -> None:
     """JSON lines, or a table (a note on stderr when there is nothing to show)."""
     from memchat.ui import console
 

@@ -20,12 +20,15 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
 
     settings = state(ctx).app().settings
     if json_out:
-        console.print_json({
-            "config_file": str(settings.config_path),
-            "database": str(settings.db_path),
-            "settings": {s.name: {"value": settings.get(s.name), "source": settings.sources[s.name]}
-                         for s in SETTINGS},
-        })
+        console.print_json(
+            {
+                "config_file": str(settings.config_path),
+                "database": str(settings.db_path),
+                "settings": {
+                    s.name: {"value": settings.get(s.name), "source": settings.sources[s.name]} for s in SETTINGS
+                },
+            }
+        )
         return
     from rich.table import Table
     from rich.text import Text
@@ -36,23 +39,36 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     table.add_column("source", overflow="fold")
     for s in SETTINGS:
         value = settings.get(s.name)
-        table.add_row(s.name, Text(sanitize(repr(value) if isinstance(value, str) else str(value).lower()
-                                                   if isinstance(value, bool) else str(value))),
-                      Text(sanitize(settings.sources[s.name])))
+        table.add_row(
+            s.name,
+            Text(
+                sanitize(
+                    repr(value)
+                    if isinstance(value, str)
+                    else str(value).lower()
+                    if isinstance(value, bool)
+                    else str(value)
+                )
+            ),
+            Text(sanitize(settings.sources[s.name])),
+        )
     console.out().print(table)
     exists = "" if settings.config_path.exists() else " (not created; `memchat config init` writes one)"
-    console.out().print(sanitize(f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}"),
-                       highlight=False, markup=False)
+    console.out().print(
+        sanitize(f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}"),
+        highlight=False,
+        markup=False,
+    )
 
 
 @config_app.command("init")
 def config_init(ctx: typer.Context) -> None:
     """Write a commented config file with every default, if there is none yet."""
+    from pathlib import Path
+
     from memchat.config import default_config_path, example_config
     from memchat.errors import MemchatError
     from memchat.files import write_private
-
-    from pathlib import Path
 
     path = Path(state(ctx).config_path or default_config_path()).expanduser()
     if path.exists():

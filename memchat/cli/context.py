@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from memchat.cli.common import app as open_app
@@ -11,7 +9,7 @@ from memchat.cli.common import app as open_app
 
 def context(
     ctx: typer.Context,
-    session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Session ID (default: the latest)."),
+    session_id: str | None = typer.Option(None, "--session", "-s", help="Session ID (default: the latest)."),
     json_out: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """Show the token budget of the next call: each part's tokens and share of the window."""

@@ -9,10 +9,12 @@ from typing import Any
 import typer
 
 from memchat.cli.common import state
+from memchat.errors import ExitCode
 
 
-def doctor(ctx: typer.Context,
-           quick: bool = typer.Option(False, "--quick", help="Skip loading the embedding model (~10 s).")) -> None:
+def doctor(
+    ctx: typer.Context, quick: bool = typer.Option(False, "--quick", help="Skip loading the embedding model (~10 s).")
+) -> None:
     """Check the key, the database, the tokenizer and the embedding model, offline."""
     from memchat.ui.console import escape, out
 
@@ -41,16 +43,23 @@ def doctor(ctx: typer.Context,
         settings = memchat.settings
     except Exception as exc:  # noqa: BLE001
         report(False, "configuration", getattr(exc, "message", str(exc)))
-        raise typer.Exit(1) from None
-    report(True, "configuration", f"{settings.config_path}" + ("" if settings.config_path.exists() else " (defaults; no file)"))
+        raise typer.Exit(ExitCode.FAILURE) from None
+    report(
+        True,
+        "configuration",
+        f"{settings.config_path}" + ("" if settings.config_path.exists() else " (defaults; no file)"),
+    )
 
     if settings.provider == "anthropic":
         key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
         if key:
             report(True, "API key", "ANTHROPIC_API_KEY is set (not shown)")
         else:
-            report(False, "API key", "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... "
-                   "(or use --provider echo offline)")
+            report(
+                False,
+                "API key",
+                "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
+            )
     else:
         report(True, "provider", f"{settings.provider} needs no key")
 
@@ -82,4 +91,4 @@ def doctor(ctx: typer.Context,
         console.print("[dim]  loading the embedding model (the first time it is also exported to ONNX, ~15 s)…[/dim]")
         check("embedding model (offline)", embedder)
     if failures:
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)

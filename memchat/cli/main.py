@@ -7,7 +7,7 @@ the tree has no import cycle: this module imports them and registers them on `ap
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
@@ -28,7 +28,7 @@ def show_error(exc: MemchatError) -> None:
 class _Group(TyperGroup):
     """Every command runs inside this: a MemchatError becomes one line and an exit code."""
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer's own (vendored) click Context
         try:
             return super().invoke(ctx)
         except MemchatError as exc:
@@ -57,14 +57,14 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def root(
     ctx: typer.Context,
-    profile: Optional[str] = typer.Option(None, "--profile", "-p", help="Profile: a separate database."),
-    db: Optional[str] = typer.Option(None, "--db", help="Database file (overrides --profile)."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="Model name."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
-    config_file: Optional[str] = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
+    profile: str | None = typer.Option(None, "--profile", "-p", help="Profile: a separate database."),
+    db: str | None = typer.Option(None, "--db", help="Database file (overrides --profile)."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
+    provider: str | None = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
+    config_file: str | None = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
-    session: Optional[str] = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
+    session: str | None = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Chat: neither read nor write long-term memory."),
 ) -> None:
     """A terminal chat assistant that remembers. Run with no command to chat."""
@@ -90,8 +90,9 @@ app.add_typer(config.config_app, name="config")
 app.command("doctor")(doctor.doctor)
 
 
-def _one_line_warning(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None,
-                      line: Any = None) -> None:
+def _one_line_warning(
+    message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None
+) -> None:
     # Library warnings (e.g. the SDK's model deprecation notice) as one line, not source excerpts.
     sys.stderr.write(f"memchat: warning: {str(message).splitlines()[0]}\n")
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import confirm, emit, load_encoder, write_or_print
-from memchat.errors import UsageError
+from memchat.errors import ExitCode, UsageError
 from memchat.text import plural, sanitize
 
-memories_app = typer.Typer(help="List, show, add, edit, pin, forget, export and import memories.",
-                           no_args_is_help=True)
+memories_app = typer.Typer(help="List, show, add, edit, pin, forget, export and import memories.", no_args_is_help=True)
 
 _STATUS_HELP = "active, pending, superseded, forgotten or all (default: active and pending)."
 
@@ -20,8 +19,8 @@ _STATUS_HELP = "active, pending, superseded, forgotten or all (default: active a
 @memories_app.command("list")
 def list_(
     ctx: typer.Context,
-    kind: Optional[str] = typer.Option(None, "--kind", "-k", help="fact, event or rule."),
-    status: Optional[str] = typer.Option(None, "--status", help=_STATUS_HELP),
+    kind: str | None = typer.Option(None, "--kind", "-k", help="fact, event or rule."),
+    status: str | None = typer.Option(None, "--status", help=_STATUS_HELP),
     pinned: bool = typer.Option(False, "--pinned", help="Only pinned memories."),
     json_out: bool = typer.Option(False, "--json", help="JSON lines."),
 ) -> None:
@@ -30,13 +29,21 @@ def list_(
 
     statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
     rows = open_app(ctx).memories(kind=kind, status=statuses, pinned=True if pinned else None)
-    emit(rows, json_out, show.memory_json, show.memories_table,
-         "no memories yet: add one with `memchat memories add \"...\"` or /remember in a chat")
+    emit(
+        rows,
+        json_out,
+        show.memory_json,
+        show.memories_table,
+        'no memories yet: add one with `memchat memories add "..."` or /remember in a chat',
+    )
 
 
 @memories_app.command()
-def show(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID"),
-         json_out: bool = typer.Option(False, "--json", help="JSON.")) -> None:
+def show(
+    ctx: typer.Context,
+    memory_id: str = typer.Argument(..., metavar="ID"),
+    json_out: bool = typer.Option(False, "--json", help="JSON."),
+) -> None:
     """Show one memory with all its fields."""
     from memchat.ui import console
     from memchat.ui import memory as show
@@ -53,14 +60,15 @@ def add(
     ctx: typer.Context,
     text: list[str] = typer.Argument(..., metavar="TEXT"),
     kind: str = typer.Option("fact", "--kind", "-k", help="fact, event or rule."),
-    key: Optional[str] = typer.Option(None, "--key", help="entity.attribute, e.g. user.city: a new value supersedes the old."),
-    value: Optional[str] = typer.Option(None, "--value", help="The value for --key, e.g. Lisbon."),
+    key: str | None = typer.Option(
+        None, "--key", help="entity.attribute, e.g. user.city: a new value supersedes the old."
+    ),
+    value: str | None = typer.Option(None, "--value", help="The value for --key, e.g. Lisbon."),
     importance: float = typer.Option(0.5, "--importance", min=0.0, max=1.0, help="0 to 1."),
     pin: bool = typer.Option(False, "--pin", help="Pin it."),
 ) -> None:
     """Add a memory (yours: origin manual)."""
-    done = open_app(ctx).remember(" ".join(text), kind=kind, key=key, value=value, importance=importance,
-                                  pinned=pin)
+    done = open_app(ctx).remember(" ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin)
     typer.echo(f"memory {done.memory.id} ({done.memory.kind}): {sanitize(done.memory.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
@@ -70,8 +78,8 @@ def add(
 def edit(
     ctx: typer.Context,
     memory_id: str = typer.Argument(..., metavar="ID"),
-    text: Optional[str] = typer.Option(None, "--text", "-t", help="The new text (default: open $EDITOR)."),
-    value: Optional[str] = typer.Option(None, "--value", help="A new value for its key."),
+    text: str | None = typer.Option(None, "--text", "-t", help="The new text (default: open $EDITOR)."),
+    value: str | None = typer.Option(None, "--value", help="A new value for its key."),
 ) -> None:
     """Change a memory's text (opens $EDITOR without --text)."""
     from memchat.ui.terminal import stdin_is_tty
@@ -109,8 +117,8 @@ def unpin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")
 @memories_app.command()
 def forget(
     ctx: typer.Context,
-    memory_id: Optional[str] = typer.Argument(None, metavar="[ID]"),
-    query: Optional[str] = typer.Option(None, "--query", "-q", help="Forget the memories that match this."),
+    memory_id: str | None = typer.Argument(None, metavar="[ID]"),
+    query: str | None = typer.Option(None, "--query", "-q", help="Forget the memories that match this."),
     all_: bool = typer.Option(False, "--all", help="Forget every memory."),
     limit: int = typer.Option(10, "--limit", "-n", min=1, help="With --query: at most this many."),
     purge_sources: bool = typer.Option(False, "--purge-sources", help="Also redact the messages they came from."),
@@ -121,7 +129,7 @@ def forget(
     from memchat.ui import memory as show
 
     if sum(x is not None and x is not False for x in (memory_id, query, all_ or None)) != 1:
-        raise UsageError("give one of: an ID, --query \"...\", or --all")
+        raise UsageError('give one of: an ID, --query "...", or --all')
     memchat = open_app(ctx)
     if memory_id is not None:
         targets = [memchat.memory(memory_id)]
@@ -135,23 +143,33 @@ def forget(
         console.note("nothing to forget" + (f" matches {query!r}" if query else ""))
         return
     console.err().print(show.memories_table(targets))
-    if not confirm(f"Forget {'these ' + str(len(targets)) + ' memories' if len(targets) > 1 else 'this memory'} "
-                   "for good?", yes, refusing="to forget"):
+    if not confirm(
+        f"Forget {'these ' + str(len(targets)) + ' memories' if len(targets) > 1 else 'this memory'} for good?",
+        yes,
+        refusing="to forget",
+    ):
         console.note("nothing forgotten")
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     done = memchat.forget([m.id for m in targets], purge_sources=purge_sources)
     typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {', '.join(map(str, done.ids))}")
     if done.summary_redactions:
-        console.note(f"redacted {plural(done.summary_redactions, 'sentence')} of session summaries that mentioned "
-                     + ("it" if len(done.ids) == 1 else "them"))
+        console.note(
+            f"redacted {plural(done.summary_redactions, 'sentence')} of session summaries that mentioned "
+            + ("it" if len(done.ids) == 1 else "them")
+        )
     if done.sources and not purge_sources:
-        console.note(f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}); "
-                     "--purge-sources redacts it too")
+        console.note(
+            f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}); "
+            "--purge-sources redacts it too"
+        )
 
 
 @memories_app.command()
-def history(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID"),
-            json_out: bool = typer.Option(False, "--json", help="JSON lines.")) -> None:
+def history(
+    ctx: typer.Context,
+    memory_id: str = typer.Argument(..., metavar="ID"),
+    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+) -> None:
     """Show what happened to a memory: added, edited, pinned, superseded, forgotten."""
     from dataclasses import asdict
 
@@ -164,7 +182,7 @@ def history(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID
 def export(
     ctx: typer.Context,
     fmt: str = typer.Option("json", "--format", "-f", help="json (re-importable) or md."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
 ) -> None:
     """Export memories as JSON or Markdown."""
     write_or_print(open_app(ctx).export_memories(fmt), output)
@@ -178,5 +196,7 @@ def import_(ctx: typer.Context, path: str = typer.Argument(..., metavar="FILE"))
     if result.pending:
         from memchat.ui import console
 
-        console.note(f"{plural(result.pending, 'memory', 'memories')} {'waits' if result.pending == 1 else 'wait'} "
-                     "for your review (pending, not used until confirmed): memchat memories review")
+        console.note(
+            f"{plural(result.pending, 'memory', 'memories')} {'waits' if result.pending == 1 else 'wait'} "
+            "for your review (pending, not used until confirmed): memchat memories review"
+        )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from memchat.cli.common import app as open_app
@@ -14,11 +12,11 @@ from memchat.text import plural
 def recall(
     ctx: typer.Context,
     query: list[str] = typer.Argument(..., metavar="QUERY", help="What to look for, in your own words."),
-    kind: Optional[list[str]] = typer.Option(None, "--kind", "-k", help="fact, event, rule or message (repeatable)."),
+    kind: list[str] | None = typer.Option(None, "--kind", "-k", help="fact, event, rule or message (repeatable)."),
     limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results."),
-    since: Optional[str] = typer.Option(None, "--since", help="Only from this date/time on (2026-01-01)."),
-    until: Optional[str] = typer.Option(None, "--until", help="Only up to this date/time."),
-    session: Optional[str] = typer.Option(None, "--session", "-s", help="Only this session."),
+    since: str | None = typer.Option(None, "--since", help="Only from this date/time on (2026-01-01)."),
+    until: str | None = typer.Option(None, "--until", help="Only up to this date/time."),
+    session: str | None = typer.Option(None, "--session", "-s", help="Only this session."),
     json_out: bool = typer.Option(False, "--json", help="JSON lines."),
 ) -> None:
     """Search what memchat remembers: memories and past conversations."""
@@ -30,21 +28,32 @@ def recall(
         parse_session_id(session)  # a bad id is a usage error before anything loads
     load_encoder(memchat)
     with progress_bar("embedding new messages") as progress:
-        hits = memchat.recall(" ".join(query), kinds=kind or None, limit=limit, since=since, until=until,
-                              session=session, progress=progress)
+        hits = memchat.recall(
+            " ".join(query),
+            kinds=kind or None,
+            limit=limit,
+            since=since,
+            until=until,
+            session=session,
+            progress=progress,
+        )
     emit(hits, json_out, show.hit_json, show.hits_table, "nothing found")
 
 
 def import_conversations(
     ctx: typer.Context,
     path: str = typer.Argument(..., metavar="FILE"),
-    embed: bool = typer.Option(True, "--embed/--no-embed", help="Embed the new messages now (else on the next recall)."),
+    embed: bool = typer.Option(
+        True, "--embed/--no-embed", help="Embed the new messages now (else on the next recall)."
+    ),
 ) -> None:
     """Import past conversations: a memchat session export, or JSON lines of messages."""
     memchat = open_app(ctx)
     result = memchat.import_conversations(path)
-    typer.echo(f"imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
-               f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)")
+    typer.echo(
+        f"imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
+        f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)"
+    )
     if embed and (result.message_ids or result.messages_skipped):
         # Everything without a vector, not only this run's messages: an import that was
         # interrupted while embedding is finished by running it again.
@@ -60,5 +69,7 @@ def reindex(ctx: typer.Context, full: bool = typer.Option(False, "--full", help=
     name = memchat.embedder().model_name
     with progress_bar(f"embedding with {name}", minimum=1) as progress:
         result = memchat.reindex(full=full, progress=progress)
-    typer.echo(f"reindexed with {name}: {plural(result.memories, 'memory', 'memories')} and "
-               f"{plural(result.messages, 'message')} embedded")
+    typer.echo(
+        f"reindexed with {name}: {plural(result.memories, 'memory', 'memories')} and "
+        f"{plural(result.messages, 'message')} embedded"
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
 def capture(
     ctx: typer.Context,
-    session_id: Optional[str] = typer.Option(None, "--session", "-s", help="Only this session (default: every session with uncaptured turns)."),
+    session_id: str | None = typer.Option(
+        None, "--session", "-s", help="Only this session (default: every session with uncaptured turns)."
+    ),
     final: bool = typer.Option(False, "--final", help="Also write the session's episodic summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing (used by the background capture of `ask`)."),
 ) -> None:
@@ -40,8 +42,10 @@ def capture(
 
 def review(
     ctx: typer.Context,
-    confirm_ids: Optional[list[str]] = typer.Option(None, "--confirm", help="Confirm pending memory ID (repeatable)."),
-    reject_ids: Optional[list[str]] = typer.Option(None, "--reject", help="Reject (forget) pending memory ID (repeatable)."),
+    confirm_ids: list[str] | None = typer.Option(None, "--confirm", help="Confirm pending memory ID (repeatable)."),
+    reject_ids: list[str] | None = typer.Option(
+        None, "--reject", help="Reject (forget) pending memory ID (repeatable)."
+    ),
 ) -> None:
     """Walk the pending memories: confirm, edit or reject each (or use --confirm/--reject)."""
     from memchat.ui import console

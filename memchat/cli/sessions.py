@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Optional
 
 import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import confirm, write_or_print
+from memchat.errors import ExitCode
 from memchat.text import sanitize
 
 sessions_app = typer.Typer(help="List, show, rename, delete and export sessions.", no_args_is_help=True)
@@ -57,25 +57,34 @@ def show(
 
 
 @sessions_app.command()
-def rename(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="ID"),
-           title: list[str] = typer.Argument(..., metavar="TITLE")) -> None:
+def rename(
+    ctx: typer.Context,
+    session_id: str = typer.Argument(..., metavar="ID"),
+    title: list[str] = typer.Argument(..., metavar="TITLE"),
+) -> None:
     """Give a session a new title."""
     s = open_app(ctx).rename_session(session_id, " ".join(title))
     typer.echo(f"session {s.id}: {sanitize(s.title or '')}")
 
 
 @sessions_app.command()
-def delete(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="ID"),
-           yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
+def delete(
+    ctx: typer.Context,
+    session_id: str = typer.Argument(..., metavar="ID"),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+) -> None:
     """Delete a session and all its messages."""
     from memchat.ui import console
 
     memchat = open_app(ctx)
     s = memchat.session(session_id)
-    if not confirm(f"Delete session {s.id} ({sanitize(s.title or 'untitled')}, {s.message_count} messages)?", yes,
-                   refusing="to delete"):
+    if not confirm(
+        f"Delete session {s.id} ({sanitize(s.title or 'untitled')}, {s.message_count} messages)?",
+        yes,
+        refusing="to delete",
+    ):
         console.note("nothing deleted")
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILURE)
     memchat.delete_session(s.id)
     typer.echo(f"deleted session {s.id}")
 
@@ -85,22 +94,28 @@ def export(
     ctx: typer.Context,
     session_id: str = typer.Argument(..., metavar="ID"),
     fmt: str = typer.Option("md", "--format", "-f", help="md or json."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
 ) -> None:
     """Export a session as Markdown or JSON."""
     write_or_print(open_app(ctx).export_session(session_id, fmt), output)
 
 
 @sessions_app.command()
-def pin(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="SESSION"),
-        number: str = typer.Argument(..., metavar="MSG", help="The message's number, as `sessions show` gives it.")) -> None:
+def pin(
+    ctx: typer.Context,
+    session_id: str = typer.Argument(..., metavar="SESSION"),
+    number: str = typer.Argument(..., metavar="MSG", help="The message's number, as `sessions show` gives it."),
+) -> None:
     """Pin a message: it is always sent verbatim, whatever the budget."""
     _set_pin(ctx, session_id, number, True)
 
 
 @sessions_app.command()
-def unpin(ctx: typer.Context, session_id: str = typer.Argument(..., metavar="SESSION"),
-          number: str = typer.Argument(..., metavar="MSG")) -> None:
+def unpin(
+    ctx: typer.Context,
+    session_id: str = typer.Argument(..., metavar="SESSION"),
+    number: str = typer.Argument(..., metavar="MSG"),
+) -> None:
     """Unpin a message."""
     _set_pin(ctx, session_id, number, False)
 

@@ -42,13 +42,20 @@ class CaptureResult:
 
 
 def pointer(db: Database, session_id: int) -> tuple[int, int]:
-    row = db.conn.execute("SELECT through_message_id, summarised_through FROM capture_state WHERE session_id = ?",
-                          (session_id,)).fetchone()
+    row = db.conn.execute(
+        "SELECT through_message_id, summarised_through FROM capture_state WHERE session_id = ?", (session_id,)
+    ).fetchone()
     return (row[0] or 0, row[1] or 0) if row else (0, 0)
 
 
-def _save_pointer(db: Database, session_id: int, *, through: int | None = None, summarised: int | None = None,
-                  error: str | None = None) -> None:
+def _save_pointer(
+    db: Database,
+    session_id: int,
+    *,
+    through: int | None = None,
+    summarised: int | None = None,
+    error: str | None = None,
+) -> None:
     with immediate(db):
         db.conn.execute(
             "INSERT INTO capture_state (session_id, through_message_id, summarised_through, attempts, last_error, "
@@ -56,20 +63,34 @@ def _save_pointer(db: Database, session_id: int, *, through: int | None = None, 
             "through_message_id = coalesce(?, through_message_id), "
             "summarised_through = coalesce(?, summarised_through), "
             "attempts = CASE WHEN ? IS NULL THEN 0 ELSE attempts + 1 END, last_error = ?, updated_at = ?",
-            (session_id, through, summarised, 1 if error else 0, error, utcnow(),
-             through, summarised, error, error, utcnow()))
+            (
+                session_id,
+                through,
+                summarised,
+                1 if error else 0,
+                error,
+                utcnow(),
+                through,
+                summarised,
+                error,
+                error,
+                utcnow(),
+            ),
+        )
 
 
 def pending_sessions(db: Database) -> list[int]:
     """Sessions with answered messages past their capture pointer."""
     rows = db.conn.execute(
         "SELECT m.session_id FROM messages m LEFT JOIN capture_state c ON c.session_id = m.session_id "
-        "WHERE m.status = 'ok' AND m.id > coalesce(c.through_message_id, 0) GROUP BY m.session_id ORDER BY m.session_id")
+        "WHERE m.status = 'ok' AND m.id > coalesce(c.through_message_id, 0) GROUP BY m.session_id ORDER BY m.session_id"
+    )
     return [r[0] for r in rows]
 
 
-def capture_session(db: Database, settings: Settings, provider: Any, session_id: int, *, final: bool = False,
-                    embedder: Any = None) -> CaptureResult:
+def capture_session(
+    db: Database, settings: Settings, provider: Any, session_id: int, *, final: bool = False, embedder: Any = None
+) -> CaptureResult:
     """Extract and store memories from the session's uncaptured turns; raises on failure."""
     from memchat import sessions
     from memchat.context import eligible
@@ -93,25 +114,39 @@ def capture_session(db: Database, settings: Settings, provider: Any, session_id:
             hits = recall(db, query, embedder, kinds=("fact", "event", "rule"), limit=12, catch_up=False)
             related = list(store.get_many([h.id for h in hits if h.type == "memory"]).values())
         candidates = extract(provider, model, new, related)
-        result.outcomes = policy.apply(store, candidates, embedder=embedder,
-                                       decide=policy.model_decider(provider, model))
+        result.outcomes = policy.apply(
+            store, candidates, embedder=embedder, decide=policy.model_decider(provider, model)
+        )
         result.turns = len(new)
         _save_pointer(db, session_id, through=new[-1].id)
     if final and history and history[-1].id > summarised and len(history) >= 2:
         transcript = "\n".join(f"{m.role}: {m.content[:1500]}" for m in history[-40:])
         from memchat.providers import ChatRequest
 
-        reply = provider.complete(ChatRequest(
-            model=model, system="You write short, faithful summaries.",
-            messages=[{"role": "user", "content": SESSION_SUMMARY_PROMPT.format(transcript=transcript)}],
-            max_tokens=300))
+        reply = provider.complete(
+            ChatRequest(
+                model=model,
+                system="You write short, faithful summaries.",
+                messages=[{"role": "user", "content": SESSION_SUMMARY_PROMPT.format(transcript=transcript)}],
+                max_tokens=300,
+            )
+        )
         if reply.text.strip():
             session = sessions.get_session(db, session_id)
-            text = f"Session {session_id} ({session.created_at[:10]}, \"{session.title or 'untitled'}\"): " \
-                   f"{' '.join(reply.text.split())}"
-            memory = store.add(text, kind="event", key=f"session.{session_id}.summary", origin="inferred",
-                               confidence=0.8, importance=0.4, source_message_ids=[history[0].id, history[-1].id],
-                               actor="extractor")
+            text = (
+                f'Session {session_id} ({session.created_at[:10]}, "{session.title or "untitled"}"): '
+                f"{' '.join(reply.text.split())}"
+            )
+            memory = store.add(
+                text,
+                kind="event",
+                key=f"session.{session_id}.summary",
+                origin="inferred",
+                confidence=0.8,
+                importance=0.4,
+                source_message_ids=[history[0].id, history[-1].id],
+                actor="extractor",
+            )
             result.summary_id = memory.id
         _save_pointer(db, session_id, summarised=history[-1].id)
     return result
@@ -126,9 +161,7 @@ class CaptureWorker:
         self._embedder = embedder
         self._queue: queue.Queue[tuple[int, bool] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._busy = threading.Event()
         self.errors = 0
-        self.stored = 0
 
     def submit(self, session_id: int, *, final: bool = False) -> None:
         if self._thread is None:
@@ -169,12 +202,12 @@ class CaptureWorker:
                     db = open_db(self.db_path)
                     provider = get_provider(self.settings.provider, self.settings)
                 try:
-                    result = capture_session(db, self.settings, provider, session_id, final=final,
-                                             embedder=self._embedder)
-                    self.stored += sum(1 for o in result.outcomes if o.action in ("added", "pending", "superseded",
-                                                                                   "updated"))
-                    log.info("capture session %s: %d turns, %d candidates", session_id, result.turns,
-                             len(result.outcomes))
+                    result = capture_session(
+                        db, self.settings, provider, session_id, final=final, embedder=self._embedder
+                    )
+                    log.info(
+                        "capture session %s: %d turns, %d candidates", session_id, result.turns, len(result.outcomes)
+                    )
                 except Exception as exc:  # noqa: BLE001 - logged and retried next time
                     self.errors += 1
                     message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
@@ -198,8 +231,15 @@ def spawn_capture(db_path: Path, session_id: int, *, config_path: str | None = N
         args += ["--config", str(config_path)]
     args += ["memories", "capture", "--session", str(session_id), "--final", "--quiet"]
     try:
-        subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True, env=dict(os.environ))
+        subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            env=dict(os.environ),
+        )
     except OSError as exc:  # the next run catches up; never fail the user's command for this
         from memchat.log import get_logger
 

@@ -29,6 +29,7 @@ from memchat.memory.models import (
 if TYPE_CHECKING:
     import numpy as np
 
+
 def bf16_is_native() -> bool:
     """Whether this CPU multiplies bfloat16 natively (AVX512-BF16 or AMX), via oneDNN."""
     import torch
@@ -70,8 +71,9 @@ class SentenceTransformerEmbedder:
         import torch
 
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
-            vectors = self._model.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
-                                         show_progress_bar=False)
+            vectors = self._model.encode(
+                list(texts), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False
+            )
         vectors = np.asarray(vectors, dtype=np.float32)
         # Normalised here, in float32, so every row is a unit vector whatever the precision.
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -82,8 +84,9 @@ _EMBEDDERS: dict[str, Embedder] = {}
 _LOCK = threading.Lock()
 
 
-def get_embedder(name: str = DEFAULT_MODEL, precision: str = "auto", encoder: str = "auto",
-                 note: Callable[[str], None] | None = None) -> Embedder:
+def get_embedder(
+    name: str = DEFAULT_MODEL, precision: str = "auto", encoder: str = "auto", note: Callable[[str], None] | None = None
+) -> Embedder:
     """The embedder for a model name, loaded on first use and kept for the process.
 
     encoder "auto" runs the model with onnxruntime (no torch: ~0.25 s to load instead of
@@ -115,14 +118,18 @@ def _load(name: str, precision: str, encoder: str, note: Callable[[str], None] |
 
             get_logger().info("onnx encoder unavailable for %s (%s); using sentence-transformers", name, exc)
         if encoder == "onnx":
-            raise ConfigError(f"the onnxruntime export of {name!r} did not verify; set memory.encoder = \"auto\"")
+            raise ConfigError(f'the onnxruntime export of {name!r} did not verify; set memory.encoder = "auto"')
     return SentenceTransformerEmbedder(name, precision)
 
 
 def configured(settings: Any, note: Callable[[str], None] | None = None) -> Embedder:
     """The embedder the settings name (memory.embedding_model, .embedding_precision, .encoder)."""
-    return get_embedder(settings.get("memory.embedding_model"), settings.get("memory.embedding_precision"),
-                        settings.get("memory.encoder"), note)
+    return get_embedder(
+        settings.get("memory.embedding_model"),
+        settings.get("memory.embedding_precision"),
+        settings.get("memory.encoder"),
+        note,
+    )
 
 
 def is_loaded(name: str = DEFAULT_MODEL) -> bool:
@@ -144,5 +151,15 @@ def from_blobs(blobs: list[bytes], dim: int) -> np.ndarray:
     return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32, copy=False)
 
 
-__all__ = ["BATCH_SIZE", "DEFAULT_MODEL", "Embedder", "configured", "default_model_path", "get_embedder",
-           "is_loaded", "resolve_model", "to_blob", "from_blobs"]
+__all__ = [
+    "BATCH_SIZE",
+    "DEFAULT_MODEL",
+    "Embedder",
+    "configured",
+    "default_model_path",
+    "get_embedder",
+    "is_loaded",
+    "resolve_model",
+    "to_blob",
+    "from_blobs",
+]

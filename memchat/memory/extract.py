@@ -21,12 +21,21 @@ if TYPE_CHECKING:
     from memchat.providers import Provider
     from memchat.sessions import Message
 
-SENSITIVE = ("health", "religion", "politics", "sexual_orientation", "finances", "legal_status",
-             "workplace_conflict", "precise_location", "identity_document", "children")
+SENSITIVE = (
+    "health",
+    "religion",
+    "politics",
+    "sexual_orientation",
+    "finances",
+    "legal_status",
+    "workplace_conflict",
+    "precise_location",
+    "identity_document",
+    "children",
+)
 EVENT_TYPES = ("problem", "decision", "task_done", "milestone", "plan", "other")
 
-_SOURCES = {"type": "array", "items": {"type": "integer"},
-            "description": "Numbers of the turns ([n]) this comes from."}
+_SOURCES = {"type": "array", "items": {"type": "integer"}, "description": "Numbers of the turns ([n]) this comes from."}
 
 TOOL: dict[str, Any] = {
     "name": "record_memories",
@@ -34,37 +43,61 @@ TOOL: dict[str, Any] = {
     "input_schema": {
         "type": "object",
         "properties": {
-            "facts": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "text": {"type": "string", "description": "One self-contained fact about the user or their world, in the user's terms."},
-                    "key": {"type": "string", "description": "Optional canonical key entity.attribute, e.g. user.city, user.contact_method."},
-                    "value": {"type": "string", "description": "The value for the key, e.g. Lisbon."},
-                    "origin": {"type": "string", "enum": ["stated", "inferred"],
-                               "description": "stated: the user said it; inferred: you concluded it."},
-                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                    "sensitive": {"type": "string", "enum": ["none", *SENSITIVE]},
-                    "sources": _SOURCES,
+            "facts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {
+                            "type": "string",
+                            "description": "One self-contained fact about the user or their world, in the user's terms.",
+                        },
+                        "key": {
+                            "type": "string",
+                            "description": "Optional canonical key entity.attribute, e.g. user.city, user.contact_method.",
+                        },
+                        "value": {"type": "string", "description": "The value for the key, e.g. Lisbon."},
+                        "origin": {
+                            "type": "string",
+                            "enum": ["stated", "inferred"],
+                            "description": "stated: the user said it; inferred: you concluded it.",
+                        },
+                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                        "sensitive": {"type": "string", "enum": ["none", *SENSITIVE]},
+                        "sources": _SOURCES,
+                    },
+                    "required": ["text", "origin", "sources"],
                 },
-                "required": ["text", "origin", "sources"]}},
-            "events": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "type": {"type": "string", "enum": list(EVENT_TYPES)},
-                    "description": {"type": "string"},
-                    "resolved": {"type": "boolean"},
-                    "date": {"type": "string", "description": "ISO date if known."},
-                    "sources": _SOURCES,
+            },
+            "events": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "type": {"type": "string", "enum": list(EVENT_TYPES)},
+                        "description": {"type": "string"},
+                        "resolved": {"type": "boolean"},
+                        "date": {"type": "string", "description": "ISO date if known."},
+                        "sources": _SOURCES,
+                    },
+                    "required": ["type", "description", "sources"],
                 },
-                "required": ["type", "description", "sources"]}},
-            "rules": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "text": {"type": "string", "description": "An instruction on how to work with the user, e.g. 'Do not use bullet points.'"},
-                    "correction": {"type": "boolean", "description": "True when the user corrected the assistant."},
-                    "sources": _SOURCES,
+            },
+            "rules": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {
+                            "type": "string",
+                            "description": "An instruction on how to work with the user, e.g. 'Do not use bullet points.'",
+                        },
+                        "correction": {"type": "boolean", "description": "True when the user corrected the assistant."},
+                        "sources": _SOURCES,
+                    },
+                    "required": ["text", "sources"],
                 },
-                "required": ["text", "sources"]}},
+            },
         },
         "required": ["facts", "events", "rules"],
     },
@@ -126,24 +159,48 @@ def parse_candidates(data: Any, turns: dict[int, int]) -> list[Candidate]:
         if not isinstance(item, dict) or not (text := _str(item.get("text"))):
             continue
         conf = item.get("confidence")
-        sensitive = item.get("sensitive") if item.get("sensitive") in SENSITIVE else "none"
-        out.append(Candidate(
-            "fact", text, key=_str(item.get("key"), 100), value=_str(item.get("value"), 500),
-            origin="stated" if item.get("origin") == "stated" else "inferred",
-            confidence=float(conf) if isinstance(conf, (int, float)) and 0 <= conf <= 1 else 0.7,
-            sensitive=sensitive, sources=_sources(item, turns)))
+        sensitive = str(item["sensitive"]) if item.get("sensitive") in SENSITIVE else "none"
+        out.append(
+            Candidate(
+                "fact",
+                text,
+                key=_str(item.get("key"), 100),
+                value=_str(item.get("value"), 500),
+                origin="stated" if item.get("origin") == "stated" else "inferred",
+                confidence=float(conf) if isinstance(conf, (int, float)) and 0 <= conf <= 1 else 0.7,
+                sensitive=sensitive,
+                sources=_sources(item, turns),
+            )
+        )
     for item in data.get("events") or []:
         if not isinstance(item, dict) or not (text := _str(item.get("description"))):
             continue
         etype = item.get("type") if item.get("type") in EVENT_TYPES else "other"
         resolved = item.get("resolved") if isinstance(item.get("resolved"), bool) else None
-        out.append(Candidate("event", text, origin="stated", event_type=etype, resolved=resolved,
-                             date=_str(item.get("date"), 40), sources=_sources(item, turns)))
+        out.append(
+            Candidate(
+                "event",
+                text,
+                origin="stated",
+                event_type=etype,
+                resolved=resolved,
+                date=_str(item.get("date"), 40),
+                sources=_sources(item, turns),
+            )
+        )
     for item in data.get("rules") or []:
         if not isinstance(item, dict) or not (text := _str(item.get("text"))):
             continue
-        out.append(Candidate("rule", text, origin="stated", confidence=0.9,
-                             correction=item.get("correction") is True, sources=_sources(item, turns)))
+        out.append(
+            Candidate(
+                "rule",
+                text,
+                origin="stated",
+                confidence=0.9,
+                correction=item.get("correction") is True,
+                sources=_sources(item, turns),
+            )
+        )
     return out
 
 
@@ -164,6 +221,5 @@ def extract(provider: Provider, model: str, turns: list[Message], existing: list
     if not turns:
         return []
     prompt, numbering = build_prompt(turns, existing)
-    request = ChatRequest(model=model, system=SYSTEM, messages=[{"role": "user", "content": prompt}],
-                          max_tokens=2048)
+    request = ChatRequest(model=model, system=SYSTEM, messages=[{"role": "user", "content": prompt}], max_tokens=2048)
     return parse_candidates(provider.call_tool(request, TOOL), numbering)

@@ -30,8 +30,9 @@ class Forgotten:
     sources: list[int] = field(default_factory=list)  # the messages the memories came from
 
 
-def forget(db: Database, targets: list[Memory], *, actor: str = "user", purge_sources: bool = False,
-           action: str = "forget") -> Forgotten:
+def forget(
+    db: Database, targets: list[Memory], *, actor: str = "user", purge_sources: bool = False, action: str = "forget"
+) -> Forgotten:
     """Forget these memories for good (they must not be forgotten already)."""
     if not targets:
         return Forgotten()
@@ -48,7 +49,9 @@ def forget(db: Database, targets: list[Memory], *, actor: str = "user", purge_so
             conn.execute(
                 "UPDATE memories SET text = '', key = NULL, value = NULL, status = 'forgotten', pinned = 0, "
                 "embedding = NULL, embedding_model = NULL, source_message_ids = '[]', "
-                "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id = ?", (now, now, m.id))
+                "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id = ?",
+                (now, now, m.id),
+            )
             log_history(conn, m.id, action, None, None, actor, now)
         redactions = _redact_summaries(db, targets, actor, now)
         if purge_sources and sources:
@@ -73,8 +76,10 @@ def _redact_summaries(db: Database, forgotten: list[Memory], actor: str, now: st
             conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (text, sid))
             total += n
     gone = {m.id for m in forgotten}
-    cursor = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM memories WHERE kind = 'event' "
-                          "AND key LIKE 'session.%.summary' AND status != 'forgotten' ORDER BY id")
+    cursor = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM memories WHERE kind = 'event' "
+        "AND key LIKE 'session.%.summary' AND status != 'forgotten' ORDER BY id"
+    )
     names = [d[0] for d in cursor.description]
     for m in [memory_from_row(row, names) for row in cursor.fetchall()]:
         if m.id in gone:
@@ -83,12 +88,17 @@ def _redact_summaries(db: Database, forgotten: list[Memory], actor: str, now: st
         if not n:
             continue
         total += n
-        conn.execute("UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, updated_at = ? "
-                     "WHERE id = ?", (text, now, m.id))
+        conn.execute(
+            "UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, updated_at = ? WHERE id = ?",
+            (text, now, m.id),
+        )
         for hid, old_text, new_text in conn.execute(
-                "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (m.id,)).fetchall():
-            conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
-                         (redactor.redact(old_text or "")[0] or None, redactor.redact(new_text or "")[0] or None, hid))
+            "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (m.id,)
+        ).fetchall():
+            conn.execute(
+                "UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
+                (redactor.redact(old_text or "")[0] or None, redactor.redact(new_text or "")[0] or None, hid),
+            )
         log_history(conn, m.id, "edit", None, text, actor, now)
     return total
 

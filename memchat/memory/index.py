@@ -79,14 +79,23 @@ def forget_cache() -> None:
 
 # --- model checks -----------------------------------------------------------------------------
 
+
 def other_models(db: Database, model: str) -> list[str]:
     """Models, other than `model`, that stored vectors were made with."""
     # `< ? OR > ?` instead of `!=` so the lookups use the model indexes.
-    found = {r[0] for r in db.conn.execute(
-        "SELECT DISTINCT embedding_model FROM memories WHERE embedding_model < ? OR embedding_model > ?",
-        (model, model))}
-    found |= {r[0] for r in db.conn.execute(
-        "SELECT DISTINCT model FROM message_vectors WHERE model < ? OR model > ?", (model, model))}
+    found = {
+        r[0]
+        for r in db.conn.execute(
+            "SELECT DISTINCT embedding_model FROM memories WHERE embedding_model < ? OR embedding_model > ?",
+            (model, model),
+        )
+    }
+    found |= {
+        r[0]
+        for r in db.conn.execute(
+            "SELECT DISTINCT model FROM message_vectors WHERE model < ? OR model > ?", (model, model)
+        )
+    }
     return sorted(found)
 
 
@@ -101,20 +110,28 @@ def ensure_current(db: Database, model: str) -> None:
     if others:
         raise ReindexNeeded(
             f"the search index was built with the embedding model {others[0]!r} but memory.embedding_model is "
-            f"{model!r}: run `memchat reindex` to re-embed with {model!r} (or set the old model back)")
+            f"{model!r}: run `memchat reindex` to re-embed with {model!r} (or set the old model back)"
+        )
     with _LOCK:
         _CHECKED[key] = gens
 
 
 # --- writing vectors --------------------------------------------------------------------------
 
-def _embed_in_chunks(embedder: Embedder, rows: list[tuple], text_of: Callable[[tuple], str],
-                     write: Callable[[list[tuple], np.ndarray], None], progress: Progress | None,
-                     done: int, total: int) -> int:
+
+def _embed_in_chunks(
+    embedder: Embedder,
+    rows: list[tuple],
+    text_of: Callable[[tuple], str],
+    write: Callable[[list[tuple], np.ndarray], None],
+    progress: Progress | None,
+    done: int,
+    total: int,
+) -> int:
     # Texts of similar length share a batch, so little of each batch is padding.
     rows = sorted(rows, key=lambda r: len(text_of(r)))
     for start in range(0, len(rows), CHUNK):
-        chunk = rows[start:start + CHUNK]
+        chunk = rows[start : start + CHUNK]
         write(chunk, embedder.encode([text_of(r) for r in chunk]))
         done += len(chunk)
         if progress:
@@ -130,7 +147,8 @@ def _memory_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarra
             # `AND text = ?`: a memory edited meanwhile keeps its NULL and is embedded next time.
             db.conn.executemany(
                 "UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ? AND text = ?",
-                [(to_blob(v), model, r[0], r[1]) for r, v in zip(rows, vectors)])
+                [(to_blob(v), model, r[0], r[1]) for r, v in zip(rows, vectors, strict=True)],
+            )
 
     return write
 
@@ -145,8 +163,11 @@ def _message_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarr
             db.conn.executemany(
                 "INSERT OR REPLACE INTO message_vectors (message_id, model, dim, vector, content_hash) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(r[0], model, int(vectors.shape[1]), to_blob(v), text_hash(message_text(r[3], r[4])))
-                 for r, v in zip(rows, vectors)])
+                [
+                    (r[0], model, int(vectors.shape[1]), to_blob(v), text_hash(message_text(r[3], r[4])))
+                    for r, v in zip(rows, vectors, strict=True)
+                ],
+            )
             after = generation(db, "messages")
         _append_messages(db, model, before, after, rows, vectors)
 
@@ -155,18 +176,19 @@ def _message_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarr
 
 def _missing_memories(db: Database) -> list[tuple]:
     return db.conn.execute(
-        "SELECT id, text FROM memories WHERE embedding IS NULL AND status != 'forgotten' ORDER BY id").fetchall()
+        "SELECT id, text FROM memories WHERE embedding IS NULL AND status != 'forgotten' ORDER BY id"
+    ).fetchall()
 
 
 def _missing_messages(db: Database, after_id: int = 0) -> list[tuple]:
     return db.conn.execute(
         "SELECT m.id, m.session_id, m.created_at, m.name, m.content FROM messages m WHERE m.id > ? "
         "AND NOT EXISTS (SELECT 1 FROM message_vectors v WHERE v.message_id = m.id) ORDER BY m.id",
-        (after_id,)).fetchall()
+        (after_id,),
+    ).fetchall()
 
 
-def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None, *,
-             limit: int | None = None) -> int:
+def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None, *, limit: int | None = None) -> int:
     """Embed memories and messages that have no vector yet, in one batch; returns how many.
 
     With a limit, nothing is embedded when more than `limit` texts wait (a caller that must
@@ -188,26 +210,35 @@ def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None,
     if progress and total:
         progress(0, total)
     done = _embed_in_chunks(embedder, memories, lambda r: r[1], _memory_writer(db, model), progress, 0, total)
-    _embed_in_chunks(embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model),
-                     progress, done, total)
+    _embed_in_chunks(
+        embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model), progress, done, total
+    )
     with _LOCK:
         _CHECKED[key] = top
     return total
 
 
-def embed_messages(db: Database, embedder: Embedder, message_ids: list[int],
-                   progress: Progress | None = None) -> int:
+def embed_messages(db: Database, embedder: Embedder, message_ids: list[int], progress: Progress | None = None) -> int:
     """Embed the given messages now (an import does this in batches)."""
     rows: list[tuple] = []
     for start in range(0, len(message_ids), 500):
-        part = message_ids[start:start + 500]
+        part = message_ids[start : start + 500]
         rows += db.conn.execute(
             f"SELECT id, session_id, created_at, name, content FROM messages WHERE id IN ({', '.join('?' * len(part))}) "
-            "ORDER BY id", part).fetchall()
+            "ORDER BY id",
+            part,
+        ).fetchall()
     if progress and rows:
         progress(0, len(rows))
-    return _embed_in_chunks(embedder, rows, lambda r: message_text(r[3], r[4]),
-                            _message_writer(db, embedder.model_name), progress, 0, len(rows))
+    return _embed_in_chunks(
+        embedder,
+        rows,
+        lambda r: message_text(r[3], r[4]),
+        _message_writer(db, embedder.model_name),
+        progress,
+        0,
+        len(rows),
+    )
 
 
 def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, *, full: bool = False) -> ReindexResult:
@@ -221,24 +252,30 @@ def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, 
         db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
     memories = db.conn.execute(
         "SELECT id, text FROM memories WHERE status != 'forgotten' AND (? OR embedding IS NULL "
-        "OR embedding_model IS NOT ?) ORDER BY id", (int(full), model)).fetchall()
+        "OR embedding_model IS NOT ?) ORDER BY id",
+        (int(full), model),
+    ).fetchall()
     messages = [
-        r[:5] for r in db.conn.execute(
+        r[:5]
+        for r in db.conn.execute(
             "SELECT m.id, m.session_id, m.created_at, m.name, m.content, v.model, v.content_hash FROM messages m "
-            "LEFT JOIN message_vectors v ON v.message_id = m.id ORDER BY m.id")
+            "LEFT JOIN message_vectors v ON v.message_id = m.id ORDER BY m.id"
+        )
         if full or r[5] != model or r[6] != text_hash(message_text(r[3], r[4]))
     ]
     total = len(memories) + len(messages)
     if progress:
         progress(0, total)
     done = _embed_in_chunks(embedder, memories, lambda r: r[1], _memory_writer(db, model), progress, 0, total)
-    _embed_in_chunks(embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model),
-                     progress, done, total)
+    _embed_in_chunks(
+        embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model), progress, done, total
+    )
     forget_cache()
     return ReindexResult(len(memories), len(messages))
 
 
 # --- reading vectors --------------------------------------------------------------------------
+
 
 def vector_set(db: Database, which: str, model: str) -> VectorSet:
     """The cached matrix of `which` ('memories' or 'messages') for `model`, reloaded after changes."""
@@ -257,8 +294,6 @@ def vector_set(db: Database, which: str, model: str) -> VectorSet:
     return loaded
 
 
-
-
 def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
     import numpy as np
 
@@ -267,12 +302,16 @@ def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
     if which == "memories":
         rows = db.conn.execute(
             "SELECT id, created_at, kind, status, embedding FROM memories "
-            "WHERE embedding_model = ? AND status != 'forgotten' ORDER BY id", (model,)).fetchall()
+            "WHERE embedding_model = ? AND status != 'forgotten' ORDER BY id",
+            (model,),
+        ).fetchall()
         group = np.array([kind_status_code(r[2], r[3]) for r in rows], dtype=np.int64)
     else:
         rows = db.conn.execute(
             "SELECT v.message_id, m.created_at, m.session_id, NULL, v.vector FROM message_vectors v "
-            "JOIN messages m ON m.id = v.message_id WHERE v.model = ? ORDER BY v.message_id", (model,)).fetchall()
+            "JOIN messages m ON m.id = v.message_id WHERE v.model = ? ORDER BY v.message_id",
+            (model,),
+        ).fetchall()
         group = np.array([r[2] for r in rows], dtype=np.int64)
     dim = len(rows[0][4]) // 4 if rows else 0
     return VectorSet(
@@ -320,8 +359,14 @@ def similarities(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def nearest(vs: VectorSet, vector: np.ndarray, mask: np.ndarray | None, n: int, since: str | None = None,
-            until: str | None = None) -> list[tuple[int, float]]:
+def nearest(
+    vs: VectorSet,
+    vector: np.ndarray,
+    mask: np.ndarray | None,
+    n: int,
+    since: str | None = None,
+    until: str | None = None,
+) -> list[tuple[int, float]]:
     """The n rows most similar to vector among those mask (and the time range) allow: [(id, cosine)]."""
     import numpy as np
 
@@ -344,8 +389,7 @@ def nearest(vs: VectorSet, vector: np.ndarray, mask: np.ndarray | None, n: int, 
     return [(int(vs.ids[i]), float(scores[i])) for i in top]
 
 
-def _append_messages(db: Database, model: str, before: int, after: int, rows: list[tuple],
-                     vectors: np.ndarray) -> None:
+def _append_messages(db: Database, model: str, before: int, after: int, rows: list[tuple], vectors: np.ndarray) -> None:
     """Vectors this process just stored join its cached matrix, when nothing else changed."""
     import numpy as np
 
@@ -355,7 +399,9 @@ def _append_messages(db: Database, model: str, before: int, after: int, rows: li
         if cached is None or cached.generation != before or after - before != len(rows):
             return
         new_ids = np.array([r[0] for r in rows], dtype=np.int64)
-        if (cached.matrix.shape[0] and cached.matrix.shape[1] != vectors.shape[1]) or np.isin(new_ids, cached.ids).any():
+        if (cached.matrix.shape[0] and cached.matrix.shape[1] != vectors.shape[1]) or np.isin(
+            new_ids, cached.ids
+        ).any():
             return
         matrix = vectors if cached.matrix.shape[0] == 0 else np.concatenate([cached.matrix, vectors])
         _CACHE[key] = VectorSet(

@@ -123,14 +123,21 @@ def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
         shutil.copy(model_dir / "tokenizer.json", work / "tokenizer.json")
         for name in ("raw.onnx", "opt.onnx"):
             (work / name).unlink(missing_ok=True)
-        reference = st_model.encode(VERIFY_TEXTS, normalize_embeddings=True, convert_to_numpy=True,
-                                    show_progress_bar=False)
+        reference = st_model.encode(
+            VERIFY_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         candidate = OnnxEmbedder(model_name, work, _max_seq_length(model_dir)).encode(VERIFY_TEXTS)
         cosines = np.sum(reference.astype(np.float64) * candidate.astype(np.float64), axis=1)
         min_cos = float(cosines.min())
-        info = {"format": FORMAT, "model": model_name, "verified": min_cos >= MIN_COSINE, "min_cosine": min_cos,
-                "max_seq_length": _max_seq_length(model_dir), "dim": int(candidate.shape[1]),
-                "seconds": round(time.monotonic() - started, 1)}
+        info = {
+            "format": FORMAT,
+            "model": model_name,
+            "verified": min_cos >= MIN_COSINE,
+            "min_cosine": min_cos,
+            "max_seq_length": _max_seq_length(model_dir),
+            "dim": int(candidate.shape[1]),
+            "seconds": round(time.monotonic() - started, 1),
+        }
         (work / "manifest.json").write_text(json.dumps(info, indent=1))
         if target.exists():
             shutil.rmtree(target)
@@ -138,8 +145,10 @@ def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
         shutil.move(str(work), str(target))
         os.makedirs(work, exist_ok=True)  # TemporaryDirectory cleans up the (now empty) name
     if note and not info["verified"]:
-        note(f"the fast encoder disagreed with sentence-transformers (min cosine {min_cos:.4f} < {MIN_COSINE}); "
-             "staying on sentence-transformers")
+        note(
+            f"the fast encoder disagreed with sentence-transformers (min cosine {min_cos:.4f} < {MIN_COSINE}); "
+            "staying on sentence-transformers"
+        )
     return bool(info["verified"])
 
 
@@ -153,9 +162,8 @@ def _export(st_model: Any, path: Path) -> None:
             super().__init__()
             self.model = model
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001
-            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask,
-                                token_type_ids=token_type_ids)[0]
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)[0]
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
@@ -169,12 +177,19 @@ def _export(st_model: Any, path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            Pooled(auto_model).eval(), (ids, mask, torch.zeros_like(ids)), str(path),
-            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["embedding"],
-            dynamic_axes={"input_ids": {axes["b"]: "batch", axes["s"]: "seq"},
-                          "attention_mask": {0: "batch", 1: "seq"},
-                          "token_type_ids": {0: "batch", 1: "seq"}, "embedding": {0: "batch"}},
-            opset_version=17, dynamo=False,
+            Pooled(auto_model).eval(),
+            (ids, mask, torch.zeros_like(ids)),
+            str(path),
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["embedding"],
+            dynamic_axes={
+                "input_ids": {axes["b"]: "batch", axes["s"]: "seq"},
+                "attention_mask": {0: "batch", 1: "seq"},
+                "token_type_ids": {0: "batch", 1: "seq"},
+                "embedding": {0: "batch"},
+            },
+            opset_version=17,
+            dynamo=False,
         )
 
 
@@ -192,8 +207,14 @@ def _externalise(src: Path, dst: Path) -> None:
     import onnx
 
     model = onnx.load(str(src))
-    onnx.save_model(model, str(dst), save_as_external_data=True, all_tensors_to_one_file=True,
-                    location="model.onnx.data", size_threshold=1024)
+    onnx.save_model(
+        model,
+        str(dst),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="model.onnx.data",
+        size_threshold=1024,
+    )
 
 
 class OnnxEmbedder:
@@ -212,8 +233,7 @@ class OnnxEmbedder:
         options.log_severity_level = 3
         # Spinning worker threads would steal the core that numpy's scan and SQLite need next.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(directory / "model.onnx"), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(str(directory / "model.onnx"), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         length = max_seq_length or (info or {}).get("max_seq_length", 256)
@@ -232,11 +252,14 @@ class OnnxEmbedder:
         # Similar lengths together: padding to the longest in a batch then costs little.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             with self._lock:
                 encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64)}
+            feeds = {
+                "input_ids": ids,
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            }
             if "token_type_ids" in self._inputs:
                 feeds["token_type_ids"] = np.zeros_like(ids)
             out[idx] = self._session.run(None, feeds)[0]

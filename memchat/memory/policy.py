@@ -67,28 +67,56 @@ def _neighbours(store: MemoryStore, embedder: Embedder | None, c: Candidate) -> 
     return [(found[h.id], h.cosine or 0.0) for h in hits if h.type == "memory" and h.id in found]
 
 
-def apply(store: MemoryStore, candidates: list[Candidate], *, embedder: Embedder | None = None,
-          decide: Decide | None = None, actor: str = "extractor") -> list[Outcome]:
+def apply(
+    store: MemoryStore,
+    candidates: list[Candidate],
+    *,
+    embedder: Embedder | None = None,
+    decide: Decide | None = None,
+    actor: str = "extractor",
+) -> list[Outcome]:
     """Store what the policy allows; one Outcome per candidate."""
     return [_one(store, c, embedder, decide, actor) for c in candidates]
 
 
+def importance(c: Candidate) -> float:
+    """How much a new memory matters: corrections most, then rules, open problems and plans,
+    what the user stated; a problem already resolved least."""
+    if c.kind == "rule":
+        return 0.8 if c.correction else 0.7
+    if c.kind == "event":
+        if c.resolved:
+            return 0.4
+        return 0.6 if c.event_type in ("problem", "plan") else 0.5
+    return 0.6 if c.origin == "stated" else 0.5
+
+
 def _add(store: MemoryStore, c: Candidate, actor: str, *, status: str = "active") -> Memory:
-    importance = 0.7 if c.kind == "rule" else (0.6 if c.origin == "stated" else 0.5)
-    return store.add(c.text, kind=c.kind, key=c.key, value=c.value, origin=c.origin, status=status,
-                     confidence=c.confidence, sensitive=c.sensitive != "none", importance=importance,
-                     source_message_ids=c.sources, actor=actor, valid_from=c.date if c.date else None)
+    return store.add(
+        c.text,
+        kind=c.kind,
+        key=c.key,
+        value=c.value,
+        origin=c.origin,
+        status=status,
+        confidence=c.confidence,
+        sensitive=c.sensitive != "none",
+        importance=importance(c),
+        source_message_ids=c.sources,
+        actor=actor,
+        valid_from=c.date if c.date else None,
+    )
 
 
-def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: Decide | None,
-         actor: str) -> Outcome:
+def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: Decide | None, actor: str) -> Outcome:
     if c.kind == "fact" and c.sensitive != "none" and c.origin == "inferred":
         m = _add(store, c, actor, status="pending")
         return Outcome("pending", m.id, c.text, c.kind)
     if c.key:
         current = [m for m in store.find(kind=c.kind, status="active") if m.key == c.key]
-        if current and (_norm(current[0].value) == _norm(c.value) if c.value else
-                        _norm(current[0].text) == _norm(c.text)):
+        if current and (
+            _norm(current[0].value) == _norm(c.value) if c.value else _norm(current[0].text) == _norm(c.text)
+        ):
             return Outcome("merged", current[0].id, c.text, c.kind)
         m = _add(store, c, actor)
         return Outcome("superseded" if current else "added", m.id, c.text, c.kind)
@@ -107,7 +135,8 @@ def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: De
             return Outcome("skipped", related[0].id, c.text, c.kind)
         target = verdict.get("target")
         if action == "update" and isinstance(target, int) and 1 <= target <= len(related):
-            text = verdict.get("text") if isinstance(verdict.get("text"), str) and verdict["text"].strip() else c.text
+            merged = verdict.get("text")
+            text = merged if isinstance(merged, str) and merged.strip() else c.text
             m = store.supersede(related[target - 1].id, text, actor=actor)
             return Outcome("updated", m.id, text, c.kind)
     m = _add(store, c, actor)
@@ -120,11 +149,17 @@ def model_decider(provider: Any, model: str) -> Decide:
 
     def decide(c: Candidate, existing: list[Memory]) -> dict[str, Any]:
         listing = "\n".join(f"{{{n}}} {m.text}" for n, m in enumerate(existing, 1))
-        prompt = (f"Existing memories:\n{listing}\n\nNew {c.kind}: {c.text}\n\n"
-                  "Is the new one already known (noop), a change to one of them (update, give its {n} and "
-                  "the merged text), or new information (add)? Call decide_memory.")
-        request = ChatRequest(model=model, system="You keep a user's memory free of duplicates and stale facts.",
-                              messages=[{"role": "user", "content": prompt}], max_tokens=300)
+        prompt = (
+            f"Existing memories:\n{listing}\n\nNew {c.kind}: {c.text}\n\n"
+            "Is the new one already known (noop), a change to one of them (update, give its {n} and "
+            "the merged text), or new information (add)? Call decide_memory."
+        )
+        request = ChatRequest(
+            model=model,
+            system="You keep a user's memory free of duplicates and stale facts.",
+            messages=[{"role": "user", "content": prompt}],
+            max_tokens=300,
+        )
         return provider.call_tool(request, DECIDE_TOOL)
 
     return decide

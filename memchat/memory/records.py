@@ -78,16 +78,26 @@ def clean_text(text: str) -> str:
 
 
 def memory_from_row(row: tuple, names: list[str]) -> Memory:
-    data = dict(zip(names, row))
+    data = dict(zip(names, row, strict=True))
     data["pinned"] = bool(data["pinned"])
     data["sensitive"] = bool(data["sensitive"])
     data["source_message_ids"] = json.loads(data["source_message_ids"] or "[]")
     return Memory(**data)
 
 
-def log_history(conn: Any, memory_id: int, action: str, old: str | None, new: str | None, actor: str,
-                at: str, source_message_id: int | None = None) -> None:
+def log_history(
+    conn: Any,
+    memory_id: int,
+    action: str,
+    old: str | None,
+    new: str | None,
+    actor: str,
+    at: str,
+    source_message_id: int | None = None,
+) -> None:
     """Append one audit-trail row (inside the caller's transaction)."""
     conn.execute(
         "INSERT INTO memory_history (memory_id, action, old_text, new_text, actor, source_message_id, at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", (memory_id, action, old, new, actor, source_message_id, at))
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (memory_id, action, old, new, actor, source_message_id, at),
+    )

@@ -20,14 +20,16 @@ from collections.abc import Iterable
 
 REDACTED = "[forgotten]"
 
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 a an the and or but if of to in on at by for with from as is are was were be been being am
 i me my mine you your yours he him his she her hers it its we us our they them their this that
 these those there here what which who whom whose when where why how not no yes do does did done
 has have had having will would can could should shall may might must so than then too very just
 also about into over under again only own same some any each few more most other such both all
 user users assistant session said says told asked wants likes like said mentioned talked
-""".split())
+""".split()
+)
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
 # Sentence ends, line breaks and list bullets split a summary into the parts that are redacted.
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
@@ -118,8 +120,8 @@ class Redactor:
             return summary, 0
         out, count, last = [], 0, 0
         for match in _SENTENCE.finditer(summary + "\n"):
-            part = summary[last:match.start()]
-            sep = summary[match.start():match.end()]
+            part = summary[last : match.start()]
+            sep = summary[match.start() : match.end()]
             last = match.end()
             body = part.lstrip(" -*•\t0123456789.)")
             lead = part[: len(part) - len(body)]

@@ -87,7 +87,7 @@ MEMORIES: tuple[str, ...] = (
     f"CREATE TRIGGER memories_gen_ad AFTER DELETE ON memories BEGIN {_bump('memories')} END",
     # Not on use_count/last_used_at: using a memory must not throw away every cached matrix.
     f"""CREATE TRIGGER memories_gen_au AFTER UPDATE OF embedding, embedding_model, status, kind, created_at
-        ON memories BEGIN {_bump('memories')} END""",
+        ON memories BEGIN {_bump("memories")} END""",
 )
 
 MESSAGE_INDEX: tuple[str, ...] = (

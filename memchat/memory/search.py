@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 from memchat.errors import UsageError
 from memchat.memory import index
@@ -34,14 +34,16 @@ CATCH_UP = 32  # texts a search embeds on its own; a larger backlog waits for re
 MAX_TERMS = 32
 _WORD = re.compile(r"[^\W_]+")
 # Words that match almost every message: they cost time in an OR query and add no signal.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an and are as at be been but by can could did do does doing for from had has have having he her hers him his
 how i if in into is it its itself me my myself of on or our ours she so than that the their theirs them then there
 these they this those to too up us was we were what when where which while who whom why will with would you your
 yours yourself yourselves am any been both each few more most other some such no nor not only own same just don
 should now ever also about after again against all before being below between during further here once over
 through under until off out very s t
-""".split())
+""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def parse_time(value: str | None, *, end: bool = False) -> str | None:
         if end and len(text) <= 10:
             when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
         if when.tzinfo is not None:
-            when = when.astimezone(timezone.utc).replace(tzinfo=None)
+            when = when.astimezone(UTC).replace(tzinfo=None)
     except (ValueError, OverflowError):
         raise UsageError(f"not a date or time: {value!r} (use e.g. 2026-01-31 or 2026-01-31T09:00)") from None
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -140,10 +142,21 @@ class _Query:
         return sql, params
 
 
-def recall(db: Database, query: str, embedder: Embedder | None = None, *, kinds: tuple[str, ...] | list[str] | None = None,
-           statuses: tuple[str, ...] = ("active",), limit: int = 10, since: str | None = None,
-           until: str | None = None, session_id: int | None = None, tuning: Tuning = TUNING,
-           catch_up: bool | int = CATCH_UP, progress: index.Progress | None = None) -> list[Hit]:
+def recall(
+    db: Database,
+    query: str,
+    embedder: Embedder | None = None,
+    *,
+    kinds: tuple[str, ...] | list[str] | None = None,
+    statuses: tuple[str, ...] = ("active",),
+    limit: int = 10,
+    since: str | None = None,
+    until: str | None = None,
+    session_id: int | None = None,
+    tuning: Tuning = TUNING,
+    catch_up: bool | int = CATCH_UP,
+    progress: index.Progress | None = None,
+) -> list[Hit]:
     """Search memories and messages; best first.
 
     Args:
@@ -166,8 +179,17 @@ def recall(db: Database, query: str, embedder: Embedder | None = None, *, kinds:
             raise UsageError(f"status must be one of {', '.join(STATUSES)}; got {s!r}")
     if limit < 1:
         raise UsageError("--limit must be at least 1")
-    q = _Query(query, fts_query(query, stopwords=tuning.stopwords), None, kinds, tuple(statuses),
-               parse_time(since), parse_time(until, end=True), session_id, tuning)
+    q = _Query(
+        query,
+        fts_query(query, stopwords=tuning.stopwords),
+        None,
+        kinds,
+        tuple(statuses),
+        parse_time(since),
+        parse_time(until, end=True),
+        session_id,
+        tuning,
+    )
     memories, messages = any(k in KINDS for k in kinds), "message" in kinds
     if embedder is None:
         return _fuse(db, _bm25_lists(db, q, memories, messages), q, limit)
@@ -195,7 +217,7 @@ def recall(db: Database, query: str, embedder: Embedder | None = None, *, kinds:
     finally:
         lists = bm25.result()
     for typ, ranked in nearest:
-        lists.append((typ, "vector", _drop_undone(db, ranked)[:q.tuning.pool] if typ == "message" else ranked))
+        lists.append((typ, "vector", _drop_undone(db, ranked)[: q.tuning.pool] if typ == "message" else ranked))
     return _fuse(db, lists, q, limit)
 
 
@@ -210,17 +232,19 @@ def _bm25_lists(db: Database, q: _Query, memories: bool, messages: bool) -> list
 
 # --- candidate lists: [(id, raw score)] best first -------------------------------------------------
 
+
 def _memory_filter_sql(q: _Query) -> tuple[str, list]:
     mem_kinds = [k for k in q.kinds if k in KINDS]
-    sql = (f" AND m.kind IN ({', '.join('?' * len(mem_kinds))})"
-           f" AND m.status IN ({', '.join('?' * len(q.statuses))})")
+    sql = f" AND m.kind IN ({', '.join('?' * len(mem_kinds))}) AND m.status IN ({', '.join('?' * len(q.statuses))})"
     params: list = [*mem_kinds, *q.statuses]
     time_sql, time_params = q.time_sql("m.created_at")
     sql += time_sql
     params += time_params
     if q.session_id is not None:
-        sql += (" AND EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j JOIN messages g ON g.id = j.value"
-                " WHERE g.session_id = ?)")
+        sql += (
+            " AND EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j JOIN messages g ON g.id = j.value"
+            " WHERE g.session_id = ?)"
+        )
         params.append(q.session_id)
     return sql, params
 
@@ -231,11 +255,14 @@ def _bm25_memories(db: Database, q: _Query) -> list[tuple[int, float]]:
     where, params = _memory_filter_sql(q)
     return db.conn.execute(
         "SELECT m.id, bm25(memories_fts) AS s FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        f"WHERE memories_fts MATCH ? {where} ORDER BY s LIMIT ?", (q.fts, *params, q.tuning.pool)).fetchall()
+        f"WHERE memories_fts MATCH ? {where} ORDER BY s LIMIT ?",
+        (q.fts, *params, q.tuning.pool),
+    ).fetchall()
 
 
 def _message_filter_sql(q: _Query) -> tuple[str, list]:
-    sql, params = q.time_sql("m.created_at")
+    sql, times = q.time_sql("m.created_at")
+    params: list[Any] = list(times)
     if q.session_id is not None:
         sql += " AND m.session_id = ?"
         params.append(q.session_id)
@@ -249,7 +276,8 @@ def _bm25_messages(db: Database, q: _Query) -> list[tuple[int, float]]:
     return db.conn.execute(
         f"SELECT m.id, bm25(messages_fts, {float(q.tuning.name_weight)}, 1.0) AS s FROM messages_fts "
         f"JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? {where} ORDER BY s LIMIT ?",
-        (q.fts, *params, q.tuning.pool)).fetchall()
+        (q.fts, *params, q.tuning.pool),
+    ).fetchall()
 
 
 def _memory_scan(db: Database, q: _Query, model: str) -> tuple[VectorSet, np.ndarray | None]:
@@ -260,9 +288,14 @@ def _memory_scan(db: Database, q: _Query, model: str) -> tuple[VectorSet, np.nda
     codes = {kind_status_code(k, s) for k in q.kinds if k in KINDS for s in q.statuses}
     mask = None if vs.codes <= codes else np.isin(vs.group, list(codes))
     if q.session_id is not None:
-        allowed = [r[0] for r in db.conn.execute(
-            "SELECT DISTINCT m.id FROM memories m, json_each(m.source_message_ids) j JOIN messages g ON g.id = j.value "
-            "WHERE g.session_id = ?", (q.session_id,))]
+        allowed = [
+            r[0]
+            for r in db.conn.execute(
+                "SELECT DISTINCT m.id FROM memories m, json_each(m.source_message_ids) j JOIN messages g ON g.id = j.value "
+                "WHERE g.session_id = ?",
+                (q.session_id,),
+            )
+        ]
         in_session = np.isin(vs.ids, allowed)
         mask = in_session if mask is None else mask & in_session
     return vs, mask
@@ -272,12 +305,17 @@ def _drop_undone(db: Database, ranked: list[tuple[int, float]]) -> list[tuple[in
     if not ranked:
         return ranked
     ids = [i for i, _ in ranked]
-    undone = {r[0] for r in db.conn.execute(
-        f"SELECT id FROM messages WHERE status = 'undone' AND id IN ({', '.join('?' * len(ids))})", ids)}
+    undone = {
+        r[0]
+        for r in db.conn.execute(
+            f"SELECT id FROM messages WHERE status = 'undone' AND id IN ({', '.join('?' * len(ids))})", ids
+        )
+    }
     return [t for t in ranked if t[0] not in undone]
 
 
 # --- fusion -----------------------------------------------------------------------------------
+
 
 def _fuse(db: Database, lists: list[tuple[str, str, list[tuple[int, float]]]], q: _Query, limit: int) -> list[Hit]:
     t = q.tuning
@@ -296,11 +334,11 @@ def _fuse(db: Database, lists: list[tuple[str, str, list[tuple[int, float]]]], q
     best = sum(weights[m] for m in used) / (t.rrf_k + 1)  # both lists' first place: score 1.0
     # Only candidates that some boost could lift into the top `limit` need their rows.
     lowest, highest = 1 - t.importance_weight, 1 + t.recency_weight + t.importance_weight + t.pin_weight + t.use_weight
-    ranked = sorted(fused.values(), key=lambda e: -e["rrf"])
-    floor = ranked[min(limit, len(ranked)) - 1]["rrf"] * lowest / highest
+    by_rrf = sorted(fused.values(), key=lambda e: -e["rrf"])
+    floor = by_rrf[min(limit, len(by_rrf)) - 1]["rrf"] * lowest / highest
     fused = {k: e for k, e in fused.items() if e["rrf"] >= floor}
     hits = []
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     for hit, memory in _details(db, fused):
         entry = fused[(hit.type, hit.id)]
         hit.score = round(entry["rrf"] / best * _boost(hit, memory, t, now), 4) if best else 0.0
@@ -317,7 +355,7 @@ def _boost(hit: Hit, memory: Memory | None, t: Tuning, now: datetime) -> float:
         try:
             when = datetime.fromisoformat(hit.when.replace("Z", "+00:00"))
             if when.tzinfo is None:
-                when = when.replace(tzinfo=timezone.utc)
+                when = when.replace(tzinfo=UTC)
             age_days = max(0.0, (now - when).total_seconds() / 86400)
             boost += t.recency_weight * 0.5 ** (age_days / t.half_life_days)
         except ValueError:
@@ -336,18 +374,51 @@ def _details(db: Database, fused: dict[tuple[str, int], dict]) -> list[tuple[Hit
         origin = f"memory #{m.id} · {m.origin}"
         if m.source_message_ids:
             origin += f" · from message {m.source_message_ids[0]}"
-        hits.append((Hit("memory", m.id, m.kind, m.text, 0.0, m.created_at, origin, status=m.status,
-                         pinned=m.pinned, key=m.key), m))
+        hits.append(
+            (
+                Hit(
+                    "memory",
+                    m.id,
+                    m.kind,
+                    m.text,
+                    0.0,
+                    m.created_at,
+                    origin,
+                    status=m.status,
+                    pinned=m.pinned,
+                    key=m.key,
+                ),
+                m,
+            )
+        )
     ids = [i for typ, i in fused if typ == "message"]
     for start in range(0, len(ids), 500):
-        part = ids[start:start + 500]
+        part = ids[start : start + 500]
         for mid, sid, role, name, content, created in db.conn.execute(
-                f"SELECT id, session_id, role, name, content, created_at FROM messages WHERE id IN "
-                f"({', '.join('?' * len(part))})", part):
-            hits.append((Hit("message", mid, "message", content, 0.0, created, f"session {sid} · message {mid}",
-                             session_id=sid, message_id=mid, role=role, name=name), None))
+            f"SELECT id, session_id, role, name, content, created_at FROM messages WHERE id IN "
+            f"({', '.join('?' * len(part))})",
+            part,
+        ):
+            hits.append(
+                (
+                    Hit(
+                        "message",
+                        mid,
+                        "message",
+                        content,
+                        0.0,
+                        created,
+                        f"session {sid} · message {mid}",
+                        session_id=sid,
+                        message_id=mid,
+                        role=role,
+                        name=name,
+                    ),
+                    None,
+                )
+            )
     return hits
 
 
-def with_tuning(**changes: object) -> Tuning:
+def with_tuning(**changes: Any) -> Tuning:
     return replace(TUNING, **changes)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import immediate, utcnow
+from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError, require_unicode
 from memchat.memory import forget as erase
 from memchat.memory.records import (
@@ -42,8 +42,16 @@ from memchat.memory.records import (
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
-__all__ = ["FORGOTTEN_MESSAGE", "KINDS", "ORIGINS", "STATUSES", "HistoryEntry", "Memory", "MemoryStore",
-           "parse_memory_id"]
+__all__ = [
+    "FORGOTTEN_MESSAGE",
+    "KINDS",
+    "ORIGINS",
+    "STATUSES",
+    "HistoryEntry",
+    "Memory",
+    "MemoryStore",
+    "parse_memory_id",
+]
 
 
 class MemoryStore:
@@ -72,11 +80,19 @@ class MemoryStore:
         marks = ", ".join("?" for _ in ids)
         return {m.id: m for m in self._select(f"WHERE id IN ({marks})", list(ids))}
 
-    def find(self, *, kind: str | None = None, status: str | tuple[str, ...] | None = ("active", "pending"),
-             pinned: bool | None = None, key: str | None = None, limit: int | None = None,
-             newest_first: bool = False) -> list[Memory]:
+    def find(
+        self,
+        *,
+        kind: str | None = None,
+        status: str | tuple[str, ...] | None = ("active", "pending"),
+        pinned: bool | None = None,
+        key: str | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[Memory]:
         """Memories in id order (or newest first); status None means every status."""
-        where, params = ["1"], []
+        where: list[str] = ["1"]
+        params: list[Any] = []
         if kind:
             where.append("kind = ?")
             params.append(check("kind", kind, KINDS))
@@ -99,7 +115,9 @@ class MemoryStore:
         mid = self.get(memory_id).id
         cursor = self.db.conn.execute(
             "SELECT id, memory_id, action, old_text, new_text, actor, source_message_id, at "
-            "FROM memory_history WHERE memory_id = ? ORDER BY id", (mid,))
+            "FROM memory_history WHERE memory_id = ? ORDER BY id",
+            (mid,),
+        )
         return [HistoryEntry(*row) for row in cursor.fetchall()]
 
     def replaced(self, memory_id: int) -> list[Memory]:
@@ -111,15 +129,26 @@ class MemoryStore:
 
     def top(self, kind: str, limit: int) -> list[Memory]:
         """The most important active memories of a kind (by index, without reading them all)."""
-        return self._select("WHERE kind = ? AND status = 'active'", (check("kind", kind, KINDS),),
-                            f"ORDER BY importance DESC, id DESC LIMIT {int(limit)}")
+        return self._select(
+            "WHERE kind = ? AND status = 'active'",
+            (check("kind", kind, KINDS),),
+            f"ORDER BY importance DESC, id DESC LIMIT {int(limit)}",
+        )
 
     def has_active(self) -> bool:
         return bool(self.db.conn.execute("SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active')").fetchone()[0])
 
     # --- writing ---------------------------------------------------------------------------
-    def _log(self, memory_id: int, action: str, old: str | None, new: str | None, actor: str,
-             at: str, source_message_id: int | None = None) -> None:
+    def _log(
+        self,
+        memory_id: int,
+        action: str,
+        old: str | None,
+        new: str | None,
+        actor: str,
+        at: str,
+        source_message_id: int | None = None,
+    ) -> None:
         log_history(self.db.conn, memory_id, action, old, new, actor, at, source_message_id)
 
     def _live(self, memory_id: int | str) -> Memory:
@@ -128,11 +157,26 @@ class MemoryStore:
             raise UsageError(f"memory {memory.id} was forgotten; there is nothing left to change")
         return memory
 
-    def add(self, text: str, *, kind: str = "fact", key: str | None = None, value: str | None = None,
-            origin: str = "manual", status: str = "active", confidence: float = 1.0, sensitive: bool = False,
-            importance: float = 0.5, pinned: bool = False, source_message_ids: list[int] | tuple[int, ...] = (),
-            actor: str = "user", created_at: str | None = None, valid_from: str | None = None,
-            valid_to: str | None = None, superseded_by: int | None = None) -> Memory:
+    def add(
+        self,
+        text: str,
+        *,
+        kind: str = "fact",
+        key: str | None = None,
+        value: str | None = None,
+        origin: str = "manual",
+        status: str = "active",
+        confidence: float = 1.0,
+        sensitive: bool = False,
+        importance: float = 0.5,
+        pinned: bool = False,
+        source_message_ids: list[int] | tuple[int, ...] = (),
+        actor: str = "user",
+        created_at: str | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+        superseded_by: int | None = None,
+    ) -> Memory:
         """Store a memory; an active one with the same key is superseded by it.
 
         Adding the exact text of a memory with the same kind, key and status returns that
@@ -148,23 +192,38 @@ class MemoryStore:
         value = require_unicode(value, "the value") if value is not None else None
         if status == "active" and origin == "inferred" and sensitive:
             status = "pending"  # only the user's confirm makes an inferred sensitive fact current
-        for same in self._select("WHERE text = ? AND kind = ? AND key IS ? AND status = ? AND (? IS NULL OR value IS ?)",
-                                 (text, kind, key, status, value, value)):
+        for same in self._select(
+            "WHERE text = ? AND kind = ? AND key IS ? AND status = ? AND (? IS NULL OR value IS ?)",
+            (text, kind, key, status, value, value),
+        ):
             return same
         now = utcnow()
         created = created_at or now
         sources = [int(i) for i in source_message_ids]
         with immediate(self.db):
             new_id = self._insert(
-                actor, now, kind=kind, text=text, key=key, value=value, pinned=int(pinned), origin=origin,
-                confidence=float(confidence), sensitive=int(sensitive), importance=float(importance),
-                source_message_ids=json.dumps(sources), valid_from=valid_from or created, created_at=created)
+                actor,
+                now,
+                kind=kind,
+                text=text,
+                key=key,
+                value=value,
+                pinned=int(pinned),
+                origin=origin,
+                confidence=float(confidence),
+                sensitive=int(sensitive),
+                importance=float(importance),
+                source_message_ids=json.dumps(sources),
+                valid_from=valid_from or created,
+                created_at=created,
+            )
             if status == "active":
                 self._activate(new_id, key, text, actor, now)
             elif status == "superseded":
                 self.db.conn.execute(
                     "UPDATE memories SET status = 'superseded', valid_to = ?, superseded_by = ? WHERE id = ?",
-                    (valid_to or now, superseded_by, new_id))
+                    (valid_to or now, superseded_by, new_id),
+                )
         return self.get(new_id)
 
     def _insert(self, actor: str, now: str, **row: Any) -> int:
@@ -177,10 +236,12 @@ class MemoryStore:
         row.setdefault("valid_from", now)
         row.update(status="pending", updated_at=now)
         cursor = self.db.conn.execute(
-            f"INSERT INTO memories ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values()))
+            f"INSERT INTO memories ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values())
+        )
         sources = json.loads(row.get("source_message_ids") or "[]")
-        self._log(cursor.lastrowid, "add", None, row["text"], actor, now, sources[0] if sources else None)
-        return cursor.lastrowid
+        new_id = inserted_id(cursor)
+        self._log(new_id, "add", None, row["text"], actor, now, sources[0] if sources else None)
+        return new_id
 
     def _activate(self, memory_id: int, key: str | None, text: str, actor: str, at: str) -> None:
         pinned = False
@@ -188,17 +249,22 @@ class MemoryStore:
             for old in self._select("WHERE key = ? AND status = 'active' AND id != ?", (key, memory_id)):
                 self._retire(old, memory_id, text, actor, at)
                 pinned = pinned or old.pinned  # a pin belongs to the fact, whatever its value
-        self.db.conn.execute("UPDATE memories SET status = 'active', valid_to = NULL, pinned = max(pinned, ?) "
-                             "WHERE id = ?", (int(pinned), memory_id))
+        self.db.conn.execute(
+            "UPDATE memories SET status = 'active', valid_to = NULL, pinned = max(pinned, ?) WHERE id = ?",
+            (int(pinned), memory_id),
+        )
 
     def _retire(self, old: Memory, new_id: int, new_text: str, actor: str, at: str) -> None:
         self.db.conn.execute(
             "UPDATE memories SET status = 'superseded', valid_to = ?, superseded_by = ?, pinned = 0, "
-            "updated_at = ? WHERE id = ?", (at, new_id, at, old.id))
+            "updated_at = ? WHERE id = ?",
+            (at, new_id, at, old.id),
+        )
         self._log(old.id, "supersede", old.text, new_text, actor, at)
 
-    def supersede(self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user",
-                  origin: str = "manual") -> Memory:
+    def supersede(
+        self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user", origin: str = "manual"
+    ) -> Memory:
         """Replace an active memory by a new version (same kind and key); the old one becomes history."""
         old = self._live(memory_id)
         if old.status != "active":
@@ -206,8 +272,17 @@ class MemoryStore:
         text = clean_text(text)
         now = utcnow()
         with immediate(self.db):
-            new_id = self._insert(actor, now, kind=old.kind, text=text, value=value, pinned=int(old.pinned),
-                                  origin=origin, sensitive=int(old.sensitive), importance=old.importance)
+            new_id = self._insert(
+                actor,
+                now,
+                kind=old.kind,
+                text=text,
+                value=value,
+                pinned=int(old.pinned),
+                origin=origin,
+                sensitive=int(old.sensitive),
+                importance=old.importance,
+            )
             self._retire(old, new_id, text, actor, now)
             self.db.conn.execute("UPDATE memories SET status = 'active', key = ? WHERE id = ?", (old.key, new_id))
         return self.get(new_id)
@@ -222,7 +297,9 @@ class MemoryStore:
         with immediate(self.db):
             self.db.conn.execute(
                 "UPDATE memories SET text = ?, value = coalesce(?, value), embedding = NULL, embedding_model = NULL, "
-                "updated_at = ? WHERE id = ?", (text, value, now, memory.id))
+                "updated_at = ? WHERE id = ?",
+                (text, value, now, memory.id),
+            )
             self._log(memory.id, "edit", memory.text, text, actor, now)
         return self.get(memory.id)
 
@@ -242,17 +319,21 @@ class MemoryStore:
                 for old in self._select("WHERE key = ? AND status = 'active' AND id != ?", (changes["key"], memory.id)):
                     self._retire(old, memory.id, memory.text, actor, now)
             sets = ", ".join(f"{k} = ?" for k in changes)
-            self.db.conn.execute(f"UPDATE memories SET {sets}, updated_at = ? WHERE id = ?",
-                                 (*changes.values(), now, memory.id))
+            self.db.conn.execute(
+                f"UPDATE memories SET {sets}, updated_at = ? WHERE id = ?", (*changes.values(), now, memory.id)
+            )
             self._log(memory.id, "update", None, None, actor, now)
         return self.get(memory.id)
 
-    def _set_flag(self, memory_id: int | str, sql: str, action: str, actor: str,
-                  allowed: tuple[str, ...] = ("active", "pending")) -> Memory:
+    def _set_flag(
+        self, memory_id: int | str, sql: str, action: str, actor: str, allowed: tuple[str, ...] = ("active", "pending")
+    ) -> Memory:
         memory = self._live(memory_id)
         if memory.status not in allowed:
-            raise UsageError(f"memory {memory.id} is {memory.status}" + (
-                f" (by memory {memory.superseded_by})" if memory.superseded_by else ""))
+            raise UsageError(
+                f"memory {memory.id} is {memory.status}"
+                + (f" (by memory {memory.superseded_by})" if memory.superseded_by else "")
+            )
         now = utcnow()
         with immediate(self.db):
             self.db.conn.execute(f"UPDATE memories SET {sql}, updated_at = ? WHERE id = ?", (now, memory.id))
@@ -291,11 +372,18 @@ class MemoryStore:
             with immediate(self.db):
                 self.db.conn.executemany(
                     "UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE id = ?",
-                    [(utcnow(), i) for i in memory_ids])
+                    [(utcnow(), i) for i in memory_ids],
+                )
 
     # --- forgetting ------------------------------------------------------------------------
-    def forget(self, memory_ids: list[int] | list[str], *, actor: str = "user", purge_sources: bool = False,
-               action: str = "forget") -> list[int]:
+    def forget(
+        self,
+        memory_ids: list[int] | list[str],
+        *,
+        actor: str = "user",
+        purge_sources: bool = False,
+        action: str = "forget",
+    ) -> list[int]:
         """Forget memories for good; returns the ids that were forgotten now (see memchat.memory.forget)."""
         targets = [m for m in (self.get(i) for i in memory_ids) if m.status != "forgotten"]
         self.last_forget = erase.forget(self.db, targets, actor=actor, purge_sources=purge_sources, action=action)

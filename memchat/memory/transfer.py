@@ -15,8 +15,8 @@ from typing import Any
 
 from memchat.db import utcnow
 from memchat.errors import UsageError, require_unicode
-from memchat.text import shorten
 from memchat.memory.store import KINDS, ORIGINS, Memory, MemoryStore
+from memchat.text import shorten
 
 FORMAT = "memchat-memories"
 VERSION = 1
@@ -43,8 +43,14 @@ def export_text(store: MemoryStore, fmt: str = "json") -> str:
     if fmt != "json":
         raise UsageError(f"unknown export format {fmt!r}: use json or md")
     records = [{k: v for k, v in asdict(m).items() if k not in _DROPPED} for m in memories]
-    return json.dumps({"format": FORMAT, "version": VERSION, "exported_at": now, "memories": records},
-                      ensure_ascii=False, indent=2) + "\n"
+    return (
+        json.dumps(
+            {"format": FORMAT, "version": VERSION, "exported_at": now, "memories": records},
+            ensure_ascii=False,
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def _parse(text: str, name: str) -> list[dict[str, Any]]:
@@ -53,14 +59,22 @@ def _parse(text: str, name: str) -> list[dict[str, Any]]:
     data = load_json(text, name, lambda exc: f" is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else None
-        hint = " (conversations are imported with `memchat import`)" if found == "memchat-session" or isinstance(data, list) else ""
-        raise UsageError(f"{name} is not a memchat memories export (format {shorten(found)}, expected {FORMAT!r}){hint}")
+        hint = (
+            " (conversations are imported with `memchat import`)"
+            if found == "memchat-session" or isinstance(data, list)
+            else ""
+        )
+        raise UsageError(
+            f"{name} is not a memchat memories export (format {shorten(found)}, expected {FORMAT!r}){hint}"
+        )
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise UsageError(f"{name}: 'version' must be a whole number")
     if version > VERSION:
-        raise UsageError(f"{name} was written by a newer memchat (memories format version {version}; "
-                         f"this memchat reads up to {VERSION}): upgrade memchat to import it")
+        raise UsageError(
+            f"{name} was written by a newer memchat (memories format version {version}; "
+            f"this memchat reads up to {VERSION}): upgrade memchat to import it"
+        )
     records = data.get("memories")
     if not isinstance(records, list):
         raise UsageError(f"{name}: 'memories' must be a list")
@@ -100,23 +114,36 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
     records = _parse(text, name)
     before = {m.id for m in store.find(status=None)}
     new_ids: dict[int, int] = {}
-    current = sorted((r for r in records if r.get("status", "active") != "superseded"),
-                     key=lambda r: r.get("created_at") or "")
-    old = sorted((r for r in records if r.get("status") == "superseded"),
-                 key=lambda r: r.get("created_at") or "", reverse=True)
+    current = sorted(
+        (r for r in records if r.get("status", "active") != "superseded"), key=lambda r: r.get("created_at") or ""
+    )
+    old = sorted(
+        (r for r in records if r.get("status") == "superseded"), key=lambda r: r.get("created_at") or "", reverse=True
+    )
     added = pending = 0
     for r in [*current, *old]:
-        status, successor = r.get("status", "active"), new_ids.get(r.get("superseded_by"))
+        was_by = r.get("superseded_by")
+        status, successor = r.get("status", "active"), new_ids.get(was_by) if isinstance(was_by, int) else None
         holder = store.find(key=r["key"], status="active") if r.get("key") and status == "active" else []
         if holder and holder[0].created_at > (r.get("created_at") or ""):
             status, successor = "superseded", holder[0].id  # what this database knows is newer
         memory = store.add(
-            r["text"], kind=r.get("kind", "fact"), key=r.get("key"), value=r.get("value"),
-            origin=r.get("origin", "stated"), status=status,
-            confidence=float(r.get("confidence", 1.0)), sensitive=bool(r.get("sensitive", False)),
-            importance=float(r.get("importance", 0.5)), pinned=bool(r.get("pinned", False)), actor="import",
-            created_at=r.get("created_at"), valid_from=r.get("valid_from"), valid_to=r.get("valid_to"),
-            superseded_by=successor)
+            r["text"],
+            kind=r.get("kind", "fact"),
+            key=r.get("key"),
+            value=r.get("value"),
+            origin=r.get("origin", "stated"),
+            status=status,
+            confidence=float(r.get("confidence", 1.0)),
+            sensitive=bool(r.get("sensitive", False)),
+            importance=float(r.get("importance", 0.5)),
+            pinned=bool(r.get("pinned", False)),
+            actor="import",
+            created_at=r.get("created_at"),
+            valid_from=r.get("valid_from"),
+            valid_to=r.get("valid_to"),
+            superseded_by=successor,
+        )
         if r.get("id") is not None:
             new_ids[r["id"]] = memory.id
         if memory.id not in before:
@@ -139,8 +166,17 @@ def export_markdown(memories: list[Memory], exported_at: str) -> str:
             continue
         out += [f"## {title}", ""]
         for m in group:
-            notes = [n for n in (m.status if m.status != "active" else "", "pinned" if m.pinned else "",
-                                 f"key {m.key}" if m.key else "") if n]
-            out.append(f"- {m.text}" + (f" _({', '.join(notes)})_" if notes else "") + f" · #{m.id}, {_when(m.created_at)}")
+            notes = [
+                n
+                for n in (
+                    m.status if m.status != "active" else "",
+                    "pinned" if m.pinned else "",
+                    f"key {m.key}" if m.key else "",
+                )
+                if n
+            ]
+            out.append(
+                f"- {m.text}" + (f" _({', '.join(notes)})_" if notes else "") + f" · #{m.id}, {_when(m.created_at)}"
+            )
         out.append("")
     return "\n".join(out)

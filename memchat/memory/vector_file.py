@@ -60,8 +60,12 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
     try:
         meta = json.loads((base.with_suffix(".json")).read_text())
         count = _count(db, which, model)
-        if (meta.get("format") != DISK_FORMAT or meta.get("generation") != gen or meta.get("model") != model
-                or meta.get("count") != count):
+        if (
+            meta.get("format") != DISK_FORMAT
+            or meta.get("generation") != gen
+            or meta.get("model") != model
+            or meta.get("count") != count
+        ):
             return None
         # The files the meta names were complete before it was written, and never change after.
         arrays = np.load(str(directory / meta["arrays"]), allow_pickle=False)
@@ -71,8 +75,14 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
             return None
         from memchat.memory.vectors import VectorSet
 
-        return VectorSet(generation=gen, ids=ids, matrix=matrix, created=created, group=group,
-                         codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset())
+        return VectorSet(
+            generation=gen,
+            ids=ids,
+            matrix=matrix,
+            created=created,
+            group=group,
+            codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset(),
+        )
     except Exception:  # noqa: BLE001 - removed meanwhile, damaged, an older format: SQLite has it all
         return None
 
@@ -98,8 +108,14 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
             np.savez(str(directory / f"{stem}.npz"), ids=vs.ids, created=vs.created, group=vs.group)
         finally:
             os.umask(old)
-        meta = {"format": DISK_FORMAT, "generation": vs.generation, "model": model, "count": int(vs.ids.shape[0]),
-                "matrix": f"{stem}.npy", "arrays": f"{stem}.npz"}
+        meta = {
+            "format": DISK_FORMAT,
+            "generation": vs.generation,
+            "model": model,
+            "count": int(vs.ids.shape[0]),
+            "matrix": f"{stem}.npy",
+            "arrays": f"{stem}.npz",
+        }
         tmp = directory / f"{stem}.json.tmp"
         tmp.write_text(json.dumps(meta))
         os.chmod(tmp, 0o600)

@@ -101,24 +101,33 @@ class AnthropicProvider(Provider):
     def _create(self, request: ChatRequest, **extra: Any) -> Any:
         """One non-streamed Messages call; any failure becomes a ProviderError line."""
         client = self.client()
-        kwargs: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens,
-                                  "messages": request.messages, **extra}
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": request.messages,
+            **extra,
+        }
         if request.system:
             kwargs["system"] = request.system
         try:
             return client.messages.create(**kwargs)
         except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
-            raise explain(exc, model=request.model, retries=self.settings.max_retries,
-                          timeout=self.settings.timeout) from None
+            raise explain(
+                exc, model=request.model, retries=self.settings.max_retries, timeout=self.settings.timeout
+            ) from None
 
     def complete(self, request: ChatRequest) -> Reply:
         """One non-streamed call (summaries): the whole reply at once."""
         message = self._create(request)
         text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
         usage = message.usage
-        return Reply(text=text, model=message.model or request.model, stop_reason=message.stop_reason,
-                     input_tokens=usage.input_tokens if usage else None,
-                     output_tokens=usage.output_tokens if usage else None)
+        return Reply(
+            text=text,
+            model=message.model or request.model,
+            stop_reason=message.stop_reason,
+            input_tokens=usage.input_tokens if usage else None,
+            output_tokens=usage.output_tokens if usage else None,
+        )
 
     def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
         """Force one tool call and return its input: structured output without parsing prose."""
@@ -152,8 +161,13 @@ class AnthropicProvider(Provider):
         except GeneratorExit:
             raise
         except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
-            raise explain(exc, model=request.model, retries=self.settings.max_retries,
-                          timeout=self.settings.timeout, partial=reply.text) from None
+            raise explain(
+                exc,
+                model=request.model,
+                retries=self.settings.max_retries,
+                timeout=self.settings.timeout,
+                partial=reply.text,
+            ) from None
         reply.model = final.model or request.model
         reply.stop_reason = final.stop_reason
         if final.usage is not None:

@@ -34,8 +34,9 @@ class CommandSet:
     def __init__(self) -> None:
         self.commands: list[Command] = []
 
-    def command(self, name: str, help: str, args: str = "", complete: ArgCompleter | None = None,
-                aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+    def command(
+        self, name: str, help: str, args: str = "", complete: ArgCompleter | None = None, aliases: tuple[str, ...] = ()
+    ) -> Callable[[Handler], Handler]:
         def register(fn: Handler) -> Handler:
             self.commands.append(Command(name, fn, help, args, complete, aliases))
             return fn

@@ -28,11 +28,11 @@ class SlashCompleter(Completer):
                 if cmd.name.startswith(name.lower()):
                     yield Completion("/" + cmd.name, start_position=-len(text), display_meta=cmd.help)
             return
-        cmd = registry.REGISTRY.get(name.lower())
-        if cmd is None or cmd.complete is None:
+        found = registry.REGISTRY.get(name.lower())
+        if found is None or found.complete is None:
             return
         try:
-            options = list(cmd.complete(self.repl, arg))
+            options = list(found.complete(self.repl, arg))
         except Exception:  # noqa: BLE001 - completion must never break typing
             return
         for option in options:

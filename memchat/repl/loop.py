@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memchat.errors import MemchatError, StoreError, UsageError, require_unicode
+from memchat.errors import ExitCode, MemchatError, StoreError, UsageError, require_unicode
 from memchat.repl import registry
 from memchat.sessions import title_from
 from memchat.ui import console
@@ -89,7 +89,7 @@ class Repl:
         if self.session is None:
             return
         msgs = [m for m in self.app.messages(self.session) if m.content.strip()]
-        recent = msgs[-2 * RECENT_TURNS:]
+        recent = msgs[-2 * RECENT_TURNS :]
         if len(msgs) > len(recent):
             self.info(f"… {len(msgs) - len(recent)} earlier messages")
         for m in recent:
@@ -125,8 +125,10 @@ class Repl:
         except StoreError as exc:
             # The database refused the write (read-only, disk full): keep the words in memory.
             self.unsaved = text
-            raise MemchatError(f"{exc.message}. Your message was NOT saved; it is kept here and /retry "
-                               "sends it again once the database is writable") from None
+            raise MemchatError(
+                f"{exc.message}. Your message was NOT saved; it is kept here and /retry "
+                "sends it again once the database is writable"
+            ) from None
 
     def retry(self) -> None:
         if self.unsaved is not None:
@@ -155,8 +157,11 @@ class Repl:
         self.last_result = result
         self.session = result.session
         if result.status == "interrupted":
-            self.info("[interrupted: the partial reply was kept]" if result.reply_message
-                      else "[interrupted before any reply; /retry resends your message]")
+            self.info(
+                "[interrupted: the partial reply was kept]"
+                if result.reply_message
+                else "[interrupted before any reply; /retry resends your message]"
+            )
         self.app.after_turn(result.session, result)
         if result.error is not None:
             self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
@@ -180,7 +185,7 @@ class Repl:
                 self._pipe_loop()
         finally:
             self.end()
-        return 0
+        return ExitCode.OK
 
     def _pipe_loop(self) -> None:
         for line in sys.stdin:

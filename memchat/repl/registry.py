@@ -23,8 +23,11 @@ def _help(repl: Repl, arg: str) -> None:
     rows = [(f"/{c.name}" + (f" {c.args}" if c.args else ""), c.help) for c in commands()]
     width = max(len(r[0]) for r in rows)
     lines = [f"  {name.ljust(width)}  {text}" for name, text in rows]
-    lines += ["", "  Enter sends · Alt-Enter or Esc Enter: new line · Up/Down, Ctrl-R: history",
-              "  Ctrl-C: stop a reply / clear the line · Ctrl-D or /exit: quit · // at the start sends a literal /"]
+    lines += [
+        "",
+        "  Enter sends · Alt-Enter or Esc Enter: new line · Up/Down, Ctrl-R: history",
+        "  Ctrl-C: stop a reply / clear the line · Ctrl-D or /exit: quit · // at the start sends a literal /",
+    ]
     repl.say("\n".join(lines))
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.text import one_line, sanitize
 
 if TYPE_CHECKING:
+    from rich.console import JustifyMethod
     from rich.table import Table
 
     from memchat.memory.search import Hit
@@ -41,13 +42,18 @@ def _plain(*cells: str) -> list[Any]:
     return [Text(cell) for cell in cells]
 
 
-def _table(*columns: tuple[str, str]) -> Table:
+def _table(*columns: tuple[str, JustifyMethod]) -> Table:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold")
     for name, justify in columns:
-        table.add_column(name, justify=justify, overflow="fold" if name == "text" else "ellipsis",  # type: ignore[arg-type]
-                         no_wrap=name not in ("text", "source"), ratio=3 if name == "text" else None)
+        table.add_column(
+            name,
+            justify=justify,
+            overflow="fold" if name == "text" else "ellipsis",
+            no_wrap=name not in ("text", "source"),
+            ratio=3 if name == "text" else None,
+        )
     return table
 
 
@@ -63,12 +69,15 @@ def hit_lines(hits: list[Hit]) -> str:
     """Plain lines for the REPL: score, kind, id, text."""
     return "\n".join(
         f"{h.score:5.3f}  {h.kind:<7} {('#' + str(h.id)) if h.type == 'memory' else 'msg ' + str(h.id):>8}  "
-        f"{one_line(hit_text(h), 160)}" for h in hits)
+        f"{one_line(hit_text(h), 160)}"
+        for h in hits
+    )
 
 
 def memories_table(memories: list[Memory]) -> Table:
-    table = _table(("id", "right"), ("kind", "left"), ("status", "left"), ("key", "left"), ("text", "left"),
-                   ("updated", "left"))
+    table = _table(
+        ("id", "right"), ("kind", "left"), ("status", "left"), ("key", "left"), ("text", "left"), ("updated", "left")
+    )
     for m in memories:
         status = m.status + (" · pinned" if m.pinned else "")
         text = one_line(m.text, 300) if m.status != "forgotten" else "(forgotten)"
@@ -79,23 +88,33 @@ def memories_table(memories: list[Memory]) -> Table:
 def memory_lines(memories: list[Memory]) -> str:
     return "\n".join(
         f"{'*' if m.pinned else ' '} #{m.id:<5} {m.kind:<5} {'' if m.status == 'active' else '(' + m.status + ') '}"
-        f"{one_line(m.text, 160)}" for m in memories)
+        f"{one_line(m.text, 160)}"
+        for m in memories
+    )
 
 
 def memory_details(m: Memory) -> str:
     rows = [("memory", f"#{m.id}"), ("kind", m.kind), ("status", m.status), ("text", sanitize(m.text) or "(forgotten)")]
     if m.key:
         rows.append(("key", sanitize(m.key + (f" = {m.value}" if m.value else ""))))
-    rows += [("pinned", "yes" if m.pinned else "no"), ("origin", m.origin), ("confidence", f"{m.confidence:g}"),
-             ("importance", f"{m.importance:g}"), ("sensitive", "yes" if m.sensitive else "no")]
+    rows += [
+        ("pinned", "yes" if m.pinned else "no"),
+        ("origin", m.origin),
+        ("confidence", f"{m.confidence:g}"),
+        ("importance", f"{m.importance:g}"),
+        ("sensitive", "yes" if m.sensitive else "no"),
+    ]
     if m.source_message_ids:
         rows.append(("from messages", ", ".join(str(i) for i in m.source_message_ids)))
     rows += [("valid", f"{when(m.valid_from)} → {when(m.valid_to) or 'now'}")]
     if m.superseded_by:
         rows.append(("superseded by", f"#{m.superseded_by}"))
-    rows += [("created", when(m.created_at)), ("updated", when(m.updated_at)),
-             ("used", f"{m.use_count} times" + (f", last {when(m.last_used_at)}" if m.last_used_at else "")),
-             ("vector", m.embedding_model or "not yet (made on the next recall)")]
+    rows += [
+        ("created", when(m.created_at)),
+        ("updated", when(m.updated_at)),
+        ("used", f"{m.use_count} times" + (f", last {when(m.last_used_at)}" if m.last_used_at else "")),
+        ("vector", m.embedding_model or "not yet (made on the next recall)"),
+    ]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in rows)
 

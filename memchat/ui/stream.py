@@ -91,8 +91,7 @@ class ReplyWriter:
         if not self.buffer.strip():
             return
         if self._live is None:
-            self._live = Live(console=self.console, auto_refresh=False, transient=True,
-                              vertical_overflow="crop")
+            self._live = Live(console=self.console, auto_refresh=False, transient=True, vertical_overflow="crop")
             self._live.start()
         self._live.update(Markdown(self.buffer, code_theme="monokai"), refresh=True)
 

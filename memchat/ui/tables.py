@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.text import Text
 
 from memchat.text import sanitize
@@ -15,8 +15,12 @@ def budget_table(budget: Any) -> Any:
     """The /context table: each part's tokens and share of the window."""
     from rich.table import Table
 
-    table = Table(box=None, header_style="bold", title=f"context window {budget.window:,} tokens (estimated)",
-                  title_justify="left")
+    table = Table(
+        box=None,
+        header_style="bold",
+        title=f"context window {budget.window:,} tokens (estimated)",
+        title_justify="left",
+    )
     table.add_column("part")
     table.add_column("tokens", justify="right")
     table.add_column("share", justify="right")
@@ -31,7 +35,14 @@ def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold")
-    for col, justify in (("#", "right"), ("role", "left"), ("tokens", "right"), ("state", "left"), ("text", "left")):
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("#", "right"),
+        ("role", "left"),
+        ("tokens", "right"),
+        ("state", "left"),
+        ("text", "left"),
+    ]
+    for col, justify in columns:
         table.add_column(col, justify=justify, no_wrap=col != "text", overflow="ellipsis")
     for number, m, n, disposition in rows:
         state = "pinned" if m.pinned else disposition
@@ -48,8 +59,10 @@ def memory_items(section: Any) -> list[dict[str, Any]]:
     """What the memory section of a call held, for --explain and /why."""
     if section is None:
         return []
-    return [{"section": i.section, "text": i.text, "reason": i.reason, "memory_id": i.memory_id,
-             "message_id": i.message_id} for i in section.items]
+    return [
+        {"section": i.section, "text": i.text, "reason": i.reason, "memory_id": i.memory_id, "message_id": i.message_id}
+        for i in section.items
+    ]
 
 
 def explain_memory(section: Any, console: Console | None = None) -> None:
@@ -60,8 +73,9 @@ def explain_memory(section: Any, console: Console | None = None) -> None:
         return
     from rich.table import Table
 
-    table = Table(box=None, header_style="bold", title=f"sent with this message ({section.tokens} tokens)",
-                  title_justify="left")
+    table = Table(
+        box=None, header_style="bold", title=f"sent with this message ({section.tokens} tokens)", title_justify="left"
+    )
     for col in ("section", "why", "source", "text"):
         table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
     for i in items:
@@ -76,9 +90,15 @@ def sessions_table(rows: list[Any]) -> Any:
 
     table = Table(box=None, header_style="bold")
     for col in ("id", "title", "msgs", "updated", "model"):
-        table.add_column(col, overflow="fold" if col == "title" else "ellipsis",
-                         justify="right" if col in ("id", "msgs") else "left")
+        table.add_column(
+            col, overflow="fold" if col == "title" else "ellipsis", justify="right" if col in ("id", "msgs") else "left"
+        )
     for s in rows:
-        table.add_row(str(s.id), Text(sanitize(s.title or "(untitled)")), str(s.message_count),
-                      s.updated_at[:16].replace("T", " "), Text(sanitize(s.model or "")))
+        table.add_row(
+            str(s.id),
+            Text(sanitize(s.title or "(untitled)")),
+            str(s.message_count),
+            s.updated_at[:16].replace("T", " "),
+            Text(sanitize(s.model or "")),
+        )
     return table

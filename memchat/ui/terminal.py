@@ -21,8 +21,9 @@ def read_stdin() -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"stdin is not valid UTF-8 (bad byte at offset {exc.start}); convert it first, "
-                         "e.g. with iconv") from None
+        raise UsageError(
+            f"stdin is not valid UTF-8 (bad byte at offset {exc.start}); convert it first, e.g. with iconv"
+        ) from None
 
 
 @contextlib.contextmanager

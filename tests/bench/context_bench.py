@@ -43,8 +43,9 @@ def main() -> None:
     session = sessions.create_session(db)
     text = "A message of ordinary length about the work at hand, with a number 42 and a name. " * 4
     for i in range(args.messages):
-        sessions.add_message(db, session.id, "user" if i % 2 == 0 else "assistant", f"{i}: {text}",
-                             tokens=tokens.count(f"{i}: {text}"))
+        sessions.add_message(
+            db, session.id, "user" if i % 2 == 0 else "assistant", f"{i}: {text}", tokens=tokens.count(f"{i}: {text}")
+        )
     current = sessions.add_message(db, session.id, "user", "and now?", tokens=3)
     engine.compile(session, current)  # warm: tiktoken loaded
     times = []
@@ -53,8 +54,10 @@ def main() -> None:
         engine.compile(session, current)
         times.append((time.perf_counter() - t) * 1000)
     times.sort()
-    rows = [("compile, %d-message session: median" % args.messages, f"{statistics.median(times):.1f} ms"),
-            ("compile: p95", f"{times[int(len(times) * 0.95) - 1]:.1f} ms")]
+    rows = [
+        (f"compile, {args.messages}-message session: median", f"{statistics.median(times):.1f} ms"),
+        ("compile: p95", f"{times[int(len(times) * 0.95) - 1]:.1f} ms"),
+    ]
 
     for window in (200_000, args.window):
         os.environ["MEMCHAT_CONTEXT_WINDOW"] = str(window)
@@ -68,9 +71,13 @@ def main() -> None:
             sent += result.compiled.estimate
             running += tokens.count(body) + tokens.count(result.reply.text) + 8
             everything += running + tokens.count(result.compiled.system)
-        rows.append((f"tokens sent per turn, {args.turns} turns, window {window:,}",
-                     f"{sent / args.turns:,.0f} vs {everything / args.turns:,.0f} sending everything "
-                     f"({100 * sent / everything:.0f}%)"))
+        rows.append(
+            (
+                f"tokens sent per turn, {args.turns} turns, window {window:,}",
+                f"{sent / args.turns:,.0f} vs {everything / args.turns:,.0f} sending everything "
+                f"({100 * sent / everything:.0f}%)",
+            )
+        )
     print(f"| measure ({os.cpu_count()}-core machine) | result |\n|---|---|")
     for name, value in rows:
         print(f"| {name} | {value} |")

@@ -76,8 +76,19 @@ def build(conv: str, rows: list[dict], tmp: Path, embedder):
     lines = tmp / f"{conv}.jsonl"
     with open(lines, "w", encoding="utf-8") as fh:
         for r in rows:
-            fh.write(json.dumps({"session": r["session"], "role": r["role"], "content": r["content"],
-                                 "timestamp": r["timestamp"], "name": r["speaker"], "id": r["id"]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "session": r["session"],
+                        "role": r["role"],
+                        "content": r["content"],
+                        "timestamp": r["timestamp"],
+                        "name": r["speaker"],
+                        "id": r["id"],
+                    }
+                )
+                + "\n"
+            )
     db = open_db(tmp / f"{conv}.db")
     started = time.perf_counter()
     result = import_file(db, lines)
@@ -91,16 +102,20 @@ def plain_baselines(db, embedder):
 
     from memchat.memory.search import fts_query
 
-    ids, texts = zip(*db.conn.execute("SELECT id, content FROM messages ORDER BY id").fetchall())
+    ids, texts = zip(*db.conn.execute("SELECT id, content FROM messages ORDER BY id").fetchall(), strict=False)
     matrix = embedder.inner.encode(list(texts))
 
     def bm25(question):
         q = fts_query(question, stopwords=False)
         if not q:
             return []
-        return [r[0] for r in db.conn.execute(
-            "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
-            ("{content} : (" + q + ")", LIMIT))]
+        return [
+            r[0]
+            for r in db.conn.execute(
+                "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
+                ("{content} : (" + q + ")", LIMIT),
+            )
+        ]
 
     def cosine(question):
         scores = matrix @ embedder.encode([question])[0]
@@ -128,8 +143,9 @@ def memchat_variants(db, embedder):
     }
 
     def run(enc, tuning):
-        return lambda question: [h.id for h in recall(db, question, enc, kinds=("message",), limit=LIMIT,
-                                                      tuning=tuning)]
+        return lambda question: [
+            h.id for h in recall(db, question, enc, kinds=("message",), limit=LIMIT, tuning=tuning)
+        ]
 
     return {name: run(enc, tuning) for name, (enc, tuning) in variants.items()}
 
@@ -148,8 +164,9 @@ def quick_scores(rankings: dict[str, list[str]], questions: list[dict]) -> tuple
 
 
 def score(path: Path, eval_dir: Path) -> dict:
-    out = subprocess.run([sys.executable, str(eval_dir / "score.py"), str(path), "--json"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(eval_dir / "score.py"), str(path), "--json"], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)["groups"]
 
 
@@ -158,8 +175,12 @@ def main() -> None:
     ap.add_argument("--eval-dir", default=str(ROOT.parent / "shared" / "eval"))
     ap.add_argument("--out", default=None, help="Keep the rankings here (default: a temp dir).")
     ap.add_argument("--sweep", action="store_true", help="Also print the tuning grid.")
-    ap.add_argument("--encoder", default="auto", choices=("auto", "onnx", "torch"),
-                    help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).")
+    ap.add_argument(
+        "--encoder",
+        default="auto",
+        choices=("auto", "onnx", "torch"),
+        help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
+    )
     args = ap.parse_args()
     eval_dir = Path(args.eval_dir)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-eval-")
@@ -185,8 +206,11 @@ def main() -> None:
         for name, system in systems.items():
             for q in questions[conv]:
                 rankings[name][q["qid"]] = [external[i] for i in system(q["question"])]
-    print(f"imported and embedded {n_messages} messages in {import_time:.1f} s "
-          f"({n_messages / import_time:.0f} messages/s)", file=sys.stderr)
+    print(
+        f"imported and embedded {n_messages} messages in {import_time:.1f} s "
+        f"({n_messages / import_time:.0f} messages/s)",
+        file=sys.stderr,
+    )
 
     all_questions = [q for qs in questions.values() for q in qs]
     results = {}
@@ -228,13 +252,15 @@ def sweep(dbs, questions, embedder, all_questions) -> None:
     }
     print("\n| rrf_k | bm25_weight | name_weight | stopwords | R@10 | MRR |\n|---|---|---|---|---|---|")
     for values in itertools.product(*grid.values()):
-        tuning = replace(TUNING, **dict(zip(grid, values)))
+        tuning = replace(TUNING, **dict(zip(grid, values, strict=False)))
         ranks = {}
         for conv, db in dbs.items():
             external = dict(db.conn.execute("SELECT id, external_id FROM messages"))
             for q in questions[conv]:
-                ranks[q["qid"]] = [external[h.id] for h in recall(db, q["question"], embedder, kinds=("message",),
-                                                                  limit=LIMIT, tuning=tuning)]
+                ranks[q["qid"]] = [
+                    external[h.id]
+                    for h in recall(db, q["question"], embedder, kinds=("message",), limit=LIMIT, tuning=tuning)
+                ]
         r10, mrr = quick_scores(ranks, all_questions)
         print("| " + " | ".join(str(v) for v in values) + f" | {r10:.3f} | {mrr:.3f} |", flush=True)
 

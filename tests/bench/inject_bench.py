@@ -47,7 +47,7 @@ def main() -> None:
     for i in range(40):
         sessions.add_message(db, old.id, "user" if i % 2 == 0 else "assistant", f"older turn {i} about the project")
     encoder = configured(settings)
-    engine = Engine(db, settings, embedder=lambda: encoder)
+    engine = Engine(db, settings, embedder=lambda notice=None: encoder)
     session = sessions.create_session(db)
     times, sizes = [], []
     for i in range(args.turns + 3):

@@ -26,9 +26,17 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 
-from fakeapi import FakeAnthropic  # noqa: E402
-from faults import (ROOT, Extractor, check_consistent, conversation_file, kill_during_capture,  # noqa: E402
-                    kill_during_import, kill_during_turn, seed_chats)
+from fakeapi import FakeAnthropic
+from faults import (
+    ROOT,
+    Extractor,
+    check_consistent,
+    conversation_file,
+    kill_during_capture,
+    kill_during_import,
+    kill_during_turn,
+    seed_chats,
+)
 
 
 def fresh_home(kind: str) -> Path:
@@ -58,8 +66,14 @@ def turns(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
     stored = {r[0] for r in conn.execute("SELECT content FROM messages WHERE role = 'user'")}
     conn.close()
     after = run("ask", "--no-memory", "after the storm")
-    return {"kind": "chat turn", "kills": kills, "inconsistent": bad, "acknowledged": len(acknowledged),
-            "lost": len(set(acknowledged) - stored), "next run ok": after.returncode == 0}
+    return {
+        "kind": "chat turn",
+        "kills": kills,
+        "inconsistent": bad,
+        "acknowledged": len(acknowledged),
+        "lost": len(set(acknowledged) - stored),
+        "next run ok": after.returncode == 0,
+    }
 
 
 def imports(kills: int, rng: random.Random) -> dict:
@@ -77,8 +91,14 @@ def imports(kills: int, rng: random.Random) -> dict:
             print(f"  import kill {i}: {exc}", file=sys.stderr)
     after = run("import", str(conversation))
     final = check_consistent(home / "default.db")["messages"]
-    return {"kind": "import", "kills": kills, "inconsistent": bad + torn, "acknowledged": "-", "lost": "-",
-            "next run ok": after.returncode == 0 and final == total}
+    return {
+        "kind": "import",
+        "kills": kills,
+        "inconsistent": bad + torn,
+        "acknowledged": "-",
+        "lost": "-",
+        "next run ok": after.returncode == 0 and final == total,
+    }
 
 
 def captures(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
@@ -103,8 +123,14 @@ def captures(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
     conn.close()
     os.environ["MEMCHAT_MEMORY_CAPTURE"] = "false"
     complete = facts == {Extractor.fact(g)["text"] for g in gadgets}
-    return {"kind": "extraction", "kills": kills, "inconsistent": bad, "acknowledged": "-", "lost": "-",
-            "next run ok": after.returncode == 0 and complete}
+    return {
+        "kind": "extraction",
+        "kills": kills,
+        "inconsistent": bad,
+        "acknowledged": "-",
+        "lost": "-",
+        "next run ok": after.returncode == 0 and complete,
+    }
 
 
 def main() -> None:
@@ -117,8 +143,15 @@ def main() -> None:
     rng = random.Random(args.seed)
     started = time.perf_counter()
     with FakeAnthropic() as api:
-        os.environ.update(ANTHROPIC_API_KEY="sk-ant-bench-0000", MEMCHAT_BASE_URL=api.url, MEMCHAT_PROVIDER="anthropic",
-                          MEMCHAT_TIMEOUT="5", MEMCHAT_MEMORY_CAPTURE="false", HF_HUB_OFFLINE="1", NO_COLOR="1")
+        os.environ.update(
+            ANTHROPIC_API_KEY="sk-ant-bench-0000",
+            MEMCHAT_BASE_URL=api.url,
+            MEMCHAT_PROVIDER="anthropic",
+            MEMCHAT_TIMEOUT="5",
+            MEMCHAT_MEMORY_CAPTURE="false",
+            HF_HUB_OFFLINE="1",
+            NO_COLOR="1",
+        )
         rows = [turns(api, args.kills, rng), imports(args.kills, rng), captures(api, args.kills, rng)]
     cols = ["kind", "kills", "inconsistent", "acknowledged", "lost", "next run ok"]
     print(f"{'':2}" + " | ".join(f"{c:>12}" for c in cols))

@@ -34,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-
 def vocabulary() -> list[str]:
     """English words in frequency order: the whole words of the bundled model's WordPiece
     vocabulary (about 21,000), so a Zipf draw gives text with realistic term statistics."""
@@ -46,11 +45,20 @@ def vocabulary() -> list[str]:
 
 SUBJECTS = ["The user", "I", "My partner", "We", "The team", "My manager", "Our client"]
 QUESTIONS = [
-    "where did we leave the webhook bug?", "what coffee do I like in the morning?",
-    "when is the dentist appointment?", "which city did I move to?", "what did my manager say about the budget?",
-    "do I have any food allergies?", "what was the deadline for the release?", "who is coming to the birthday party?",
-    "what guitar did I buy?", "how do I like my reports formatted?", "what did we decide about kubernetes?",
-    "which hotel did we book in Lisbon?", "what is my sister's job?", "did I cancel the gym subscription?",
+    "where did we leave the webhook bug?",
+    "what coffee do I like in the morning?",
+    "when is the dentist appointment?",
+    "which city did I move to?",
+    "what did my manager say about the budget?",
+    "do I have any food allergies?",
+    "what was the deadline for the release?",
+    "who is coming to the birthday party?",
+    "what guitar did I buy?",
+    "how do I like my reports formatted?",
+    "what did we decide about kubernetes?",
+    "which hotel did we book in Lisbon?",
+    "what is my sister's job?",
+    "did I cancel the gym subscription?",
 ]
 
 
@@ -78,12 +86,23 @@ def build_memories(db, n: int, model: str, dim: int, rng: random.Random) -> floa
         count = min(10_000, n - start)
         vectors = nprng.standard_normal((count, dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        rows = [(rng.choice(("fact", "fact", "event", "rule")), sentence(rng, words, cum), now, now,
-                 vectors[i].astype("<f4").tobytes(), model) for i in range(count)]
+        rows = [
+            (
+                rng.choice(("fact", "fact", "event", "rule")),
+                sentence(rng, words, cum),
+                now,
+                now,
+                vectors[i].astype("<f4").tobytes(),
+                model,
+            )
+            for i in range(count)
+        ]
         with immediate(db):
             db.conn.executemany(
                 "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, embedding_model) "
-                "VALUES (?, ?, 'active', ?, ?, ?, ?)", rows)
+                "VALUES (?, ?, 'active', ?, ?, ?, ?)",
+                rows,
+            )
     return time.perf_counter() - started
 
 
@@ -133,8 +152,7 @@ def bench_recall(args, embedder) -> list[tuple[str, str, str]]:
         t1 = time.perf_counter()
         v = embedder.encode([q])[0]
         t2 = time.perf_counter()
-        query = search._Query(q, search.fts_query(q), v, search.ALL_KINDS, ("active",), None, None, None,
-                              search.TUNING)
+        query = search._Query(q, search.fts_query(q), v, search.ALL_KINDS, ("active",), None, None, None, search.TUNING)
         search._bm25_memories(db, query)
         t3 = time.perf_counter()
         vs, mask = search._memory_scan(db, query, embedder.model_name)
@@ -159,17 +177,32 @@ def bench_recall(args, embedder) -> list[tuple[str, str, str]]:
 def chat_lines(n: int, rng: random.Random) -> list[dict]:
     words = vocabulary()
     cum = zipf(words)
-    return [{"session": f"s{i // 40}", "role": "user" if i % 2 == 0 else "assistant",
-             "content": sentence(rng, words, cum), "timestamp": f"2026-01-{1 + i // 400 % 28:02d}T10:00:00"}
-            for i in range(n)]
+    return [
+        {
+            "session": f"s{i // 40}",
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": sentence(rng, words, cum),
+            "timestamp": f"2026-01-{1 + i // 400 % 28:02d}T10:00:00",
+        }
+        for i in range(n)
+    ]
 
 
 def locomo_lines(eval_dir: Path) -> list[dict]:
     path = eval_dir / "locomo_dev_sessions.jsonl"
     if not path.exists():
         return []
-    return [{"session": r["session"], "role": r["role"], "content": r["content"], "name": r["speaker"],
-             "timestamp": r["timestamp"], "id": r["id"]} for r in map(json.loads, open(path, encoding="utf-8"))]
+    return [
+        {
+            "session": r["session"],
+            "role": r["role"],
+            "content": r["content"],
+            "name": r["speaker"],
+            "timestamp": r["timestamp"],
+            "id": r["id"],
+        }
+        for r in map(json.loads, open(path, encoding="utf-8"))
+    ]
 
 
 def bench_import(lines: list[dict], embedder) -> tuple[float, float]:
@@ -194,11 +227,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--memories", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--pause-ms", type=int, default=100, help="Idle time before each query, as between a person's searches.")
+    ap.add_argument(
+        "--pause-ms", type=int, default=100, help="Idle time before each query, as between a person's searches."
+    )
     ap.add_argument("--import-messages", type=int, default=2000)
     ap.add_argument("--eval-dir", default=str(ROOT.parent / "shared" / "eval"))
-    ap.add_argument("--encoder", default="auto", choices=("auto", "onnx", "torch"),
-                    help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).")
+    ap.add_argument(
+        "--encoder",
+        default="auto",
+        choices=("auto", "onnx", "torch"),
+        help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
+    )
     args = ap.parse_args()
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-bench-")
 

@@ -31,8 +31,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (MiB) of one fresh process."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], env=env, capture_output=True,
-                          stdin=subprocess.DEVNULL, cwd=str(ROOT))
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *cmd], env=env, capture_output=True, stdin=subprocess.DEVNULL, cwd=str(ROOT)
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-400:]}")
@@ -44,8 +45,9 @@ def repl_ready(env: dict[str, str]) -> tuple[float, int]:
     import pexpect
 
     start = time.perf_counter()
-    child = pexpect.spawn(sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8",
-                          timeout=60, dimensions=(30, 100))
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(30, 100)
+    )
     child.expect_exact("›")
     wall = time.perf_counter() - start
     rss = 0
@@ -73,8 +75,13 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="memchat-startup-"))
     cache = base / "cache"
     env0 = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCHAT_", "ANTHROPIC_"))}
-    env0.update(HF_HUB_OFFLINE="1", MEMCHAT_CACHE_DIR=str(cache), MEMCHAT_PROVIDER="echo",
-                MEMCHAT_MEMORY_CAPTURE="false", TERM="xterm")
+    env0.update(
+        HF_HUB_OFFLINE="1",
+        MEMCHAT_CACHE_DIR=str(cache),
+        MEMCHAT_PROVIDER="echo",
+        MEMCHAT_MEMORY_CAPTURE="false",
+        TERM="xterm",
+    )
 
     os.environ.update(MEMCHAT_CACHE_DIR=str(cache), MEMCHAT_HOME=str(base / "prep"))
     from memchat.memory import onnx_embed
@@ -104,7 +111,7 @@ def main() -> None:
         results = []
         for encoder in ("auto", "torch") if both else ("auto",):
             env = dict(env0, MEMCHAT_HOME=str(home), MEMCHAT_MEMORY_ENCODER=encoder)
-            fn = (lambda: repl_ready(env)) if cmd is None else (lambda: run(cmd, env))
+            fn = (lambda env=env: repl_ready(env)) if cmd is None else (lambda env=env: run(cmd, env))
             fn()  # one unmeasured run: page cache warm, lazy files created
             results.append(median([fn() for _ in range(args.runs)]))
         rows.append((label, results[0], results[1] if both else None))
@@ -116,8 +123,10 @@ def main() -> None:
     measure("memchat ask (echo, memory on), 10,000 memories", py + ["ask", "what do I like?"], homes[10_000])
     measure("REPL launch to ready prompt", None, homes[10_000], both=False)
 
-    print(f"| command ({os.cpu_count()}-core machine, median of {args.runs}) | fast path | peak RSS "
-          "| encoder = torch | peak RSS | ratio |")
+    print(
+        f"| command ({os.cpu_count()}-core machine, median of {args.runs}) | fast path | peak RSS "
+        "| encoder = torch | peak RSS | ratio |"
+    )
     print("|---|---|---|---|---|---|")
     for label, fast, slow in rows:
         tail = f"{slow[0]:.2f} s | {slow[1]} MiB | {slow[0] / fast[0]:.1f}x" if slow else "- | - | -"

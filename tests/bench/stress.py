@@ -44,13 +44,32 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from faults import watch_wal  # noqa: E402
+from faults import watch_wal
 
-NOUNS = ["houseplants", "bicycles", "sourdough", "the cello", "chess", "kubernetes", "the dentist", "Lisbon",
-         "the webhook bug", "marathon training", "birdwatching", "the release deadline", "coffee", "the budget"]
+NOUNS = [
+    "houseplants",
+    "bicycles",
+    "sourdough",
+    "the cello",
+    "chess",
+    "kubernetes",
+    "the dentist",
+    "Lisbon",
+    "the webhook bug",
+    "marathon training",
+    "birdwatching",
+    "the release deadline",
+    "coffee",
+    "the budget",
+]
 VERBS = ["likes", "asked about", "worries about", "decided on", "finished", "plans", "mentioned"]
-QUESTIONS = ["what did I say about {n}?", "{n}", "when did we talk about {n} and {m}?", "do I like {n}?",
-             "remind me of the plan for {n}"]
+QUESTIONS = [
+    "what did I say about {n}?",
+    "{n}",
+    "when did we talk about {n} and {m}?",
+    "do I like {n}?",
+    "remind me of the plan for {n}",
+]
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -60,12 +79,23 @@ def percentile(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: bool, fresh: bool, go,
-           results) -> None:
+def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: bool, fresh: bool, go, results) -> None:
     """One process: its own connection and session; the operations in a seeded random order."""
-    out = {"proc": number, "writes": 0, "memory_writes": 0, "message_writes": 0, "replies": 0, "recalls": 0,
-           "write_ms": [], "recall_ms": [], "errors": [], "elapsed": 0.0, "memories": [], "session": None,
-           "tracebacks": []}
+    out = {
+        "proc": number,
+        "writes": 0,
+        "memory_writes": 0,
+        "message_writes": 0,
+        "replies": 0,
+        "recalls": 0,
+        "write_ms": [],
+        "recall_ms": [],
+        "errors": [],
+        "elapsed": 0.0,
+        "memories": [],
+        "session": None,
+        "tracebacks": [],
+    }
     try:
         from memchat import sessions
         from memchat.config import load_settings
@@ -101,11 +131,13 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
                         out["memory_writes"] += 1
                     elif pending_user is None:
                         pending_user = sessions.add_message(
-                            db, session.id, "user", f"p{number} w{w}: tell me about {rng.choice(NOUNS)}").id
+                            db, session.id, "user", f"p{number} w{w}: tell me about {rng.choice(NOUNS)}"
+                        ).id
                         out["message_writes"] += 1
                     else:
-                        sessions.record_reply(db, pending_user, f"p{number} w{w}: here is what I know about "
-                                                                f"{rng.choice(NOUNS)}.")
+                        sessions.record_reply(
+                            db, pending_user, f"p{number} w{w}: here is what I know about {rng.choice(NOUNS)}."
+                        )
                         pending_user = None
                         out["message_writes"] += 1
                         out["replies"] += 1
@@ -116,7 +148,7 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
                     recall(db, rng.choice(QUESTIONS).format(n=n, m=m), embedder, limit=10)
                     out["recalls"] += 1
                     out["recall_ms"].append(1000 * (time.perf_counter() - t0))
-            except Exception as exc:  # noqa: BLE001 - counted and reported, the run goes on
+            except Exception as exc:
                 out["errors"].append(f"{'write' if op == 'w' else 'recall'}: {type(exc).__name__}: {exc}")
                 if len(out["errors"]) <= 3:
                     out["tracebacks"].append(traceback.format_exc(limit=-5))
@@ -124,7 +156,7 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
                 w += 1
         out["elapsed"] = time.perf_counter() - started
         db.conn.close()
-    except Exception as exc:  # noqa: BLE001 - setup failed: report it as an error of this process
+    except Exception as exc:
         out["errors"].append(f"setup: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}")
     results.put(out)
 
@@ -135,10 +167,17 @@ def main() -> int:
     ap.add_argument("--writes", type=int, default=1000, help="Writes per process.")
     ap.add_argument("--recalls", type=int, default=1000, help="Recalls per process.")
     ap.add_argument("--no-embedder", action="store_true", help="Recall by BM25 alone (embedder None).")
-    ap.add_argument("--wal-limit-mb", type=float, default=16.0,
-                    help="Fail if the WAL grows past this during the run (SQLite checkpoints at ~4 MB).")
-    ap.add_argument("--fresh", action="store_true",
-                    help="Let the processes create the profile, all at once, instead of creating it first.")
+    ap.add_argument(
+        "--wal-limit-mb",
+        type=float,
+        default=16.0,
+        help="Fail if the WAL grows past this during the run (SQLite checkpoints at ~4 MB).",
+    )
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="Let the processes create the profile, all at once, instead of creating it first.",
+    )
     ap.add_argument("--keep", action="store_true", help="Keep the temporary profile and print where it is.")
     args = ap.parse_args()
 
@@ -159,8 +198,13 @@ def main() -> int:
 
     ctx = mp.get_context("spawn")
     go, results = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=worker, args=(n, str(db_path), args.writes, args.recalls, not args.no_embedder,
-                                               args.fresh, go, results)) for n in range(args.procs)]
+    procs = [
+        ctx.Process(
+            target=worker,
+            args=(n, str(db_path), args.writes, args.recalls, not args.no_embedder, args.fresh, go, results),
+        )
+        for n in range(args.procs)
+    ]
     for p in procs:
         p.start()
     time.sleep(0.5)
@@ -179,25 +223,49 @@ def main() -> int:
 
     # --- the table ----------------------------------------------------------------------------
     def row(name, writes, recalls, elapsed, wms, rms, errors):
-        return (f"| {name} | {writes} | {writes / elapsed if elapsed else 0:,.0f} | {percentile(wms, 50):.1f} | "
-                f"{percentile(wms, 95):.1f} | {recalls} | {recalls / elapsed if elapsed else 0:,.1f} | "
-                f"{percentile(rms, 50):.1f} | {percentile(rms, 95):.1f} | {errors} |")
+        return (
+            f"| {name} | {writes} | {writes / elapsed if elapsed else 0:,.0f} | {percentile(wms, 50):.1f} | "
+            f"{percentile(wms, 95):.1f} | {recalls} | {recalls / elapsed if elapsed else 0:,.1f} | "
+            f"{percentile(rms, 50):.1f} | {percentile(rms, 95):.1f} | {errors} |"
+        )
 
     cores = os.cpu_count()
-    print(f"\n{args.procs} processes × {args.writes} writes + {args.recalls} recalls, one database, "
-          f"{cores}-core machine, recall {'BM25 only' if args.no_embedder else 'hybrid (BM25 + vectors)'}\n")
-    print("| process | writes | writes/s | write p50 ms | write p95 ms | recalls | recalls/s | recall p50 ms | "
-          "recall p95 ms | errors |")
+    print(
+        f"\n{args.procs} processes × {args.writes} writes + {args.recalls} recalls, one database, "
+        f"{cores}-core machine, recall {'BM25 only' if args.no_embedder else 'hybrid (BM25 + vectors)'}\n"
+    )
+    print(
+        "| process | writes | writes/s | write p50 ms | write p95 ms | recalls | recalls/s | recall p50 ms | "
+        "recall p95 ms | errors |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     all_w, all_r = [], []
     for o in outs:
-        print(row(f"#{o['proc']} ({o['elapsed']:.1f} s)", o["writes"], o["recalls"], o["elapsed"], o["write_ms"],
-                  o["recall_ms"], len(o["errors"])))
+        print(
+            row(
+                f"#{o['proc']} ({o['elapsed']:.1f} s)",
+                o["writes"],
+                o["recalls"],
+                o["elapsed"],
+                o["write_ms"],
+                o["recall_ms"],
+                len(o["errors"]),
+            )
+        )
         all_w += o["write_ms"]
         all_r += o["recall_ms"]
     errors = [e for o in outs for e in o["errors"]]
-    print(row(f"**total** ({wall:.1f} s wall)", sum(o["writes"] for o in outs), sum(o["recalls"] for o in outs),
-              wall, all_w, all_r, len(errors)))
+    print(
+        row(
+            f"**total** ({wall:.1f} s wall)",
+            sum(o["writes"] for o in outs),
+            sum(o["recalls"] for o in outs),
+            wall,
+            all_w,
+            all_r,
+            len(errors),
+        )
+    )
 
     # --- what is on disk ----------------------------------------------------------------------
     conn = sqlite3.connect(db_path, timeout=10)
@@ -227,20 +295,34 @@ def main() -> int:
     acked_messages = sum(o["message_writes"] for o in outs)
     acked_replies = sum(o["replies"] for o in outs)
     missing = expected_memories - stored_memories
-    ok = (not errors and integrity == "ok" and all(f.endswith(" ok") for f in fts) and not missing
-          and memory_rows == acked_memories == planned_memories and message_rows == acked_messages == planned_messages
-          and session_rows == args.procs and replies == acked_replies and peak[0] <= args.wal_limit_mb * 1e6)
+    ok = (
+        not errors
+        and integrity == "ok"
+        and all(f.endswith(" ok") for f in fts)
+        and not missing
+        and memory_rows == acked_memories == planned_memories
+        and message_rows == acked_messages == planned_messages
+        and session_rows == args.procs
+        and replies == acked_replies
+        and peak[0] <= args.wal_limit_mb * 1e6
+    )
     print("\n| check | result |\n|---|---|")
-    print(f"| memories (rows / acknowledged / planned) | {memory_rows} / {acked_memories} / {planned_memories}"
-          f"{'' if not missing else f' — {len(missing)} acknowledged but missing'} |")
-    print(f"| messages (rows / acknowledged / planned) | {message_rows} / {acked_messages} / {planned_messages} "
-          f"(replies {replies} / {acked_replies}) |")
+    print(
+        f"| memories (rows / acknowledged / planned) | {memory_rows} / {acked_memories} / {planned_memories}"
+        f"{'' if not missing else f' — {len(missing)} acknowledged but missing'} |"
+    )
+    print(
+        f"| messages (rows / acknowledged / planned) | {message_rows} / {acked_messages} / {planned_messages} "
+        f"(replies {replies} / {acked_replies}) |"
+    )
     print(f"| sessions | {session_rows} / {args.procs} |")
     print(f"| vectors written by recall catch-up | {embedded} memories, {vectors} messages |")
     print(f"| PRAGMA integrity_check | {integrity} |")
     print(f"| FTS integrity-check | {', '.join(fts)} |")
-    print(f"| WAL peak during the run | {peak[0] / 1e6:.2f} MB (limit {args.wal_limit_mb:g} MB"
-          f"{'' if peak[0] <= args.wal_limit_mb * 1e6 else ', EXCEEDED'}) |")
+    print(
+        f"| WAL peak during the run | {peak[0] / 1e6:.2f} MB (limit {args.wal_limit_mb:g} MB"
+        f"{'' if peak[0] <= args.wal_limit_mb * 1e6 else ', EXCEEDED'}) |"
+    )
     print(f"| WAL after the run (all writers closed, before this check) | {wal_after / 1e6:.2f} MB |")
     if errors:
         locked = sum("locked" in e for e in errors)

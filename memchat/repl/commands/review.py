@@ -24,8 +24,9 @@ def _why(repl: Repl, arg: str) -> None:
     tables.explain_memory(repl.last_result.memory, console.out())
 
 
-@command("capture", "Turn background memory capture on or off for this chat.", args="[on|off]",
-         complete=choices("on", "off"))
+@command(
+    "capture", "Turn background memory capture on or off for this chat.", args="[on|off]", complete=choices("on", "off")
+)
 def _capture(repl: Repl, arg: str) -> None:
     if arg not in ("", "on", "off"):
         raise UsageError("usage: /capture on|off")
@@ -36,8 +37,12 @@ def _capture(repl: Repl, arg: str) -> None:
     repl.info(f"memory capture is {'on' if repl.app.can_capture else 'off'}")
 
 
-@command("review", "Pending memories: list, or /review confirm|reject ID.", args="[confirm|reject ID]",
-         complete=choices("confirm ", "reject "))
+@command(
+    "review",
+    "Pending memories: list, or /review confirm|reject ID.",
+    args="[confirm|reject ID]",
+    complete=choices("confirm ", "reject "),
+)
 def _review(repl: Repl, arg: str) -> None:
     action, _, target = arg.partition(" ")
     if action in ("confirm", "reject"):

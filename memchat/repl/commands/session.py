@@ -17,8 +17,14 @@ if TYPE_CHECKING:
 COMMANDS = CommandSet()
 command = COMMANDS.command
 
-KNOWN_MODELS = ("claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-opus-4-8",
-                "claude-sonnet-4-6", "claude-haiku-4-5")
+KNOWN_MODELS = (
+    "claude-sonnet-5-5",
+    "claude-opus-5-5",
+    "claude-haiku-5-5",
+    "claude-opus-4-8",
+    "claude-sonnet-4-6",
+    "claude-haiku-4-5",
+)
 
 
 def _session_ids(repl: Repl, prefix: str) -> Iterable[str]:
@@ -40,9 +46,13 @@ def _sessions(repl: Repl, arg: str) -> None:
         repl.info("no sessions yet")
         return
     current = repl.session.id if repl.session else None
-    repl.say("\n".join(
-        f"{'*' if s.id == current else ' '} {s.id:>4}  {s.updated_at[:16].replace('T', ' ')}  {s.message_count:>4} msgs  "
-        f"{s.title or '(untitled)'}" for s in rows))
+    repl.say(
+        "\n".join(
+            f"{'*' if s.id == current else ' '} {s.id:>4}  {s.updated_at[:16].replace('T', ' ')}  {s.message_count:>4} msgs  "
+            f"{s.title or '(untitled)'}"
+            for s in rows
+        )
+    )
 
 
 @command("resume", "Switch to a stored session.", args="ID", complete=_session_ids)
@@ -103,8 +113,9 @@ def _copy(repl: Repl, arg: str) -> None:
     raise MemchatError("no clipboard tool found (install wl-clipboard, xclip or xsel); /export writes a file instead")
 
 
-@command("export", "Export this session to a file (created 0600).", args="[md|json] [FILE]",
-         complete=choices("md", "json"))
+@command(
+    "export", "Export this session to a file (created 0600).", args="[md|json] [FILE]", complete=choices("md", "json")
+)
 def _export(repl: Repl, arg: str) -> None:
     from memchat.files import write_private
 
