@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memchat import sessions, tokens
-from memchat.context import Compiled, compaction_slice, compile_context, history_budget_for, needs_compaction
+from memchat.compaction import Compactor
+from memchat.context import Compiled, compile_context
 from memchat.errors import MemchatError, ProviderError
 from memchat.memory.inject import Section
 from memchat.providers import ChatRequest, Provider, Reply, get_provider
@@ -33,30 +34,6 @@ Notice = Callable[[str], None]
 EmbedderFor = Callable[[Notice | None], Any]
 # "Remember that ...", "please remember: ...", "remember, ..." at the start of a message.
 REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\S.*)", re.IGNORECASE | re.DOTALL)
-
-SUMMARY_SYSTEM = "You write faithful, compact summaries of conversations. You never invent facts."
-SUMMARY_PROMPT = """Update the running summary of the conversation below between a user and an assistant.
-The summary replaces these turns in the assistant's memory, so keep everything needed to continue.
-
-Write these sections, each a few short bullet points (write "none" if empty):
-## User identity: names, roles, anything the user said about themselves.
-## Project context: what the user is working on.
-## Constraints: every rule or preference the user stated, quoted in the user's exact words (e.g. "NEVER suggest X").
-## Decisions: what was decided, with the reasons.
-## Current state: where things stand now.
-## Open questions: what is unresolved.
-
-Keep identifiers verbatim (names, numbers, claim or ticket ids, file paths, URLs). Fold the previous
-summary in; drop nothing from it that still holds. At most {limit} tokens. End with the line
-"(covers messages {first}-{last})".
-
-<previous_summary>
-{previous}
-</previous_summary>
-
-<transcript>
-{transcript}
-</transcript>"""
 
 
 @dataclass
@@ -86,7 +63,7 @@ class Engine:
         self.db = db
         self.settings = settings
         self._provider = provider
-        self._told_no_summary: set[int] = set()
+        self.compactor = Compactor(db, settings, lambda: self.provider, self.system_prompt, self.factor)
         self.use_memory = use_memory
         self._embedder = embedder or self._load_embedder
 
@@ -164,14 +141,6 @@ class Engine:
     def factor(self) -> float:
         return tokens.load_factor(self.db, self.settings.model)
 
-    def _count_missing(self, history: list[Message]) -> None:
-        """Fill in raw token counts once; later compiles read them from the rows."""
-        missing = {m.id: tokens.count(m.content) for m in history if m.tokens is None}
-        sessions.set_tokens(self.db, missing)
-        for m in history:
-            if m.id in missing:
-                m.tokens = missing[m.id]
-
     def compile(
         self,
         session: Session,
@@ -184,10 +153,10 @@ class Engine:
         """What the next call will send: compacts first when the strategy says so."""
         session = sessions.get_session(self.db, session.id)  # the caller's copy may predate a compaction
         history = sessions.messages(self.db, session.id)
-        self._count_missing(history)
+        sessions.fill_token_counts(self.db, history)
         factor = self.factor()
         if allow_compaction and self.settings.get("history.strategy") == "compact":
-            session = self._maybe_compact(session, history, current, factor, on_notice, memory)
+            session = self.compactor.maybe_compact(session, history, current, factor, on_notice, memory)
         compiled = compile_context(
             history=history,
             current=current,
@@ -207,111 +176,9 @@ class Engine:
                 on_notice(text)
         return compiled
 
-    def _maybe_compact(
-        self,
-        session: Session,
-        history: list[Message],
-        current: Message | None,
-        factor: float,
-        on_notice: Notice | None,
-        memory: str,
-        force: bool = False,
-    ) -> Session:
-        from memchat.context import summary_block
-
-        fixed = tokens.count(self.system_prompt(session) + memory + summary_block(session.summary))
-        budget = history_budget_for(
-            window=self.settings.context_window,
-            reserve=self.settings.max_tokens,
-            fixed_tokens=int(fixed * factor) + self.settings.get("history.summary_tokens"),
-        )
-        over = needs_compaction(
-            history,
-            current,
-            summary_through=session.summary_through_message_id,
-            budget_tokens=budget,
-            threshold_pct=self.settings.get("history.compact_at"),
-            count=tokens.count,
-            factor=factor,
-        )
-        if not (over or force):
-            return session
-        # Keep the newest turns in about half the budget, so compaction is not needed every turn.
-        chunk = compaction_slice(
-            history,
-            current,
-            summary_through=session.summary_through_message_id,
-            keep_tokens=budget // 2 if not force else 0,
-            count=tokens.count,
-            factor=factor,
-        )
-        if not chunk:
-            return session
-        if not self.provider.can_summarise:
-            self._no_summary(session, on_notice, f"the {self.provider.name} provider cannot summarise")
-            return session
-        if on_notice:
-            on_notice(f"compacting {len(chunk)} older messages into the session summary…")
-        try:
-            summary = self.summarise(session, chunk)
-        except MemchatError as exc:
-            self._no_summary(session, on_notice, f"summarising failed ({exc.message})")
-            return session
-        return sessions.update_session(self.db, session.id, summary=summary, summary_through_message_id=chunk[-1].id)
-
-    def _no_summary(self, session: Session, on_notice: Notice | None, why: str) -> None:
-        if session.id not in self._told_no_summary and on_notice:
-            on_notice(f"{why}: dropping the oldest turns instead")
-        self._told_no_summary.add(session.id)
-
-    def summarise(self, session: Session, chunk: list[Message]) -> str:
-        numbers = {m.id: i for i, m in enumerate(sessions.messages(self.db, session.id), 1)}
-        transcript = "\n\n".join(f"[#{numbers.get(m.id, '?')} {m.role}]\n{m.content}" for m in chunk)
-        limit = self.settings.get("history.summary_tokens")
-        prompt = SUMMARY_PROMPT.format(
-            limit=limit,
-            previous=session.summary or "(none yet)",
-            transcript=transcript,
-            first=1 if not session.summary else numbers.get(chunk[0].id, "?"),
-            last=numbers.get(chunk[-1].id, "?"),
-        )
-        request = ChatRequest(
-            model=self.settings.model,
-            system=SUMMARY_SYSTEM,
-            messages=[{"role": "user", "content": prompt}],
-            max_tokens=int(limit * 1.5),
-        )
-        reply = self.provider.complete(request)
-        if not reply.text.strip():
-            raise ProviderError("the model returned an empty summary")
-        return reply.text.strip()
-
     def compact_now(self, session: Session, on_notice: Notice | None = None) -> Session:
         """/compact: fold everything but the last turn into the summary now."""
-        session = sessions.get_session(self.db, session.id)  # a forget may have redacted it since
-        history = sessions.messages(self.db, session.id)
-        self._count_missing(history)
-        if not self.provider.can_summarise:
-            raise MemchatError(f"the {self.provider.name} provider cannot summarise")
-        live = [m for m in history if m.id > (session.summary_through_message_id or 0)]
-        if len(live) < 2:
-            raise MemchatError("nothing to compact yet")
-        chunk = compaction_slice(
-            history,
-            None,
-            summary_through=session.summary_through_message_id,
-            keep_tokens=0,
-            count=tokens.count,
-            factor=self.factor(),
-        )
-        last_turn_start = max((m.id for m in live if m.role == "user"), default=None)
-        chunk = [m for m in chunk if last_turn_start is None or m.id < last_turn_start]
-        if not chunk:
-            raise MemchatError("nothing to compact yet")
-        if on_notice:
-            on_notice(f"compacting {len(chunk)} messages…")
-        summary = self.summarise(session, chunk)
-        return sessions.update_session(self.db, session.id, summary=summary, summary_through_message_id=chunk[-1].id)
+        return self.compactor.compact_now(session, on_notice)
 
     def preview(self, session: Session | None) -> Compiled:
         """What the next call would send, without compacting or calling anything."""

@@ -204,6 +204,17 @@ def set_tokens(db: Database, counts: dict[int, int]) -> None:
             db.conn.executemany("UPDATE messages SET tokens = ? WHERE id = ?", [(n, i) for i, n in counts.items()])
 
 
+def fill_token_counts(db: Database, history: list[Message]) -> None:
+    """Count the raw tokens of messages that have no count yet, once: later compiles read them."""
+    from memchat import tokens
+
+    missing = {m.id: tokens.count(m.content) for m in history if m.tokens is None}
+    set_tokens(db, missing)
+    for m in history:
+        if m.id in missing:
+            m.tokens = missing[m.id]
+
+
 def message_by_number(db: Database, session_id: int, number: int | str) -> Message:
     """A message by its position in the session as /history and `sessions show` number it."""
     try:

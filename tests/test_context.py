@@ -6,10 +6,11 @@ import pytest
 from conftest import db_rows, run_memchat
 
 from memchat import sessions, tokens
+from memchat.compaction import SUMMARY_SYSTEM
 from memchat.config import load_settings
 from memchat.context import ContextError, compile_context
 from memchat.db import open_db
-from memchat.engine import SUMMARY_SYSTEM, Engine
+from memchat.engine import Engine
 
 WINDOW = 4000
 MAX_TOKENS = 500

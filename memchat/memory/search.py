@@ -12,15 +12,15 @@ each quoted, OR-ed, so FTS5 syntax (quotes, *, -, NEAR, :, parentheses) is never
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import UsageError
-from memchat.memory import index
-from memchat.memory.store import KINDS, STATUSES, Memory, MemoryStore
+from memchat.memory import index, scan
+from memchat.memory.rank import TUNING, Hit, Tuning, fuse, with_tuning
+from memchat.memory.store import KINDS, STATUSES
 from memchat.memory.vectors import VectorSet, kind_status_code
 
 if TYPE_CHECKING:
@@ -44,51 +44,6 @@ should now ever also about after again against all before being below between du
 through under until off out very s t
 """.split()
 )
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """Knobs of the ranking. The defaults were chosen on the LoCoMo development set only
-    (tests/bench/eval_locomo.py --sweep): a small rrf_k trusts each list's first places, and
-    BM25 a little more than cosine; recall@10 0.71 against 0.63 for plain RRF with k = 60."""
-
-    rrf_k: int = 5
-    bm25_weight: float = 1.25
-    vector_weight: float = 1.0
-    pool: int = 100
-    name_weight: float = 1.0  # BM25 weight of a message's speaker name against its content
-    stopwords: bool = True
-    recency_weight: float = 0.05
-    half_life_days: float = 90.0
-    importance_weight: float = 0.1
-    pin_weight: float = 0.2
-    use_weight: float = 0.05
-
-
-TUNING = Tuning()
-
-
-@dataclass
-class Hit:
-    """One search result: what it is, its text, its score, when, and where it came from."""
-
-    type: str  # "memory" or "message"
-    id: int
-    kind: str  # fact | event | rule | message
-    text: str
-    score: float
-    when: str
-    source: str
-    session_id: int | None = None
-    message_id: int | None = None
-    role: str | None = None
-    name: str | None = None
-    status: str | None = None
-    pinned: bool = False
-    key: str | None = None
-    bm25_rank: int | None = None
-    vector_rank: int | None = None
-    cosine: float | None = None
 
 
 def fts_query(text: str, *, stopwords: bool = True) -> str | None:
@@ -192,7 +147,7 @@ def recall(
     )
     memories, messages = any(k in KINDS for k in kinds), "message" in kinds
     if embedder is None:
-        return _fuse(db, _bm25_lists(db, q, memories, messages), q, limit)
+        return fuse(db, _bm25_lists(db, q, memories, messages), q.tuning, limit)
     model = embedder.model_name
     index.ensure_current(db, model)
     if catch_up is not False:
@@ -211,14 +166,14 @@ def recall(
         vs = index.vector_set(db, "messages", model)
         # Undone messages are few and change every turn: over-fetch a little, drop them after.
         scans.append(("message", vs, None if q.session_id is None else vs.group == q.session_id, q.tuning.pool + 20))
-    bm25 = index.workers().submit(_bm25_lists, db, q, memories, messages)
+    bm25 = scan.workers().submit(_bm25_lists, db, q, memories, messages)
     try:
-        nearest = [(typ, index.nearest(vs, q.vector, mask, n, q.since, q.until)) for typ, vs, mask, n in scans]
+        nearest = [(typ, scan.nearest(vs, q.vector, mask, n, q.since, q.until)) for typ, vs, mask, n in scans]
     finally:
         lists = bm25.result()
     for typ, ranked in nearest:
         lists.append((typ, "vector", _drop_undone(db, ranked)[: q.tuning.pool] if typ == "message" else ranked))
-    return _fuse(db, lists, q, limit)
+    return fuse(db, lists, q.tuning, limit)
 
 
 def _bm25_lists(db: Database, q: _Query, memories: bool, messages: bool) -> list[tuple[str, str, list]]:
@@ -314,111 +269,4 @@ def _drop_undone(db: Database, ranked: list[tuple[int, float]]) -> list[tuple[in
     return [t for t in ranked if t[0] not in undone]
 
 
-# --- fusion -----------------------------------------------------------------------------------
-
-
-def _fuse(db: Database, lists: list[tuple[str, str, list[tuple[int, float]]]], q: _Query, limit: int) -> list[Hit]:
-    t = q.tuning
-    fused: dict[tuple[str, int], dict] = {}
-    weights = {"bm25": t.bm25_weight, "vector": t.vector_weight}
-    for typ, method, ranked in lists:
-        for rank, (item_id, raw) in enumerate(ranked, 1):
-            entry = fused.setdefault((typ, item_id), {"rrf": 0.0, "bm25": None, "vector": None, "cosine": None})
-            entry["rrf"] += weights[method] / (t.rrf_k + rank)
-            entry[method] = rank
-            if method == "vector":
-                entry["cosine"] = raw
-    if not fused:
-        return []
-    used = {m for _, m, _ in lists}
-    best = sum(weights[m] for m in used) / (t.rrf_k + 1)  # both lists' first place: score 1.0
-    # Only candidates that some boost could lift into the top `limit` need their rows.
-    lowest, highest = 1 - t.importance_weight, 1 + t.recency_weight + t.importance_weight + t.pin_weight + t.use_weight
-    by_rrf = sorted(fused.values(), key=lambda e: -e["rrf"])
-    floor = by_rrf[min(limit, len(by_rrf)) - 1]["rrf"] * lowest / highest
-    fused = {k: e for k, e in fused.items() if e["rrf"] >= floor}
-    hits = []
-    now = datetime.now(UTC)
-    for hit, memory in _details(db, fused):
-        entry = fused[(hit.type, hit.id)]
-        hit.score = round(entry["rrf"] / best * _boost(hit, memory, t, now), 4) if best else 0.0
-        hit.bm25_rank, hit.vector_rank = entry["bm25"], entry["vector"]
-        hit.cosine = None if entry["cosine"] is None else round(entry["cosine"], 4)
-        hits.append(hit)
-    hits.sort(key=lambda h: (-h.score, h.type, h.id))
-    return hits[:limit]
-
-
-def _boost(hit: Hit, memory: Memory | None, t: Tuning, now: datetime) -> float:
-    boost = 1.0
-    if t.recency_weight and hit.when:
-        try:
-            when = datetime.fromisoformat(hit.when.replace("Z", "+00:00"))
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
-            age_days = max(0.0, (now - when).total_seconds() / 86400)
-            boost += t.recency_weight * 0.5 ** (age_days / t.half_life_days)
-        except ValueError:
-            pass
-    if memory is not None:
-        boost += t.importance_weight * (memory.importance - 0.5) * 2
-        boost += t.pin_weight * memory.pinned
-        boost += t.use_weight * min(1.0, math.log1p(memory.use_count) / math.log1p(20))
-    return boost
-
-
-def _details(db: Database, fused: dict[tuple[str, int], dict]) -> list[tuple[Hit, Memory | None]]:
-    hits: list[tuple[Hit, Memory | None]] = []
-    memories = MemoryStore(db).get_many([i for typ, i in fused if typ == "memory"])
-    for m in memories.values():
-        origin = f"memory #{m.id} · {m.origin}"
-        if m.source_message_ids:
-            origin += f" · from message {m.source_message_ids[0]}"
-        hits.append(
-            (
-                Hit(
-                    "memory",
-                    m.id,
-                    m.kind,
-                    m.text,
-                    0.0,
-                    m.created_at,
-                    origin,
-                    status=m.status,
-                    pinned=m.pinned,
-                    key=m.key,
-                ),
-                m,
-            )
-        )
-    ids = [i for typ, i in fused if typ == "message"]
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        for mid, sid, role, name, content, created in db.conn.execute(
-            f"SELECT id, session_id, role, name, content, created_at FROM messages WHERE id IN "
-            f"({', '.join('?' * len(part))})",
-            part,
-        ):
-            hits.append(
-                (
-                    Hit(
-                        "message",
-                        mid,
-                        "message",
-                        content,
-                        0.0,
-                        created,
-                        f"session {sid} · message {mid}",
-                        session_id=sid,
-                        message_id=mid,
-                        role=role,
-                        name=name,
-                    ),
-                    None,
-                )
-            )
-    return hits
-
-
-def with_tuning(**changes: Any) -> Tuning:
-    return replace(TUNING, **changes)
+__all__ = ["ALL_KINDS", "TUNING", "Hit", "Tuning", "fts_query", "parse_time", "recall", "with_tuning"]

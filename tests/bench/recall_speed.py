@@ -125,7 +125,7 @@ def pct(values: list[float], p: float) -> float:
 
 def bench_recall(args, embedder) -> list[tuple[str, str, str]]:
     from memchat.db import open_db
-    from memchat.memory import index, search
+    from memchat.memory import index, scan, search
 
     rng = random.Random(42)
     db = open_db(Path(tempfile.mkdtemp(prefix="memchat-speed-")) / "speed.db")
@@ -156,7 +156,7 @@ def bench_recall(args, embedder) -> list[tuple[str, str, str]]:
         search._bm25_memories(db, query)
         t3 = time.perf_counter()
         vs, mask = search._memory_scan(db, query, embedder.model_name)
-        index.nearest(vs, v, mask, search.TUNING.pool)
+        scan.nearest(vs, v, mask, search.TUNING.pool)
         t4 = time.perf_counter()
         encode.append(t2 - t1)
         fts.append(t3 - t2)
