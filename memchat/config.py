@@ -199,10 +199,13 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
         if "\x00" in value:
             raise ConfigError(f"setting '{setting.name}' ({origin}) cannot contain a NUL character")
         result = value
-    if setting.choices and result not in setting.choices:
-        raise ConfigError(
-            f"setting '{setting.name}' ({origin}) must be one of {', '.join(setting.choices)}; got {result!r}"
-        )
+    allowed = setting.choices
+    if setting.name == "provider":
+        from memchat.providers import names  # the built-in ones, and any registered (a test's fake)
+
+        allowed = names()
+    if allowed and result not in allowed:
+        raise ConfigError(f"setting '{setting.name}' ({origin}) must be one of {', '.join(allowed)}; got {result!r}")
     if setting.name == "profile" and not PROFILE_RE.match(result):
         raise ConfigError(f"profile name {result!r} ({origin}) may use only letters, digits, '-', '_' and '.'")
     return result

@@ -16,10 +16,21 @@ from fakeapi import FakeAnthropic
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="session", autouse=True)
 def shared_cache(tmp_path_factory):
-    """One cache for the whole run: the ONNX export of the model is made once, not per test."""
-    return tmp_path_factory.mktemp("memchat-cache")
+    """One cache for the whole run, with the ONNX export of the model prepared once, before any test:
+    no test (and no memchat process a test starts) pays for it or prints its one-time notice.
+    MEMCHAT_TEST_CACHE keeps it between runs (handy when running a few tests at a time)."""
+    kept = os.environ.get("MEMCHAT_TEST_CACHE")
+    cache = Path(kept) if kept else tmp_path_factory.mktemp("memchat-cache")
+    os.environ["MEMCHAT_CACHE_DIR"] = str(cache)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from memchat.memory import onnx_embed
+    from memchat.memory.models import DEFAULT_MODEL
+
+    if not onnx_embed.ready(DEFAULT_MODEL):
+        onnx_embed.prepare(DEFAULT_MODEL)
+    return cache
 
 
 @pytest.fixture(autouse=True)
@@ -56,6 +67,19 @@ def api(_server, monkeypatch):
     monkeypatch.setenv("MEMCHAT_PROVIDER", "anthropic")
     monkeypatch.setenv("MEMCHAT_TIMEOUT", "5")
     return _server
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """An in-process scripted model, registered as provider "fake" and made the configured one."""
+    from fakes import FakeProvider
+
+    from memchat import providers
+
+    model = FakeProvider()
+    monkeypatch.setitem(providers._REGISTRY, "fake", lambda settings: model)
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "fake")
+    return model
 
 
 def db_rows(
@@ -108,17 +132,32 @@ def cli():
 
 @pytest.fixture(scope="session")
 def embedder(shared_cache):
-    """The real bundled model (all-MiniLM-L6-v2), loaded once for the whole test session.
-
-    memchat keeps loaded models per process, so the CLI run in-process shares this one.
-    It is session-scoped, so it runs before memchat_home sets the cache: point it there
-    too, or it would make a second ONNX export in the developer's ~/.cache.
-    """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ["MEMCHAT_CACHE_DIR"] = str(shared_cache)
+    """The real bundled model (all-MiniLM-L6-v2), loaded once for the whole test session
+    (from the export shared_cache prepared); the CLI run in-process shares this one."""
     from memchat.memory.embed import get_embedder
 
     return get_embedder()
+
+
+REAL_ENCODER_FIXTURES = {"embedder", "encoder", "real_encoder"}
+
+
+@pytest.fixture(autouse=True)
+def fake_encoder_by_default(request, monkeypatch):
+    """In this process, the encoder is a FakeEmbedder unless the test is about retrieval (it asks for
+    the `embedder`/`encoder` fixture or `real_encoder`). Processes a test starts use the real model."""
+    if REAL_ENCODER_FIXTURES & set(request.fixturenames):
+        return None
+    fake = FakeEmbedder()
+    monkeypatch.setattr("memchat.memory.embed.configured", lambda settings, note=None: fake)
+    monkeypatch.setattr("memchat.memory.embed.is_loaded", lambda name=None: True)
+    return fake
+
+
+@pytest.fixture
+def real_encoder(embedder):
+    """The real model for a test that runs memchat in this process (recall quality, vectors on disk)."""
+    return embedder
 
 
 class FakeEmbedder:

@@ -4,7 +4,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from conftest import ROOT, db_rows, run_memchat
@@ -255,7 +254,7 @@ def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
         cwd=str(ROOT),
     )
     first = proc.stdout.read(4)  # wait until the reply is streaming
-    time.sleep(0.4)
+    assert proc.stdout.read(4) == b"two "  # and one more word has arrived, so it is mid-reply
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130

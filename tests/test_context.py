@@ -38,34 +38,34 @@ def short_summaries(body):
     return "ok, noted."
 
 
-def fits(api, request):
-    return api.count_input_tokens(request) + request["max_tokens"] <= WINDOW
+def fits(model, request):
+    return model.count_input_tokens(request) + request["max_tokens"] <= WINDOW
 
 
 @pytest.mark.parametrize("strategy", ["tokens", "window", "compact"])
-def test_two_hundred_long_turns_always_fit_a_small_window(api, monkeypatch, tmp_path, strategy):
-    api.input_tokenizer = tokens.count  # the "real" tokenizer of this server
-    api.set_default(short_summaries)
+def test_two_hundred_long_turns_always_fit_a_small_window(fake, monkeypatch, tmp_path, strategy):
+    fake.input_tokenizer = tokens.count  # the "real" tokenizer of this server
+    fake.set_default(short_summaries)
     engine, db = engine_for(monkeypatch, tmp_path, strategy)
     session = sessions.create_session(db)
     for i in range(200):
         result = engine.send(session, filler(i))
         assert result.status == "ok", result.error
-    chat_requests = [r for r in api.requests if r.get("system") != SUMMARY_SYSTEM]
+    chat_requests = [r for r in fake.requests if r.get("system") != SUMMARY_SYSTEM]
     assert len(chat_requests) == 200
-    assert all(fits(api, r) for r in api.requests)
+    assert all(fits(fake, r) for r in fake.requests)
     last = chat_requests[-1]["messages"]
     assert last[-1]["content"] == filler(199)
     assert 2 < len(last) < 60  # recent turns, not everything (400 messages) and not nothing
     if strategy == "compact":
-        assert any(r.get("system") == SUMMARY_SYSTEM for r in api.requests)
+        assert any(r.get("system") == SUMMARY_SYSTEM for r in fake.requests)
         assert "NEVER suggest MongoDB" in chat_requests[-1]["system"]
 
 
 @pytest.mark.parametrize("strategy", ["tokens", "window", "compact"])
-def test_pinned_name_and_constraint_survive_fifty_turns_in_every_strategy(api, monkeypatch, tmp_path, strategy):
-    api.input_tokenizer = tokens.count
-    api.set_default(lambda body: "Summary without the details." if body.get("system") == SUMMARY_SYSTEM else "ok")
+def test_pinned_name_and_constraint_survive_fifty_turns_in_every_strategy(fake, monkeypatch, tmp_path, strategy):
+    fake.input_tokenizer = tokens.count
+    fake.set_default(lambda body: "Summary without the details." if body.get("system") == SUMMARY_SYSTEM else "ok")
     engine, db = engine_for(monkeypatch, tmp_path, strategy, MEMCHAT_HISTORY_WINDOW_TURNS=3)
     session = sessions.create_session(db)
     first = engine.send(session, "Hi, my name is Ada Lovelace.").user_message
@@ -75,22 +75,22 @@ def test_pinned_name_and_constraint_survive_fifty_turns_in_every_strategy(api, m
     sessions.set_pinned(db, third.id, True)
     for i in range(50):
         engine.send(session, filler(i))
-    sent = [m["content"] for m in api.requests[-1]["messages"]]
+    sent = [m["content"] for m in fake.requests[-1]["messages"]]
     joined = "\n".join(sent)
     assert "Hi, my name is Ada Lovelace." in joined
     assert "NEVER suggest MongoDB, whatever happens." in joined
     assert joined.index("Ada Lovelace") < joined.index("NEVER suggest")  # in their original order
     assert "We are migrating a billing system." not in joined
-    assert all(fits(api, r) for r in api.requests)
+    assert all(fits(fake, r) for r in fake.requests)
 
 
-def test_compaction_keeps_name_and_constraint_through_the_summary(api, monkeypatch, tmp_path):
-    api.input_tokenizer = tokens.count
+def test_compaction_keeps_name_and_constraint_through_the_summary(fake, monkeypatch, tmp_path):
+    fake.input_tokenizer = tokens.count
     summary = (
         '## User identity\n- Name: Ada Lovelace\n## Constraints\n- "NEVER suggest MongoDB, whatever happens."\n'
         "(covers messages 1-20)"
     )
-    api.set_default(lambda body: summary if body.get("system") == SUMMARY_SYSTEM else "ok")
+    fake.set_default(lambda body: summary if body.get("system") == SUMMARY_SYSTEM else "ok")
     engine, db = engine_for(monkeypatch, tmp_path, "compact")
     session = sessions.create_session(db)
     engine.send(session, "Hi, my name is Ada Lovelace.")
@@ -98,7 +98,7 @@ def test_compaction_keeps_name_and_constraint_through_the_summary(api, monkeypat
     engine.send(session, "NEVER suggest MongoDB, whatever happens.")
     for i in range(50):
         engine.send(session, filler(i))
-    compactions = [r for r in api.requests if r.get("system") == SUMMARY_SYSTEM]
+    compactions = [r for r in fake.requests if r.get("system") == SUMMARY_SYSTEM]
     assert compactions, "a long session must compact"
     first_prompt = compactions[0]["messages"][0]["content"]
     assert "exact words" in first_prompt
@@ -106,7 +106,7 @@ def test_compaction_keeps_name_and_constraint_through_the_summary(api, monkeypat
     assert "Ada Lovelace" in first_prompt
     if len(compactions) > 1:  # summaries roll: the next compaction folds the old one in
         assert summary in compactions[1]["messages"][0]["content"]
-    last = api.requests[-1]
+    last = fake.requests[-1]
     assert last.get("system") != SUMMARY_SYSTEM
     assert summary in last["system"]  # the server's own answer is what gets sent later
     assert "NEVER suggest MongoDB" not in "\n".join(m["content"] for m in last["messages"])
@@ -125,8 +125,8 @@ def test_without_a_summariser_compact_falls_back_to_trimming_and_says_so_once(mo
     assert result.compiled.budget.used + MAX_TOKENS <= WINDOW
 
 
-def test_history_and_context_figures_add_up_to_what_was_sent(api, monkeypatch, tmp_path):
-    api.input_tokenizer = tokens.count
+def test_history_and_context_figures_add_up_to_what_was_sent(fake, monkeypatch, tmp_path):
+    fake.input_tokenizer = tokens.count
     engine, db = engine_for(monkeypatch, tmp_path, "tokens")
     session = sessions.create_session(db)
     for i in range(30):
@@ -138,19 +138,19 @@ def test_history_and_context_figures_add_up_to_what_was_sent(api, monkeypatch, t
     assert sent_rows == preview.budget.history
     assert {state for _, m, n, state in rows} <= {"sent", "pinned", "dropped"}
     # The estimate is within 15% of the server's count of the last request.
-    real = api.count_input_tokens(api.requests[-1])
+    real = fake.count_input_tokens(fake.requests[-1])
     estimated = result.compiled.budget.used
     assert abs(estimated - real) / real < 0.15
 
 
-def test_correction_factor_learns_the_real_tokenizer(api, monkeypatch, tmp_path):
-    api.input_tokenizer = lambda text: 2 * tokens.count(text)  # a model whose tokenizer needs twice as many
+def test_correction_factor_learns_the_real_tokenizer(fake, monkeypatch, tmp_path):
+    fake.input_tokenizer = lambda text: 2 * tokens.count(text)  # a model whose tokenizer needs twice as many
     engine, db = engine_for(monkeypatch, tmp_path, "tokens")
     session = sessions.create_session(db)
     for i in range(60):
         engine.send(session, filler(i))
     assert 1.7 < engine.factor() < 2.3
-    assert all(fits(api, r) for r in api.requests[-40:])
+    assert all(fits(fake, r) for r in fake.requests[-40:])
 
 
 def test_message_larger_than_the_window_is_a_clear_error_and_kept(monkeypatch, tmp_path):

@@ -14,7 +14,7 @@ def test_doctor_passes_with_key_and_never_prints_it(cli, monkeypatch):
     assert "✓ API key" in result.stdout
 
 
-def test_doctor_loads_the_bundled_embedding_model_offline(cli):
+def test_doctor_loads_the_bundled_embedding_model_offline(cli, real_encoder):
     result = cli("--provider", "echo", "doctor")
     assert result.exit_code == 0, result.stdout
     assert "✓ embedding model (offline)" in result.stdout and "384 dimensions" in result.stdout

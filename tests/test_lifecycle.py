@@ -46,17 +46,35 @@ def extraction(facts=(), events=(), rules=()):
 
 
 @pytest.fixture
-def script(api):
+def script(fake):
+    """The model's answers, in process (tests that are about the HTTP path use http_script)."""
+    s = Script()
+    fake.set_default(s)
+    return s
+
+
+@pytest.fixture
+def http_script(api):
+    """The same answers from the local Messages-API server, for memchat run as a process."""
     s = Script()
     api.set_default(s)
     return s
 
 
-@pytest.fixture
-def world(tmp_path, api):
+def open_world(tmp_path):
     db = open_db(tmp_path / "life.db")
     settings = load_settings()
     return db, settings, Engine(db, settings), get_provider(settings.provider, settings)
+
+
+@pytest.fixture
+def world(tmp_path, fake):
+    return open_world(tmp_path)
+
+
+@pytest.fixture
+def http_world(tmp_path, api):
+    return open_world(tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -186,17 +204,17 @@ def test_remember_that_is_stored_as_stated_in_the_users_words(world, script):
     assert memory.source_message_ids == [result.user_message.id]
 
 
-def test_no_memory_sends_no_memory_section_and_stores_nothing(api, script, memchat_home):
+def test_no_memory_sends_no_memory_section_and_stores_nothing(api, http_script, memchat_home):
     MemoryStore(open_db(memchat_home / "default.db")).add("The user likes tea.", kind="fact", origin="stated")
     result = run_memchat("ask", "--no-memory", "remember that I like coffee")
     assert result.returncode == 0
-    assert "<memory>" not in script.chat[-1].get("system", "")
+    assert "<memory>" not in http_script.chat[-1].get("system", "")
     assert db_rows(memchat_home, "SELECT text FROM memories") == [("The user likes tea.",)]
 
 
 @pytest.mark.parametrize("failure", ["500", "malformed"])
-def test_extraction_failure_never_disturbs_the_chat_and_is_retried(world, script, api, encoder, failure):
-    db, settings, engine, _ = world
+def test_extraction_failure_never_disturbs_the_chat_and_is_retried(http_world, http_script, api, encoder, failure):
+    db, settings, engine, _ = http_world
     s = sessions.create_session(db)
     engine.send(s, "I work at Initech.")
     if failure == "500":
@@ -210,14 +228,14 @@ def test_extraction_failure_never_disturbs_the_chat_and_is_retried(world, script
     assert worker.errors == 1
     assert engine.send(s, "Still there?").status == "ok"  # the chat goes on
     assert MemoryStore(db).find() == []
-    script.extractions.append(extraction(facts=[fact("The user works at Initech.")]))
+    http_script.extractions.append(extraction(facts=[fact("The user works at Initech.")]))
     worker.submit(s.id)
     assert worker.drain(timeout=30)
     assert [m.text for m in MemoryStore(db).find()] == ["The user works at Initech."]
 
 
-def test_chat_returns_while_extraction_is_still_running(world, api, encoder):
-    db, settings, engine, _ = world
+def test_chat_returns_while_extraction_is_still_running(http_world, api, encoder):
+    db, settings, engine, _ = http_world
     release = threading.Event()
     order = []
 
@@ -259,11 +277,11 @@ def test_session_end_writes_an_episodic_summary(world, script, encoder):
     assert summary.text.startswith(f"Session {s.id} (") and "nothing left open" in summary.text
 
 
-def test_ask_captures_in_the_background_after_returning(api, script, memchat_home, monkeypatch):
+def test_ask_captures_in_the_background_after_returning(api, http_script, memchat_home, monkeypatch):
     import time
 
     monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
-    script.extractions.append(extraction(facts=[fact("The user's favourite colour is teal.")]))
+    http_script.extractions.append(extraction(facts=[fact("The user's favourite colour is teal.")]))
     result = run_memchat("ask", "My favourite colour is teal.")
     assert result.returncode == 0 and result.stdout == b"ok\n"
     deadline = time.monotonic() + 60
@@ -276,7 +294,7 @@ def test_ask_captures_in_the_background_after_returning(api, script, memchat_hom
     ]
 
 
-def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monkeypatch):
+def test_repl_captures_at_exit_and_why_explains(api, http_script, memchat_home, monkeypatch):
     import os
     import sys
 
@@ -284,7 +302,7 @@ def test_repl_captures_at_exit_and_why_explains(api, script, memchat_home, monke
     from conftest import ROOT
 
     MemoryStore(open_db(memchat_home / "default.db")).add("Answer in British English.", kind="rule", origin="stated")
-    script.extractions.append(extraction(facts=[fact("The user is training for a marathon.")]))
+    http_script.extractions.append(extraction(facts=[fact("The user is training for a marathon.")]))
     env = dict(os.environ, TERM="xterm-256color", MEMCHAT_MEMORY_CAPTURE="true")
     child = pexpect.spawn(
         sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(30, 120)

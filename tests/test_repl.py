@@ -3,7 +3,6 @@
 import os
 import subprocess
 import sys
-import time
 
 import pexpect
 from conftest import ROOT, db_rows
@@ -76,7 +75,7 @@ def test_slash_command_completion_and_title(api, memchat_home):
     child.send("/tit")
     child.expect_exact("Rename this session.")  # the menu, while typing
     child.send("\t")
-    time.sleep(0.3)  # completion runs in a thread; let it land before typing on
+    child.expect(r"7m\s*/title")  # completion runs in a thread: typing on waits until it is selected
     child.send(" Webhook bug\r")
     child.expect("session 1: Webhook bug")
     child.sendline("/help")
@@ -96,7 +95,7 @@ def test_resume_completion_offers_session_ids(api):
     child.expect_exact(PROMPT)
     child.send("/resume ")
     child.send("\t")
-    time.sleep(0.3)
+    child.expect(r"7m 1\s")  # the completion, selected (reverse video) once it has landed
     child.send("\r")
     child.expect("resumed session 1")
     quit_(child)

@@ -1,6 +1,8 @@
 import json
 import sqlite3
 
+import pytest
+
 from memchat import sessions
 from memchat.db import open_db
 
@@ -103,3 +105,14 @@ def test_failed_turn_leaves_user_message_unanswered_and_excluded_from_next_call(
     ).messages
     assert sent == [{"role": "user", "content": "try again"}]
     assert sessions.get_message(db, failed.id).status == "unanswered"
+
+
+@pytest.mark.parametrize(
+    "typed", ["١", "１", "1_0", "²"], ids=["arabic-indic", "fullwidth", "underscore", "superscript"]
+)
+def test_ids_are_ascii_digits_only(cli, typed):
+    # int() reads all of these as numbers: "/resume ١" used to open session 1.
+    seed(cli, "x")
+    bad = cli("sessions", "show", typed)
+    assert bad.exit_code == 2 and bad.stderr.startswith("memchat: session id must be a number")
+    assert cli("memories", "show", typed).exit_code == 2
