@@ -8,6 +8,7 @@ under `[history]` and MEMCHAT_HISTORY_STRATEGY in the environment.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -26,6 +27,7 @@ class Setting:
     help: str
     choices: tuple[str, ...] | None = None
     minimum: int | None = None
+    maximum: float | None = None
 
     @property
     def env_var(self) -> str:
@@ -83,6 +85,15 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("memory.capture_every", 3, "Capture after this many turns (and always when a session ends).", minimum=1),
     Setting("memory.budget", 1500, "Most tokens of the memory section in each call's system prompt.", minimum=0),
+    Setting(
+        "memory.relevance",
+        0.05,
+        "The relevance bar, 0 to 1: a fact, event or past message goes into a call (and `memchat recall` shows it) "
+        "only when its relevance to the message clears this. Pinned memories and rules always go. Lower brings back "
+        "more; higher, less. Sensitive memories need a higher bar and a message about them.",
+        minimum=0,
+        maximum=1,
+    ),
     Setting(
         "memory.embedding_precision",
         "auto",
@@ -184,6 +195,19 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
             result = False
         else:
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be true or false, got {value!r}")
+    elif want is float:
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            result = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a number, got {value!r}") from None
+        low = setting.minimum if setting.minimum is not None else -math.inf
+        high = setting.maximum if setting.maximum is not None else math.inf
+        if not low <= result <= high:  # also refuses nan
+            raise ConfigError(
+                f"setting '{setting.name}' ({origin}) must be between {low:g} and {high:g}, got {value!r}"
+            )
     elif want is int:
         if isinstance(value, bool):
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}")
@@ -264,7 +288,7 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, (int, float)):
         return str(value)
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
 

@@ -43,6 +43,8 @@ class Budget:
     history: int  # tokens of the history actually sent
     history_budget: int
     margin: int
+    memory_counts: dict[str, int] = field(default_factory=dict)  # items of the memory section, by part
+    memory_source: str = ""  # which call's memory section the figure is (a preview shows the last one)
 
     @property
     def used(self) -> int:
@@ -52,8 +54,10 @@ class Budget:
     def free(self) -> int:
         return self.window - self.used - self.reserve
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, object]:
         return {
+            "memory_items": dict(self.memory_counts),
+            "memory_of": self.memory_source,
             "window": self.window,
             "system": self.system,
             "memory": self.memory,

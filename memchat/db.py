@@ -127,6 +127,26 @@ def _migrations():
             "CREATE INDEX IF NOT EXISTS memories_kind_importance ON memories(kind, status, importance DESC, id DESC)"
         )
 
+    @migrations()
+    def m007_track_what_memory_sent(db: Database) -> None:
+        # Past messages that must never reach a prompt again (they held what the user forgot), and
+        # what memory section each call carried (ids, reasons, tokens; never text) for /why and /context.
+        db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS withheld_messages (
+                message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+                reason TEXT NOT NULL,
+                at TEXT NOT NULL
+            )"""
+        )
+        db.execute("ALTER TABLE messages ADD COLUMN memory TEXT")
+
+    @migrations()
+    def m008_embed_memories_in_the_users_voice(db: Database) -> None:
+        # Memories are now embedded in the first person ("My cat is Pixel", not "The user's cat is
+        # Pixel"): the next search re-embeds them (memchat recall, import or reindex for a large set).
+        db.execute("UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE status != 'forgotten'")
+
     return migrations
 
 

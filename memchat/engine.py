@@ -79,9 +79,11 @@ class Engine:
 
         if not self.use_memory:
             return Section()
-        previous = [m for m in sessions.messages(self.db, session.id) if m.id < user.id][-2:]
-        query = "\n".join([*(m.content[-500:] for m in previous), user.content])
+        from memchat.memory.dates import message_date
         from memchat.memory.index import ReindexNeeded
+
+        previous = [m for m in sessions.messages(self.db, session.id) if m.id < user.id][-2:]
+        query = inject.retrieval_query(user.content, previous)
 
         embedder = self._embedder(on_notice) if self._has_memory(session.id) else None
 
@@ -94,6 +96,8 @@ class Engine:
                 count=tokens.count,
                 session_id=session.id,
                 factor=self.factor(),
+                bar=self.settings.get("memory.relevance"),
+                today=message_date(user.created_at),
             )
 
         try:
@@ -181,14 +185,21 @@ class Engine:
         return self.compactor.compact_now(session, on_notice)
 
     def preview(self, session: Session | None) -> Compiled:
-        """What the next call would send, without compacting or calling anything."""
+        """What the next call would send, without compacting or calling anything.
+
+        The memory section is the one the session's last call carried (what /why lists); before
+        any call, the part every call carries (pinned memories and rules).
+        """
+        last = sessions.last_memory_sent(self.db, session.id) if session is not None and self.use_memory else None
+        always = Section() if last is not None or not self.use_memory else self._always_sent()
         if session is None:
-            return compile_context(
+            compiled = compile_context(
                 history=[],
                 current=None,
                 system=self.settings.system,
                 summary=None,
                 summary_through=None,
+                memory=always.text,
                 window=self.settings.context_window,
                 reserve=self.settings.max_tokens,
                 strategy=self.settings.get("history.strategy"),
@@ -196,7 +207,28 @@ class Engine:
                 count=tokens.count,
                 factor=self.factor(),
             )
-        return self.compile(session, None, allow_compaction=False)
+        else:
+            compiled = self.compile(session, None, allow_compaction=False, memory=always.text)
+        if last is not None:
+            compiled.budget.memory = int(last.get("tokens", 0))
+            compiled.budget.memory_counts = dict(last.get("counts", {}))
+            compiled.budget.memory_source = "the last call"
+        elif self.use_memory:
+            compiled.budget.memory_counts = always.counts()
+            compiled.budget.memory_source = "every call (pinned and rules; a message adds what is relevant to it)"
+        return compiled
+
+    def _always_sent(self) -> Section:
+        from memchat.memory import inject
+
+        return inject.build(
+            self.db,
+            "",
+            embedder=None,
+            budget=self.settings.get("memory.budget"),
+            count=tokens.count,
+            factor=self.factor(),
+        )
 
     def history_rows(self, session: Session) -> list[tuple[int, Message, int, str]]:
         """(number, message, estimated tokens, disposition) for every message of the session."""
@@ -238,6 +270,8 @@ class Engine:
             sessions.mark_unanswered(self.db, user.id, exc.message)
             raise
         session = sessions.get_session(self.db, session.id)
+        if section.items:  # what memory this call carries: ids and reasons (never text), for /why and /context
+            sessions.set_memory_sent(self.db, user.id, section.summary())
         request = ChatRequest(
             model=self.settings.model,
             system=compiled.system,

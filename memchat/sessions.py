@@ -257,6 +257,25 @@ def has_other_messages(db: Database, session_id: int) -> bool:
     return bool(row[0])
 
 
+def set_memory_sent(db: Database, message_id: int, summary: dict[str, Any]) -> None:
+    """Record what memory section a call for this message carried (ids and reasons; never text)."""
+    with immediate(db):
+        db.conn.execute("UPDATE messages SET memory = ? WHERE id = ?", (json.dumps(summary), message_id))
+
+
+def last_memory_sent(db: Database, session_id: int) -> dict[str, Any] | None:
+    """The memory section the session's last call carried, as recorded by set_memory_sent."""
+    row = db.conn.execute(
+        "SELECT memory FROM messages WHERE session_id = ? AND role = 'user' AND status != 'undone' "
+        "ORDER BY id DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if row is None or not row[0]:
+        return None
+    data: dict[str, Any] = json.loads(row[0])
+    return data
+
+
 def title_from(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"

@@ -24,6 +24,9 @@ HIT_FIELDS = [
     "bm25_rank",
     "vector_rank",
     "cosine",
+    "fused",
+    "previous_id",
+    "next_id",
 ]
 MEMORY_FIELDS = [
     "id",
@@ -84,7 +87,7 @@ def test_add_list_show_and_history_through_a_new_value(cli):
     assert (missing.exit_code, missing.stderr) == (1, "memchat: no memory 9 (see `memchat memories list`)\n")
 
 
-def test_recall_prints_a_table_or_json_lines(cli, embedder):
+def test_recall_prints_a_table_or_a_json_array(cli, embedder):
     cli("memories", "add", "The webhook bug was a wrong signing secret on staging")
     cli("--provider", "echo", "ask", "we left the webhook bug at the retry handler")
     table = cli("recall", "where", "did", "we", "leave", "the", "webhook", "bug?")
@@ -92,13 +95,14 @@ def test_recall_prints_a_table_or_json_lines(cli, embedder):
     header = table.stdout.splitlines()[0].split()
     assert header == ["score", "kind", "text", "when", "source"]
     assert "memory #1 · manual" in table.stdout and "session 1 · message 1" in table.stdout
-    hits = lines(cli("recall", "webhook bug", "--json", "--limit", "2"))
+    hits = json.loads(cli("recall", "webhook bug", "--json", "--limit", "2").stdout)
     assert len(hits) == 2 and list(hits[0]) == HIT_FIELDS
     assert {h["type"] for h in hits} == {"memory", "message"} and all(isinstance(h["score"], float) for h in hits)
-    only = lines(cli("recall", "webhook", "--kind", "message", "--session", "1", "--json"))
+    only = json.loads(cli("recall", "webhook", "--kind", "message", "--session", "1", "--json").stdout)
     assert {(h["kind"], h["session_id"]) for h in only} == {("message", 1)}
     none = cli("recall", "webhook", "--kind", "rule")
-    assert none.stdout == "" and "nothing found" in none.stderr
+    assert none.exit_code == 0 and none.stdout == "" and "nothing relevant" in none.stderr
+    assert json.loads(cli("recall", "webhook", "--kind", "rule", "--json").stdout) == []
     bad = cli("recall", "x", "--since", "soon")
     assert bad.exit_code == 2 and "not a date" in bad.stderr
 
@@ -184,7 +188,7 @@ def test_recall_after_a_model_change_asks_for_reindex_which_fixes_it(cli, memcha
     done = cli("reindex")
     assert done.stdout == "reindexed with all-MiniLM-L6-v2: 1 memory and 2 messages embedded\n"
     assert db_rows(memchat_home, "SELECT DISTINCT model FROM message_vectors") == [("all-MiniLM-L6-v2",)]
-    hits = lines(cli("recall", "staging server", "--json"))
+    hits = json.loads(cli("recall", "staging server", "--json").stdout)
     assert hits[0]["text"] == "The staging server is called Kestrel" and hits[0]["vector_rank"] == 1
     assert cli("reindex").stdout == "reindexed with all-MiniLM-L6-v2: 0 memories and 0 messages embedded\n"
 

@@ -71,10 +71,7 @@ def test_json_lines_become_sessions_with_speakers_and_reimport_adds_nothing(cli,
     more = cli("import", str(f))
     assert more.stdout == "imported 1 message into 0 new and 1 updated session (4 already present)\n"
     assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(5,)]
-    hits = [
-        json.loads(line)
-        for line in cli("recall", "what did Ana say about the flat?", "--kind", "message", "--json").stdout.splitlines()
-    ]
+    hits = json.loads(cli("recall", "what did Ana say about the flat?", "--kind", "message", "--json").stdout)
     assert hits[0]["text"] == "We should book the Lisbon flat" and hits[0]["name"] == "Ana"
 
 

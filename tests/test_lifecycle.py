@@ -177,22 +177,26 @@ def test_the_classic_cross_session_check(world, script, encoder):
     db, _, engine, _ = world
     s1 = sessions.create_session(db)
     engine.send(s1, "My claim number is CLM-4178; email me, never SMS.")
+    # How to reach the user is an instruction for the assistant (a rule: always sent); the claim
+    # number is a fact (sent when the message is about it).
     script.extractions.append(
         extraction(
-            facts=[
-                fact("The user's insurance claim number is CLM-4178.", key="user.claim_number", value="CLM-4178"),
-                fact(
-                    "The user wants to be contacted by email, never by SMS.", key="user.contact_method", value="email"
-                ),
-            ]
+            facts=[fact("The user's insurance claim number is CLM-4178.", key="user.claim_number", value="CLM-4178")],
+            rules=[{"text": "Contact the user by email, never by SMS.", "sources": [1]}],
         )
     )
     capture(world, s1, encoder, final=True)
     s2 = sessions.create_session(db)
-    engine.send(s2, "send me the status the way I asked")
+    engine.send(s2, "send me the status of my claim the way I asked")
     system = script.chat[-1]["system"]
     assert "CLM-4178" in system and "email, never by SMS" in system
-    assert script.chat[-1]["messages"] == [{"role": "user", "content": "send me the status the way I asked"}]
+    assert script.chat[-1]["messages"] == [
+        {"role": "user", "content": "send me the status of my claim the way I asked"}
+    ]
+    # A message about something else gets the rule, and not the claim.
+    engine.send(sessions.create_session(db), "Why is the sky blue?")
+    system = script.chat[-1]["system"]
+    assert "email, never by SMS" in system and "CLM-4178" not in system
 
 
 def test_remember_that_is_stored_as_stated_in_the_users_words(world, script):

@@ -44,7 +44,7 @@ def test_profiles_never_see_each_others_memories(api, memchat_home):
         assert mine in recalled and theirs not in recalled
         listed = run_memchat("--profile", profile, "memories", "list", "--json").stdout.decode()
         assert mine in listed and theirs not in listed
-        result = run_memchat("--profile", profile, "ask", "what are my numbers?")
+        result = run_memchat("--profile", profile, "ask", "what are my badge number and bike lock code?")
         assert result.returncode == 0
         system = api.requests[-1]["system"]
         assert mine in system and theirs not in system

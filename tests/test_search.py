@@ -48,9 +48,9 @@ def test_fusion_finds_what_bm25_alone_and_cosine_alone_each_miss(corpus, embedde
     db, ids = corpus
     query = "HX-4471, and which foods make me ill?"
     code, allergy = ids[CORPUS[0]], ids[CORPUS[1]]
-    bm25 = ranked(db, query, None)
-    cosine = ranked(db, query, embedder, bm25_weight=0.0)
-    fused = ranked(db, query, embedder)
+    bm25 = ranked(db, query, None, rescore=False)  # the first stage's lists alone
+    cosine = ranked(db, query, embedder, bm25_weight=0.0, rescore=False)
+    fused = ranked(db, query, embedder)  # what recall ships: fusion, then the relevance re-score
     assert code in bm25[:3] and allergy not in bm25  # no word in common with the allergy
     assert allergy in cosine[:3] and code not in cosine[:3]  # an opaque code means little to the model
     assert {code, allergy} <= set(fused[:3])

@@ -35,14 +35,21 @@ class Memories(Profile):
         since: str | None = None,
         until: str | None = None,
         session: str | int | None = None,
+        min_score: float | None = None,
+        everything: bool = False,
         progress: Progress | None = None,
         on_prepare: Notice | None = None,
     ) -> list[Hit]:
-        """Search memories and past conversations, best first (embedding what has no vector yet)."""
+        """Search memories and past conversations, best first (embedding what has no vector yet).
+
+        Only what clears the relevance bar (`memory.relevance`) is returned, so an empty list means
+        "nothing relevant"; `min_score` sets another bar for this search, `everything` drops it.
+        """
+        from memchat.memory import relevance
         from memchat.memory.search import recall
 
-        session_id = sessions.parse_session_id(session) if session is not None else None
-        return recall(
+        session_id = sessions.get_session(self.db, session).id if session is not None else None
+        hits = recall(
             self.db,
             query,
             self.embedder(on_prepare),
@@ -54,6 +61,12 @@ class Memories(Profile):
             catch_up=True,
             progress=progress,
         )
+        if everything:
+            return hits
+        if min_score is not None:
+            return [h for h in hits if h.score >= min_score]
+        floor = relevance.floor([h.score for h in hits], self.settings.get("memory.relevance"))
+        return [] if floor is None else [h for h in hits if h.score >= floor]
 
     def remember(
         self,

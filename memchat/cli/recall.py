@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import emit, load_encoder, progress_bar
+from memchat.cli.common import load_encoder, progress_bar
 from memchat.text import plural
 
 
@@ -17,15 +17,19 @@ def recall(
     since: str | None = typer.Option(None, "--since", help="Only from this date/time on (2026-01-01)."),
     until: str | None = typer.Option(None, "--until", help="Only up to this date/time."),
     session: str | None = typer.Option(None, "--session", "-s", help="Only this session."),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+    min_score: float | None = typer.Option(
+        None, "--min-score", min=0.0, max=1.0, help="Show hits of at least this relevance (0-1), not the bar's."
+    ),
+    all_: bool = typer.Option(False, "--all", help="Show the best hits however weak."),
+    json_out: bool = typer.Option(False, "--json", help="A JSON array of hits ([] when nothing is relevant)."),
 ) -> None:
-    """Search what memchat remembers: memories and past conversations."""
-    from memchat.sessions import parse_session_id
+    """Search what memchat remembers: memories and past conversations, by relevance."""
+    from memchat.ui import console
     from memchat.ui import memory as show
 
     memchat = open_app(ctx)
     if session is not None:
-        parse_session_id(session)  # a bad id is a usage error before anything loads
+        memchat.session(session)  # a bad or unknown session is said before anything loads
     load_encoder(memchat)
     with progress_bar("embedding new messages") as progress:
         hits = memchat.recall(
@@ -35,9 +39,17 @@ def recall(
             since=since,
             until=until,
             session=session,
+            min_score=min_score,
+            everything=all_,
             progress=progress,
         )
-    emit(hits, json_out, show.hit_json, show.hits_table, "nothing found")
+    if json_out:
+        console.print_json([show.hit_json(h) for h in hits])
+    elif not hits:
+        bar = min_score if min_score is not None else memchat.settings.get("memory.relevance")
+        console.note(f"nothing relevant (no memory or past message reaches relevance {bar:g}; --all shows the closest)")
+    else:
+        console.out().print(show.hits_table(hits))
 
 
 def import_conversations(

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from memchat.db import immediate, utcnow
 from memchat.memory.records import COLUMNS, FORGOTTEN_MESSAGE, Memory, log_history, memory_from_row
+from memchat.memory.state import withhold
+from memchat.memory.terms import fts_query
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -54,12 +56,48 @@ def forget(
             )
             log_history(conn, m.id, action, None, None, actor, now)
         redactions = _redact_summaries(db, targets, actor, now)
+        # The transcript is kept (unless purged), but what mentions the forgotten memory never
+        # reaches a prompt again as a snippet.
+        withhold(db, messages_mentioning(db, targets) | sources, "forgotten", now)
         if purge_sources and sources:
             marks = ", ".join("?" for _ in sources)
             conn.execute(f"UPDATE messages SET content = ? WHERE id IN ({marks})", (FORGOTTEN_MESSAGE, *sources))
             conn.execute(f"DELETE FROM message_vectors WHERE message_id IN ({marks})", tuple(sources))
     scrub(db, messages=purge_sources and bool(sources))
     return Forgotten([m.id for m in targets], redactions, sorted(sources))
+
+
+FTS_LOOKUP_MAX = 50  # forgetting more memories than this reads the whole transcript once instead
+MENTION_CANDIDATES = 2000
+
+
+def messages_mentioning(db: Database, forgotten: list[Memory]) -> set[int]:
+    """Messages that mention a forgotten memory: its value, a name or number from it, or most of
+    its words (memchat.memory.redact's test, sentence by sentence)."""
+    from memchat.memory.redact import Forgotten as Target
+    from memchat.memory.redact import Redactor
+
+    redactor = Redactor(Target(m.text, m.value) for m in forgotten)
+    found: set[int] = set()
+    if len(forgotten) <= FTS_LOOKUP_MAX:
+        for m in forgotten:
+            query = fts_query(f"{m.text} {m.value or ''}")
+            if not query:
+                continue
+            matches = db.conn.execute(
+                "SELECT g.id, g.content FROM messages_fts JOIN messages g ON g.id = messages_fts.rowid "
+                "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
+                (query, MENTION_CANDIDATES),
+            )
+            found.update(mid for mid, content in matches if redactor.redact(content)[1])
+        return found
+    last = 0
+    while rows := db.conn.execute(
+        "SELECT id, content FROM messages WHERE id > ? ORDER BY id LIMIT 5000", (last,)
+    ).fetchall():
+        found.update(mid for mid, content in rows if redactor.redact(content)[1])
+        last = rows[-1][0]
+    return found
 
 
 def _redact_summaries(db: Database, forgotten: list[Memory], actor: str, now: str) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,23 @@ class ReindexNeeded(MemchatError):
 class ReindexResult:
     memories: int
     messages: int
+
+
+_THIRD_PERSON = (
+    (re.compile(r"\bThe user's\b"), "My"),
+    (re.compile(r"\bthe user's\b"), "my"),
+    (re.compile(r"\bThe user\b"), "I"),
+    (re.compile(r"\bthe user\b"), "me"),
+)
+
+
+def memory_text(text: str) -> str:
+    """What is embedded for a memory: in the user's own voice. Extracted facts say "The user lives in
+    Lisbon"; people ask "where do I live?", and the model matches first person to first person
+    (cosine 0.30 -> 0.46 for that pair, 0.26 -> 0.49 for "how should you contact me?")."""
+    for pattern, replacement in _THIRD_PERSON:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def message_text(name: str | None, content: str) -> str:
@@ -209,7 +227,9 @@ def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None,
         return 0
     if progress and total:
         progress(0, total)
-    done = _embed_in_chunks(embedder, memories, lambda r: r[1], _memory_writer(db, model), progress, 0, total)
+    done = _embed_in_chunks(
+        embedder, memories, lambda r: memory_text(r[1]), _memory_writer(db, model), progress, 0, total
+    )
     _embed_in_chunks(
         embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model), progress, done, total
     )
@@ -266,7 +286,9 @@ def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, 
     total = len(memories) + len(messages)
     if progress:
         progress(0, total)
-    done = _embed_in_chunks(embedder, memories, lambda r: r[1], _memory_writer(db, model), progress, 0, total)
+    done = _embed_in_chunks(
+        embedder, memories, lambda r: memory_text(r[1]), _memory_writer(db, model), progress, 0, total
+    )
     _embed_in_chunks(
         embedder, messages, lambda r: message_text(r[3], r[4]), _message_writer(db, model), progress, done, total
     )

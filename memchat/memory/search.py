@@ -12,15 +12,16 @@ each quoted, OR-ed, so FTS5 syntax (quotes, *, -, NEAR, :, parentheses) is never
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import UsageError
 from memchat.memory import index, scan
-from memchat.memory.rank import TUNING, Hit, Tuning, fuse, with_tuning
+from memchat.memory.dates import Period, period_in
+from memchat.memory.rank import TUNING, Hit, Query, Tuning, rank, with_tuning
 from memchat.memory.store import KINDS, STATUSES
+from memchat.memory.terms import fts_query
 from memchat.memory.vectors import VectorSet, kind_status_code
 
 if TYPE_CHECKING:
@@ -31,31 +32,7 @@ if TYPE_CHECKING:
 
 ALL_KINDS = (*KINDS, "message")
 CATCH_UP = 32  # texts a search embeds on its own; a larger backlog waits for recall/import/reindex
-MAX_TERMS = 32
-_WORD = re.compile(r"[^\W_]+")
-# Words that match almost every message: they cost time in an OR query and add no signal.
-STOPWORDS = frozenset(
-    """
-a an and are as at be been but by can could did do does doing for from had has have having he her hers him his
-how i if in into is it its itself me my myself of on or our ours she so than that the their theirs them then there
-these they this those to too up us was we were what when where which while who whom why will with would you your
-yours yourself yourselves am any been both each few more most other some such no nor not only own same just don
-should now ever also about after again against all before being below between during further here once over
-through under until off out very s t
-""".split()
-)
-
-
-def fts_query(text: str, *, stopwords: bool = True) -> str | None:
-    """An FTS5 MATCH expression for any text: its words, each quoted, OR-ed; None if it has none."""
-    words: list[str] = []
-    for w in _WORD.findall(text.lower()):
-        if w not in words:
-            words.append(w)
-    if stopwords:
-        words = [w for w in words if w not in STOPWORDS] or words
-    words = words[:MAX_TERMS]
-    return " OR ".join(f'"{w}"' for w in words) if words else None
+PERIOD_POOL = 20  # candidates from the date or period the query names
 
 
 def parse_time(value: str | None, *, end: bool = False) -> str | None:
@@ -85,6 +62,8 @@ class _Query:
     until: str | None
     session_id: int | None
     tuning: Tuning
+    period: Period | None = None
+    exclude_session: int | None = None
 
     def time_sql(self, column: str) -> tuple[str, list[str]]:
         sql, params = "", []
@@ -108,9 +87,11 @@ def recall(
     since: str | None = None,
     until: str | None = None,
     session_id: int | None = None,
+    exclude_session: int | None = None,
     tuning: Tuning = TUNING,
     catch_up: bool | int = CATCH_UP,
     progress: index.Progress | None = None,
+    today: date | None = None,
 ) -> list[Hit]:
     """Search memories and messages; best first.
 
@@ -122,6 +103,9 @@ def recall(
             all of it, False for none, a number for all of it only when no more than that
             wait (the default: a chat turn embeds the few new messages, never a backlog).
         progress: called as (done, total) while catching up.
+        today: the date relative periods in the query ("last week") count from (default: today).
+        exclude_session: leave out this session's messages (a chat turn searches the *other* sessions:
+            its own are in the context already, and would crowd out the rest).
     """
     if not query or not query.strip():
         raise UsageError("recall needs a query")
@@ -144,10 +128,12 @@ def recall(
         parse_time(until, end=True),
         session_id,
         tuning,
+        period_in(query, today),
+        exclude_session,
     )
     memories, messages = any(k in KINDS for k in kinds), "message" in kinds
     if embedder is None:
-        return fuse(db, _bm25_lists(db, q, memories, messages), q.tuning, limit)
+        return rank(db, _bm25_lists(db, q, memories, messages), Query(query, None, q.period), q.tuning, limit)
     model = embedder.model_name
     index.ensure_current(db, model)
     if catch_up is not False:
@@ -160,20 +146,34 @@ def recall(
     # argv bytes, \ud800 escapes) become "?" for the encoder; BM25 never sees them as words.
     q.vector = embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0]
     scans = []
+    vectors = {}
     if memories:
-        scans.append(("memory", *_memory_scan(db, q, model), q.tuning.pool))
+        vectors["memory"], mask = _memory_scan(db, q, model)
+        scans.append(("memory", "vector", vectors["memory"], mask, q.tuning.pool, q.since, q.until))
     if messages:
-        vs = index.vector_set(db, "messages", model)
+        vs = vectors["message"] = index.vector_set(db, "messages", model)
+        in_session = None if q.session_id is None else vs.group == q.session_id
+        if q.exclude_session is not None:
+            others = vs.group != q.exclude_session
+            in_session = others if in_session is None else in_session & others
         # Undone messages are few and change every turn: over-fetch a little, drop them after.
-        scans.append(("message", vs, None if q.session_id is None else vs.group == q.session_id, q.tuning.pool + 20))
+        scans.append(("message", "vector", vs, in_session, q.tuning.pool + 20, q.since, q.until))
+        if q.period is not None:  # what happened in the period the query names joins the candidates
+            start, end = q.period.bounds()
+            scans.append(
+                ("message", "period", vs, in_session, PERIOD_POOL, max(start, q.since or ""), min(end, q.until or end))
+            )
     bm25 = scan.workers().submit(_bm25_lists, db, q, memories, messages)
     try:
-        nearest = [(typ, scan.nearest(vs, q.vector, mask, n, q.since, q.until)) for typ, vs, mask, n in scans]
+        nearest = [
+            (typ, how, scan.nearest(vs, q.vector, mask, n, since, until))
+            for typ, how, vs, mask, n, since, until in scans
+        ]
     finally:
         lists = bm25.result()
-    for typ, ranked in nearest:
-        lists.append((typ, "vector", _drop_undone(db, ranked)[: q.tuning.pool] if typ == "message" else ranked))
-    return fuse(db, lists, q.tuning, limit)
+    for typ, how, ranked in nearest:
+        lists.append((typ, how, _drop_undone(db, ranked)[: q.tuning.pool] if typ == "message" else ranked))
+    return rank(db, lists, Query(query, q.vector, q.period, vectors), q.tuning, limit)
 
 
 def _bm25_lists(db: Database, q: _Query, memories: bool, messages: bool) -> list[tuple[str, str, list]]:
@@ -182,6 +182,10 @@ def _bm25_lists(db: Database, q: _Query, memories: bool, messages: bool) -> list
         lists.append(("memory", "bm25", _bm25_memories(db, q)))
     if messages:
         lists.append(("message", "bm25", _bm25_messages(db, q)))
+        if q.period is not None:
+            start, end = q.period.bounds()
+            within = replace(q, since=max(start, q.since or ""), until=min(end, q.until or end))
+            lists.append(("message", "period", _bm25_messages(db, within)[:PERIOD_POOL]))
     return lists
 
 
@@ -221,6 +225,9 @@ def _message_filter_sql(q: _Query) -> tuple[str, list]:
     if q.session_id is not None:
         sql += " AND m.session_id = ?"
         params.append(q.session_id)
+    if q.exclude_session is not None:
+        sql += " AND m.session_id != ?"
+        params.append(q.exclude_session)
     return " AND m.status != 'undone'" + sql, params
 
 

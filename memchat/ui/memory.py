@@ -28,7 +28,10 @@ def hit_text(hit: Hit) -> str:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
-    return asdict(hit)
+    data = asdict(hit)
+    data.pop("memory", None)  # the memory's own fields: `memchat memories show ID --json`
+    data.pop("features", None)
+    return data
 
 
 def memory_json(memory: Memory) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console, JustifyMethod
 from rich.text import Text
 
-from memchat.text import sanitize
+from memchat.text import plural, sanitize
 from memchat.ui.console import err
 
 
@@ -27,7 +27,18 @@ def budget_table(budget: Any) -> Any:
     for name, n in budget.rows():
         table.add_row(name, f"{n:,}", f"{100 * n / budget.window:.1f}%")
     table.add_row("[dim]safety margin (inside free)[/dim]", f"[dim]{budget.margin:,}[/dim]", "")
-    return table
+    if not budget.memory_source:
+        return table
+    from rich.console import Group
+
+    names = {
+        "pinned": ("pinned memory", "pinned memories"),
+        "rules": ("rule", "rules"),
+        "facts": ("fact", "facts"),
+        "history": ("past event or message", "past events and messages"),
+    }
+    held = ", ".join(plural(n, *names.get(k, (k, k))) for k, n in budget.memory_counts.items()) or "nothing"
+    return Group(table, Text(f"memory section: {held}, as in {budget.memory_source}", style="dim"))
 
 
 def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:

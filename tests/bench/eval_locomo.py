@@ -134,9 +134,19 @@ def plain_baselines(db, embedder):
 def memchat_variants(db, embedder):
     from memchat.memory.search import TUNING, Tuning, recall
 
-    plain = Tuning(rrf_k=60, bm25_weight=1.0, vector_weight=1.0, stopwords=False, recency_weight=0.0, name_weight=1.0)
+    plain = Tuning(
+        rrf_k=60,
+        bm25_weight=1.0,
+        vector_weight=1.0,
+        stopwords=False,
+        recency_weight=0.0,
+        name_weight=1.0,
+        rescore=False,
+    )
     variants = {
         "memchat recall (shipped)": (embedder, TUNING),
+        "memchat, first stage only (fused ranks, no relevance re-score)": (embedder, replace(TUNING, rescore=False)),
+        "memchat, full text only (no vectors)": (None, TUNING),
         "BM25, name indexed": (None, plain),
         "cosine, name embedded": (embedder, replace(plain, bm25_weight=0.0)),
         "RRF k=60, name indexed": (embedder, plain),

@@ -49,7 +49,7 @@ def _recall(repl: Repl, arg: str) -> None:
     if not repl.app.embedder_loaded():
         repl.info("loading the embedding model (first search of this session)…")
     hits = repl.app.recall(arg, limit=8)
-    repl.say(hit_lines(hits) if hits else "nothing found")
+    repl.say(hit_lines(hits) if hits else "nothing relevant")
 
 
 @command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")

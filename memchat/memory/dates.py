@@ -1,0 +1,153 @@
+"""Dates and periods named in a message: "in December 2023", "on May 23, 2023", "last week".
+
+Absolute dates and months are read as they are; relative ones ("yesterday", "last month",
+"3 days ago") from the message's own date. Recall ranks what happened in the period first
+(memchat.memory.relevance); nothing outside it is excluded, since people misremember dates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        1,
+    )
+    for name in names
+}
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_YEAR = r"((?:19|20)\d\d)"
+_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YEAR}\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
+_IN_MONTH = re.compile(rf"\b(?:in|during|since|last|this)\s+{_MONTH}\b", re.I)
+_YEAR_ONLY = re.compile(rf"\b(?:in|during|since|of)\s+{_YEAR}\b", re.I)
+_AGO = re.compile(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I
+)
+_RELATIVE = re.compile(r"\b(yesterday|today|last\s+(?:week|weekend|month|year)|this\s+(?:week|month|year))\b", re.I)
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+
+
+@dataclass(frozen=True)
+class Period:
+    start: date
+    end: date  # inclusive
+
+    def bounds(self) -> tuple[str, str]:
+        """As stored timestamps (ISO-8601, sortable as text): the first and last moment of the period."""
+        return f"{self.start.isoformat()}T00:00:00", f"{self.end.isoformat()}T23:59:59.999999Z"
+
+    def contains(self, timestamp: str | None) -> bool:
+        if not timestamp:
+            return False
+        day = timestamp[:10]
+        return self.start.isoformat() <= day <= self.end.isoformat()
+
+
+def _month_end(year: int, month: int) -> date:
+    first_next = date(year + (month == 12), month % 12 + 1, 1)
+    return first_next - timedelta(days=1)
+
+
+def _safe(fn: object, *args: int) -> date | None:
+    try:
+        return fn(*args)  # type: ignore[operator]
+    except (ValueError, OverflowError):
+        return None
+
+
+def period_in(text: str, today: date | None = None) -> Period | None:
+    """The first date or period the text names, or None. `today` anchors relative expressions."""
+    today = today or datetime.now(UTC).date()
+    if m := _ISO.search(text):
+        if day := _safe(date, int(m.group(1)), int(m.group(2)), int(m.group(3))):
+            return Period(day, day)
+    if m := _DAY_MONTH_YEAR.search(text):
+        if day := _safe(date, int(m.group(3)), _month(m.group(2)), int(m.group(1))):
+            return Period(day, day)
+    if m := _MONTH_DAY_YEAR.search(text):
+        if day := _safe(date, int(m.group(3)), _month(m.group(1)), int(m.group(2))):
+            return Period(day, day)
+    if m := _MONTH_YEAR.search(text):
+        year, month = int(m.group(2)), _month(m.group(1))
+        return Period(date(year, month, 1), _month_end(year, month))
+    if m := _RELATIVE.search(text):
+        return _relative(" ".join(m.group(1).lower().split()), today)
+    if m := _AGO.search(text):
+        n = int(m.group(1)) if m.group(1).isdigit() else _NUMBERS[m.group(1).lower()]
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[m.group(2).lower()] * n
+        centre = today - timedelta(days=days)
+        slack = max(1, days // 7)  # "a year ago" is roughly, "3 days ago" nearly exactly
+        return Period(centre - timedelta(days=slack), centre + timedelta(days=slack))
+    if m := _IN_MONTH.search(text):
+        month = _month(m.group(1))
+        year = today.year if month <= today.month else today.year - 1  # the most recent such month
+        return Period(date(year, month, 1), _month_end(year, month))
+    if m := _YEAR_ONLY.search(text):
+        year = int(m.group(1))
+        return Period(date(year, 1, 1), date(year, 12, 31))
+    return None
+
+
+def message_date(timestamp: str | None) -> date | None:
+    """The day a stored timestamp falls on (relative periods in a message count from it)."""
+    try:
+        return date.fromisoformat((timestamp or "")[:10])
+    except ValueError:
+        return None
+
+
+def _month(name: str) -> int:
+    key = name.lower().rstrip(".")
+    return MONTHS.get(key) or MONTHS[key[:3]]
+
+
+def _relative(phrase: str, today: date) -> Period:
+    if phrase == "today":
+        return Period(today, today)
+    if phrase == "yesterday":
+        return Period(today - timedelta(days=1), today - timedelta(days=1))
+    if phrase in ("last week", "last weekend"):
+        return Period(today - timedelta(days=today.weekday() + 7), today - timedelta(days=today.weekday() + 1))
+    if phrase == "this week":
+        return Period(today - timedelta(days=today.weekday()), today)
+    if phrase == "last month":
+        year, month = (today.year, today.month - 1) if today.month > 1 else (today.year - 1, 12)
+        return Period(date(year, month, 1), _month_end(year, month))
+    if phrase == "this month":
+        return Period(date(today.year, today.month, 1), today)
+    if phrase == "last year":
+        return Period(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))
+    return Period(date(today.year, 1, 1), today)  # this year

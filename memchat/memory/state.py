@@ -1,0 +1,101 @@
+"""Whether a past message may reach a prompt as it is: the memory it gave rise to may have moved on.
+
+A message is the raw record; what memchat learnt from it has a state. Before a past message
+goes into a call as a snippet, memchat.memory.inject asks here:
+
+- withheld: the user forgot what it said (forget marks every message that mentions the
+  forgotten memory), or a memory drawn from it waits for review (pending) - it is not sent;
+- replaced: a fact drawn from it, or a value it states, was superseded - it is sent only with
+  the current value beside it ("earlier; now: ...") so the current value wins.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+
+@dataclass
+class MessageState:
+    withheld: str | None = None  # forgotten | pending
+    now: list[str] = field(default_factory=list)  # current memories that replaced what it said
+
+
+def _current(db: Database, memory_id: int | None) -> str | None:
+    """The text of the memory at the end of a supersede chain, if it is still active."""
+    seen = set()
+    while memory_id is not None and memory_id not in seen:
+        seen.add(memory_id)
+        row = db.conn.execute("SELECT status, superseded_by, text FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            return None
+        if row[0] == "active":
+            return str(row[2])
+        memory_id = row[1]
+    return None
+
+
+def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) -> dict[int, MessageState]:
+    """The state of each message (only the ones that are not plainly current)."""
+    states: dict[int, MessageState] = {}
+    if not message_ids:
+        return states
+    marks = ", ".join("?" * len(message_ids))
+    for mid, reason in db.conn.execute(
+        f"SELECT message_id, reason FROM withheld_messages WHERE message_id IN ({marks})", message_ids
+    ):
+        states.setdefault(mid, MessageState()).withheld = reason
+    wanted = set(message_ids)
+    # Memories drawn from these messages that are not current: few (pending and superseded only).
+    # The assistant's reply to a source message usually repeats it: it shares the source's state.
+    for status, superseded_by, sources in db.conn.execute(
+        "SELECT status, superseded_by, source_message_ids FROM memories "
+        "WHERE status IN ('pending', 'superseded') AND source_message_ids != '[]'"
+    ):
+        for mid in _with_replies(db, set(json.loads(sources or "[]"))) & wanted:
+            state = states.setdefault(mid, MessageState())
+            if status == "pending":
+                state.withheld = state.withheld or "pending"
+            elif (current := _current(db, superseded_by)) and current not in state.now:
+                state.now.append(current)
+    # A value that was superseded, stated again in any message ("I live in Berlin" after the move).
+    for value, superseded_by in db.conn.execute(
+        "SELECT value, superseded_by FROM memories WHERE status = 'superseded' AND value IS NOT NULL "
+        "AND length(value) >= 3"
+    ):
+        pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+        for mid in message_ids:
+            if pattern.search(texts.get(mid, "")) and (current := _current(db, superseded_by)):
+                state = states.setdefault(mid, MessageState())
+                if current not in state.now and value.lower() not in current.lower():
+                    state.now.append(current)
+    return states
+
+
+def _with_replies(db: Database, message_ids: set[int]) -> set[int]:
+    """The messages, and each user message's reply (the assistant message right after it)."""
+    out = set(message_ids)
+    for mid in message_ids:
+        row = db.conn.execute(
+            "SELECT n.id FROM messages m JOIN messages n ON n.session_id = m.session_id AND n.id = "
+            "(SELECT min(id) FROM messages WHERE session_id = m.session_id AND id > m.id) "
+            "WHERE m.id = ? AND m.role = 'user' AND n.role = 'assistant'",
+            (mid,),
+        ).fetchone()
+        if row:
+            out.add(row[0])
+    return out
+
+
+def withhold(db: Database, message_ids: list[int] | set[int], reason: str, at: str) -> None:
+    """Mark messages never to be sent as snippets again (inside the caller's transaction)."""
+    db.conn.executemany(
+        "INSERT INTO withheld_messages (message_id, reason, at) VALUES (?, ?, ?) "
+        "ON CONFLICT(message_id) DO UPDATE SET reason = excluded.reason, at = excluded.at",
+        [(int(i), reason, at) for i in message_ids],
+    )

@@ -1,0 +1,62 @@
+"""Words of a text as search sees them: tokens, stopwords, a light stemmer, and the FTS5 query.
+
+Shared by the first stage (BM25 through FTS5), the relevance re-score and forgetting's
+search for messages that mention what was forgotten.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TERMS = 32
+_WORD = re.compile(r"[^\W_]+")
+STOPWORDS = frozenset(
+    """
+a an and are as at be been but by can could did do does doing for from had has have having he her hers him his
+how i if in into is it its itself me my myself of on or our ours she so than that the their theirs them then there
+these they this those to too up us was we were what when where which while who whom why will with would you your
+yours yourself yourselves am any been both each few more most other some such no nor not only own same just don
+should now ever also about after again against all before being below between during further here once over
+through under until off out very s t
+""".split()
+)
+_SUFFIXES = ("ing", "edly", "ed", "ly", "er", "est")
+
+
+def stem(word: str) -> str:
+    """A light stemmer: enough that "painted", "painting", "paints" and "painter" meet, and
+    "numbers" meets "number", "parties" meets "party"."""
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 4:
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        word = word[:-1]
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "running" -> "runn" -> "run"
+    return word[:6]
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w not in STOPWORDS}
+
+
+def fts_query(text: str, *, stopwords: bool = True) -> str | None:
+    """An FTS5 MATCH expression for any text: its words, each quoted, OR-ed; None if it has none."""
+    words: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        if w not in words:
+            words.append(w)
+    if stopwords:
+        words = [w for w in words if w not in STOPWORDS] or words
+    words = words[:MAX_TERMS]
+    return " OR ".join(f'"{w}"' for w in words) if words else None

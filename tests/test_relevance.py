@@ -1,0 +1,312 @@
+"""Memory brings back only what helps: the relevance gate, state-consistent and need-to-know injection.
+
+End to end through the real SDK and the local Messages-API server: what each request's system
+prompt holds is read from what the server received. The real bundled model ranks (retrieval).
+"""
+
+import json
+
+import pytest
+from conftest import db_rows
+
+from memchat import sessions
+from memchat.db import open_db
+from memchat.memory.store import MemoryStore
+
+UNRELATED = [
+    "Why is the sky blue?",
+    "How do I reverse a list in Python?",
+    "What is the capital of Australia?",
+    "Explain the difference between TCP and UDP.",
+    "Write a haiku about autumn.",
+    "How many grams are in a pound?",
+]
+
+PERSONAL_HISTORY = [
+    "I adopted a grey cat called Pixel last spring; she hates the vacuum cleaner.",
+    "Our team is migrating the billing service from MySQL to PostgreSQL 16 this quarter.",
+    "My daughter Mia starts primary school in September and she is nervous about it.",
+    "I painted the living room a deep blue colour last weekend, it looks great.",
+    "We went camping by Lake Bled and saw the sky full of stars.",
+]
+
+
+def system_of(api) -> str:
+    return api.requests[-1].get("system", "")
+
+
+def memory_lines(system: str) -> list[str]:
+    """The bullet lines of the memory block, by section title."""
+    if "<memory>" not in system:
+        return []
+    block = system[system.index("<memory>") : system.index("</memory>")]
+    return [line for line in block.splitlines() if line.startswith("- ")]
+
+
+def retrieved_sections(system: str) -> set[str]:
+    return {t for t in ("## What I know about you", "## What happened before") if t in system}
+
+
+@pytest.fixture
+def profile(cli, api, real_encoder, memchat_home):
+    """A profile with history: facts, a pinned fact, a rule, and several past conversations."""
+    store = MemoryStore(open_db(memchat_home / "default.db"))
+    store.add("The user's dentist is Dr. Okafor.", kind="fact", origin="stated")
+    store.add("The user's laptop is a ThinkPad X1 with 32 GB of memory.", kind="fact", origin="stated")
+    store.add("The user's favourite tea is Earl Grey.", kind="fact", origin="stated", pinned=True)
+    store.add("Answer in British English.", kind="rule", origin="stated")
+    for line in PERSONAL_HISTORY:
+        assert cli("ask", line).exit_code == 0
+    return store
+
+
+def test_an_unrelated_prompt_gets_pins_and_rules_and_nothing_else(cli, api, profile):
+    for prompt in UNRELATED:
+        assert cli("ask", prompt).exit_code == 0
+        system = system_of(api)
+        assert "Answer in British English." in system and "Earl Grey" in system  # always sent
+        assert retrieved_sections(system) == set(), f"{prompt!r} got: {memory_lines(system)}"
+
+
+def test_a_related_prompt_gets_what_helps(cli, api, profile):
+    assert cli("ask", "What is my cat called again?").exit_code == 0
+    assert "Pixel" in system_of(api)
+    assert cli("ask", "Which database are we migrating the billing service to?").exit_code == 0
+    system = system_of(api)
+    assert "PostgreSQL 16" in system
+    assert "Okafor" not in system and "ThinkPad" not in system  # facts are not sent just because they fit
+
+
+def test_the_current_value_wins_over_a_superseded_one(cli, api, real_encoder, memchat_home):
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    for text in ("I live in Berlin, in a flat near the Spree.", "Berlin is lovely in the summer, I live here."):
+        assert cli("ask", text).exit_code == 0
+    first = sessions.latest_session(db)
+    source = [m.id for m in sessions.messages(db, first.id) if m.role == "user"]
+    store.add("The user lives in Berlin.", key="user.city", value="Berlin", origin="stated", source_message_ids=source)
+    assert cli("ask", "I moved from Berlin to Lisbon last month.").exit_code == 0
+    store.add("The user lives in Lisbon.", key="user.city", value="Lisbon", origin="stated")
+    for question in ("Where do I live?", "Which city do I live in now? I live near the river, right?"):
+        assert cli("ask", question).exit_code == 0
+        lines = memory_lines(system_of(api))
+        assert any("Lisbon" in line for line in lines), (question, lines)
+        for line in lines:  # Berlin only ever appears marked as the earlier value, beside the current one
+            if "Berlin" in line and "moved from Berlin to Lisbon" not in line:
+                assert "(earlier; now: The user lives in Lisbon.)" in line, line
+
+
+def test_a_pending_guess_and_its_source_line_never_reach_a_request(cli, api, real_encoder, memchat_home):
+    db = open_db(memchat_home / "default.db")
+    assert cli("ask", "I've been so stressed I can't sleep, work is crazy.").exit_code == 0
+    source = [m.id for m in sessions.messages(db, 1) if m.role == "user"]
+    pending = MemoryStore(db).add(
+        "The user may have an anxiety disorder.",
+        kind="fact",
+        origin="inferred",
+        sensitive=True,
+        source_message_ids=source,
+    )
+    assert pending.status == "pending"
+    for prompt in (
+        "How should I plan the weekend?",
+        "I can't sleep again, any tips for sleeping better?",
+        "Why am I so stressed at work?",
+    ):
+        assert cli("ask", prompt).exit_code == 0
+        system = system_of(api)
+        assert "anxiety" not in system and "so stressed I can't sleep" not in system, prompt
+
+
+def test_a_passport_number_reaches_a_request_about_travel_documents_and_no_other(cli, api, real_encoder):
+    assert cli("memories", "add", "My passport number is X4419027, it expires in 2029.").exit_code == 0
+    assert cli("ask", "What travel documents do I need for Japan? Is my passport still valid?").exit_code == 0
+    assert "X4419027" in system_of(api)
+    for prompt in (
+        "How should I plan the weekend?",
+        "Write me a packing list for a beach holiday.",
+        "What's a good number of hours to sleep?",
+        "Recommend a book about Japan.",
+    ):
+        assert cli("ask", prompt).exit_code == 0
+        assert "X4419027" not in system_of(api), prompt
+
+
+def test_what_was_forgotten_is_never_sent_even_from_the_kept_transcript(cli, api, real_encoder, memchat_home):
+    assert cli("ask", "Remember that my gym locker code is 4417.").exit_code == 0
+    assert cli("ask", "Also my bike lock code is 4417 too, same digits.").exit_code == 0  # a mention, not the source
+    (memory_id,) = [r[0] for r in db_rows(memchat_home, "SELECT id FROM memories WHERE status = 'active'")]
+    assert cli("memories", "forget", str(memory_id), "--yes").exit_code == 0
+    assert cli("ask", "What is my gym locker code?").exit_code == 0
+    assert "4417" not in system_of(api)
+    # Both messages and both replies quote the code: none of them is sent again.
+    assert db_rows(memchat_home, "SELECT count(*) FROM withheld_messages") == [(4,)]
+
+
+def test_a_message_that_leans_on_the_last_turn_finds_its_subject(cli, api, real_encoder):
+    assert cli("memories", "add", "My sister Ana works as a paediatric nurse in Porto.").exit_code == 0
+    assert cli("memories", "add", "My brother Tom flies cargo planes for a living.").exit_code == 0
+    assert cli("ask", "I want to visit my sister Ana next month.").exit_code == 0
+    assert cli("ask", "-c", "and what does she do?").exit_code == 0
+    system = system_of(api)
+    assert "paediatric nurse" in system
+
+
+def test_recall_says_nothing_relevant_for_a_word_found_nowhere(cli, real_encoder):
+    cli("memories", "add", "The staging server is called Kestrel.")
+    result = cli("recall", "Falcon")
+    assert result.exit_code == 0 and result.stdout == "" and "nothing relevant" in result.stderr
+    assert json.loads(cli("recall", "Falcon", "--json").stdout) == []
+    weakest = json.loads(cli("recall", "Falcon", "--all", "--json").stdout)
+    assert [h["text"] for h in weakest] == ["The staging server is called Kestrel."]
+    assert json.loads(cli("recall", "Falcon", "--min-score", "0", "--json").stdout) == weakest
+    found = json.loads(cli("recall", "what is the staging server called?", "--json").stdout)
+    assert found and found[0]["text"] == "The staging server is called Kestrel." and 0 < found[0]["score"] <= 1
+
+
+def test_context_shows_the_memory_section_that_why_lists(cli, api, real_encoder, memchat_home):
+    cli("memories", "add", "Answer with short paragraphs.", "--kind", "rule")
+    cli("memories", "add", "The user's staging server is called Kestrel.")
+    before = json.loads(cli("context", "--json").stdout)
+    assert before["memory"] > 0 and before["memory_items"] == {"rules": 1}  # what every call carries
+    script = "What is our staging server called?\n/why\n/context\n"
+    out = cli("chat", input=script).stdout
+    why = json.loads(cli("ask", "--explain", "--json", "-c", "And the staging server's name once more?").stdout)
+    sent = why["memory"]
+    assert {i["section"] for i in sent} == {"rules", "facts"}
+    after = json.loads(cli("context", "--json").stdout)
+    assert after["memory_items"] == {"rules": 1, "facts": 1} and after["memory_of"] == "the last call"
+    (stored,) = db_rows(memchat_home, "SELECT memory FROM messages WHERE role = 'user' ORDER BY id DESC LIMIT 1")
+    assert 0 < after["memory"] == json.loads(stored[0])["tokens"]  # the section the last call carried
+    assert "Kestrel" in out and "memory section: 1 rule, 1 fact, as in the last call" in out
+
+
+def test_sessions_own_messages_do_not_crowd_out_the_past(cli, api, real_encoder, memchat_home):
+    # A question repeated in the same chat finds the earlier session's answer, not itself.
+    assert cli("ask", "The Wi-Fi password at the cabin is on the fridge door.").exit_code == 0
+    assert cli("ask", "Where is the cabin Wi-Fi password?").exit_code == 0
+    assert cli("ask", "-c", "Where is the cabin Wi-Fi password, again?").exit_code == 0
+    assert "on the fridge door" in system_of(api)
+
+
+# --- the parts, one by one ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, start, end",
+    [
+        ("What did I cook in December 2023?", "2023-12-01", "2023-12-31"),
+        ("the talk on October 13, 2023", "2023-10-13", "2023-10-13"),
+        ("on 1 February, 2023 we met", "2023-02-01", "2023-02-01"),
+        ("notes from 2024-03-05", "2024-03-05", "2024-03-05"),
+        ("what happened yesterday?", "2026-06-09", "2026-06-09"),
+        ("last month's invoices", "2026-05-01", "2026-05-31"),
+        ("the trip last year", "2025-01-01", "2025-12-31"),
+        ("in March we moved", "2026-03-01", "2026-03-31"),
+        ("in November we moved", "2025-11-01", "2025-11-30"),  # the most recent November
+        ("three days ago", "2026-06-06", "2026-06-08"),
+    ],
+)
+def test_dates_and_periods_named_in_a_message(text, start, end):
+    from datetime import date
+
+    from memchat.memory.dates import period_in
+
+    period = period_in(text, today=date(2026, 6, 10))
+    assert period is not None and (period.start.isoformat(), period.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])
+def test_no_period_where_there_is_none(text):
+    from memchat.memory.dates import period_in
+
+    assert period_in(text) is None
+
+
+def test_recall_ranks_the_named_period_first(db, fake_embedder):
+    from memchat.importer import ImportedMessage, ImportedSession, import_sessions
+    from memchat.memory.search import recall
+
+    sessions_ = [
+        ImportedSession(
+            "jsonl", label, label, [ImportedMessage(label, "user", "I cooked a mushroom risotto tonight", when)]
+        )
+        for label, when in (("dec", "2023-12-14T19:00:00.000000Z"), ("jan", "2024-01-20T19:00:00.000000Z"))
+    ]
+    import_sessions(db, sessions_)
+    first = recall(db, "what did I cook in December 2023?", fake_embedder, kinds=("message",))[0]
+    assert first.when.startswith("2023-12")
+    first = recall(db, "what did I cook in January 2024?", fake_embedder, kinds=("message",))[0]
+    assert first.when.startswith("2024-01")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("My passport number is X1234567", {"identity_document"}),
+        ("I've been so stressed I can't sleep", {"health"}),
+        ("My daughter starts school in September", {"children"}),
+        ("Our mortgage payment went up again", {"finances"}),
+        ("My card is 4111 1111 1111 1111", {"finances"}),
+        ("I went to the LGBTQ support group", {"sexual_orientation"}),
+        ("I voted in the local election", {"politics"}),
+        ("We go to church on Sundays", {"religion"}),
+        ("My home address is 12 Rua Augusta", {"precise_location"}),
+        ("I love painting sunsets in blue", set()),
+        ("print the result to stdout", set()),
+        ("my pillow is too soft", set()),
+        ("I want to investigate this bug", set()),
+    ],
+)
+def test_sensitive_categories(text, expected):
+    from memchat.memory.sensitive import categories
+
+    assert set(categories(text)) == expected
+
+
+def test_a_message_is_about_a_category_by_its_words_or_broader_cues():
+    from memchat.memory.sensitive import topics
+
+    assert "identity_document" in topics("What do I need for my trip to Japan?")
+    assert "children" in topics("What did we do as a family last summer?")
+    assert topics("How should I plan the weekend?") == frozenset()
+
+
+@pytest.mark.parametrize(
+    "word, same",
+    [
+        ("painting", "painted"),
+        ("numbers", "number"),
+        ("parties", "party"),
+        ("running", "run"),
+        ("classes", "class"),
+        ("stressed", "stress"),
+    ],
+)
+def test_the_stemmer_meets_word_forms(word, same):
+    from memchat.memory.terms import stem
+
+    assert stem(word) == stem(same)
+
+
+def test_personal_messages_and_impersonal_ones():
+    from memchat.memory.inject import personal
+
+    assert personal("What is my cat called?", []) and personal("and what does she do?", [])
+    assert not personal("Why is the sky blue?", []) and not personal("What is the capital of Australia?", [])
+
+
+def test_a_reply_that_makes_no_sense_alone_brings_its_question(db, fake_embedder):
+    from memchat import tokens
+    from memchat.memory import inject
+
+    old = sessions.create_session(db)
+    sessions.add_message(db, old.id, "user", "Which city should we move to next year, do you think?")
+    sessions.add_message(db, old.id, "assistant", "Lisbon, definitely.")
+    now = sessions.create_session(db)
+    section = inject.build(
+        db, "which city should we move to?", embedder=None, budget=1500, count=tokens.count, session_id=now.id
+    )
+    (item,) = [i for i in section.items if i.section == "history"]
+    assert "Which city should we move to" in item.text and "Lisbon, definitely." in item.text
+    assert len(item.context_ids) == 1
