@@ -17,6 +17,7 @@ from memchat.context import compaction_slice, history_budget_for, needs_compacti
 from memchat.errors import MemchatError, ProviderError
 from memchat.providers import ChatRequest, Provider
 from memchat.sessions import Message, Session
+from memchat.text import fence, turns_block
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -45,9 +46,7 @@ summary in; drop nothing from it that still holds. At most {limit} tokens. End w
 {previous}
 </previous_summary>
 
-<transcript>
-{transcript}
-</transcript>"""
+{transcript}"""
 
 
 class Compactor:
@@ -129,11 +128,11 @@ class Compactor:
 
     def summarise(self, session: Session, chunk: list[Message]) -> str:
         numbers = {m.id: i for i, m in enumerate(sessions.messages(self.db, session.id), 1)}
-        transcript = "\n\n".join(f"[#{numbers.get(m.id, '?')} {m.role}]\n{m.content}" for m in chunk)
+        transcript = turns_block("transcript", [(str(numbers.get(m.id, "?")), m.role, m.content) for m in chunk])
         limit = self.settings.get("history.summary_tokens")
         prompt = SUMMARY_PROMPT.format(
             limit=limit,
-            previous=session.summary or "(none yet)",
+            previous=fence(session.summary) if session.summary else "(none yet)",
             transcript=transcript,
             first=1 if not session.summary else numbers.get(chunk[0].id, "?"),
             last=numbers.get(chunk[-1].id, "?"),

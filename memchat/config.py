@@ -139,9 +139,32 @@ class Settings:
 
     @property
     def db_path(self) -> Path:
+        """The profile's database: `db` when set, unless `profile` was given more explicitly (a
+        --profile flag beats a `db` in the config file; both as flags is a usage error)."""
         if self.values["db"]:
-            return Path(self.values["db"]).expanduser()
+            db_rank, profile_rank = _rank(self.sources["db"]), _rank(self.sources["profile"])
+            if db_rank == profile_rank == _rank("flag"):
+                from memchat.errors import UsageError
+
+                raise UsageError("use either --db or --profile, not both")
+            if db_rank >= profile_rank:
+                return Path(self.values["db"]).expanduser()
         return data_dir() / f"{self.values['profile']}.db"
+
+    @property
+    def profile_key(self) -> str:
+        """A name for this profile's own files beside the database (its input history)."""
+        path = self.db_path
+        if path == data_dir() / f"{self.values['profile']}.db":
+            return str(self.values["profile"])
+        import hashlib
+
+        return "db-" + hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def _rank(source: str) -> int:
+    """How explicit a setting's source is: default < file < environment < flag."""
+    return {"default": 0, "file": 1, "env": 2, "flag": 3}[source.split(" ")[0]]
 
 
 def _home_override() -> Path | None:
@@ -246,16 +269,18 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Parse the TOML file; a missing file is an empty config."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+def read_config_file(path: Path, *, named: bool = False) -> dict[str, Any]:
+    """Parse the TOML file. The default file may be missing (an empty config); a file the user
+    named (--config, MEMCHAT_CONFIG) must exist."""
+    from memchat.errors import UsageError
+    from memchat.files import MAX_CONFIG_BYTES, read_regular
+
+    if not named and not path.exists():
         return {}
-    except IsADirectoryError:
-        raise ConfigError(f"config file {path} is a directory") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        raw = read_regular(path, "a config file", MAX_CONFIG_BYTES)
+    except UsageError as exc:
+        raise ConfigError(f"config file: {exc.message}") from None
     try:
         text = raw.decode("utf-8")
         return tomllib.loads(text)
@@ -264,6 +289,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         # tomllib puts "(at line N, column M)" in the message: keep it, it is what the user needs.
         raise ConfigError(f"invalid TOML in {path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"invalid TOML in {path}: nested too deeply") from None
 
 
 def load_settings(config_path: str | Path | None = None, env: dict[str, str] | None = None) -> Settings:
@@ -272,7 +299,8 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
     path = Path(config_path).expanduser() if config_path else default_config_path()
     values = {s.name: s.default for s in SETTINGS}
     sources = {s.name: "default" for s in SETTINGS}
-    for name, value in _flatten(read_config_file(path)).items():
+    named = bool(config_path) or bool(environ.get("MEMCHAT_CONFIG"))
+    for name, value in _flatten(read_config_file(path, named=named)).items():
         setting = _BY_NAME.get(name)
         if setting is None:
             raise ConfigError(f"unknown setting '{name}' in {path} (see `memchat config` for the list)")

@@ -19,6 +19,7 @@ from typing import Any
 
 from memchat.errors import MemchatError
 from memchat.sessions import Message
+from memchat.text import fence
 
 # Assistant text that was cut short is still what the model said: send it.
 _SENT_ASSISTANT = {"ok", "interrupted", "incomplete"}
@@ -131,7 +132,7 @@ def summary_block(summary: str | None) -> str:
         return ""
     return (
         "\n\n<session_summary>\nA summary of the earlier part of this conversation "
-        "(older turns are not shown):\n" + summary.strip() + "\n</session_summary>"
+        "(older turns are not shown):\n" + fence(summary.strip()) + "\n</session_summary>"
     )
 
 

@@ -8,8 +8,10 @@ is reported and left byte-for-byte untouched.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -147,6 +149,23 @@ def _migrations():
         # Pixel"): the next search re-embeds them (memchat recall, import or reindex for a large set).
         db.execute("UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE status != 'forgotten'")
 
+    @migrations()
+    def m009_record_pending_scrubs(db: Database) -> None:
+        # What a forget or a session delete still owes (summaries, mentions, files), recorded in the
+        # same commit as the forgetting, and finished on the next open if the process died first.
+        db.execute(
+            """
+            CREATE TABLE IF NOT EXISTS pending_scrubs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                created_at TEXT NOT NULL,
+                purge_sources INTEGER NOT NULL DEFAULT 0,
+                items TEXT NOT NULL DEFAULT '[]'
+            )"""
+        )
+        # Sessions imported from elsewhere keep the other tool's system prompt as data, not as theirs.
+        db.execute("ALTER TABLE sessions ADD COLUMN imported_system TEXT")
+        db.execute("UPDATE sessions SET imported_system = system, system = NULL WHERE source IS NOT NULL")
+
     return migrations
 
 
@@ -174,16 +193,29 @@ def open_db(path: Path | str) -> Database:
     """Open (creating if needed) and migrate the database at path."""
     from sqlite_utils import Database
 
+    from memchat.files import describe_os_error
+
     path = Path(path)
-    if path.is_dir():
-        raise StoreError(f"database path {path} is a directory; give a file path with --db")
     try:
-        if not path.exists():
-            _create_private_file(path)
-        elif path.stat().st_mode & 0o077 and os.access(path, os.W_OK):
-            os.chmod(path, 0o600)
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
     except OSError as exc:
-        raise StoreError(f"cannot create the database {path}: {exc.strerror}") from None
+        verb = "create" if exc.errno in (errno.ENOENT, errno.ENOTDIR) else "open"
+        raise StoreError(f"cannot {verb} the database {path}: {describe_os_error(exc)}") from None
+    except ValueError:  # a NUL in the name
+        raise StoreError(
+            f"cannot open the database {str(path)!r}: a file name cannot contain a NUL character"
+        ) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise StoreError(f"database path {path} is a directory; give a file path with --db")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"database path {path} is not a regular file (a device or a pipe); it was left untouched")
+    try:
+        if st is None:
+            _create_private_file(path)  # a file memchat creates is 0600; an existing one keeps its mode
+    except OSError as exc:
+        raise StoreError(f"cannot create the database {path}: {describe_os_error(exc)}") from None
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -217,8 +249,9 @@ def open_db(path: Path | str) -> Database:
         raise _fail(path, exc) from None
     for suffix in ("-wal", "-shm"):
         side = Path(str(path) + suffix)
-        with contextlib.suppress(OSError):
-            if side.exists() and side.stat().st_mode & 0o077:
+        with contextlib.suppress(OSError):  # SQLite's own files, made for this database: private
+            side_stat = os.lstat(side)
+            if stat.S_ISREG(side_stat.st_mode) and side_stat.st_mode & 0o077:
                 os.chmod(side, 0o600)
     return db
 

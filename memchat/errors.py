@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from enum import IntEnum
 
-from memchat.text import shorten
+from memchat.text import redact_secrets, shorten
 
 
 class ExitCode(IntEnum):
@@ -28,6 +28,7 @@ class MemchatError(Exception):
     exit_code: int = ExitCode.FAILURE
 
     def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+        message = redact_secrets(message)  # an error may quote a server's reply, and it may echo the key
         super().__init__(message)
         self.message = message
         if exit_code is not None:

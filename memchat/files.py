@@ -1,35 +1,177 @@
-"""Private files: everything memchat writes about the user is created 0600."""
+"""Files memchat reads and writes, handled as a careful program run as root would handle them.
+
+- Everything memchat writes about the user is created 0600, in directories created 0700.
+- A file is written whole or not at all: a temporary file in the same directory, fsynced,
+  then renamed over the target, so a kill or a full disk mid-write leaves the previous
+  file intact (an export, the config file, the input history).
+- Only regular files are written or read as files: a device, a pipe or a directory given
+  as an export target, a database or an input is refused with one line, and the mode of a
+  file memchat did not create is never changed.
+- Every read is bounded: a file larger than the limit is refused, not read into memory.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import secrets
+import stat
 from pathlib import Path
 
-from memchat.errors import MemchatError
+from memchat.errors import MemchatError, UsageError
+
+MAX_INPUT_BYTES = 1 << 30  # 1 GiB: an export or an import file; larger is refused
+MAX_CONFIG_BYTES = 1 << 20  # 1 MiB for the config file
+
+
+def describe_os_error(exc: OSError) -> str:
+    if exc.errno == errno.ENAMETOOLONG:
+        return "the file name is too long"
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    return exc.strerror or str(exc)
+
+
+def private_dir(path: Path) -> Path:
+    """Create a directory (and its parents) 0700 whatever the umask; an existing one is left as it is."""
+    path = Path(path).expanduser()
+    if not path.is_dir():
+        old = os.umask(0o077)
+        try:
+            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        finally:
+            os.umask(old)
+    return path
 
 
 def touch_private(path: Path | str) -> Path:
-    """Make sure path exists as a file only its owner can read: parent 0700, file 0600.
+    """Make sure path exists as a regular file: created 0600 (parent 0700) if it is new.
 
-    Raises OSError; callers decide whether that is fatal.
+    An existing file is used as it is (its mode is the user's business). Raises OSError;
+    callers decide whether that is fatal.
     """
     path = Path(path).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600))  # never truncates
-    os.chmod(path, 0o600)  # the umask, or an older file, may have left it wider
+    private_dir(path.parent)
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{path} is not a regular file")
+    finally:
+        os.close(fd)
     return path
+
+
+def _check_target(path: Path) -> None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise MemchatError(f"cannot write {path}: {describe_os_error(exc)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise MemchatError(f"cannot write {path}: it is a directory")
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+        raise MemchatError(f"refusing to write {path}: it is not a regular file (use -o - for standard output)")
 
 
 def write_private(path: Path | str, text: str) -> Path:
-    """Write text to path with mode 0600, whatever the umask; replaces an existing file."""
+    """Write text to path, 0600, atomically: the old file stays whole until the new one is complete.
+
+    A symbolic link is written through (its target replaced) only if that target is a regular
+    file; a new file is created 0600, an existing one keeps its mode.
+    """
     path = Path(path).expanduser()
+    if "\x00" in str(path):
+        raise MemchatError(f"cannot write {str(path)!r}: a file name cannot contain a NUL character")
+    _check_target(path)
+    if path.is_symlink():
+        path = path.resolve()
+        _check_target(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            os.fchmod(fh.fileno(), 0o600)
-            fh.write(text)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o600
     except OSError as exc:
-        raise MemchatError(f"cannot write {path}: {exc.strerror}") from None
-    except ValueError:  # a NUL in the name
-        raise MemchatError(f"cannot write {str(path)!r}: a file name cannot contain a NUL character") from None
+        raise MemchatError(f"cannot write {path}: {describe_os_error(exc)}") from None
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise MemchatError(f"cannot write {path}: {describe_os_error(exc)}") from None
     return path
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_regular(path: Path | str, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, or a UsageError line saying why not.
+
+    Devices, pipes and directories are refused before anything is read (a FIFO would block,
+    /dev/zero would never end).
+    """
+    p = Path(path).expanduser()
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {describe_os_error(exc)}") from None
+    except ValueError:
+        raise UsageError(f"cannot read {str(path)!r}: a file name cannot contain a NUL character") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise UsageError(f"{path} is a directory, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{path} is not a regular file (a device or a pipe); {what} must be a file")
+        if st.st_size > limit:
+            raise UsageError(f"{path} is {st.st_size:,} bytes; {what} may be at most {limit:,}")
+        os.set_blocking(fd, True)
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > limit:  # it grew while being read
+                raise UsageError(f"{path} is larger than {limit:,} bytes; {what} may be at most {limit:,}")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {describe_os_error(exc)}") from None
+    finally:
+        os.close(fd)
+
+
+def open_access(path: Path) -> str | None:
+    """A warning when a file or directory can be read by others than its owner, else None."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+    if mode & 0o077:
+        who = "everyone" if mode & 0o007 else "its group"
+        return f"{path} is mode {oct(mode)}: {who} can read it (chmod {'700' if path.is_dir() else '600'} {path})"
+    return None

@@ -71,15 +71,9 @@ class ImportResult:
 
 def read_file(path: str | Path) -> tuple[str, str]:
     """(text, display name); invalid UTF-8 is reported with its line."""
-    p = Path(path).expanduser()
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    from memchat.files import read_regular
+
+    data = read_regular(path, "an import file")
     if data.startswith(b"SQLite format 3\x00"):
         raise UsageError(
             f"{path} is a SQLite database, not an export; to use it as memchat's database, "
@@ -263,7 +257,7 @@ def _parse_lines(text: str, name: str) -> list[ImportedSession]:
     return list(sessions.values())
 
 
-def import_sessions(db: Database, sessions: list[ImportedSession]) -> ImportResult:
+def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_system: bool = False) -> ImportResult:
     """Store sessions and their messages, skipping what is already there (one transaction)."""
     result = ImportResult()
     with immediate(db):
@@ -286,13 +280,14 @@ def import_sessions(db: Database, sessions: list[ImportedSession]) -> ImportResu
                 session_id, added_session = row[0], False
             else:
                 cursor = conn.execute(
-                    "INSERT INTO sessions (title, created_at, updated_at, model, system, summary, source, external_id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO sessions (title, created_at, updated_at, model, system, imported_system, summary, "
+                    "source, external_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         s.title,
                         s.native_created_at or min(times),
                         max(times),
                         s.model,
+                        s.system if keep_system else None,  # another tool's prompt is data unless asked
                         s.system,
                         s.summary,
                         s.source,
@@ -322,6 +317,6 @@ def import_sessions(db: Database, sessions: list[ImportedSession]) -> ImportResu
     return result
 
 
-def import_file(db: Database, path: str | Path) -> ImportResult:
+def import_file(db: Database, path: str | Path, *, keep_system: bool = False) -> ImportResult:
     text, name = read_file(path)
-    return import_sessions(db, parse(text, name))
+    return import_sessions(db, parse(text, name), keep_system=keep_system)

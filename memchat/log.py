@@ -39,7 +39,10 @@ def internal_error(exc: BaseException) -> str:
 
     frames = "".join(traceback.format_tb(exc.__traceback__))
     get_logger().error("internal error %s\n%s", type(exc).__name__, frames)
+    from memchat.text import redact_secrets
+
+    said = redact_secrets(str(exc).splitlines()[0][:200]) if str(exc) else "no message"
     return (
-        f"internal error ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else 'no message'}); "
+        f"internal error ({type(exc).__name__}: {said}); "
         f"this is a bug: please report it with the frames logged in {state_dir() / 'memchat.log'}"
     )

@@ -47,6 +47,7 @@ class Session:
     system: str | None = None
     summary: str | None = None
     summary_through_message_id: int | None = None
+    imported_system: str | None = None  # another tool's system prompt: kept as data, never sent
     message_count: int = 0
 
 
@@ -131,13 +132,6 @@ def rename_session(db: Database, session_id: int | str, title: str) -> Session:
     if not title:
         raise UsageError("a session title cannot be empty")
     return update_session(db, parse_session_id(session_id), title=title)
-
-
-def delete_session(db: Database, session_id: int | str) -> None:
-    sid = get_session(db, session_id).id
-    with immediate(db):
-        db.conn.execute("DELETE FROM messages WHERE session_id = ?", (sid,))
-        db.conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
 
 
 def add_message(db: Database, session_id: int, role: str, content: str, *, status: str = "ok", **extra: Any) -> Message:

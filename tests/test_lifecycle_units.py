@@ -70,7 +70,7 @@ def test_malformed_tool_input_is_an_error_not_an_empty_result():
 def test_prompt_numbers_turns_and_memories_with_small_ids():
     turns = [Message(id=9001, session_id=1, role="user", content="I live in Lisbon", created_at="")]
     prompt, numbering = build_prompt(turns, [])
-    assert "[1] user: I live in Lisbon" in prompt and "9001" not in prompt
+    assert '<turn n="1" role="user">\nI live in Lisbon\n</turn>' in prompt and "9001" not in prompt
     assert numbering == {1: 9001}
 
 

@@ -12,6 +12,7 @@ from memchat.errors import MemchatError, UsageError
 if TYPE_CHECKING:
     from memchat.context import Compiled
     from memchat.engine import TurnResult
+    from memchat.memory.forget import Forgotten
     from memchat.sessions import Message, Session
 
 
@@ -67,8 +68,21 @@ class Conversation(Profile):
     def system_prompt(self, session: Session | None) -> str:
         return self.engine.system_prompt(session) if session else self.settings.system
 
-    def delete_session(self, session_id: str | int) -> None:
-        sessions.delete_session(self.db, session_id)
+    def delete_session(self, session_id: str | int) -> Forgotten:
+        """Delete a session and everything drawn only from it, scrubbed like forget; the input
+        history loses the lines typed in it."""
+        from memchat import history
+        from memchat.memory.forget import delete_session
+
+        session = sessions.get_session(self.db, session_id)
+        typed = {
+            m.content.strip()
+            for m in sessions.messages(self.db, session.id, include_undone=True)
+            if m.role == "user" and m.content.strip()
+        }
+        done = delete_session(self.db, session.id)
+        history.scrub(self.history_path, lambda line: line.strip() in typed)
+        return done
 
     def export_session(self, session_id: str | int, fmt: str = "md") -> str:
         return sessions.export_session(self.db, session_id, fmt)

@@ -107,8 +107,9 @@ class Memories(Profile):
     def memory_history(self, memory_id: str | int) -> list[HistoryEntry]:
         return self.store.history(memory_id)
 
-    def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[Memory]:
-        """Memories a query clearly matches: a shared word, or a close meaning (cosine >= 0.5)."""
+    def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[tuple[Memory, float]]:
+        """Memories a query is about, with their relevance, best first (what clears the relevance bar)."""
+        from memchat.memory import relevance
         from memchat.memory.search import recall
 
         hits = recall(
@@ -119,15 +120,24 @@ class Memories(Profile):
             statuses=("active", "pending", "superseded"),
             limit=limit,
         )
-        ids = [h.id for h in hits if h.bm25_rank is not None or (h.cosine or 0) >= 0.5]
-        found = self.store.get_many(ids)
-        return [found[i] for i in ids if i in found]
+        floor = relevance.floor([h.score for h in hits], self.settings.get("memory.relevance"))
+        found = self.store.get_many([h.id for h in hits])
+        return [(found[h.id], h.score) for h in hits if floor is not None and h.score >= floor and h.id in found]
 
     def forget(self, memory_ids: list[int], *, purge_sources: bool = False) -> Forgotten:
-        """Forget for good: rows, history, indexes, vectors, summaries (and sources, if asked)."""
+        """Forget for good: rows, history, indexes, vectors, summaries, what past messages said of it
+        (withheld; redacted with purge_sources), and the lines of the input history that said it."""
+        from memchat import history
+        from memchat.memory.redact import Forgotten as Target
+        from memchat.memory.redact import Redactor
+
         store = self.store
         store.forget(memory_ids, purge_sources=purge_sources)
-        return store.last_forget
+        done = store.last_forget
+        if done.said:
+            redactor = Redactor(Target(text, value) for text, value in done.said)
+            history.scrub(self.history_path, lambda line: bool(redactor.redact(line)[1]))
+        return done
 
     def forgettable(self) -> list[Memory]:
         """Every memory that still holds text (what `forget --all` forgets)."""
@@ -155,11 +165,15 @@ class Memories(Profile):
         text, name = read_file(path)
         return import_text(self.store, text, name)
 
-    def import_conversations(self, path: str) -> ImportResult:
-        """Past conversations in, as sessions (idempotent, all or nothing); see `embed_backlog`."""
+    def import_conversations(self, path: str, *, keep_system: bool = False) -> ImportResult:
+        """Past conversations in, as sessions (idempotent, all or nothing); see `embed_backlog`.
+
+        A session's system prompt from the file is kept as data (`imported_system`), never sent,
+        unless keep_system: a file must not be able to instruct the model.
+        """
         from memchat.importer import import_file
 
-        return import_file(self.db, path)
+        return import_file(self.db, path, keep_system=keep_system)
 
     def embed_backlog(self, progress: Progress | None = None, on_prepare: Notice | None = None) -> int:
         """Embed every memory and message that has no vector yet (after an import, or an interrupted one)."""

@@ -90,6 +90,10 @@ class Profile:
                 from memchat.db import open_db
 
                 self._db = open_db(self.settings.db_path)
+                from memchat.memory import scrub
+
+                if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
+                    scrub.finish(self._db)
         return self._db
 
     @property
@@ -124,6 +128,13 @@ class Profile:
             except Exception:  # noqa: BLE001 - closing on the way out; SQLite recovers the WAL on next open
                 pass
             self._db = None
+
+    @property
+    def history_path(self) -> Path:
+        """This profile's REPL input history (0600); forgetting scrubs it."""
+        from memchat.history import history_file
+
+        return history_file(self.settings.profile_key)
 
     # --- the embedding model ------------------------------------------------------------------
     def embedder(self, on_prepare: Notice | None = None) -> Embedder:

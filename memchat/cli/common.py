@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from memchat.app import Memchat
 
 PROGRESS_FROM = 64  # a bar for catch-ups of at least this many texts
+SCRUB_PENDING = (
+    "another memchat process is still reading an older copy of the database: the last traces leave the "
+    "file when it lets go, and the next memchat command finishes the scrub"
+)
 
 
 @dataclass
@@ -115,15 +119,55 @@ def emit(items: list, json_out: bool, to_json: Callable[[Any], dict], table: Cal
         console.out().print(table(items))
 
 
+FORMATS = {"md": "md", "markdown": "md", "json": "json"}
+_EXTENSIONS = {".md": "md", ".markdown": "md", ".json": "json"}
+
+
+def export_format(fmt: str | None, output: str | None, default: str) -> str:
+    """The export format: as given, else by the output file's extension, else the default."""
+    if fmt is not None:
+        if fmt.lower() not in FORMATS:
+            raise UsageError(f"unknown export format {fmt!r}: use md or json")
+        return FORMATS[fmt.lower()]
+    from pathlib import Path
+
+    if output and output != "-":
+        return _EXTENSIONS.get(Path(output).suffix.lower(), default)
+    return default
+
+
+def may_overwrite(output: str | None, force: bool) -> None:
+    """An existing file is replaced only when the user says so: on a terminal by answering, else --force."""
+    from pathlib import Path
+
+    if not output or output == "-" or force or not Path(output).expanduser().exists():
+        return
+    if not terminal.stdin_is_tty():
+        raise UsageError(f"{output} exists: pass --force to replace it")
+    if not typer.confirm(f"{output} exists. Replace it?", default=False):
+        raise typer.Exit(1)
+
+
 def write_or_print(text: str, output: str | None) -> None:
-    """Write to a private file (0600), or to stdout."""
-    if output:
+    """Write to a private file (0600, atomically, regular files only), or to stdout (no -o, or -o -).
+
+    On a terminal, escape sequences in stored text are stripped; a pipe gets the data as it is.
+    """
+    if output and output != "-":
         from memchat.files import write_private
 
         write_private(output, text)
         typer.echo(f"wrote {output}", err=True)
     else:
-        typer.echo(text, nl=False)
+        print_stored(text)
+
+
+def print_stored(text: str) -> None:
+    """Print stored text: sanitized on a terminal (a title can hold an escape sequence), raw in a pipe."""
+    from memchat.text import sanitize
+    from memchat.ui.console import stdout_is_tty
+
+    typer.echo(sanitize(text) if stdout_is_tty() else text, nl=False)
 
 
 def load_encoder(app: Memchat) -> None:

@@ -6,13 +6,14 @@ from typing import Any
 
 import typer
 
+from memchat.cli.common import SCRUB_PENDING, confirm, emit, export_format, load_encoder, may_overwrite, write_or_print
 from memchat.cli.common import app as open_app
-from memchat.cli.common import confirm, emit, load_encoder, write_or_print
 from memchat.errors import ExitCode, UsageError
-from memchat.text import plural, sanitize
+from memchat.text import one_line, plural, sanitize
 
 memories_app = typer.Typer(help="List, show, add, edit, pin, forget, export and import memories.", no_args_is_help=True)
 
+FORGET_SURE = 0.3  # --query --yes forgets only memories at least this relevant to the query
 _STATUS_HELP = "active, pending, superseded, forgotten or all (default: active and pending)."
 
 
@@ -118,13 +119,21 @@ def unpin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")
 def forget(
     ctx: typer.Context,
     memory_id: str | None = typer.Argument(None, metavar="[ID]"),
-    query: str | None = typer.Option(None, "--query", "-q", help="Forget the memories that match this."),
+    query: str | None = typer.Option(None, "--query", "-q", help="Forget the memories this is about."),
     all_: bool = typer.Option(False, "--all", help="Forget every memory."),
-    limit: int = typer.Option(10, "--limit", "-n", min=1, help="With --query: at most this many."),
-    purge_sources: bool = typer.Option(False, "--purge-sources", help="Also redact the messages they came from."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="With --query: look at this many at most."),
+    purge_sources: bool = typer.Option(
+        False, "--purge-sources", help="Also redact the conversation they came from (and what quotes them)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be forgotten; forget nothing."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask (with --query: only clear matches)."),
 ) -> None:
-    """Forget memories for good: the text leaves the database, its index and its vectors."""
+    """Forget memories for good: the text leaves the database, its index and its vectors.
+
+    With --query, the memories the query is about are listed with their relevance and you are
+    asked; with --yes, only the clear matches (relevance 0.3 or more) are forgotten.
+    Forgetting a memory also forgets the older versions it replaced.
+    """
     from memchat.ui import console
     from memchat.ui import memory as show
 
@@ -137,21 +146,36 @@ def forget(
         targets = memchat.forgettable()
     else:
         load_encoder(memchat)
-        targets = memchat.matching(query or "", limit)
+        found = memchat.matching(query or "", limit)
+        sure = [m for m, score in found if score >= FORGET_SURE]
+        if found:
+            console.err().print(show.relevance_table(found, FORGET_SURE))
+        targets = sure if yes else [m for m, _ in found]
+        if yes and len(sure) < len(found):
+            console.note(
+                f"--yes forgets only the clear matches (relevance {FORGET_SURE:g} or more): "
+                f"{plural(len(sure), 'memory', 'memories')}; the others need an ID or a question"
+            )
     targets = [m for m in targets if m.status != "forgotten"]
     if not targets:
-        console.note("nothing to forget" + (f" matches {query!r}" if query else ""))
+        console.note("nothing to forget" + (f": no memory is clearly about {query!r}" if query else ""))
         return
-    console.err().print(show.memories_table(targets))
-    if not confirm(
-        f"Forget {'these ' + str(len(targets)) + ' memories' if len(targets) > 1 else 'this memory'} for good?",
-        yes,
-        refusing="to forget",
-    ):
+    if query is None:
+        console.err().print(show.memories_table(targets))
+    if dry_run:
+        console.note(
+            f"--dry-run: would forget {plural(len(targets), 'memory', 'memories')}: "
+            f"{', '.join(str(m.id) for m in targets)}"
+        )
+        return
+    what = f"these {len(targets)} memories" if len(targets) > 1 else "this memory"
+    if not confirm(f"Forget {what} for good?", yes, refusing="to forget"):
         console.note("nothing forgotten")
         raise typer.Exit(ExitCode.FAILURE)
     done = memchat.forget([m.id for m in targets], purge_sources=purge_sources)
     typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {', '.join(map(str, done.ids))}")
+    for m in targets:
+        typer.echo(f"  {m.id}: {sanitize(one_line(m.text, 100))}")
     if done.summary_redactions:
         console.note(
             f"redacted {plural(done.summary_redactions, 'sentence')} of session summaries that mentioned "
@@ -159,9 +183,11 @@ def forget(
         )
     if done.sources and not purge_sources:
         console.note(
-            f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}); "
-            "--purge-sources redacts it too"
+            f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}) but never "
+            "sent to the model again; --purge-sources redacts it too"
         )
+    if not done.complete:
+        console.note(SCRUB_PENDING)
 
 
 @memories_app.command()
@@ -181,11 +207,16 @@ def history(
 @memories_app.command()
 def export(
     ctx: typer.Context,
-    fmt: str = typer.Option("json", "--format", "-f", help="json (re-importable) or md."),
-    output: str | None = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help="json (re-importable) or md; default: by the file's extension, else json."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600); - is stdout."),
+    force: bool = typer.Option(False, "--force", help="Replace FILE if it exists, without asking."),
 ) -> None:
     """Export memories as JSON or Markdown."""
-    write_or_print(open_app(ctx).export_memories(fmt), output)
+    chosen = export_format(fmt, output, "json")
+    may_overwrite(output, force)
+    write_or_print(open_app(ctx).export_memories(chosen), output)
 
 
 @memories_app.command("import")

@@ -58,10 +58,13 @@ def import_conversations(
     embed: bool = typer.Option(
         True, "--embed/--no-embed", help="Embed the new messages now (else on the next recall)."
     ),
+    keep_system: bool = typer.Option(
+        False, "--keep-system", help="Use the file's system prompts for its sessions (default: kept as data only)."
+    ),
 ) -> None:
     """Import past conversations: a memchat session export, or JSON lines of messages."""
     memchat = open_app(ctx)
-    result = memchat.import_conversations(path)
+    result = memchat.import_conversations(path, keep_system=keep_system)
     typer.echo(
         f"imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
         f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)"

@@ -6,10 +6,10 @@ from dataclasses import asdict
 
 import typer
 
+from memchat.cli.common import SCRUB_PENDING, confirm, export_format, may_overwrite, print_stored, write_or_print
 from memchat.cli.common import app as open_app
-from memchat.cli.common import confirm, write_or_print
 from memchat.errors import ExitCode
-from memchat.text import sanitize
+from memchat.text import plural, sanitize
 
 sessions_app = typer.Typer(help="List, show, rename, delete and export sessions.", no_args_is_help=True)
 
@@ -45,7 +45,7 @@ def show(
 
     memchat = open_app(ctx)
     if json_out:
-        typer.echo(memchat.export_session(session_id, "json"), nl=False)
+        print_stored(memchat.export_session(session_id, "json"))
         return
     text = memchat.export_session(session_id, "md")
     if console.stdout_is_tty():
@@ -85,19 +85,32 @@ def delete(
     ):
         console.note("nothing deleted")
         raise typer.Exit(ExitCode.FAILURE)
-    memchat.delete_session(s.id)
+    done = memchat.delete_session(s.id)
     typer.echo(f"deleted session {s.id}")
+    if done.ids:
+        console.note(
+            f"forgot {plural(len(done.ids), 'memory', 'memories')} drawn only from it: {', '.join(map(str, done.ids))}"
+        )
+    if not done.complete:
+        console.note(SCRUB_PENDING)
 
 
 @sessions_app.command()
 def export(
     ctx: typer.Context,
     session_id: str = typer.Argument(..., metavar="ID"),
-    fmt: str = typer.Option("md", "--format", "-f", help="md or json."),
-    output: str | None = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600)."),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help="md or json; default: by the file's extension, else md."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="Write to FILE (created 0600); - is stdout."),
+    force: bool = typer.Option(False, "--force", help="Replace FILE if it exists, without asking."),
 ) -> None:
     """Export a session as Markdown or JSON."""
-    write_or_print(open_app(ctx).export_session(session_id, fmt), output)
+    chosen = export_format(fmt, output, "md")
+    memchat = open_app(ctx)
+    text = memchat.export_session(session_id, chosen)  # an unknown session is said before any question
+    may_overwrite(output, force)
+    write_or_print(text, output)
 
 
 @sessions_app.command()

@@ -1,8 +1,8 @@
 """Capture: the model reads new turns and answers with typed memory candidates, by tool use.
 
 Nothing is parsed out of free text: the model must call `record_memories`, whose input
-schema is the candidate types. The turns are shown with small temporary numbers ([1],
-[2] ...) rather than database ids, and related existing memories likewise ({1}, {2} ...),
+schema is the candidate types. The turns are shown with small temporary numbers
+(<turn n="1">, <turn n="2"> ..., each turn fenced so that none can pose as another) rather than database ids, and related existing memories likewise ({1}, {2} ...),
 so that a model that invents an id is caught by a lookup instead of corrupting
 provenance. Malformed items are dropped one by one; a failed call raises ProviderError
 and is never mistaken for "nothing to remember".
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ProviderError
 from memchat.providers import ChatRequest
+from memchat.text import neutralise, turns_block
 
 if TYPE_CHECKING:
     from memchat.memory.store import Memory
@@ -35,7 +36,7 @@ SENSITIVE = (
 )
 EVENT_TYPES = ("problem", "decision", "task_done", "milestone", "plan", "other")
 
-_SOURCES = {"type": "array", "items": {"type": "integer"}, "description": "Numbers of the turns ([n]) this comes from."}
+_SOURCES = {"type": "array", "items": {"type": "integer"}, "description": "The n of the turns this comes from."}
 
 TOOL: dict[str, Any] = {
     "name": "record_memories",
@@ -208,11 +209,13 @@ def build_prompt(turns: list[Message], existing: list[Memory]) -> tuple[str, dic
     """The user message for the extraction call, and turn number -> message id."""
     numbering = {n: m.id for n, m in enumerate(turns, 1)}
     lines = ["<existing_memories>"]
-    lines += [f"{{{n}}} [{m.kind}] {m.text}" for n, m in enumerate(existing, 1)] or ["(none)"]
-    lines += ["</existing_memories>", "", "<new_turns>"]
-    for n, m in enumerate(turns, 1):
-        lines.append(f"[{n}] {m.role}: {m.content}")
-    lines += ["</new_turns>", "", "Call record_memories with what is worth remembering (empty lists if nothing)."]
+    lines += [f"{{{n}}} [{m.kind}] {neutralise(m.text)}" for n, m in enumerate(existing, 1)] or ["(none)"]
+    lines += [
+        "</existing_memories>",
+        "",
+        turns_block("new_turns", [(str(n), m.role, m.content) for n, m in enumerate(turns, 1)]),
+    ]
+    lines += ["", "Call record_memories with what is worth remembering (empty lists if nothing)."]
     return "\n".join(lines), numbering
 
 

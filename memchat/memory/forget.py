@@ -1,28 +1,39 @@
 """Forgetting that leaves nothing: rows, audit trail, full-text index, vectors, summaries, free pages.
 
-`forget` is called by the store (the one door to memories) inside its own transaction:
-- the memory row keeps only that it was forgotten, and when; every history row that quoted
-  its text loses that text;
-- sentences of session summaries and episodic summaries that mention it are redacted
-  (memchat.memory.redact);
-- with purge_sources, the messages it came from are redacted and their vectors deleted;
-- then the FTS segments are merged (FTS5 keeps deleted tokens in old segments until a
-  merge), the on-disk vector copy is deleted, and the WAL is checkpointed, so with
-  `secure_delete` on no page image of the words is left in the database files.
+`forget` works in bounded batches, so that forgetting everything never holds the write lock
+long enough to lock out a chat (each batch is one short transaction, ~BATCH memories):
+
+1. In one transaction per batch: each memory (and the older versions it superseded: forget
+   follows the whole chain) keeps only that it was forgotten, and when; every history row of
+   the chain that quoted any text it ever had loses that text; the FTS segments are merged,
+   so the words leave the index at the same commit; and what remains to do (the summaries
+   and past messages that mention it) is recorded as a pending scrub, with the texts it
+   needs, in the same commit.
+2. The pending scrubs are then carried out (memchat.memory.scrub): sentences of summaries
+   that mention the memory are redacted, past messages that mention it are withheld from
+   every prompt (or, with purge_sources, redacted), the on-disk copy of the vectors is
+   deleted, and the WAL is checkpointed so that, with `secure_delete` on, no page image of
+   the words is left in the database files.
+
+A kill or a full disk between the two leaves the pending scrub on disk; the next time the
+profile is opened (`finish_pending`) it is finished. Forget reports whether the bytes are
+gone or, when another process still reads an older snapshot, that the scrub will finish
+when it lets go.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, utcnow
-from memchat.memory.records import COLUMNS, FORGOTTEN_MESSAGE, Memory, log_history, memory_from_row
-from memchat.memory.state import withhold
-from memchat.memory.terms import fts_query
+from memchat.memory.records import COLUMNS, Memory, log_history, memory_from_row
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
+
+BATCH = 500  # memories per transaction: each commits in well under a second
 
 
 @dataclass
@@ -30,125 +41,166 @@ class Forgotten:
     ids: list[int] = field(default_factory=list)
     summary_redactions: int = 0  # sentences taken out of summaries
     sources: list[int] = field(default_factory=list)  # the messages the memories came from
+    withheld: int = 0  # past messages that mention them, never sent to the model again
+    complete: bool = True  # False: another reader holds an old snapshot; the scrub finishes after it
+    said: list[tuple[str, str | None]] = field(default_factory=list, repr=False)  # (text, value): in memory only
+
+
+def chain(db: Database, ids: list[int]) -> list[int]:
+    """The ids and every older version they superseded, recursively (oldest last)."""
+    if not ids:
+        return []
+    found = [
+        r[0]
+        for r in db.conn.execute(
+            "WITH RECURSIVE older(id) AS (SELECT value FROM json_each(?) UNION "
+            "SELECT m.id FROM memories m JOIN older o ON m.superseded_by = o.id) SELECT id FROM older",
+            (json.dumps(ids),),
+        )
+    ]
+    return list(dict.fromkeys([*ids, *found]))
+
+
+def _select(db: Database, ids: list[int]) -> list[Memory]:
+    cursor = db.conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM memories WHERE id IN (SELECT value FROM json_each(?)) "
+        "AND status != 'forgotten' ORDER BY id",
+        (json.dumps(ids),),
+    )
+    names = [d[0] for d in cursor.description]
+    return [memory_from_row(row, names) for row in cursor.fetchall()]
 
 
 def forget(
     db: Database, targets: list[Memory], *, actor: str = "user", purge_sources: bool = False, action: str = "forget"
 ) -> Forgotten:
-    """Forget these memories for good (they must not be forgotten already)."""
-    if not targets:
-        return Forgotten()
+    """Forget these memories, and the versions they superseded, for good."""
+    from memchat.memory import scrub
+
+    ids = chain(db, [m.id for m in targets])
+    done = Forgotten()
+    for start in range(0, len(ids), BATCH):
+        batch = _select(db, ids[start : start + BATCH])
+        if batch:
+            texts = _erase(db, batch, actor, action, purge_sources)
+            done.said += [(t, m.value) for m in batch for t in sorted(texts[m.id])]
+            done.ids += [m.id for m in batch]
+            done.sources += sorted({i for m in batch for i in m.source_message_ids})
+    if not done.ids:
+        return done
+    result = scrub.finish(db)
+    done.summary_redactions, done.withheld, done.complete = result.redactions, result.withheld, result.complete
+    return done
+
+
+def _texts(db: Database, batch: list[Memory]) -> dict[int, set[str]]:
+    """Every text each memory ever had: its own, and what its history rows quote (edits, updates)."""
+    texts = {m.id: {m.text} for m in batch}
+    for memory_id, old, new in db.conn.execute(
+        "SELECT memory_id, old_text, new_text FROM memory_history WHERE memory_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(texts)),),
+    ):
+        texts[memory_id].update(t for t in (old, new) if t)
+    return texts
+
+
+def _erase(db: Database, batch: list[Memory], actor: str, action: str, purge_sources: bool) -> dict[int, set[str]]:
+    """One batch: rows, history (the whole chain's), FTS, and the pending scrub, in one commit."""
     now = utcnow()
-    sources: set[int] = set()
+    texts = _texts(db, batch)
+    every_text = sorted({t for ts in texts.values() for t in ts})
+    ids = json.dumps([m.id for m in batch])
     with immediate(db):
         conn = db.conn
-        for m in targets:
-            sources.update(m.source_message_ids)
-            conn.execute("UPDATE memory_history SET old_text = NULL, new_text = NULL WHERE memory_id = ?", (m.id,))
-            # A supersede row of a neighbour quotes this text too.
-            conn.execute("UPDATE memory_history SET old_text = NULL WHERE old_text = ?", (m.text,))
-            conn.execute("UPDATE memory_history SET new_text = NULL WHERE new_text = ?", (m.text,))
-            conn.execute(
-                "UPDATE memories SET text = '', key = NULL, value = NULL, status = 'forgotten', pinned = 0, "
-                "embedding = NULL, embedding_model = NULL, source_message_ids = '[]', "
-                "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id = ?",
-                (now, now, m.id),
-            )
-            log_history(conn, m.id, action, None, None, actor, now)
-        redactions = _redact_summaries(db, targets, actor, now)
-        # The transcript is kept (unless purged), but what mentions the forgotten memory never
-        # reaches a prompt again as a snippet.
-        withhold(db, messages_mentioning(db, targets) | sources, "forgotten", now)
-        if purge_sources and sources:
-            marks = ", ".join("?" for _ in sources)
-            conn.execute(f"UPDATE messages SET content = ? WHERE id IN ({marks})", (FORGOTTEN_MESSAGE, *sources))
-            conn.execute(f"DELETE FROM message_vectors WHERE message_id IN ({marks})", tuple(sources))
-    scrub(db, messages=purge_sources and bool(sources))
-    return Forgotten([m.id for m in targets], redactions, sorted(sources))
-
-
-FTS_LOOKUP_MAX = 50  # forgetting more memories than this reads the whole transcript once instead
-MENTION_CANDIDATES = 2000
-
-
-def messages_mentioning(db: Database, forgotten: list[Memory]) -> set[int]:
-    """Messages that mention a forgotten memory: its value, a name or number from it, or most of
-    its words (memchat.memory.redact's test, sentence by sentence)."""
-    from memchat.memory.redact import Forgotten as Target
-    from memchat.memory.redact import Redactor
-
-    redactor = Redactor(Target(m.text, m.value) for m in forgotten)
-    found: set[int] = set()
-    if len(forgotten) <= FTS_LOOKUP_MAX:
-        for m in forgotten:
-            query = fts_query(f"{m.text} {m.value or ''}")
-            if not query:
-                continue
-            matches = db.conn.execute(
-                "SELECT g.id, g.content FROM messages_fts JOIN messages g ON g.id = messages_fts.rowid "
-                "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
-                (query, MENTION_CANDIDATES),
-            )
-            found.update(mid for mid, content in matches if redactor.redact(content)[1])
-        return found
-    last = 0
-    while rows := db.conn.execute(
-        "SELECT id, content FROM messages WHERE id > ? ORDER BY id LIMIT 5000", (last,)
-    ).fetchall():
-        found.update(mid for mid, content in rows if redactor.redact(content)[1])
-        last = rows[-1][0]
-    return found
-
-
-def _redact_summaries(db: Database, forgotten: list[Memory], actor: str, now: str) -> int:
-    """Summaries paraphrase what they cover: take the sentences that mention a forgotten
-    memory out of every session summary and episodic summary (and their history)."""
-    from memchat.memory.redact import Forgotten as Target
-    from memchat.memory.redact import Redactor
-
-    redactor = Redactor(Target(m.text, m.value) for m in forgotten)
-    conn, total = db.conn, 0
-    for sid, summary in conn.execute("SELECT id, summary FROM sessions WHERE summary != ''").fetchall():
-        text, n = redactor.redact(summary)
-        if n:
-            conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (text, sid))
-            total += n
-    gone = {m.id for m in forgotten}
-    cursor = conn.execute(
-        f"SELECT {', '.join(COLUMNS)} FROM memories WHERE kind = 'event' "
-        "AND key LIKE 'session.%.summary' AND status != 'forgotten' ORDER BY id"
-    )
-    names = [d[0] for d in cursor.description]
-    for m in [memory_from_row(row, names) for row in cursor.fetchall()]:
-        if m.id in gone:
-            continue
-        text, n = redactor.redact(m.text)
-        if not n:
-            continue
-        total += n
         conn.execute(
-            "UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, updated_at = ? WHERE id = ?",
-            (text, now, m.id),
+            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, ?, ?)",
+            (
+                now,
+                int(purge_sources),
+                json.dumps(
+                    [
+                        {"text": t, "value": m.value, "sources": m.source_message_ids}
+                        for m in batch
+                        for t in sorted(texts[m.id])
+                    ]
+                ),
+            ),
         )
-        for hid, old_text, new_text in conn.execute(
-            "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (m.id,)
-        ).fetchall():
-            conn.execute(
-                "UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
-                (redactor.redact(old_text or "")[0] or None, redactor.redact(new_text or "")[0] or None, hid),
-            )
-        log_history(conn, m.id, "edit", None, text, actor, now)
-    return total
+        conn.execute(
+            "UPDATE memory_history SET old_text = NULL, new_text = NULL "
+            "WHERE memory_id IN (SELECT value FROM json_each(?))",
+            (ids,),
+        )
+        # The neighbours in a supersede chain quote each other's text in their history rows.
+        neighbours = json.dumps(
+            [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM memories WHERE superseded_by IN (SELECT value FROM json_each(?)) "
+                    "UNION SELECT superseded_by FROM memories WHERE id IN (SELECT value FROM json_each(?)) "
+                    "AND superseded_by IS NOT NULL",
+                    (ids, ids),
+                )
+            ]
+        )
+        quoted = json.dumps(every_text)
+        conn.execute(
+            "UPDATE memory_history SET old_text = NULL WHERE memory_id IN (SELECT value FROM json_each(?)) "
+            "AND old_text IN (SELECT value FROM json_each(?))",
+            (neighbours, quoted),
+        )
+        conn.execute(
+            "UPDATE memory_history SET new_text = NULL WHERE memory_id IN (SELECT value FROM json_each(?)) "
+            "AND new_text IN (SELECT value FROM json_each(?))",
+            (neighbours, quoted),
+        )
+        conn.execute(
+            "UPDATE memories SET text = '', key = NULL, value = NULL, status = 'forgotten', pinned = 0, "
+            "embedding = NULL, embedding_model = NULL, source_message_ids = '[]', "
+            "valid_to = coalesce(valid_to, ?), updated_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+            (now, now, ids),
+        )
+        for m in batch:
+            log_history(conn, m.id, action, None, None, actor, now)
+        # FTS5 keeps deleted tokens in old segments until they are merged: merge now, in this commit.
+        conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+    return texts
 
 
-def scrub(db: Database, *, messages: bool = False) -> None:
-    """Make deleted words physically gone: FTS5 keeps them in old segments until a merge,
-    and old page images live in the WAL until a checkpoint."""
-    from memchat.memory.vector_file import drop_disk_cache
+DELETE_BATCH = 2000  # messages deleted per transaction
 
+
+def delete_session(db: Database, session_id: int) -> Forgotten:
+    """Delete a session: its messages (their full-text entries and vectors with them), every memory
+    drawn only from them and its episodic summary (forgotten like any memory), then the scrub.
+
+    A kill part-way leaves the session listed with what is left of it; deleting it again finishes.
+    """
+    from memchat.memory import scrub
+
+    ids = [r[0] for r in db.conn.execute("SELECT id FROM messages WHERE session_id = ? ORDER BY id", (session_id,))]
+    derived = [
+        r[0]
+        for r in db.conn.execute(
+            "SELECT m.id FROM memories m WHERE m.status != 'forgotten' AND ("
+            "m.key = ? OR (m.source_message_ids != '[]' AND NOT EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j "
+            "WHERE j.value NOT IN (SELECT id FROM messages WHERE session_id = ?))))",
+            (f"session.{session_id}.summary", session_id),
+        )
+    ]
+    done = forget(db, _select(db, derived), actor="user") if derived else Forgotten()
     with immediate(db):
-        db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-        if messages:
-            db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
-    drop_disk_cache(db)  # the on-disk copy of the vectors held the forgotten ones
-    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        db.conn.execute(
+            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
+        )
+    for start in range(0, len(ids), DELETE_BATCH):
+        with immediate(db):
+            db.conn.execute(
+                "DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(ids[start : start + DELETE_BATCH]),),
+            )
+    with immediate(db):
+        db.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    result = scrub.finish(db)
+    done.complete = result.complete
+    return done

@@ -127,11 +127,12 @@ def retrieval_query(text: str, earlier: list[Message]) -> str:
 
 
 def _date(ts: str | None) -> str:
-    return (ts or "")[:10]
+    return neutralise((ts or "")[:10])  # an imported timestamp is text like any other
 
 
 def _who(name: str | None, role: str | None) -> str:
-    return name or ("the user" if role == "user" else "the assistant")
+    """The speaker: an imported name is neutralised like any stored text (it could close the block)."""
+    return neutralise(name)[:60] if name else ("the user" if role == "user" else "the assistant")
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -57,7 +57,7 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
         "SELECT status, superseded_by, source_message_ids FROM memories "
         "WHERE status IN ('pending', 'superseded') AND source_message_ids != '[]'"
     ):
-        for mid in _with_replies(db, set(json.loads(sources or "[]"))) & wanted:
+        for mid in replies_of(db, set(json.loads(sources or "[]"))) & wanted:
             state = states.setdefault(mid, MessageState())
             if status == "pending":
                 state.withheld = state.withheld or "pending"
@@ -77,7 +77,7 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
     return states
 
 
-def _with_replies(db: Database, message_ids: set[int]) -> set[int]:
+def replies_of(db: Database, message_ids: set[int]) -> set[int]:
     """The messages, and each user message's reply (the assistant message right after it)."""
     out = set(message_ids)
     for mid in message_ids:

@@ -205,7 +205,7 @@ class Repl:
 
         self.completer = SlashCompleter(self)
         prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(_history_file())),
+            history=FileHistory(str(self.app.history_path)),
             completer=ThreadedCompleter(DynamicCompleter(lambda: self.completer)),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),
@@ -257,13 +257,6 @@ class Repl:
             return
         if self.interactive and time.monotonic() - started > 0.5:
             self.info("memories saved")
-
-
-def _history_file() -> Any:
-    from memchat.config import state_dir
-    from memchat.files import touch_private
-
-    return touch_private(state_dir() / "history")
 
 
 def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> None:

@@ -135,3 +135,13 @@ def history_table(entries: list[HistoryEntry]) -> Table:
             text += f" (message {e.source_message_id})"
         table.add_row(*_plain(when(e.at), e.action, e.actor, text))
     return table
+
+
+def relevance_table(found: list[tuple[Memory, float]], sure: float) -> Table:
+    """Memories a query is about: relevance, id, kind, text; a mark on the clear matches."""
+    table = _table(("relevance", "right"), ("id", "right"), ("kind", "left"), ("text", "left"))
+    for m, score in found:
+        table.add_row(
+            *_plain(f"{score:.2f}" + (" ✓" if score >= sure else ""), str(m.id), m.kind, one_line(m.text, 300))
+        )
+    return table

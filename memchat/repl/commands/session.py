@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 COMMANDS = CommandSet()
 command = COMMANDS.command
 
+FORMATS = {"md": "md", "markdown": "md", "json": "json"}
 KNOWN_MODELS = (
     "claude-sonnet-5-5",
     "claude-opus-5-5",
@@ -117,17 +118,39 @@ def _copy(repl: Repl, arg: str) -> None:
     "export", "Export this session to a file (created 0600).", args="[md|json] [FILE]", complete=choices("md", "json")
 )
 def _export(repl: Repl, arg: str) -> None:
+    from pathlib import Path
+
     from memchat.files import write_private
 
     if repl.session is None:
         raise MemchatError("nothing to export yet")
     parts = arg.split(maxsplit=1)
-    named = bool(parts) and parts[0] in ("md", "json", "markdown")
-    fmt = parts[0] if named else "md"
-    rest = (parts[1] if len(parts) > 1 else "") if named else arg
-    path = rest.strip() or f"memchat-session-{repl.session.id}.{'json' if fmt == 'json' else 'md'}"
+    fmt, name = None, arg.strip()
+    if parts and parts[0].lower() in FORMATS:
+        fmt, name = FORMATS[parts[0].lower()], parts[1].strip() if len(parts) > 1 else ""
+    elif len(parts) > 1:
+        raise UsageError(f"unknown export format {parts[0]!r}: use /export [md|json] [FILE]")
+    elif name and not Path(name).suffix:
+        raise UsageError(f"unknown export format {name!r}: use md or json (a file name needs an extension: {name}.md)")
+    if fmt is None:
+        fmt = {".json": "json", ".md": "md", ".markdown": "md"}.get(Path(name).suffix.lower(), "md") if name else "md"
+    path = name or f"memchat-session-{repl.session.id}.{fmt}"
+    if Path(path).expanduser().exists() and not _may_replace(repl, path):
+        repl.info(f"{path} exists; nothing written (name another file)")
+        return
     write_private(path, repl.app.export_session(repl.session.id, fmt))
     repl.info(f"wrote {path}")
+
+
+def _may_replace(repl: Repl, path: str) -> bool:
+    if not repl.interactive:
+        return False
+    from prompt_toolkit.shortcuts import confirm
+
+    try:
+        return bool(confirm(f"{path} exists. Replace it?"))
+    except (EOFError, KeyboardInterrupt):
+        return False
 
 
 @command("exit", "Quit (Ctrl-D also quits).", aliases=("quit", "q"))

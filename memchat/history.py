@@ -1,0 +1,55 @@
+"""The REPL's input history (Up, Ctrl-R): one private file per profile, scrubbed when memory forgets.
+
+Everything typed at the prompt, /remember lines included, is kept in
+`$XDG_STATE_HOME/memchat/history-<profile>` (0600), in prompt_toolkit's FileHistory format:
+entries of a "# <time>" line and "+<text>" lines. Forgetting a memory, or deleting a
+session, takes the entries that said it out of the file (rewritten atomically), so Up
+cannot bring back what the user asked memchat to forget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+
+def history_file(profile_key: str) -> Path:
+    """The profile's history file, created 0600 (parent 0700) if new."""
+    from memchat.config import state_dir
+    from memchat.files import touch_private
+
+    path = state_dir() / f"history-{profile_key}"
+    legacy = state_dir() / "history"  # before 0.2 every profile shared one file: it becomes the default's
+    if profile_key == "default" and not path.exists() and legacy.is_file():
+        legacy.rename(path)
+    return touch_private(path)
+
+
+def _entries(text: str) -> list[list[str]]:
+    entries: list[list[str]] = []
+    for line in text.split("\n"):
+        if line.startswith("#") or not entries:
+            entries.append([line])
+        else:
+            entries[-1].append(line)
+    return entries
+
+
+def _said(entry: list[str]) -> str:
+    return "\n".join(line[1:] for line in entry if line.startswith("+"))
+
+
+def scrub(path: Path, mentions: Callable[[str], bool]) -> int:
+    """Remove the entries whose text `mentions` says must go; returns how many went."""
+    from memchat.files import write_private
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except (FileNotFoundError, IsADirectoryError):
+        return 0
+    entries = _entries(text)
+    kept = [e for e in entries if not (_said(e) and mentions(_said(e)))]
+    if len(kept) == len(entries):
+        return 0
+    write_private(path, "\n".join(line for e in kept for line in e))
+    return len(entries) - len(kept)

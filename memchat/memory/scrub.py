@@ -1,0 +1,185 @@
+"""The second half of forgetting: everything that still mentions what was forgotten, and the files.
+
+`finish` carries out the pending scrubs that memchat.memory.forget (and deleting a session)
+recorded, in bounded transactions:
+
+- sentences of session summaries and of episodic summary memories that mention a forgotten
+  memory become "[forgotten]" (memchat.memory.redact decides what "mentions" means);
+- past messages that mention it are withheld from every prompt; with purge_sources, the
+  turns it came from become "[forgotten]", and the sentences of other messages and the
+  session titles that mention it are redacted;
+- the on-disk copy of the vectors is deleted and the WAL checkpointed (TRUNCATE), so the old
+  page images leave the files. If another process still reads an old snapshot the checkpoint
+  cannot finish: the scrub stays pending, and the next open of the profile finishes it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memchat.db import BUSY_TIMEOUT_MS, WAL_RESTART_WAIT_MS, immediate, utcnow
+from memchat.memory.records import FORGOTTEN_MESSAGE, log_history
+from memchat.memory.state import replies_of, withhold
+from memchat.memory.terms import fts_query
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from memchat.memory.redact import Redactor
+
+SUMMARY_BATCH = 200  # summaries redacted per transaction
+MESSAGE_BATCH = 2000  # messages read per step when the whole transcript must be read
+FTS_LOOKUP_MAX = 50  # up to this many forgotten memories, their mentions are looked up by full text
+MENTION_CANDIDATES = 2000
+
+
+@dataclass
+class ScrubResult:
+    redactions: int = 0
+    withheld: int = 0
+    complete: bool = True
+
+
+def pending(db: Database) -> int:
+    return int(db.conn.execute("SELECT count(*) FROM pending_scrubs").fetchone()[0])
+
+
+def finish(db: Database) -> ScrubResult:
+    """Carry out every pending scrub; idempotent, so a second process doing it too does no harm."""
+    from memchat.memory.redact import Forgotten as Target
+    from memchat.memory.redact import Redactor
+
+    result = ScrubResult()
+    rows = db.conn.execute("SELECT id, purge_sources, items FROM pending_scrubs ORDER BY id").fetchall()
+    items: list[dict[str, Any]] = [item for row in rows for item in json.loads(row[2] or "[]")]
+    if items:
+        redactor = Redactor(Target(i["text"], i.get("value")) for i in items)
+        result.redactions = _summaries(db, redactor)
+        sources = {int(s) for i in items for s in i.get("sources") or []}
+        mentioning = _mentioning(db, redactor, items) | replies_of(db, sources)
+        result.withheld = len(mentioning)
+        purge = {int(s) for row in rows if row[1] for i in json.loads(row[2] or "[]") for s in i.get("sources") or []}
+        _withhold_and_purge(db, redactor, mentioning, replies_of(db, purge))
+    if rows:
+        with immediate(db):  # deleted messages (a session delete, a purge) leave tokens in old segments too
+            db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+            db.conn.execute("DELETE FROM pending_scrubs WHERE id <= ?", (rows[-1][0],))
+    result.complete = _files(db)
+    if not result.complete:
+        with immediate(db):  # the checkpoint is still owed: the next open retries it
+            db.conn.execute(
+                "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
+            )
+    return result
+
+
+def _summaries(db: Database, redactor: Redactor) -> int:
+    """Redact session summaries and episodic summary memories (and their history), in batches."""
+    conn, total, last = db.conn, 0, 0
+    while batch := conn.execute(
+        "SELECT id, summary FROM sessions WHERE id > ? AND summary != '' ORDER BY id LIMIT ?", (last, SUMMARY_BATCH)
+    ).fetchall():
+        last = batch[-1][0]
+        changes = []
+        for sid, summary in batch:
+            text, n = redactor.redact(summary)
+            if n:
+                changes.append((text, sid))
+                total += n
+        if changes:
+            with immediate(db):
+                conn.executemany("UPDATE sessions SET summary = ? WHERE id = ?", changes)
+    last = 0
+    while batch := conn.execute(
+        "SELECT id, text FROM memories WHERE id > ? AND kind = 'event' AND key LIKE 'session.%.summary' "
+        "AND status != 'forgotten' ORDER BY id LIMIT ?",
+        (last, SUMMARY_BATCH),
+    ).fetchall():
+        last = batch[-1][0]
+        now = utcnow()
+        with immediate(db):
+            for mid, text in batch:
+                redacted, n = redactor.redact(text)
+                if not n:
+                    continue
+                total += n
+                conn.execute(
+                    "UPDATE memories SET text = ?, embedding = NULL, embedding_model = NULL, "
+                    "updated_at = ? WHERE id = ?",
+                    (redacted, now, mid),
+                )
+                for hid, old, new in conn.execute(
+                    "SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?", (mid,)
+                ).fetchall():
+                    conn.execute(
+                        "UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
+                        (redactor.redact(old or "")[0] or None, redactor.redact(new or "")[0] or None, hid),
+                    )
+                log_history(conn, mid, "edit", None, redacted, "user", now)
+            conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+    return total
+
+
+def _mentioning(db: Database, redactor: Redactor, items: list[dict[str, Any]]) -> set[int]:
+    """Messages that mention a forgotten memory: looked up by full text for a few memories, else read."""
+    found: set[int] = set()
+    if len(items) <= FTS_LOOKUP_MAX:
+        for item in items:
+            query = fts_query(f"{item['text']} {item.get('value') or ''}")
+            if query:
+                found.update(
+                    mid
+                    for mid, content in db.conn.execute(
+                        "SELECT g.id, g.content FROM messages_fts JOIN messages g ON g.id = messages_fts.rowid "
+                        "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
+                        (query, MENTION_CANDIDATES),
+                    )
+                    if redactor.redact(content)[1]
+                )
+        return found
+    last = 0
+    while rows := db.conn.execute(
+        "SELECT id, content FROM messages WHERE id > ? ORDER BY id LIMIT ?", (last, MESSAGE_BATCH)
+    ).fetchall():
+        found.update(mid for mid, content in rows if redactor.redact(content)[1])
+        last = rows[-1][0]
+    return found
+
+
+def _withhold_and_purge(db: Database, redactor: Redactor, mentioning: set[int], purge: set[int]) -> None:
+    now = utcnow()
+    ordered = sorted(mentioning | purge)
+    for start in range(0, len(ordered), MESSAGE_BATCH):
+        part = ordered[start : start + MESSAGE_BATCH]
+        with immediate(db):
+            withhold(db, part, "forgotten", now)
+            if not purge:
+                continue
+            conn = db.conn
+            for mid, content, session_id in conn.execute(
+                "SELECT id, content, session_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(part),),
+            ).fetchall():
+                text = FORGOTTEN_MESSAGE if mid in purge else redactor.redact(content)[0]
+                if text != content:
+                    conn.execute("UPDATE messages SET content = ?, tokens = NULL WHERE id = ?", (text, mid))
+                    conn.execute("DELETE FROM message_vectors WHERE message_id = ?", (mid,))
+                title = conn.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+                if title and (new_title := redactor.redact(title)[0]) != title:
+                    conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (new_title, session_id))
+
+
+def _files(db: Database) -> bool:
+    """Delete the vector copy, then checkpoint the WAL; True when no old page image is left."""
+    from memchat.memory.vector_file import drop_disk_cache
+
+    drop_disk_cache(db)
+    conn = db.conn
+    conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
+    try:
+        busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return not busy and (log in (-1, 0) or log == done)
