@@ -130,7 +130,10 @@ def test_forget_asks_or_needs_yes_and_query_shows_what_goes(cli, memchat_home, e
     refused = cli("memories", "forget", "1")
     assert refused.exit_code == 2 and "--yes" in refused.stderr and "bank PIN" in refused.stderr
     assert db_rows(memchat_home, "SELECT status FROM memories WHERE id = 1") == [("active",)]
-    assert cli("memories", "forget", "1", "--yes").stdout == "forgot 1 memory: 1\n  1: My bank PIN hint is the dog's birthday\n"
+    assert (
+        cli("memories", "forget", "1", "--yes").stdout
+        == "forgot 1 memory: 1\n  1: My bank PIN hint is the dog's birthday\n"
+    )
     by_query = cli("memories", "forget", "--query", "dog", "--yes")
     assert "Pixel" in by_query.stderr and by_query.stdout == "forgot 1 memory: 3\n  3: The dog is called Pixel\n"
     assert db_rows(memchat_home, "SELECT id, status, text FROM memories ORDER BY id") == [
