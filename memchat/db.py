@@ -166,6 +166,12 @@ def _migrations():
         db.execute("ALTER TABLE sessions ADD COLUMN imported_system TEXT")
         db.execute("UPDATE sessions SET imported_system = system, system = NULL WHERE source IS NOT NULL")
 
+    @migrations()
+    def m010_hide_sessions_while_importing(db: Database) -> None:
+        # An import commits in batches; its new sessions stay hidden until the whole file is in.
+        db.execute("ALTER TABLE sessions ADD COLUMN importing INTEGER NOT NULL DEFAULT 0")
+        db.execute("CREATE INDEX IF NOT EXISTS sessions_importing ON sessions(id) WHERE importing = 1")
+
     return migrations
 
 

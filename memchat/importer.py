@@ -8,8 +8,9 @@ Two formats:
   message's external id. Other fields are ignored.
 
 Re-importing is idempotent: a message is known by its `id`, or else by a hash of its
-fields (and its place among identical lines). The whole file is one transaction: a bad line
-imports nothing. Embedding happens after, in batches (memchat.memory.index).
+fields (and its place among identical lines). The whole file is parsed and checked before
+anything is stored (a bad line imports nothing); rows then go in by batches, the new
+sessions hidden until the file is complete. Embedding happens after (memchat.memory.index).
 """
 
 from __future__ import annotations
@@ -257,12 +258,23 @@ def _parse_lines(text: str, name: str) -> list[ImportedSession]:
     return list(sessions.values())
 
 
+IMPORT_BATCH = 2000  # messages per transaction: each commits in a few milliseconds
+
+
 def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_system: bool = False) -> ImportResult:
-    """Store sessions and their messages, skipping what is already there (one transaction)."""
+    """Store sessions and their messages, skipping what is already there.
+
+    Rows go in by IMPORT_BATCH per transaction, so a large file never holds the write lock for
+    long; the sessions it creates stay hidden (importing = 1) until the whole file is in, and a
+    run cut short is completed by running the same import again (it adds only what is missing).
+    """
     result = ImportResult()
-    with immediate(db):
-        conn = db.conn
+    hidden: list[int] = []
+    pending = 0
+    tx = _Batches(db)
+    try:
         for s in sessions:
+            conn = tx.conn()
             if (
                 s.native_id is not None
                 and conn.execute(
@@ -274,14 +286,14 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
                 continue
             times = [m.created_at for m in s.messages] or [utcnow()]
             row = conn.execute(
-                "SELECT id FROM sessions WHERE source = ? AND external_id = ?", (s.source, s.external_id)
+                "SELECT id, importing FROM sessions WHERE source = ? AND external_id = ?", (s.source, s.external_id)
             ).fetchone()
             if row:
-                session_id, added_session = row[0], False
+                session_id, added_session = row[0], bool(row[1])  # an interrupted import's session: still new
             else:
                 cursor = conn.execute(
                     "INSERT INTO sessions (title, created_at, updated_at, model, system, imported_system, summary, "
-                    "source, external_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "source, external_id, importing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
                     (
                         s.title,
                         s.native_created_at or min(times),
@@ -295,9 +307,11 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
                     ),
                 )
                 session_id, added_session = inserted_id(cursor), True
+            if added_session:
+                hidden.append(session_id)
             new = 0
             for m in s.messages:
-                cursor = conn.execute(
+                cursor = tx.conn().execute(
                     "INSERT OR IGNORE INTO messages (session_id, role, content, created_at, status, pinned, model, "
                     "name, external_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (session_id, m.role, m.content, m.created_at, m.status, m.pinned, m.model, m.name, m.external_id),
@@ -305,16 +319,52 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
                 if cursor.rowcount:
                     new += 1
                     result.message_ids.append(inserted_id(cursor))
+                    pending += 1
+                    if pending >= IMPORT_BATCH:
+                        tx.commit()
+                        pending = 0
             result.messages_added += new
             result.messages_skipped += len(s.messages) - new
             if added_session:
                 result.sessions_added += 1
             elif new:
                 result.sessions_updated += 1
-                conn.execute(
+                tx.conn().execute(
                     "UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?", (max(times), session_id)
                 )
+        conn = tx.conn()
+        conn.executemany("UPDATE sessions SET importing = 0 WHERE id = ?", [(i,) for i in hidden])
+        tx.commit()
+    finally:
+        tx.close()
     return result
+
+
+class _Batches:
+    """A run of IMMEDIATE transactions: `conn()` opens one when none is open, `commit()` ends it."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._open: Any = None
+
+    def conn(self) -> Any:
+        if self._open is None:
+            self._open = immediate(self.db)
+            self._open.__enter__()
+        return self.db.conn
+
+    def commit(self) -> None:
+        if self._open is not None:
+            opened, self._open = self._open, None
+            opened.__exit__(None, None, None)
+
+    def close(self) -> None:
+        """On an error, roll back the batch in progress (committed batches stay; a re-run completes them)."""
+        if self._open is not None:
+            import sys
+
+            opened, self._open = self._open, None
+            opened.__exit__(*sys.exc_info())
 
 
 def import_file(db: Database, path: str | Path, *, keep_system: bool = False) -> ImportResult:

@@ -102,14 +102,14 @@ def get_session(db: Database, session_id: int | str) -> Session:
 
 
 def latest_session(db: Database) -> Session | None:
-    rows = _rows(db, _session_select(order="ORDER BY s.updated_at DESC, s.id DESC LIMIT 1"))
+    rows = _rows(db, _session_select("WHERE s.importing = 0", "ORDER BY s.updated_at DESC, s.id DESC LIMIT 1"))
     return _session(rows[0]) if rows else None
 
 
 def list_sessions(db: Database, limit: int | None = 20) -> list[Session]:
     limit = max(-1, min(int(limit), 2**62)) if limit else None  # past 64 bits SQLite errs; huge N: all
     order = "ORDER BY s.updated_at DESC, s.id DESC" + (f" LIMIT {limit}" if limit else "")
-    return [_session(r) for r in _rows(db, _session_select(order=order))]
+    return [_session(r) for r in _rows(db, _session_select("WHERE s.importing = 0", order))]
 
 
 def update_session(db: Database, session_id: int, **changes: Any) -> Session:

@@ -42,7 +42,7 @@ TOPICS = [
     "urban gardening",
     "astronomy",
 ]
-_TURN = re.compile(r"^\[(\d+)\] user: ([AB]\d\d)\b", re.MULTILINE)
+_TURN = re.compile(r'^<turn n="(\d+)" role="user">\n([AB]\d\d)\b', re.MULTILINE)
 _TAG = re.compile(r"\b([AB]\d\d)\b")
 
 

@@ -82,6 +82,7 @@ def pending_sessions(db: Database) -> list[int]:
     """Sessions with answered messages past their capture pointer."""
     rows = db.conn.execute(
         "SELECT m.session_id FROM messages m LEFT JOIN capture_state c ON c.session_id = m.session_id "
+        "JOIN sessions s ON s.id = m.session_id AND s.importing = 0 "
         "WHERE m.status = 'ok' AND m.id > coalesce(c.through_message_id, 0) GROUP BY m.session_id ORDER BY m.session_id"
     )
     return [r[0] for r in rows]

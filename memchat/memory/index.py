@@ -201,6 +201,7 @@ def _missing_memories(db: Database) -> list[tuple]:
 def _missing_messages(db: Database, after_id: int = 0) -> list[tuple]:
     return db.conn.execute(
         "SELECT m.id, m.session_id, m.created_at, m.name, m.content FROM messages m WHERE m.id > ? "
+        "AND m.session_id NOT IN (SELECT id FROM sessions WHERE importing = 1) "
         "AND NOT EXISTS (SELECT 1 FROM message_vectors v WHERE v.message_id = m.id) ORDER BY m.id",
         (after_id,),
     ).fetchall()

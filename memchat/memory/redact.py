@@ -31,8 +31,29 @@ user users assistant session said says told asked wants likes like said mentione
 """.split()
 )
 _WORD = re.compile(r"[\w'’-]+", re.UNICODE)
-# Sentence ends, line breaks and list bullets split a summary into the parts that are redacted.
+# Sentence ends, line breaks and list bullets split a summary into the parts that are redacted, but
+# not the full stop of an abbreviation or an initial ("Mrs. Okafor", "J. R. Smith", "e.g. this").
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms mx dr prof sr jr st mt no nr vs etc eg ie approx inc ltd co corp dept est fig gen gov lt col "
+    "capt sgt rev hon ave blvd rd jan feb mar apr jun jul aug sep sept oct nov dec am pm".split()
+)
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
+# Digits split by separators are one number: "4-4-1-1" is 4411, "+351 912 345 678" one phone number.
+_DIGIT_GROUPS = re.compile(r"(?<=\d)[\s\-./()]+(?=\d)")
+
+
+def _join_digits(text: str) -> str:
+    return _DIGIT_GROUPS.sub("", text)
+
+
+def _ends_sentence(before: str) -> bool:
+    """Whether the text before a full stop and a space ends a sentence (not "Mrs." nor "J.")."""
+    match = _LAST_WORD.search(before.rstrip())
+    if match is None:
+        return True
+    word = match.group(1).lower().replace(".", "")
+    return not (len(word) == 1 or word in _ABBREVIATIONS)
 
 
 def _stem(word: str) -> str:
@@ -45,7 +66,7 @@ def _content_words(text: str) -> set[str]:
 
 def _distinctive(text: str) -> set[str]:
     """Names and numbers: a capitalised word that does not start the text, or any token with a digit."""
-    words = _WORD.findall(text)
+    words = _WORD.findall(_join_digits(text))
     found = set()
     for i, w in enumerate(words):
         bare = w.strip("'’-").removesuffix("'s").removesuffix("’s")
@@ -57,15 +78,15 @@ def _distinctive(text: str) -> set[str]:
 
 
 def _tokens(text: str) -> set[str]:
-    return {w.lower().strip("'’-").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text)}
+    return {w.lower().strip("'’-").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(_join_digits(text))}
 
 
 class Forgotten:
     """What to look for in a summary: one forgotten memory's text and value."""
 
     def __init__(self, text: str, value: str | None = None) -> None:
-        self.text = text.strip().lower()
-        self.value = (value or "").strip().lower()
+        self.text = _join_digits(text.strip().lower())
+        self.value = _join_digits((value or "").strip().lower())
         self.words = _content_words(text)
         self.names = _distinctive(text)
 
@@ -111,7 +132,7 @@ class Redactor:
         stems = {_stem(t) for t in tokens}
         candidates = {id(f): f for t in tokens for f in self._by_token.get(t, ())}
         candidates.update({id(f): f for t in stems for f in self._by_stem.get(t, ())})
-        lower = sentence.lower()
+        lower = _join_digits(sentence.lower())
         return any(f.in_sentence(lower, tokens, stems) for f in candidates.values())
 
     def redact(self, summary: str) -> tuple[str, int]:
@@ -120,6 +141,12 @@ class Redactor:
             return summary, 0
         out, count, last = [], 0, 0
         for match in _SENTENCE.finditer(summary + "\n"):
+            if (
+                match.group(0) != "\n"
+                and match.end() <= len(summary)
+                and not _ends_sentence(summary[last : match.start()])
+            ):
+                continue  # "Mrs. Okafor": the sentence goes on
             part = summary[last : match.start()]
             sep = summary[match.start() : match.end()]
             last = match.end()

@@ -219,6 +219,10 @@ def _bm25_memories(db: Database, q: _Query) -> list[tuple[int, float]]:
     ).fetchall()
 
 
+# Sessions of an import still under way are not there yet.
+NOT_IMPORTING = " AND m.session_id NOT IN (SELECT id FROM sessions WHERE importing = 1)"
+
+
 def _message_filter_sql(q: _Query) -> tuple[str, list]:
     sql, times = q.time_sql("m.created_at")
     params: list[Any] = list(times)
@@ -228,7 +232,7 @@ def _message_filter_sql(q: _Query) -> tuple[str, list]:
     if q.exclude_session is not None:
         sql += " AND m.session_id != ?"
         params.append(q.exclude_session)
-    return " AND m.status != 'undone'" + sql, params
+    return " AND m.status != 'undone'" + NOT_IMPORTING + sql, params
 
 
 def _bm25_messages(db: Database, q: _Query) -> list[tuple[int, float]]:

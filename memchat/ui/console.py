@@ -7,6 +7,7 @@ memchat.text.sanitize first: no escape sequence or control character is ever wri
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -51,8 +52,14 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
+# JSON leaves these raw with ensure_ascii=False: C1 controls (\x9b is a terminal's CSI) and the
+# characters str.splitlines() breaks on. Escaped, a JSON line is one line, and inert on a terminal.
+_UNSAFE_IN_JSON = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    text = _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json.dumps(obj, ensure_ascii=False))
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 
