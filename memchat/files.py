@@ -93,6 +93,8 @@ def write_private(path: Path | str, text: str) -> Path:
         mode = 0o600
     except OSError as exc:
         raise MemchatError(f"cannot write {path}: {describe_os_error(exc)}") from None
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a write that was killed: it held the data
+        stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -166,12 +168,17 @@ def read_regular(path: Path | str, what: str, limit: int = MAX_INPUT_BYTES) -> b
 
 
 def open_access(path: Path) -> str | None:
-    """A warning when a file or directory can be read by others than its owner, else None."""
+    """A warning when others can reach what is private: a file they can read or write, or a directory
+    they can write into (and so replace or remove the files in it). None when it is private."""
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         return None
-    if mode & 0o077:
-        who = "everyone" if mode & 0o007 else "its group"
-        return f"{path} is mode {oct(mode)}: {who} can read it (chmod {'700' if path.is_dir() else '600'} {path})"
+    if path.is_dir():
+        if mode & 0o022:
+            return f"{path} is mode {oct(mode)}: others can add, replace or remove files in it (chmod 700 {path})"
+        return None
+    if mode & 0o066:
+        who = "everyone" if mode & 0o006 else "its group"
+        return f"{path} is mode {oct(mode)}: {who} can read it (chmod 600 {path})"
     return None

@@ -187,3 +187,51 @@ def seed_chats(db_path: Path, sessions: int = 4, turns: int = 6, first: int = 0)
 def kill_during_capture(delay: float) -> bool:
     """SIGKILL `memchat memories capture` after delay; True if it had finished."""
     return _kill(_memchat("memories", "capture"), delay)
+
+
+# --- forgetting, deleting, exporting --------------------------------------------------------------
+
+SECRET = "Quokkaberry"  # a word only memories hold (forget must take it out of the files)
+CHAT_SECRET = "Wombatfig"  # a word only chats hold (deleting their sessions must take it out)
+
+
+def seed_secrets(db_path: Path, memories: int = 600, chats: int = 3) -> None:
+    """Memories that name SECRET, chats that name CHAT_SECRET, and one chat that names neither."""
+    from memchat import sessions as s_api
+    from memchat.db import open_db
+    from memchat.memory.store import MemoryStore
+
+    db = open_db(db_path)
+    store = MemoryStore(db)
+    for i in range(memories):
+        store.add(f"The {SECRET} locker {i} holds parcel {i * 7}.")
+    for c in range(chats):
+        session = s_api.create_session(db)
+        for t in range(40):
+            s_api.add_message(db, session.id, "user", f"Chat {c} line {t}: the {CHAT_SECRET} code is {c}{t}.")
+    keep = s_api.create_session(db)
+    s_api.add_message(db, keep.id, "user", "A chat about bread that must survive everything.")
+    db.conn.close()
+
+
+def secret_on_disk(db_path: Path, word: str = SECRET) -> bool:
+    data = b""
+    for path in (db_path, Path(str(db_path) + "-wal")):
+        if path.exists():
+            data += path.read_bytes()
+    return word.encode() in data
+
+
+def kill_during(args: list[str], delay: float) -> bool:
+    """SIGKILL `memchat ARGS` after delay; True if it had finished."""
+    return _kill(_memchat(*args), delay)
+
+
+def export_whole(path: Path) -> bool:
+    """An export file is either absent or a whole, parseable export (never torn)."""
+    if not path.exists():
+        return True
+    try:
+        return json.loads(path.read_text())["format"] == "memchat-memories"
+    except (ValueError, KeyError):
+        return False

@@ -5,6 +5,7 @@ import random
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT, db_rows, run_memchat
 from faults import (
     Extractor,
@@ -78,7 +79,10 @@ def test_kill_9_during_an_import_leaves_all_or_nothing_and_a_rerun_completes_it(
         # The messages commit about 0.3 s after start (2 cores); the embedding takes seconds more.
         finished = kill_during_import(conversation, rng.uniform(0.02, 0.35) if i % 2 == 0 else rng.uniform(0.35, 3))
         counts = check_consistent(db_path) if db_path.exists() else {"messages": 0}
-        # The messages are one transaction: all of them or none, never a torn session.
+        # The import commits in batches, its sessions hidden until the file is complete: what a user
+        # can see (sessions list, recall, the memory section) is all of it or none, never a torn session.
+        if counts["messages"]:
+            counts["messages"] = visible_messages(memchat_home)
         assert counts["messages"] in (0, total)
         vectors = db_rows(memchat_home, "SELECT count(*) FROM message_vectors")[0][0] if counts["messages"] else 0
         outcomes.add(
@@ -91,6 +95,12 @@ def test_kill_9_during_an_import_leaves_all_or_nothing_and_a_rerun_completes_it(
     vectors = db_rows(memchat_home, "SELECT count(*) FROM message_vectors")[0][0]
     assert vectors == total  # the embedding interrupted by a kill was finished by the rerun
     assert {"nothing", "embedding"} <= outcomes  # kills landed before the commit and while embedding
+
+
+def visible_messages(home) -> int:
+    return db_rows(
+        home, "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.importing = 0"
+    )[0][0]
 
 
 def test_kill_9_during_extraction_leaves_no_half_written_memory_and_capture_resumes(api, memchat_home, monkeypatch):
@@ -197,3 +207,43 @@ def test_a_bug_is_one_line_and_a_log_entry_and_the_repl_goes_on(memchat_home, mo
     chat = run(input=b"hello\n/sessions\nstill here\n")
     assert chat.stderr.count(b"internal error (ZeroDivisionError") == 1 and b"Traceback" not in chat.stderr
     assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'") == [("hello",), ("still here",)]
+
+
+@pytest.mark.parametrize("kind", ["forget", "delete", "export"])
+def test_kill_9_during_forget_delete_and_export_leaves_no_secret_and_loses_nothing(memchat_home, kind, monkeypatch):
+    from faults import CHAT_SECRET, SECRET, export_whole, kill_during, secret_on_disk, seed_secrets
+
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
+    rng = random.Random({"forget": 3, "delete": 5, "export": 9}[kind])
+    db_path = memchat_home / "default.db"
+    seed_secrets(db_path, memories=600 if kind != "export" else 2000)
+    out = memchat_home / "memories.json"
+    if kind == "export":
+        assert run_memchat("memories", "export", "-o", str(out)).returncode == 0
+    for _ in range(ROUNDS // 2):
+        if kind == "forget":
+            kill_during(["memories", "forget", "--all", "--yes"], rng.uniform(0.2, 1.2))
+        elif kind == "delete":
+            kill_during(["sessions", "delete", "1", "--yes"], rng.uniform(0.2, 1.2))
+        else:
+            kill_during(["memories", "export", "-o", str(out), "--force"], rng.uniform(0.3, 1.0))
+            assert export_whole(out), "a killed export tore the previous one"
+        check_consistent(db_path)
+    if kind == "export":
+        assert run_memchat("memories", "export", "-o", str(out), "--force").returncode == 0
+        assert export_whole(out) and not list(memchat_home.glob(".memories.json.*.tmp"))
+        return
+    # One uninterrupted run finishes what the kills left (an open finishes a pending scrub first).
+    if kind == "forget":
+        assert run_memchat("memories", "forget", "--all", "--yes").returncode == 0
+    else:
+        # What a user sees: the sessions still holding the words, and one a kill left half deleted.
+        query = (
+            f"SELECT session_id FROM messages WHERE content LIKE '%{CHAT_SECRET}%' "
+            "UNION SELECT id FROM sessions WHERE title IS NULL"
+        )
+        for sid in {r[0] for r in db_rows(memchat_home, query)}:
+            assert run_memchat("sessions", "delete", str(sid), "--yes").returncode == 0
+    assert not secret_on_disk(db_path, SECRET if kind == "forget" else CHAT_SECRET)
+    assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(0,)]
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages WHERE content LIKE 'A chat about bread%'") == [(1,)]

@@ -57,6 +57,7 @@ class Profile:
         self._engine: Engine | None = None
         self._worker: CaptureWorker | None = None
         self._told_fts_only = False
+        self.on_warning: Notice | None = None  # a shell's way to say what is wrong but not fatal
         self.capture_on = use_memory and bool(settings.get("memory.capture"))
         self.turns_since_capture = 0
 
@@ -90,6 +91,7 @@ class Profile:
                 from memchat.db import open_db
 
                 self._db = open_db(self.settings.db_path)
+                self._warn_about_access()
                 from memchat.memory import scrub
 
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
@@ -128,6 +130,16 @@ class Profile:
             except Exception:  # noqa: BLE001 - closing on the way out; SQLite recovers the WAL on next open
                 pass
             self._db = None
+
+    def _warn_about_access(self) -> None:
+        """Say once when the database, or the directory it is in, can be read by others."""
+        from memchat.files import open_access
+
+        path = self.settings.db_path
+        for target in (path.parent, path):
+            warning = open_access(target)
+            if warning and self.on_warning:
+                self.on_warning(warning)
 
     @property
     def history_path(self) -> Path:

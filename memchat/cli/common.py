@@ -34,8 +34,10 @@ class CliState:
         """The profile, opened lazily; overrides are a subcommand's flags (--model, --provider ...)."""
         if self._app is None:
             from memchat.app import Memchat
+            from memchat.ui.console import note
 
             self._app = Memchat.load(self.config_path, **self.flags)
+            self._app.on_warning = lambda text: note(f"warning: {text}")
             OPEN.append(self._app)
         self._app.configure(**overrides)
         return self._app

@@ -68,12 +68,12 @@ def config_init(ctx: typer.Context) -> None:
 
     from memchat.config import default_config_path, example_config
     from memchat.errors import MemchatError
-    from memchat.files import write_private
+    from memchat.files import private_dir, write_private
 
     path = Path(state(ctx).config_path or default_config_path()).expanduser()
     if path.exists():
         raise MemchatError(f"{path} already exists; not overwriting it")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     write_private(path, example_config())
     typer.echo(f"wrote {path}")
 

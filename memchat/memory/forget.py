@@ -193,6 +193,8 @@ def delete_session(db: Database, session_id: int) -> Forgotten:
         db.conn.execute(
             "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
         )
+        # The title quotes the first message: it goes first, so a delete cut short leaves no words in it.
+        db.conn.execute("UPDATE sessions SET title = NULL, summary = NULL WHERE id = ?", (session_id,))
     for start in range(0, len(ids), DELETE_BATCH):
         with immediate(db):
             db.conn.execute(

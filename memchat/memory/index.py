@@ -263,14 +263,17 @@ def embed_messages(db: Database, embedder: Embedder, message_ids: list[int], pro
 
 
 def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, *, full: bool = False) -> ReindexResult:
-    """Rebuild both FTS indexes and re-embed what is missing, stale, or of another model.
+    """Re-embed what is missing, stale, or of another model (in transactions of CHUNK texts), and
+    rebuild a full-text index that fails its integrity check.
 
-    With full, every memory and message is embedded again.
+    With full, every memory and message is embedded again and both indexes are rebuilt (one
+    transaction each: the only step here that holds the write lock for the size of the index).
     """
     model = embedder.model_name
-    with immediate(db):
-        db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
-        db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
+    for table in ("memories_fts", "messages_fts"):
+        if full or not _fts_intact(db, table):
+            with immediate(db):
+                db.conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
     memories = db.conn.execute(
         "SELECT id, text FROM memories WHERE status != 'forgotten' AND (? OR embedding IS NULL "
         "OR embedding_model IS NOT ?) ORDER BY id",
@@ -295,6 +298,20 @@ def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, 
     )
     forget_cache()
     return ReindexResult(len(memories), len(messages))
+
+
+def _fts_intact(db: Database, table: str) -> bool:
+    import sqlite3
+
+    conn = db.conn
+    conn.execute("BEGIN")  # a read: the check writes nothing, so no write lock is taken
+    try:
+        conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        conn.execute("ROLLBACK")
+    return True
 
 
 # --- reading vectors --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Kill -9 at random points, the full count: chat turns, imports and extractions.
+"""Kill -9 at random points, the full count: chat turns, imports, extractions, forget, delete, export.
 
     python tests/bench/kill_loop.py [--kills 50] [--seed 1]
 
@@ -7,8 +7,11 @@ For each kind, --kills real `memchat` processes are SIGKILLed after a random del
 the local Messages-API server of the tests (tests/fakeapi.py). After every kill the database
 must pass tests/faults.py:check_consistent (integrity_check, FTS in step, no half-written
 active memory, no memory stored twice); at the end no acknowledged chat message may be
-missing, and one more uninterrupted run must finish the interrupted work. The CI suite runs
-the same code with a few kills (tests/test_reliability.py).
+missing, and one more uninterrupted run must finish the interrupted work. For forget --all and
+sessions delete, after the last run no byte of the secret may be left in the database or its WAL
+and the chat that was never touched must be whole; an export killed mid-write must leave the
+previous export whole, and no temporary file. The CI suite runs the same code with a few kills
+(tests/test_reliability.py).
 """
 
 from __future__ import annotations
@@ -28,14 +31,20 @@ sys.path.insert(0, str(TESTS))
 
 from fakeapi import FakeAnthropic
 from faults import (
+    CHAT_SECRET,
     ROOT,
+    SECRET,
     Extractor,
     check_consistent,
     conversation_file,
+    export_whole,
+    kill_during,
     kill_during_capture,
     kill_during_import,
     kill_during_turn,
+    secret_on_disk,
     seed_chats,
+    seed_secrets,
 )
 
 
@@ -133,6 +142,87 @@ def captures(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
     }
 
 
+def scrubs(kind: str, kills: int, rng: random.Random) -> dict:
+    """Kill `memories forget --all` or `sessions delete` at random points; then finish with one more
+    run and check that no byte of the secret is left and nothing else was lost."""
+    home = fresh_home(kind)
+    db_path = home / "default.db"
+    seed_secrets(db_path)
+    bad = 0
+    for i in range(kills):
+        if kind == "forget":
+            args = ["memories", "forget", "--all", "--yes"]
+        else:
+            left = [
+                r[0]
+                for r in sqlite3.connect(db_path).execute(
+                    "SELECT id FROM sessions WHERE title IS NULL OR id IN "
+                    "(SELECT session_id FROM messages WHERE content LIKE ?)",
+                    (f"%{CHAT_SECRET}%",),
+                )
+            ]
+            if not left:
+                seed_secrets(db_path, memories=0, chats=3)
+                continue
+            args = ["sessions", "delete", str(left[0]), "--yes"]
+        kill_during(args, rng.uniform(0.2, 1.5))
+        try:
+            check_consistent(db_path)
+        except AssertionError as exc:
+            bad += 1
+            print(f"  {kind} kill {i}: {exc}", file=sys.stderr)
+        if i % 10 == 9 and kind == "forget":
+            seed_secrets(db_path, memories=200, chats=0)  # more to forget for the next kills
+    if kind == "forget":
+        after = run("memories", "forget", "--all", "--yes")
+    else:
+        ids = [
+            r[0]
+            for r in sqlite3.connect(db_path).execute(
+                "SELECT DISTINCT session_id FROM messages WHERE content LIKE ? "
+                "UNION SELECT id FROM sessions WHERE title IS NULL",
+                (f"%{CHAT_SECRET}%",),
+            )
+        ]
+        after = subprocess.CompletedProcess([], 0)
+        for sid in ids:
+            after = run("sessions", "delete", str(sid), "--yes")
+    kept = (
+        sqlite3.connect(db_path)
+        .execute("SELECT count(*) FROM messages WHERE content = 'A chat about bread that must survive everything.'")
+        .fetchone()[0]
+    )
+    return {
+        "kind": "forget --all" if kind == "forget" else "sessions delete",
+        "kills": kills,
+        "inconsistent": bad,
+        "acknowledged": "-",
+        "lost": 0 if kept >= 1 else "the other chat",
+        "next run ok": after.returncode == 0
+        and not secret_on_disk(db_path, SECRET if kind == "forget" else CHAT_SECRET),
+    }
+
+
+def exports(kills: int, rng: random.Random) -> dict:
+    home = fresh_home("export")
+    seed_secrets(home / "default.db", memories=3000, chats=0)
+    out = home / "memories.json"
+    run("memories", "export", "-o", str(out))
+    torn = 0
+    for _ in range(kills):
+        kill_during(["memories", "export", "-o", str(out), "--force"], rng.uniform(0.3, 1.2))
+        torn += not export_whole(out)
+    after = run("memories", "export", "-o", str(out), "--force")
+    return {
+        "kind": "export",
+        "kills": kills,
+        "inconsistent": torn,
+        "acknowledged": "-",
+        "lost": 0 if export_whole(out) and out.exists() else "the export",
+        "next run ok": after.returncode == 0 and not list(home.glob(".memories.json.*.tmp")),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=50)
@@ -153,6 +243,8 @@ def main() -> None:
             NO_COLOR="1",
         )
         rows = [turns(api, args.kills, rng), imports(args.kills, rng), captures(api, args.kills, rng)]
+        os.environ["MEMCHAT_PROVIDER"] = "echo"
+        rows += [scrubs("forget", args.kills, rng), scrubs("delete", args.kills, rng), exports(args.kills, rng)]
     cols = ["kind", "kills", "inconsistent", "acknowledged", "lost", "next run ok"]
     print(f"{'':2}" + " | ".join(f"{c:>12}" for c in cols))
     for r in rows:
