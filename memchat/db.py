@@ -172,6 +172,14 @@ def _migrations():
         db.execute("ALTER TABLE sessions ADD COLUMN importing INTEGER NOT NULL DEFAULT 0")
         db.execute("CREATE INDEX IF NOT EXISTS sessions_importing ON sessions(id) WHERE importing = 1")
 
+    @migrations()
+    def m011_index_supersede_chains(db: Database) -> None:
+        # Forget follows supersede chains batch by batch: without this, each batch scans the table.
+        db.execute(
+            "CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories(superseded_by) "
+            "WHERE superseded_by IS NOT NULL"
+        )
+
     return migrations
 
 
@@ -193,6 +201,18 @@ def _fail(path: Path, exc: BaseException) -> StoreError:
     if "disk I/O" in text:  # e.g. a write past a file-size limit, or a failing disk
         return StoreError(f"cannot write to the database {path}: disk I/O error (is the disk full?)")
     return StoreError(f"cannot open the database {path}: {text}")
+
+
+# SQLite's busy handler polls with back-off (up to every 100 ms): a long job that commits batch
+# after batch without a pause would leave a waiting chat little chance to find the lock free.
+YIELD_SECONDS = 0.05
+
+
+def let_others_write() -> None:
+    """Pause between the batches of a long job, so other writers get the lock (see YIELD_SECONDS)."""
+    import time
+
+    time.sleep(YIELD_SECONDS)
 
 
 def open_db(path: Path | str) -> Database:

@@ -63,6 +63,17 @@ _KEY_FIELD = r"(?i:(?:x-api-key|authorization|api[_-]?key)[\"']?\s*[:=]\s*[\"']?
 _KEY_SHAPES = re.compile(rf"sk-ant-[A-Za-z0-9_\-]{{4,}}|(?P<field>{_KEY_FIELD})[^\s\"',;]{{8,}}")
 
 
+def id_ranges(ids: list[int]) -> str:
+    """`1-3, 7, 9-10`: a long list of ids, short."""
+    spans: list[list[int]] = []
+    for i in sorted(set(ids)):
+        if spans and i == spans[-1][1] + 1:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
 def redact_secrets(text: str) -> str:
     """Anything shaped like an API key (and the configured key itself, whatever its shape) replaced:
     an error body that echoes the key must not reach the screen, a JSON result or the database."""

@@ -135,8 +135,14 @@ class Memories(Profile):
         store.forget(memory_ids, purge_sources=purge_sources)
         done = store.last_forget
         if done.said:
-            redactor = Redactor(Target(text, value) for text, value in done.said)
-            history.scrub(self.history_path, lambda line: bool(redactor.redact(line)[1]))
+            redactor: list[Redactor] = []  # built on the first history line: none for an empty file
+
+            def mentions(line: str) -> bool:
+                if not redactor:
+                    redactor.append(Redactor(Target(text, value) for text, value in done.said))
+                return bool(redactor[0].redact(line)[1])
+
+            history.scrub(self.history_path, mentions)
         return done
 
     def forgettable(self) -> list[Memory]:

@@ -9,11 +9,12 @@ import typer
 from memchat.cli.common import SCRUB_PENDING, confirm, emit, export_format, load_encoder, may_overwrite, write_or_print
 from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
-from memchat.text import one_line, plural, sanitize
+from memchat.text import id_ranges, one_line, plural, sanitize
 
 memories_app = typer.Typer(help="List, show, add, edit, pin, forget, export and import memories.", no_args_is_help=True)
 
 FORGET_SURE = 0.3  # --query --yes forgets only memories at least this relevant to the query
+LIST_AT_MOST = 50  # forget --all on 100,000 memories lists the first ones, not a 100,000-row table
 _STATUS_HELP = "active, pending, superseded, forgotten or all (default: active and pending)."
 
 
@@ -161,11 +162,13 @@ def forget(
         console.note("nothing to forget" + (f": no memory is clearly about {query!r}" if query else ""))
         return
     if query is None:
-        console.err().print(show.memories_table(targets))
+        console.err().print(show.memories_table(targets[:LIST_AT_MOST]))
+        if len(targets) > LIST_AT_MOST:
+            console.note(f"... and {len(targets) - LIST_AT_MOST:,} more")
     if dry_run:
         console.note(
             f"--dry-run: would forget {plural(len(targets), 'memory', 'memories')}: "
-            f"{', '.join(str(m.id) for m in targets)}"
+            f"{id_ranges([m.id for m in targets])}"
         )
         return
     what = f"these {len(targets)} memories" if len(targets) > 1 else "this memory"
@@ -173,9 +176,11 @@ def forget(
         console.note("nothing forgotten")
         raise typer.Exit(ExitCode.FAILURE)
     done = memchat.forget([m.id for m in targets], purge_sources=purge_sources)
-    typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {', '.join(map(str, done.ids))}")
-    for m in targets:
+    typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {id_ranges(done.ids)}")
+    for m in targets[:LIST_AT_MOST]:
         typer.echo(f"  {m.id}: {sanitize(one_line(m.text, 100))}")
+    if len(targets) > LIST_AT_MOST:
+        typer.echo(f"  ... and {len(targets) - LIST_AT_MOST:,} more")
     if done.summary_redactions:
         console.note(
             f"redacted {plural(done.summary_redactions, 'sentence')} of session summaries that mentioned "

@@ -5,14 +5,14 @@ long enough to lock out a chat (each batch is one short transaction, ~BATCH memo
 
 1. In one transaction per batch: each memory (and the older versions it superseded: forget
    follows the whole chain) keeps only that it was forgotten, and when; every history row of
-   the chain that quoted any text it ever had loses that text; the FTS segments are merged,
-   so the words leave the index at the same commit; and what remains to do (the summaries
-   and past messages that mention it) is recorded as a pending scrub, with the texts it
-   needs, in the same commit.
-2. The pending scrubs are then carried out (memchat.memory.scrub): sentences of summaries
-   that mention the memory are redacted, past messages that mention it are withheld from
-   every prompt (or, with purge_sources, redacted), the on-disk copy of the vectors is
-   deleted, and the WAL is checkpointed so that, with `secure_delete` on, no page image of
+   the chain that quoted any text it ever had loses that text; and what remains to do
+   (merging the FTS segments that still hold the deleted words, the summaries and past
+   messages that mention it) is recorded as a pending scrub, with the texts it needs, in the
+   same commit. Between batches forget pauses (db.let_others_write) so a chat gets the lock.
+2. The pending scrubs are then carried out (memchat.memory.scrub): the FTS index is merged,
+   sentences of summaries that mention the memory are redacted, past messages that mention
+   it are withheld from every prompt (or, with purge_sources, redacted), the on-disk copy of
+   the vectors is deleted, and the WAL is checkpointed so that, with `secure_delete` on, no page image of
    the words is left in the database files.
 
 A kill or a full disk between the two leaves the pending scrub on disk; the next time the
@@ -27,7 +27,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memchat.db import immediate, utcnow
+from memchat.db import immediate, let_others_write, utcnow
 from memchat.memory.records import COLUMNS, Memory, log_history, memory_from_row
 
 if TYPE_CHECKING:
@@ -86,6 +86,8 @@ def forget(
             done.said += [(t, m.value) for m in batch for t in sorted(texts[m.id])]
             done.ids += [m.id for m in batch]
             done.sources += sorted({i for m in batch for i in m.source_message_ids})
+            if start + BATCH < len(ids):
+                let_others_write()
     if not done.ids:
         return done
     result = scrub.finish(db)
@@ -162,8 +164,6 @@ def _erase(db: Database, batch: list[Memory], actor: str, action: str, purge_sou
         )
         for m in batch:
             log_history(conn, m.id, action, None, None, actor, now)
-        # FTS5 keeps deleted tokens in old segments until they are merged: merge now, in this commit.
-        conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
     return texts
 
 
@@ -196,6 +196,8 @@ def delete_session(db: Database, session_id: int) -> Forgotten:
         # The title quotes the first message: it goes first, so a delete cut short leaves no words in it.
         db.conn.execute("UPDATE sessions SET title = NULL, summary = NULL WHERE id = ?", (session_id,))
     for start in range(0, len(ids), DELETE_BATCH):
+        if start:
+            let_others_write()
         with immediate(db):
             db.conn.execute(
                 "DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))",

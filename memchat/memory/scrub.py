@@ -63,8 +63,15 @@ def finish(db: Database) -> ScrubResult:
         purge = {int(s) for row in rows if row[1] for i in json.loads(row[2] or "[]") for s in i.get("sources") or []}
         _withhold_and_purge(db, redactor, mentioning, replies_of(db, purge))
     if rows:
-        with immediate(db):  # deleted messages (a session delete, a purge) leave tokens in old segments too
-            db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+        # FTS5 keeps the tokens of deleted rows in old segments until they are merged: merge the
+        # memories' index once here (not per batch: each merge reads the whole index), and the
+        # messages' when messages were deleted (a session delete, recorded with no items) or purged.
+        messages_changed = any(row[1] or not json.loads(row[2] or "[]") for row in rows)
+        with immediate(db):
+            if items:
+                db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+            if messages_changed:
+                db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
             db.conn.execute("DELETE FROM pending_scrubs WHERE id <= ?", (rows[-1][0],))
     result.complete = _files(db)
     if not result.complete:
@@ -179,6 +186,8 @@ def _files(db: Database) -> bool:
     conn = db.conn
     conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
     try:
+        # Copy the pages back first without the write lock; TRUNCATE then holds it only briefly.
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

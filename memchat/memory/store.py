@@ -77,8 +77,7 @@ class MemoryStore:
     def get_many(self, ids: list[int]) -> dict[int, Memory]:
         if not ids:
             return {}
-        marks = ", ".join("?" for _ in ids)
-        return {m.id: m for m in self._select(f"WHERE id IN ({marks})", list(ids))}
+        return {m.id: m for m in self._select("WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
 
     def find(
         self,
@@ -385,7 +384,12 @@ class MemoryStore:
         action: str = "forget",
     ) -> list[int]:
         """Forget memories for good; returns the ids that were forgotten now (see memchat.memory.forget)."""
-        targets = [m for m in (self.get(i) for i in memory_ids) if m.status != "forgotten"]
+        wanted = [parse_memory_id(i) for i in memory_ids]
+        found = self.get_many(wanted)
+        for i in wanted:
+            if i not in found:
+                raise NotFoundError(f"no memory {i} (see `memchat memories list`)")
+        targets = [found[i] for i in dict.fromkeys(wanted) if found[i].status != "forgotten"]
         self.last_forget = erase.forget(self.db, targets, actor=actor, purge_sources=purge_sources, action=action)
         return self.last_forget.ids
 

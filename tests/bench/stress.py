@@ -2,7 +2,7 @@
 """Many processes, one profile: concurrent writes and recalls on one SQLite file.
 
     python tests/bench/stress.py [--procs 4] [--writes 1000] [--recalls 1000] [--no-embedder]
-                                 [--wal-limit-mb 16] [--fresh] [--keep]
+                                 [--wal-limit-mb 16] [--fresh] [--keep] [--forget-all 20000]
 
 A temporary profile is created (and migrated) first (--fresh: by the processes themselves,
 all at once); then --procs processes start together and each runs --writes writes and
@@ -16,6 +16,11 @@ all at once); then --procs processes start together and each runs --writes write
   chat turn run it; its catch-up embeds up to 32 new texts and writes their vectors, so
   recalls write too. --no-embedder searches with BM25 alone (embedder None).
 
+--forget-all N: the profile starts with N synthetic memories (as tests/bench/recall_speed.py
+builds them) and, as the processes start, `memchat memories forget --all --yes` runs in a
+fresh process of its own: its time is printed, and a process's memory may then be forgotten
+(it counts as kept if its row is there, forgotten, with no text).
+
 Printed: a Markdown table per process and in total (writes/s and recalls/s over the
 process's run, p50/p95 latency of each, errors), the final row counts against what the
 processes were acknowledged, PRAGMA integrity_check, the FTS indexes' integrity-check, and
@@ -27,6 +32,7 @@ a row is missing, the database is not intact or the WAL outgrew --wal-limit-mb.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import random
@@ -126,8 +132,8 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
                 if op == "w":
                     if w % 2 == 0:
                         text = f"stress p{number} m{w}: the user {rng.choice(VERBS)} {rng.choice(NOUNS)}."
-                        store.add(text, kind="fact", origin="manual")
-                        out["memories"].append(text)
+                        added = store.add(text, kind="fact", origin="manual")
+                        out["memories"].append((added.id, text))
                         out["memory_writes"] += 1
                     elif pending_user is None:
                         pending_user = sessions.add_message(
@@ -179,6 +185,9 @@ def main() -> int:
         help="Let the processes create the profile, all at once, instead of creating it first.",
     )
     ap.add_argument("--keep", action="store_true", help="Keep the temporary profile and print where it is.")
+    ap.add_argument(
+        "--forget-all", type=int, default=0, metavar="N", help="Seed N memories and forget them all during the load."
+    )
     args = ap.parse_args()
 
     home = Path(tempfile.mkdtemp(prefix="memchat-stress-"))
@@ -186,8 +195,14 @@ def main() -> int:
     db_path = home / "default.db"
     from memchat.db import open_db
 
-    if not args.fresh:
-        open_db(db_path).conn.close()  # created and migrated once, before the processes start
+    if not args.fresh or args.forget_all:
+        db = open_db(db_path)  # created and migrated once, before the processes start
+        if args.forget_all:
+            sys.path.insert(0, str(ROOT / "tests" / "bench"))
+            from recall_speed import build_memories
+
+            build_memories(db, args.forget_all, "all-MiniLM-L6-v2", 384, random.Random(3))
+        db.conn.close()
     if not args.no_embedder:
         # Make sure the encoder's ONNX export exists, so the processes load it instead of each building it.
         from memchat.config import load_settings
@@ -213,7 +228,24 @@ def main() -> int:
     watcher.start()
     wall0 = time.perf_counter()
     go.set()  # workers that are still loading start as soon as they are ready
+    forgetting = None
+    if args.forget_all:
+        import subprocess
+
+        time.sleep(1.0)  # the workers are loaded and busy
+        forget_started = time.perf_counter()
+        forgetting = subprocess.Popen(
+            [sys.executable, "-m", "memchat", "memories", "forget", "--all", "--yes"],
+            env={**os.environ, "MEMCHAT_HOME": str(home), "MEMCHAT_PROVIDER": "echo"},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     outs = [results.get() for _ in procs]
+    forget_seconds, forget_error = 0.0, ""
+    if forgetting is not None:
+        forget_error = forgetting.communicate()[1].strip() if forgetting.wait() else ""
+        forget_seconds = time.perf_counter() - forget_started
     wall = time.perf_counter() - wall0
     for p in procs:
         p.join()
@@ -279,9 +311,22 @@ def main() -> int:
             except sqlite3.Error as exc:
                 fts.append(f"{table}: {exc}")
         wal_after = os.path.getsize(str(db_path) + "-wal") if os.path.exists(str(db_path) + "-wal") else 0
-        expected_memories = {t for o in outs for t in o["memories"]}
-        stored_memories = {t for (t,) in conn.execute("SELECT text FROM memories WHERE text LIKE 'stress p%'")}
-        memory_rows = conn.execute("SELECT count(*) FROM memories WHERE text LIKE 'stress p%'").fetchone()[0]
+        acked = {i: t for o in outs for i, t in o["memories"]}
+        rows = {
+            i: (t, status)
+            for i, t, status in conn.execute(
+                "SELECT id, text, status FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(acked)),),
+            )
+        }
+        forgotten_acked = sum(1 for i in acked if rows.get(i, ("", ""))[1] == "forgotten")
+        missing = [i for i in acked if i not in rows or (rows[i][1] != "forgotten" and rows[i][0] != acked[i])]
+        if not args.forget_all:
+            missing += [i for i in acked if rows.get(i, ("", ""))[1] == "forgotten"]
+        memory_rows = len(rows)
+        seeded_left = conn.execute(
+            "SELECT count(*) FROM memories WHERE status != 'forgotten' AND id <= ?", (args.forget_all,)
+        ).fetchone()[0]
         message_rows = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
         replies = conn.execute("SELECT count(*) FROM messages WHERE role = 'assistant'").fetchone()[0]
         session_rows = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
@@ -294,9 +339,10 @@ def main() -> int:
     acked_memories = sum(o["memory_writes"] for o in outs)
     acked_messages = sum(o["message_writes"] for o in outs)
     acked_replies = sum(o["replies"] for o in outs)
-    missing = expected_memories - stored_memories
     ok = (
         not errors
+        and not forget_error
+        and not seeded_left
         and integrity == "ok"
         and all(f.endswith(" ok") for f in fts)
         and not missing
@@ -316,6 +362,12 @@ def main() -> int:
         f"(replies {replies} / {acked_replies}) |"
     )
     print(f"| sessions | {session_rows} / {args.procs} |")
+    if args.forget_all:
+        print(
+            f"| forget --all of {args.forget_all:,} seeded memories, during the load | {forget_seconds:.1f} s, "
+            f"{seeded_left} left{', failed: ' + forget_error.splitlines()[-1] if forget_error else ''}; "
+            f"{forgotten_acked} of the processes' memories forgotten with them |"
+        )
     print(f"| vectors written by recall catch-up | {embedded} memories, {vectors} messages |")
     print(f"| PRAGMA integrity_check | {integrity} |")
     print(f"| FTS integrity-check | {', '.join(fts)} |")
