@@ -238,3 +238,21 @@ def test_repl_memory_commands(cli, memchat_home, embedder):
 def test_bad_choices_are_usage_errors(cli, args):
     result = cli(*args)
     assert result.exit_code == 2 and "must be one of" in result.stderr
+
+
+def test_forget_all_on_many_memories_lists_the_first_and_counts_the_rest(cli, memchat_home):
+    from memchat.db import open_db
+    from memchat.memory.store import MemoryStore
+
+    store = MemoryStore(open_db(memchat_home / "default.db"))
+    for i in range(60):
+        store.add(f"Storage unit {i} holds box number {i * 3}.")
+    dry = cli("memories", "forget", "--all", "--dry-run")
+    assert "would forget 60 memories: 1-60" in dry.stderr
+    assert "... and 10 more" in dry.stderr
+    done = cli("memories", "forget", "--all", "--yes")
+    assert done.exit_code == 0
+    assert "forgot 60 memories: 1-60" in done.stdout
+    assert "  1: Storage unit 0 holds box number 0." in done.stdout
+    assert "... and 10 more" in done.stdout
+    assert store.find(status=("active", "pending", "superseded")) == []

@@ -26,3 +26,39 @@ def test_doctor_names_a_corrupt_database(cli, tmp_path):
     result = cli("--provider", "echo", "--db", str(bad), "doctor", "--quick")
     assert result.exit_code == 1
     assert "✗ database" in result.stdout and "not a memchat database or is corrupt" in result.stdout
+
+
+def test_doctor_warns_about_private_files_others_can_read(cli, memchat_home):
+    home = memchat_home
+    assert cli("--provider", "echo", "memories", "add", "I keep my passport in the blue drawer.").exit_code == 0
+    (home / "default.db").chmod(0o644)
+    (home / "config.toml").write_text('provider = "echo"\n')
+    (home / "config.toml").chmod(0o604)
+    result = cli("doctor", "--quick")
+    assert "! private files" in result.stdout
+    assert "default.db is mode 0o644: everyone can read it" in result.stdout
+    assert "config.toml is mode 0o604" in result.stdout
+    home.chmod(0o777)
+    try:
+        result = cli("doctor", "--quick")
+    finally:
+        home.chmod(0o700)
+    assert "others can add, replace or remove files in it" in result.stdout
+    # doctor looks at modes; it never changes them (the user may have reasons)
+    assert (home / "default.db").stat().st_mode & 0o777 == 0o644
+
+
+def test_doctor_names_an_import_cut_short(cli, memchat_home):
+    home = memchat_home
+    from memchat.db import open_db
+
+    assert cli("--provider", "echo", "doctor", "--quick").exit_code == 0
+    db = open_db(home / "default.db")
+    db.conn.execute(
+        "INSERT INTO sessions (created_at, updated_at, source, external_id, importing) "
+        "VALUES ('2026-01-01', '2026-01-01', 'jsonl', 'x', 1)"
+    )
+    db.conn.commit()
+    db.conn.close()
+    result = cli("--provider", "echo", "doctor", "--quick")
+    assert "! imports" in result.stdout and "run the same `memchat import FILE` again" in result.stdout

@@ -141,6 +141,33 @@ class Profile:
             if warning and self.on_warning:
                 self.on_warning(warning)
 
+    def private_paths(self) -> list[Path]:
+        """Where this profile's private data lives: the database (and its WAL), the vector copy,
+        the input history, the config file, and the directories that hold them."""
+        from memchat.config import state_dir
+
+        db = self.settings.db_path
+        history = state_dir() / f"history-{self.settings.profile_key}"  # looked at, not created
+        files = [db, Path(f"{db}-wal"), Path(f"{db}.vectors"), history, self.settings.config_path]
+        dirs = [db.parent, state_dir(), self.settings.config_path.parent]
+        return [p for p in dict.fromkeys([*dirs, *files]) if p.exists()]
+
+    def access_warnings(self) -> list[str]:
+        """One line for each private file or directory that others can read or write into."""
+        from memchat.files import open_access
+
+        return [w for p in self.private_paths() if (w := open_access(p))]
+
+    def unfinished_work(self) -> dict[str, int]:
+        """What a kill left to finish: forget scrubs owed (finished on open) and imports cut short."""
+        from memchat.memory import scrub
+
+        conn = self.db.conn
+        return {
+            "pending_scrubs": scrub.pending(self.db),
+            "interrupted_imports": conn.execute("SELECT count(*) FROM sessions WHERE importing = 1").fetchone()[0],
+        }
+
     @property
     def history_path(self) -> Path:
         """This profile's REPL input history (0600); forgetting scrubs it."""

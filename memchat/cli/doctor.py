@@ -40,6 +40,7 @@ def doctor(
     st = state(ctx)
     try:
         memchat = st.app()
+        memchat.on_warning = None  # doctor reports access itself, below
         settings = memchat.settings
     except Exception as exc:  # noqa: BLE001
         report(False, "configuration", getattr(exc, "message", str(exc)))
@@ -71,6 +72,22 @@ def doctor(
         return f"{settings.db_path}, {len(memchat.list_sessions(None))} sessions, mode {mode}"
 
     check("database", database)
+
+    warnings = memchat.access_warnings()
+    for warning in warnings:
+        report(None, "private files", warning)
+    if not warnings:
+        report(True, "private files", "the database, its vectors, history and config are readable by you alone")
+    left = memchat.unfinished_work()
+    if left["pending_scrubs"]:  # opening the profile finishes them: what is left waits for another reader
+        report(None, "forget", f"{left['pending_scrubs']} scrub(s) still pending: another memchat holds an old snapshot")
+    if left["interrupted_imports"]:
+        report(
+            None,
+            "imports",
+            f"{left['interrupted_imports']} session(s) of an import that was cut short stay hidden: "
+            "run the same `memchat import FILE` again to finish it",
+        )
 
     def tokenizer() -> str:
         from memchat import tokens
