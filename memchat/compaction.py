@@ -20,9 +20,8 @@ from memchat.sessions import Message, Session
 from memchat.text import fence, turns_block
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from memchat.config import Settings
+    from memchat.db import Database
 
 Notice = Callable[[str], None]
 

@@ -15,12 +15,9 @@ import stat
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from memchat.errors import StoreError
-
-if TYPE_CHECKING:
-    from sqlite_utils import Database
 
 BUSY_TIMEOUT_MS = 10_000
 # SQLite's automatic checkpoint (every 1000 pages, ~4 MB) copies the WAL into the database but can
@@ -29,7 +26,6 @@ BUSY_TIMEOUT_MS = 10_000
 # writer waits briefly for the readers and restarts it.
 WAL_RESTART_BYTES = 8 * 1024 * 1024  # twice what the automatic checkpoint lets it reach
 WAL_RESTART_WAIT_MS = 2_000
-MIGRATION_SET = "memchat"
 
 
 def utcnow() -> str:
@@ -37,150 +33,18 @@ def utcnow() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _migrations():
-    from sqlite_utils.migrations import Migrations
+class Database:
+    """The open database: a sqlite3 connection (`conn`) and `execute`.
 
-    migrations = Migrations(MIGRATION_SET)
+    Plain sqlite3 on every path: sqlite-utils (and the click it imports, ~55 ms) is loaded
+    only when a migration is pending, to apply it.
+    """
 
-    @migrations()
-    def m001_create_sessions_messages(db: Database) -> None:
-        db.execute(
-            """
-            CREATE TABLE sessions (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                title TEXT,
-                created_at TEXT NOT NULL,
-                updated_at TEXT NOT NULL,
-                model TEXT,
-                system TEXT,
-                summary TEXT,
-                summary_through_message_id INTEGER
-            )"""
-        )
-        db.execute(
-            """
-            CREATE TABLE messages (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-                role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
-                content TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                status TEXT NOT NULL DEFAULT 'ok'
-                    CHECK (status IN ('ok', 'unanswered', 'interrupted', 'incomplete', 'undone')),
-                tokens INTEGER,
-                pinned INTEGER NOT NULL DEFAULT 0,
-                model TEXT,
-                input_tokens INTEGER,
-                output_tokens INTEGER,
-                stop_reason TEXT,
-                latency_ms INTEGER,
-                error TEXT
-            )"""
-        )
-        db.execute("CREATE INDEX messages_session ON messages(session_id, id)")
-        db.execute("CREATE INDEX sessions_updated ON sessions(updated_at)")
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
 
-    @migrations()
-    def m002_create_token_calibration(db: Database) -> None:
-        # Per-model ratio of the API's real input tokens to tiktoken's estimate.
-        db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS token_calibration (
-                model TEXT PRIMARY KEY,
-                factor REAL NOT NULL,
-                samples INTEGER NOT NULL DEFAULT 0,
-                updated_at TEXT NOT NULL
-            )"""
-        )
-
-    @migrations()
-    def m003_create_memories(db: Database) -> None:
-        from memchat.memory.schema import MEMORIES
-
-        for sql in MEMORIES:
-            db.execute(sql)
-
-    @migrations()
-    def m004_index_messages(db: Database) -> None:
-        from memchat.memory.schema import MESSAGE_INDEX
-
-        for sql in MESSAGE_INDEX:
-            db.execute(sql)
-
-    @migrations()
-    def m005_create_capture_state(db: Database) -> None:
-        # How far background capture has read each session; it moves only after success.
-        db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS capture_state (
-                session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
-                through_message_id INTEGER NOT NULL DEFAULT 0,
-                summarised_through INTEGER NOT NULL DEFAULT 0,
-                attempts INTEGER NOT NULL DEFAULT 0,
-                last_error TEXT,
-                updated_at TEXT NOT NULL
-            )"""
-        )
-
-    @migrations()
-    def m006_index_memories_by_importance(db: Database) -> None:
-        # The memory section takes the most important active rules and facts: no full scan.
-        db.execute(
-            "CREATE INDEX IF NOT EXISTS memories_kind_importance ON memories(kind, status, importance DESC, id DESC)"
-        )
-
-    @migrations()
-    def m007_track_what_memory_sent(db: Database) -> None:
-        # Past messages that must never reach a prompt again (they held what the user forgot), and
-        # what memory section each call carried (ids, reasons, tokens; never text) for /why and /context.
-        db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS withheld_messages (
-                message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
-                reason TEXT NOT NULL,
-                at TEXT NOT NULL
-            )"""
-        )
-        db.execute("ALTER TABLE messages ADD COLUMN memory TEXT")
-
-    @migrations()
-    def m008_embed_memories_in_the_users_voice(db: Database) -> None:
-        # Memories are now embedded in the first person ("My cat is Pixel", not "The user's cat is
-        # Pixel"): the next search re-embeds them (memchat recall, import or reindex for a large set).
-        db.execute("UPDATE memories SET embedding = NULL, embedding_model = NULL WHERE status != 'forgotten'")
-
-    @migrations()
-    def m009_record_pending_scrubs(db: Database) -> None:
-        # What a forget or a session delete still owes (summaries, mentions, files), recorded in the
-        # same commit as the forgetting, and finished on the next open if the process died first.
-        db.execute(
-            """
-            CREATE TABLE IF NOT EXISTS pending_scrubs (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                created_at TEXT NOT NULL,
-                purge_sources INTEGER NOT NULL DEFAULT 0,
-                items TEXT NOT NULL DEFAULT '[]'
-            )"""
-        )
-        # Sessions imported from elsewhere keep the other tool's system prompt as data, not as theirs.
-        db.execute("ALTER TABLE sessions ADD COLUMN imported_system TEXT")
-        db.execute("UPDATE sessions SET imported_system = system, system = NULL WHERE source IS NOT NULL")
-
-    @migrations()
-    def m010_hide_sessions_while_importing(db: Database) -> None:
-        # An import commits in batches; its new sessions stay hidden until the whole file is in.
-        db.execute("ALTER TABLE sessions ADD COLUMN importing INTEGER NOT NULL DEFAULT 0")
-        db.execute("CREATE INDEX IF NOT EXISTS sessions_importing ON sessions(id) WHERE importing = 1")
-
-    @migrations()
-    def m011_index_supersede_chains(db: Database) -> None:
-        # Forget follows supersede chains batch by batch: without this, each batch scans the table.
-        db.execute(
-            "CREATE INDEX IF NOT EXISTS memories_superseded_by ON memories(superseded_by) "
-            "WHERE superseded_by IS NOT NULL"
-        )
-
-    return migrations
+    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, parameters)
 
 
 def _create_private_file(path: Path) -> None:
@@ -217,8 +81,7 @@ def let_others_write() -> None:
 
 def open_db(path: Path | str) -> Database:
     """Open (creating if needed) and migrate the database at path."""
-    from sqlite_utils import Database
-
+    from memchat import schema
     from memchat.files import describe_os_error
 
     path = Path(path)
@@ -247,11 +110,9 @@ def open_db(path: Path | str) -> Database:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # Reading the schema proves the file is a database before anything writes to it.
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        migrations = _migrations()
-        db = Database(conn, execute_plugins=False)
-        known = {m.name for m in migrations._migrations}
-        applied = {m.name for m in migrations.applied(db)}
-        unknown = applied - known
+        db = Database(conn)
+        known = set(schema.names())
+        unknown = set(schema.applied(conn)) - known
         if unknown:
             conn.close()
             raise StoreError(
@@ -263,12 +124,14 @@ def open_db(path: Path | str) -> Database:
         conn.execute("PRAGMA foreign_keys = ON")
         # Forget means gone: deleted content is zeroed, not left in free pages.
         conn.execute("PRAGMA secure_delete = ON")
-        if migrations.pending(db):
+        if known - set(schema.applied(conn)):
             # The write lock is held for the whole migration, and what is pending is read again
             # once it is ours: another process may have migrated while this one waited.
+            from sqlite_utils import Database as Migratable
+
             with immediate(db):
-                if migrations.pending(db):
-                    migrations.apply(db)
+                if known - set(schema.applied(conn)):
+                    schema.runner().apply(Migratable(conn, execute_plugins=False))
     except StoreError:
         raise
     except sqlite3.Error as exc:
@@ -360,4 +223,6 @@ def db_file(db: Database) -> Path:
 
 
 def schema_names() -> list[str]:
-    return [m.name for m in _migrations()._migrations]
+    from memchat import schema
+
+    return schema.names()

@@ -25,9 +25,8 @@ from memchat.providers import ChatRequest, Provider, Reply, get_provider
 from memchat.sessions import Message, Session
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from memchat.config import Settings
+    from memchat.db import Database
 
 Notice = Callable[[str], None]
 # The encoder for this turn's memory search, or None for full text only (e.g. while it loads).

@@ -28,7 +28,7 @@ from memchat.errors import MAX_ID, UsageError, require_unicode
 from memchat.text import shorten
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from memchat.db import Database
 
 SESSION_FORMAT = "memchat-session"
 SESSION_VERSION = 1

@@ -14,7 +14,7 @@ from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError, parse_id
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from memchat.db import Database
 
 TITLE_CHARS = 60
 

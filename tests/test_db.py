@@ -32,8 +32,11 @@ def test_migrations_are_recorded_and_reopening_applies_nothing(tmp_path):
     assert names == schema_names()
     conn.close()
     db = open_db(path)
-    assert {"sessions", "messages"} <= set(db.table_names())
-    assert db["messages"].columns_dict["content"] is str
+    tables = {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"sessions", "messages"} <= tables
+    columns = {r[1]: r[2] for r in db.conn.execute("PRAGMA table_info(messages)")}
+    assert columns["content"] == "TEXT"
+    assert db.conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(schema_names())
 
 
 def test_newer_database_is_refused_and_left_untouched(tmp_path):

@@ -49,10 +49,11 @@ class Memories(Profile):
         from memchat.memory.search import recall
 
         session_id = sessions.get_session(self.db, session).id if session is not None else None
+        embedder = self.embedder_alongside(self.preload_vectors, on_prepare)
         hits = recall(
             self.db,
             query,
-            self.embedder(on_prepare),
+            embedder,
             kinds=kinds,
             limit=limit,
             since=since,

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 from memchat.config import Settings, load_settings
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from memchat.db import Database
     from memchat.engine import Engine
     from memchat.memory.capture import CaptureWorker
     from memchat.memory.embed import Embedder
@@ -181,6 +180,42 @@ class Profile:
         from memchat.memory.embed import configured
 
         return configured(self.settings, note=on_prepare)
+
+    def embedder_alongside(self, work: Callable[[], object], on_prepare: Notice | None = None) -> Embedder:
+        """The encoder, loaded in a thread while `work` runs here: a fresh `recall` opens the
+        database and maps the vectors while onnxruntime loads (SQLite, file reads and the ONNX
+        session release the GIL)."""
+
+        if self.embedder_loaded():
+            work()
+            return self.embedder(on_prepare)
+        loaded: list[Embedder] = []
+        failed: list[BaseException] = []
+
+        def load() -> None:
+            try:
+                loaded.append(self.embedder(on_prepare))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+                failed.append(exc)
+
+        thread = threading.Thread(target=load, name="memchat-encoder", daemon=True)
+        thread.start()
+        try:
+            work()
+        finally:
+            thread.join()
+        if failed:
+            raise failed[0]
+        return loaded[0]
+
+    def preload_vectors(self) -> None:
+        """Open the database and map the configured model's vectors (kept in this process)."""
+        from memchat.memory import index
+        from memchat.memory.models import canonical_name
+
+        model = canonical_name(self.settings.get("memory.embedding_model"))
+        for which in ("memories", "messages"):
+            index.vector_set(self.db, which, model)
 
     def embedder_loaded(self) -> bool:
         from memchat.memory.embed import is_loaded

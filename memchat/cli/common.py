@@ -172,12 +172,13 @@ def print_stored(text: str) -> None:
     typer.echo(sanitize(text) if stdout_is_tty() else text, nl=False)
 
 
-def load_encoder(app: Memchat) -> None:
-    """Load the embedding model now, with a spinner on a terminal (the first search of a process)."""
+def load_encoder(app: Memchat, alongside: Callable[[], object] | None = None) -> None:
+    """Load the embedding model now, with a spinner on a terminal (the first search of a process);
+    `alongside` runs meanwhile (e.g. mapping the vectors)."""
     from memchat.ui.terminal import spinner
 
     if app.embedder_loaded():
         return
     name = app.settings.get("memory.embedding_model")
     with spinner(f"loading the embedding model {name}…"):
-        app.embedder()
+        app.embedder_alongside(alongside or (lambda: None))

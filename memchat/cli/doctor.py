@@ -80,7 +80,9 @@ def doctor(
         report(True, "private files", "the database, its vectors, history and config are readable by you alone")
     left = memchat.unfinished_work()
     if left["pending_scrubs"]:  # opening the profile finishes them: what is left waits for another reader
-        report(None, "forget", f"{left['pending_scrubs']} scrub(s) still pending: another memchat holds an old snapshot")
+        report(
+            None, "forget", f"{left['pending_scrubs']} scrub(s) still pending: another memchat holds an old snapshot"
+        )
     if left["interrupted_imports"]:
         report(
             None,

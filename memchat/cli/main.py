@@ -13,9 +13,11 @@ import typer
 from typer.core import TyperGroup
 
 from memchat import __version__
-from memchat.cli import ask, chat, config, context, doctor, memories, recall, review, sessions
+from memchat.cli import ask, chat, config, context, doctor, memories, plain_params, recall, review, sessions
 from memchat.cli.common import OPEN, state
 from memchat.errors import ExitCode, MemchatError
+
+plain_params.install()  # no pydantic to parse the command line (~80 ms)
 
 
 def show_error(exc: MemchatError) -> None:

@@ -30,7 +30,7 @@ def recall(
     memchat = open_app(ctx)
     if session is not None:
         memchat.session(session)  # a bad or unknown session is said before anything loads
-    load_encoder(memchat)
+    load_encoder(memchat, alongside=memchat.preload_vectors)
     with progress_bar("embedding new messages") as progress:
         hits = memchat.recall(
             " ".join(query),

@@ -20,9 +20,8 @@ from memchat.db import immediate, utcnow
 from memchat.text import turns_block
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from memchat.config import Settings
+    from memchat.db import Database
     from memchat.memory.policy import Outcome
 
 SESSION_SUMMARY_PROMPT = """Summarise this conversation for the user's long-term memory in at most 80 words:

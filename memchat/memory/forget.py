@@ -31,7 +31,7 @@ from memchat.db import immediate, let_others_write, utcnow
 from memchat.memory.records import COLUMNS, Memory, log_history, memory_from_row
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from memchat.db import Database
 
 BATCH = 500  # memories per transaction: each commits in well under a second
 

@@ -27,8 +27,8 @@ from memchat.memory.vectors import VectorSet, generation, kind_status_code
 
 if TYPE_CHECKING:
     import numpy as np
-    from sqlite_utils import Database
 
+    from memchat.db import Database
     from memchat.memory.embed import Embedder
 
 Progress = Callable[[int, int], None]

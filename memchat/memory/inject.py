@@ -31,8 +31,7 @@ from memchat.memory.terms import STOPWORDS, content_stems, words
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from memchat.db import Database
     from memchat.memory.embed import Embedder
     from memchat.memory.search import Hit
     from memchat.sessions import Message

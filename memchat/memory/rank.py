@@ -20,8 +20,8 @@ from memchat.memory.store import Memory, MemoryStore
 
 if TYPE_CHECKING:
     import numpy as np
-    from sqlite_utils import Database
 
+    from memchat.db import Database
     from memchat.memory.dates import Period
     from memchat.memory.vectors import VectorSet
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from memchat.memory.terms import STOPWORDS, content_stems, stem, words
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from memchat.db import Database
 
 __all__ = ["FEATURES", "BIAS", "LEXICAL", "WEIGHTS", "QueryTerms", "content_stems", "probability", "query_terms"]
 

@@ -25,8 +25,7 @@ from memchat.memory.state import replies_of, withhold
 from memchat.memory.terms import fts_query
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from memchat.db import Database
     from memchat.memory.redact import Redactor
 
 SUMMARY_BATCH = 200  # summaries redacted per transaction

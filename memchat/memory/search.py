@@ -26,8 +26,8 @@ from memchat.memory.vectors import VectorSet, kind_status_code
 
 if TYPE_CHECKING:
     import numpy as np
-    from sqlite_utils import Database
 
+    from memchat.db import Database
     from memchat.memory.embed import Embedder
 
 ALL_KINDS = (*KINDS, "message")

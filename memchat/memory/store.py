@@ -40,7 +40,7 @@ from memchat.memory.records import (
 )
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from memchat.db import Database
 
 __all__ = [
     "FORGOTTEN_MESSAGE",
@@ -384,19 +384,12 @@ class MemoryStore:
         action: str = "forget",
     ) -> list[int]:
         """Forget memories for good; returns the ids that were forgotten now (see memchat.memory.forget)."""
-        wanted = [parse_memory_id(i) for i in memory_ids]
-        found = self.get_many(wanted)
-        for i in wanted:
-            if i not in found:
-                raise NotFoundError(f"no memory {i} (see `memchat memories list`)")
+        found = self.get_many(wanted := [parse_memory_id(i) for i in memory_ids])
+        if missing := [i for i in wanted if i not in found]:
+            raise NotFoundError(f"no memory {missing[0]} (see `memchat memories list`)")
         targets = [found[i] for i in dict.fromkeys(wanted) if found[i].status != "forgotten"]
         self.last_forget = erase.forget(self.db, targets, actor=actor, purge_sources=purge_sources, action=action)
         return self.last_forget.ids
-
-    @property
-    def summary_redactions(self) -> int:
-        """Sentences the last forget took out of summaries."""
-        return self.last_forget.summary_redactions
 
     def forget_all(self, *, actor: str = "user") -> list[int]:
         ids = [m.id for m in self.find(status=("active", "pending", "superseded"))]

@@ -16,9 +16,9 @@ from memchat.db import db_file
 from memchat.memory.vectors import VectorSet, generation
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
+    from memchat.db import Database
 
-DISK_FORMAT = 2  # 2: data files named by the meta, one set per writer
+DISK_FORMAT = 3  # 3: one memory-mapped .npy per array, the group codes in the meta
 
 
 def disk_dir(db: Database) -> Any:
@@ -67,21 +67,22 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
             or meta.get("count") != count
         ):
             return None
+
         # The files the meta names were complete before it was written, and never change after.
-        arrays = np.load(str(directory / meta["arrays"]), allow_pickle=False)
-        matrix = np.load(str(directory / meta["matrix"]), mmap_mode="r", allow_pickle=False)
-        ids, created, group = arrays["ids"], arrays["created"], arrays["group"]
+        # All are memory-mapped: a fresh process reads only the pages a search touches.
+        def mapped(name: str) -> Any:
+            return np.load(str(directory / meta[name]), mmap_mode="r", allow_pickle=False)
+
+        matrix, ids, created, group = mapped("matrix"), mapped("ids"), mapped("created"), mapped("group")
         if not matrix.shape[0] == ids.shape[0] == created.shape[0] == group.shape[0] == count:
             return None
-        from memchat.memory.vectors import VectorSet
-
         return VectorSet(
             generation=gen,
             ids=ids,
             matrix=matrix,
             created=created,
             group=group,
-            codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset(),
+            codes=frozenset(int(c) for c in meta.get("codes", [])),
         )
     except Exception:  # noqa: BLE001 - removed meanwhile, damaged, an older format: SQLite has it all
         return None
@@ -105,7 +106,8 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
         old = os.umask(0o077)  # vectors of private text: 0600
         try:
             np.save(str(directory / f"{stem}.npy"), np.ascontiguousarray(vs.matrix, dtype="<f4"))
-            np.savez(str(directory / f"{stem}.npz"), ids=vs.ids, created=vs.created, group=vs.group)
+            for name in ("ids", "created", "group"):
+                np.save(str(directory / f"{stem}.{name}.npy"), np.ascontiguousarray(getattr(vs, name)))
         finally:
             os.umask(old)
         meta = {
@@ -114,7 +116,10 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
             "model": model,
             "count": int(vs.ids.shape[0]),
             "matrix": f"{stem}.npy",
-            "arrays": f"{stem}.npz",
+            "ids": f"{stem}.ids.npy",
+            "created": f"{stem}.created.npy",
+            "group": f"{stem}.group.npy",
+            "codes": sorted(vs.codes),
         }
         tmp = directory / f"{stem}.json.tmp"
         tmp.write_text(json.dumps(meta))

@@ -14,7 +14,8 @@ from memchat.memory.records import KINDS, STATUSES
 
 if TYPE_CHECKING:
     import numpy as np
-    from sqlite_utils import Database
+
+    from memchat.db import Database
 
 
 @dataclass
