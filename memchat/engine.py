@@ -251,7 +251,28 @@ class Engine:
             on_notice(f"remembered (memory {remembered})")
         result = self.answer(session, user, on_text, on_notice)
         result.remembered = remembered
+        written = [user.id] + ([result.reply_message.id] if result.reply_message else [])
+        self.index_written(written, [remembered] if remembered else [])
         return result
+
+    def index_written(self, message_ids: list[int], memory_ids: list[int]) -> None:
+        """After the reply, embed what the turn stored (and a small backlog other processes left),
+        so that no search has to do it while someone waits. Only with the encoder loaded."""
+        from memchat.memory.embed import is_loaded
+
+        if not self.use_memory or not is_loaded(self.settings.get("memory.embedding_model")):
+            return
+        from memchat.memory import index
+        from memchat.memory.search import CATCH_UP
+
+        embedder = self._embedder(None)
+        try:
+            index.embed_messages(self.db, embedder, message_ids, memory_ids=memory_ids)
+            index.catch_up(self.db, embedder, limit=CATCH_UP)
+        except MemchatError as exc:  # a full disk or a long lock: the next catch-up does it
+            from memchat.log import get_logger
+
+            get_logger().warning("could not embed the turn's messages: %s", exc.message)
 
     def answer(
         self,

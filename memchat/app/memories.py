@@ -83,6 +83,7 @@ class Memories(Profile):
         """Store what the user asked to keep, in their words."""
         store = self.store
         memory = store.add(text, kind=kind, key=key, value=value, importance=importance, pinned=pinned, origin=origin)
+        self.embed_written(memory_ids=[memory.id])
         return Remembered(memory, store.replaced(memory.id))
 
     def memories(

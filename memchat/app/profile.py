@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from memchat.config import Settings, load_settings
+from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -216,6 +217,25 @@ class Profile:
         model = canonical_name(self.settings.get("memory.embedding_model"))
         for which in ("memories", "messages"):
             index.vector_set(self.db, which, model)
+
+    def embed_written(
+        self, memory_ids: tuple[int, ...] | list[int] = (), message_ids: tuple[int, ...] | list[int] = ()
+    ) -> None:
+        """Embed what was just stored, so no search has to: with the encoder loaded, or ready to
+        load (~0.2 s); never the one-time preparation (then the next catch-up does it)."""
+        from memchat.memory import index, onnx_embed
+
+        name = self.settings.get("memory.embedding_model")
+        if not self.embedder_loaded() and not (
+            self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name)
+        ):
+            return
+        try:
+            index.embed_messages(self.db, self.embedder(), list(message_ids), memory_ids=memory_ids)
+        except MemchatError as exc:  # a full disk or a long lock: the next catch-up does it
+            from memchat.log import get_logger
+
+            get_logger().warning("could not embed what was stored: %s", exc.message)
 
     def embedder_loaded(self) -> bool:
         from memchat.memory.embed import is_loaded

@@ -6,6 +6,7 @@ the tree has no import cycle: this module imports them and registers them on `ap
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -18,6 +19,9 @@ from memchat.cli.common import OPEN, state
 from memchat.errors import ExitCode, MemchatError
 
 plain_params.install()  # no pydantic to parse the command line (~80 ms)
+# One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
+# and OpenBLAS's pool would spin after each call and take the cores from the encoder.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def show_error(exc: MemchatError) -> None:
@@ -130,8 +134,6 @@ def _fast_exit(code: int) -> None:
     Everything that matters is already durable: every database write is committed when it
     happens. Close the database (checkpointing the WAL) and flush output, then leave.
     """
-    import os
-
     for opened in OPEN:
         opened.close()
     for stream in (sys.stdout, sys.stderr):

@@ -1,8 +1,8 @@
 """The vector index: embeddings of memories and messages, computed lazily, cached per process.
 
-Nothing here runs while a chat turn waits. New memories and messages have no vector until
-the next search catches up (`catch_up`, one batch), an import embeds in batches, and
-`reindex` rebuilds everything. Vectors carry the name of their model; a search refuses to
+Writers embed what they store (`embed_messages`: a chat turn after its reply, `remember`,
+an import in batches), so a search does not wait for it; what a writer could not embed is
+caught up in one batch (`catch_up`), and `reindex` rebuilds everything. Vectors carry the name of their model; a search refuses to
 compare vectors of another model and asks for `memchat reindex` instead.
 
 Searching scans a float32 matrix with numpy. The matrix is loaded once per process and
@@ -13,6 +13,7 @@ from any process); vectors this process adds are appended in place.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import threading
@@ -100,20 +101,15 @@ def forget_cache() -> None:
 
 def other_models(db: Database, model: str) -> list[str]:
     """Models, other than `model`, that stored vectors were made with."""
-    # `< ? OR > ?` instead of `!=` so the lookups use the model indexes.
-    found = {
-        r[0]
-        for r in db.conn.execute(
-            "SELECT DISTINCT embedding_model FROM memories WHERE embedding_model < ? OR embedding_model > ?",
-            (model, model),
-        )
-    }
-    found |= {
-        r[0]
-        for r in db.conn.execute(
-            "SELECT DISTINCT model FROM message_vectors WHERE model < ? OR model > ?", (model, model)
-        )
-    }
+    found: set[str] = set()
+    # One index lookup per distinct model (a skip scan): a DISTINCT reads the whole index.
+    for table, column in (("memories", "embedding_model"), ("message_vectors", "model")):
+        next_model = f"SELECT min({column}) FROM {table} WHERE {column} > ?"
+        last = db.conn.execute(next_model, ("",)).fetchone()[0]
+        while last is not None:
+            if last != model:
+                found.add(last)
+            last = db.conn.execute(next_model, (last,)).fetchone()[0]
     return sorted(found)
 
 
@@ -239,27 +235,36 @@ def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None,
     return total
 
 
-def embed_messages(db: Database, embedder: Embedder, message_ids: list[int], progress: Progress | None = None) -> int:
-    """Embed the given messages now (an import does this in batches)."""
-    rows: list[tuple] = []
-    for start in range(0, len(message_ids), 500):
-        part = message_ids[start : start + 500]
-        rows += db.conn.execute(
-            f"SELECT id, session_id, created_at, name, content FROM messages WHERE id IN ({', '.join('?' * len(part))}) "
-            "ORDER BY id",
-            part,
-        ).fetchall()
-    if progress and rows:
-        progress(0, len(rows))
-    return _embed_in_chunks(
-        embedder,
-        rows,
-        lambda r: message_text(r[3], r[4]),
-        _message_writer(db, embedder.model_name),
-        progress,
-        0,
-        len(rows),
-    )
+def embed_messages(
+    db: Database,
+    embedder: Embedder,
+    message_ids: list[int],
+    progress: Progress | None = None,
+    *,
+    memory_ids: tuple[int, ...] | list[int] = (),
+) -> int:
+    """Embed these messages (and memories) now: what a writer just stored, or an import's batch."""
+    done = 0
+    for table, ids, columns, text_of, writer in (
+        ("memories", list(memory_ids), "id, text", lambda r: memory_text(r[1]), _memory_writer),
+        (
+            "messages",
+            list(message_ids),
+            "id, session_id, created_at, name, content",
+            lambda r: message_text(r[3], r[4]),
+            _message_writer,
+        ),
+    ):
+        rows: list[tuple] = []
+        for start in range(0, len(ids), 500):
+            rows += db.conn.execute(
+                f"SELECT {columns} FROM {table} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+                (json.dumps(ids[start : start + 500]),),
+            ).fetchall()
+        if progress and rows:
+            progress(0, len(rows))
+        done += _embed_in_chunks(embedder, rows, text_of, writer(db, embedder.model_name), progress, 0, len(rows))
+    return done
 
 
 def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, *, full: bool = False) -> ReindexResult:

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from memchat.memory.vectors import VectorSet
 
 _SPLIT_ROWS = 20_000
+_CHUNK_ROWS = 32_768  # rows scanned between letting go of their pages
+# Smaller matrices stay resident: a REPL's next search then costs no page faults (100k: 150 MB).
+_LET_GO_BYTES = 512 * 1024 * 1024
 _POOL: Any = None
 
 
@@ -23,14 +26,16 @@ def workers() -> Any:
     encoder (measured: queries twice as slow)."""
     global _POOL
     if _POOL is None:
+        import os
         from concurrent.futures import ThreadPoolExecutor
 
-        try:
-            from threadpoolctl import ThreadpoolController
+        if os.environ.get("OPENBLAS_NUM_THREADS") != "1":  # the CLI sets it before numpy loads (saves ~10 ms)
+            try:
+                from threadpoolctl import ThreadpoolController
 
-            ThreadpoolController().select(internal_api="openblas").limit(limits=1)
-        except Exception:  # noqa: BLE001 - without it the scan is merely slower
-            pass
+                ThreadpoolController().select(internal_api="openblas").limit(limits=1)
+            except Exception:  # noqa: BLE001 - without it the scan is merely slower
+                pass
         _POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="memchat-search")
     return _POOL
 
@@ -42,8 +47,36 @@ def similarities(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     if matrix.shape[0] < _SPLIT_ROWS:
         return matrix @ vector
     half = matrix.shape[0] // 2
-    parts = list(workers().map(lambda m: m @ vector, (matrix[:half], matrix[half:])))
+    parts = list(workers().map(lambda rows: _product(matrix, rows, vector), ((0, half), (half, matrix.shape[0]))))
     return np.concatenate(parts)
+
+
+def _product(matrix: np.ndarray, rows: tuple[int, int], vector: np.ndarray) -> np.ndarray:
+    """matrix[rows] @ vector. A large memory-mapped matrix (the on-disk copy) goes in chunks,
+    each let go once scanned: the pages stay in the page cache for the next process, but this
+    one does not hold them (1M memories: 1.5 GB scanned, ~90 MB resident instead of 1.6 GB)."""
+    import mmap
+
+    import numpy as np
+
+    start, stop = rows
+    mapped = getattr(matrix, "_mmap", None)
+    if mapped is None or not hasattr(mapped, "madvise") or matrix.nbytes < _LET_GO_BYTES:
+        return matrix[start:stop] @ vector
+    out = np.empty(stop - start, dtype=np.float32)
+    row_bytes = matrix.strides[0]
+    base = int(getattr(matrix, "offset", 0)) % mmap.ALLOCATIONGRANULARITY  # where row 0 starts in the mapping
+    for a in range(start, stop, _CHUNK_ROWS):
+        b = min(a + _CHUNK_ROWS, stop)
+        out[a - start : b - start] = matrix[a:b] @ vector
+        first = -(-(base + a * row_bytes) // mmap.PAGESIZE) * mmap.PAGESIZE  # whole pages of this chunk only
+        last = (base + b * row_bytes) // mmap.PAGESIZE * mmap.PAGESIZE
+        if last > first:
+            try:
+                mapped.madvise(mmap.MADV_DONTNEED, first, last - first)
+            except (OSError, ValueError):
+                return np.concatenate([out[: b - start], matrix[b:stop] @ vector])
+    return out
 
 
 def nearest(

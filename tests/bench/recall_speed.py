@@ -2,6 +2,7 @@
 """Recall and import speed: `recall` over many memories, and import throughput.
 
     python tests/bench/recall_speed.py [--memories 100000] [--queries 200] [--import-messages 2000]
+                                       [--baseline DIR]
 
 1. Recall: a database of --memories synthetic memories (sentences drawn from a Zipf-weighted
    English vocabulary, indexed by FTS5 as any memory is) with random unit vectors in place
@@ -13,7 +14,8 @@
 2. Import: `memchat import`'s code on JSON lines of synthetic chat messages and, when the
    LoCoMo development set is there, on its 788 real messages; messages/s for parse + insert
    + embedding in batches.
-Prints Markdown tables. Nothing here downloads anything.
+Prints Markdown tables. Nothing here downloads anything. --baseline DIR first runs the same
+bench with an earlier checkout of memchat first on PYTHONPATH (before), then this one (after).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: a --baseline checkout there wins
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -238,7 +240,16 @@ def main() -> None:
         choices=("auto", "onnx", "torch"),
         help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
     )
+    ap.add_argument("--baseline", help="An earlier checkout of memchat: run the same bench with it first.")
     args = ap.parse_args()
+    if args.baseline:
+        import subprocess
+
+        argv = [a for a in sys.argv[1:] if a not in (args.baseline, "--baseline")]
+        env = dict(os.environ, PYTHONPATH=str(Path(args.baseline).resolve()))
+        print(f"## before ({args.baseline})\n", flush=True)
+        subprocess.run([sys.executable, __file__, *argv], env=env, check=False)
+        print("\n## after (this tree)\n", flush=True)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-bench-")
 
     from memchat.memory.embed import get_embedder

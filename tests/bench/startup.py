@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""Start-up costs, as a user feels them: fresh processes, medians, peak RSS.
+"""Start-up costs, as a user feels them: fresh processes, medians, peak RSS, before -> after.
 
-    python tests/bench/startup.py [--runs 5] [--sizes 0,10000,100000]
+    python tests/bench/startup.py [--runs 7] [--sizes 0,10000,100000] [--baseline DIR]
 
 Measures `memchat --help`, `memchat recall "q"` at each size of memory, `memchat ask` with
-the echo provider and memory on (10k memories), and REPL launch to a ready prompt, each as
-the median of --runs fresh processes (page cache warm), with the fast path (onnxruntime
-encoder, `memory.encoder = auto`) and with it disabled (`memory.encoder = torch`, i.e.
-sentence-transformers), and prints the ratios. The ONNX export is prepared once beforehand
-and not counted. Synthetic memories carry random unit vectors (see recall_speed.py).
+the echo provider and memory on (10k memories), and REPL launch to a ready prompt, each the
+median of --runs fresh processes (page cache warm; one unmeasured run first creates the lazy
+files: the vector copy, bytecode), against the floor of the fast path (`python -c "import
+onnxruntime, tokenizers, numpy"`) and the targets of issue #17.
+
+--baseline DIR: also run every command with an earlier checkout of memchat (e.g. `git
+worktree add /tmp/old <commit>`) first on PYTHONPATH, in the same run, on its own profiles
+built by its own code, interleaved run by run with the current tree so that a noisy machine
+affects both alike. Synthetic memories carry random unit vectors (see recall_speed.py);
+the ONNX export is prepared once beforehand and not counted. PYTHONDONTWRITEBYTECODE is
+removed from the environment: a user's Python keeps its bytecode cache.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -24,15 +29,24 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: a --baseline checkout there wins
 sys.path.insert(0, str(Path(__file__).parent))
+
+TARGETS = {  # issue #17
+    "memchat --help": 0.12,
+    'memchat recall "q", 100,000 memories': 0.40,
+    'memchat recall "q", 1,000,000 memories': 1.0,
+    "memchat ask (echo, memory on), 10,000 memories": 0.60,
+    "REPL launch to ready prompt": 0.20,
+}
+RSS_TARGETS = {'memchat recall "q", 1,000,000 memories': 1024}
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (MiB) of one fresh process."""
     start = time.perf_counter()
     proc = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *cmd], env=env, capture_output=True, stdin=subprocess.DEVNULL, cwd=str(ROOT)
+        ["/usr/bin/time", "-f", "%M", *cmd], env=env, capture_output=True, stdin=subprocess.DEVNULL, cwd="/"
     )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
@@ -46,7 +60,7 @@ def repl_ready(env: dict[str, str]) -> tuple[float, int]:
 
     start = time.perf_counter()
     child = pexpect.spawn(
-        sys.executable, ["-m", "memchat"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(30, 100)
+        sys.executable, ["-m", "memchat"], env=env, cwd="/", encoding="utf-8", timeout=60, dimensions=(30, 100)
     )
     child.expect_exact("›")
     wall = time.perf_counter() - start
@@ -62,26 +76,44 @@ def repl_ready(env: dict[str, str]) -> tuple[float, int]:
     return wall, rss
 
 
-def median(samples: list[tuple[float, int]]) -> tuple[float, int]:
-    return statistics.median(s[0] for s in samples), max(s[1] for s in samples)
+def build_home(home: Path, n: int, env: dict[str, str]) -> None:
+    """A profile of n synthetic memories, built by the memchat that env imports (its own schema)."""
+    home.mkdir(parents=True)
+    code = (
+        "import random, sys; sys.path.insert(0, sys.argv[3]); from recall_speed import build_memories; "
+        "from memchat.db import open_db; db = open_db(sys.argv[1]); n = int(sys.argv[2]); "
+        "n and build_memories(db, n, 'all-MiniLM-L6-v2', 384, random.Random(1)); db.conn.close()"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(home / "default.db"), str(n), str(Path(__file__).parent)],
+        env=env,
+        check=True,
+        cwd="/",
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--sizes", default="0,10000,100000")
+    ap.add_argument("--baseline", help="An earlier checkout of memchat to compare with, in the same run.")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     base = Path(tempfile.mkdtemp(prefix="memchat-startup-"))
     cache = base / "cache"
     env0 = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCHAT_", "ANTHROPIC_"))}
+    env0.pop("PYTHONDONTWRITEBYTECODE", None)
     env0.update(
         HF_HUB_OFFLINE="1",
         MEMCHAT_CACHE_DIR=str(cache),
         MEMCHAT_PROVIDER="echo",
         MEMCHAT_MEMORY_CAPTURE="false",
         TERM="xterm",
+        PYTHONPATH=str(ROOT),
     )
+    versions = {"after": env0}
+    if args.baseline:
+        versions = {"before": dict(env0, PYTHONPATH=str(Path(args.baseline).resolve())), "after": env0}
 
     os.environ.update(MEMCHAT_CACHE_DIR=str(cache), MEMCHAT_HOME=str(base / "prep"))
     from memchat.memory import onnx_embed
@@ -91,46 +123,61 @@ def main() -> None:
         print("preparing the ONNX export (not measured)…", file=sys.stderr)
         onnx_embed.prepare(DEFAULT_MODEL)
 
-    from recall_speed import build_memories
+    homes: dict[tuple[str, int], Path] = {}
+    for version, env in versions.items():
+        for n in sorted(set(sizes) | {10_000}):
+            print(f"building {n:,} memories for {version}…", file=sys.stderr)
+            homes[version, n] = base / version / f"home-{n}"
+            build_home(homes[version, n], n, env)
 
-    from memchat.db import open_db
+    rows: list[tuple[str, dict[str, tuple[float, int]]]] = []
 
-    homes = {}
-    for n in sorted(set(sizes) | {10_000}):
-        home = base / f"home-{n}"
-        home.mkdir()
-        db = open_db(home / "default.db")
-        if n:
-            build_memories(db, n, DEFAULT_MODEL, 384, random.Random(1))
-        db.conn.close()
-        homes[n] = home
-
-    rows: list[tuple[str, tuple[float, int], tuple[float, int] | None]] = []
-
-    def measure(label: str, cmd: list[str] | None, home: Path, both: bool = True) -> None:
-        results = []
-        for encoder in ("auto", "torch") if both else ("auto",):
-            env = dict(env0, MEMCHAT_HOME=str(home), MEMCHAT_MEMORY_ENCODER=encoder)
-            fn = (lambda env=env: repl_ready(env)) if cmd is None else (lambda env=env: run(cmd, env))
-            fn()  # one unmeasured run: page cache warm, lazy files created
-            results.append(median([fn() for _ in range(args.runs)]))
-        rows.append((label, results[0], results[1] if both else None))
+    def measure(label: str, cmd: list[str] | None, n: int) -> None:
+        fns = {}
+        for version, env in versions.items():
+            e = dict(env, MEMCHAT_HOME=str(homes[version, n]))
+            fns[version] = (lambda e=e: repl_ready(e)) if cmd is None else (lambda e=e: run(cmd, e))
+            fns[version]()  # unmeasured: page cache warm, lazy files created
+        samples: dict[str, list[tuple[float, int]]] = {v: [] for v in versions}
+        for _ in range(args.runs):  # interleaved: noise hits both alike
+            for version, fn in fns.items():
+                samples[version].append(fn())
+        rows.append(
+            (label, {v: (statistics.median(s[0] for s in xs), max(s[1] for s in xs)) for v, xs in samples.items()})
+        )
 
     py = [sys.executable, "-m", "memchat"]
-    measure("memchat --help", py + ["--help"], homes[0], both=False)
+    floor = []
+    for _ in range(args.runs):
+        floor.append(run([sys.executable, "-c", "import onnxruntime, tokenizers, numpy"], env0)[0])
+    measure("memchat --help", py + ["--help"], 0)
     for n in sizes:
-        measure(f'memchat recall "q", {n:,} memories', py + ["recall", "where did we leave the webhook bug?"], homes[n])
-    measure("memchat ask (echo, memory on), 10,000 memories", py + ["ask", "what do I like?"], homes[10_000])
-    measure("REPL launch to ready prompt", None, homes[10_000], both=False)
+        measure(f'memchat recall "q", {n:,} memories', py + ["recall", "where did we leave the webhook bug?"], n)
+    measure("memchat ask (echo, memory on), 10,000 memories", py + ["ask", "what do I like?"], 10_000)
+    measure("REPL launch to ready prompt", None, 10_000)
 
+    floor_s = statistics.median(floor)
     print(
-        f"| command ({os.cpu_count()}-core machine, median of {args.runs}) | fast path | peak RSS "
-        "| encoder = torch | peak RSS | ratio |"
+        f"\n{os.cpu_count()}-core machine, median of {args.runs} fresh processes; floor "
+        f'(`python -c "import onnxruntime, tokenizers, numpy"`): {floor_s:.2f} s\n'
     )
-    print("|---|---|---|---|---|---|")
-    for label, fast, slow in rows:
-        tail = f"{slow[0]:.2f} s | {slow[1]} MiB | {slow[0] / fast[0]:.1f}x" if slow else "- | - | -"
-        print(f"| {label} | {fast[0]:.2f} s | {fast[1]} MiB | {tail} |")
+    cols = list(versions)
+    head = " | ".join(f"{v} | peak RSS" for v in cols)
+    print(f"| command | {head} | target | met |")
+    print("|---|" + "---|---|" * len(cols) + "---|---|")
+    for label, got in rows:
+        cells = " | ".join(f"{got[v][0]:.2f} s | {got[v][1]} MiB" for v in cols)
+        target = TARGETS.get(label)
+        rss_target = RSS_TARGETS.get(label)
+        after = got["after"]
+        met = "" if target is None else ("yes" if after[0] <= target else "NO")
+        if rss_target is not None and met:
+            met = met if after[1] <= rss_target else "NO (RSS)"
+        goal = "" if target is None else f"≤ {target:.2f} s" + (f", ≤ {rss_target} MiB" if rss_target else "")
+        print(f"| {label} | {cells} | {goal} | {met} |")
+    recall = [got["after"][0] for label, got in rows if label.startswith('memchat recall "q", 100,000')]
+    if recall:
+        print(f"\nrecall at 100,000 memories / floor: {recall[0] / floor_s:.1f}x (target ≤ 2x)")
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ all at once); then --procs processes start together and each runs --writes write
 - writes alternate between a memory (`MemoryStore.add`, a new fact) and a chat message
   (`sessions.add_message` for a user turn, `sessions.record_reply` for the reply to it), in
   the process's own session;
+- with the encoder, each write embeds what it stored, as memchat's writers do (a chat turn
+  after its reply, `remember`): `memchat.memory.index.embed_messages`;
 - a recall is `memchat.memory.search.recall` over memories and messages with the configured
-  encoder (the bundled all-MiniLM-L6-v2 through onnxruntime), as `memchat recall` and every
-  chat turn run it; its catch-up embeds up to 32 new texts and writes their vectors, so
-  recalls write too. --no-embedder searches with BM25 alone (embedder None).
+  encoder (the bundled all-MiniLM-L6-v2 through onnxruntime), as a chat turn runs it: it
+  embeds nothing itself (catch_up=False). --no-embedder: no embedding anywhere, BM25 alone.
 
 --forget-all N: the profile starts with N synthetic memories (as tests/bench/recall_speed.py
 builds them) and, as the processes start, `memchat memories forget --all --yes` runs in a
@@ -107,6 +108,7 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
         from memchat.config import load_settings
         from memchat.db import open_db
         from memchat.memory.embed import configured
+        from memchat.memory.index import embed_messages
         from memchat.memory.search import recall
         from memchat.memory.store import MemoryStore
 
@@ -133,17 +135,23 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
                     if w % 2 == 0:
                         text = f"stress p{number} m{w}: the user {rng.choice(VERBS)} {rng.choice(NOUNS)}."
                         added = store.add(text, kind="fact", origin="manual")
+                        if embedder is not None:
+                            embed_messages(db, embedder, [], memory_ids=[added.id])
                         out["memories"].append((added.id, text))
                         out["memory_writes"] += 1
                     elif pending_user is None:
                         pending_user = sessions.add_message(
                             db, session.id, "user", f"p{number} w{w}: tell me about {rng.choice(NOUNS)}"
                         ).id
+                        if embedder is not None:
+                            embed_messages(db, embedder, [pending_user])
                         out["message_writes"] += 1
                     else:
-                        sessions.record_reply(
+                        reply = sessions.record_reply(
                             db, pending_user, f"p{number} w{w}: here is what I know about {rng.choice(NOUNS)}."
                         )
+                        if embedder is not None:
+                            embed_messages(db, embedder, [reply.id])
                         pending_user = None
                         out["message_writes"] += 1
                         out["replies"] += 1
@@ -151,7 +159,7 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
                     out["write_ms"].append(1000 * (time.perf_counter() - t0))
                 else:
                     n, m = rng.sample(NOUNS, 2)
-                    recall(db, rng.choice(QUESTIONS).format(n=n, m=m), embedder, limit=10)
+                    recall(db, rng.choice(QUESTIONS).format(n=n, m=m), embedder, limit=10, catch_up=False)
                     out["recalls"] += 1
                     out["recall_ms"].append(1000 * (time.perf_counter() - t0))
             except Exception as exc:
@@ -368,7 +376,7 @@ def main() -> int:
             f"{seeded_left} left{', failed: ' + forget_error.splitlines()[-1] if forget_error else ''}; "
             f"{forgotten_acked} of the processes' memories forgotten with them |"
         )
-    print(f"| vectors written by recall catch-up | {embedded} memories, {vectors} messages |")
+    print(f"| vectors written by the writers | {embedded} memories, {vectors} messages |")
     print(f"| PRAGMA integrity_check | {integrity} |")
     print(f"| FTS integrity-check | {', '.join(fts)} |")
     print(

@@ -1,0 +1,153 @@
+"""Import budgets of the hot paths: a fresh process must not load what it does not need.
+
+Speed itself is measured by tests/bench/startup.py (timings have no place in a test: this
+machine is noisy). What decides start-up is which libraries a path imports, and that is
+exact: `python -X importtime` lists every module a process loaded. Each path below names the
+heavy modules it must never load; a change that pulls one in fails here, with the chain.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_memchat
+
+# Each costs tens of milliseconds to seconds at start-up.
+HEAVY = {
+    "torch": "the torch runtime (seconds)",
+    "sentence_transformers": "the torch encoder (seconds)",
+    "anthropic": "the Anthropic SDK (~0.3 s)",
+    "pydantic": "pydantic (~80 ms: typer builds validators with it unless memchat.cli.plain_params is in place)",
+    "sqlite_utils": "sqlite-utils (~55 ms with click; only migrations need it)",
+    "rich.markdown": "Markdown rendering (only a reply on a terminal needs it)",
+    "prompt_toolkit": "the REPL's line editor",
+}
+BUDGETS = {
+    "--help": set(HEAVY) | {"numpy", "onnxruntime", "tokenizers", "tiktoken"},
+    "recall": set(HEAVY) | {"tiktoken"},
+    "ask": set(HEAVY),
+}
+
+
+def imported(stderr: str) -> dict[str, str]:
+    """Module -> the top-level import that brought it in, from `-X importtime` output."""
+    found: dict[str, str] = {}
+    pending: list[str] = []
+    for line in stderr.splitlines():
+        m = re.match(r"import time:\s+\d+ \|\s+\d+ \|( *)(\S+)", line)
+        if not m:
+            continue
+        pending.append(m.group(2))
+        if len(m.group(1)) <= 1:  # a top-level import: everything listed since came in with it
+            for name in pending:
+                found[name] = m.group(2)
+            pending = []
+    return found
+
+
+def over_budget(stderr: str, forbidden: set[str]) -> list[str]:
+    modules = imported(stderr)
+    return sorted(
+        f"{name} (via {root}): {HEAVY.get(name, 'not needed on this path')}"
+        for name, root in modules.items()
+        if name in forbidden
+    )
+
+
+def importtime(*args: str) -> subprocess.CompletedProcess:
+    return run_memchat(*args, env={"PYTHONPROFILEIMPORTTIME": "1", "MEMCHAT_PROVIDER": "echo"})
+
+
+@pytest.fixture
+def migrated_profile():
+    """A profile with memories and a past chat, migrated and embedded, as a user's is (real
+    processes, the real encoder)."""
+    for args in (
+        ("memories", "add", "I keep the spare bike key under the blue pot."),
+        ("ask", "what do you know about bikes?"),
+        ("recall", "bike key"),
+    ):
+        done = run_memchat("--provider", "echo", *args)
+        assert done.returncode == 0, done.stderr
+
+
+def test_help_loads_no_library_it_does_not_show():
+    done = importtime("--help")
+    assert done.returncode == 0
+    assert over_budget(done.stderr.decode(), BUDGETS["--help"]) == []
+
+
+def test_recall_loads_only_the_search(migrated_profile):
+    done = importtime("recall", "where is the bike key?", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "spare bike key" in done.stdout.decode()
+    assert over_budget(done.stderr.decode(), BUDGETS["recall"]) == []
+
+
+def test_ask_with_memory_loads_no_sdk_of_another_provider(migrated_profile):
+    done = importtime("ask", "where is my bike key?")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert over_budget(done.stderr.decode(), BUDGETS["ask"]) == []
+
+
+def test_the_repl_prompt_comes_before_any_heavy_library(migrated_profile, tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    log = tmp_path / "imports.txt"
+    env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1", MEMCHAT_PROVIDER="echo", TERM="xterm")
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", f'exec "{sys.executable}" -m memchat 2>"{log}"'],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(30, 100),
+    )
+    try:
+        child.expect_exact("›")
+        before_prompt = log.read_text()
+    finally:
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    # What the background warm-up may load while the user types (the encoder) is fine; what the
+    # prompt waits for is not.
+    assert over_budget(before_prompt, set(HEAVY) - {"prompt_toolkit"}) == []
+
+
+def test_the_plain_parameter_coercion_is_in_place():
+    """If typer's internals move, parsing falls back to pydantic (correct, ~80 ms slower): say so."""
+    from memchat.cli import plain_params
+
+    assert plain_params.install(), "typer changed: memchat.cli.plain_params can no longer skip pydantic"
+
+
+def test_numbers_and_flags_are_checked_without_pydantic(cli):
+    bad = cli("recall", "bike", "--limit", "0")
+    assert bad.exit_code == 2 and "0 is below the minimum, 1" in bad.output
+    bad = cli("recall", "bike", "--limit", "ten")
+    assert bad.exit_code == 2 and "'ten' is not a whole number" in bad.output
+    bad = cli("recall", "bike", "--min-score", "1.5")
+    assert bad.exit_code == 2 and "above the maximum" in bad.output
+
+
+def test_a_search_reads_vectors_without_holding_the_whole_matrix(tmp_path):
+    """The scan of a memory-mapped copy lets each chunk's pages go: exact scores, small footprint."""
+    import numpy as np
+
+    from memchat.memory import scan
+
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((100_000, 32)).astype(np.float32)
+    np.save(tmp_path / "m.npy", matrix)
+    mapped = np.load(tmp_path / "m.npy", mmap_mode="r")
+    vector = rng.standard_normal(32).astype(np.float32)
+    started = time.perf_counter()
+    scores = scan.similarities(mapped, vector)
+    assert time.perf_counter() - started < 30  # a sanity bound, not a speed test
+    assert np.allclose(scores, matrix @ vector, atol=1e-4)
+    assert Path(tmp_path / "m.npy").exists()
