@@ -15,6 +15,7 @@ import io
 import os
 import re
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -366,3 +367,30 @@ def test_recalls_in_several_processes_never_read_a_half_written_vector_copy(tmp_
     recalls = sum(r["recalls"] for r in results)
     assert recalls > 0
     assert not errors, f"{sum(errors.values())} of {recalls + sum(errors.values())} recalls raised: {errors}"
+
+
+def test_the_encoder_loads_in_a_thread_while_the_main_thread_imports_numpy(shared_cache):
+    """recall loads the encoder beside the vectors: onnxruntime imported in one thread while numpy
+    is imported in the other failed 1 time in 20 ("partially initialized module") until the
+    encoder imported numpy through its package first. Fresh processes, as the race needs."""
+    code = (
+        "import threading\n"
+        "from memchat.memory.embed import get_embedder\n"
+        "failed = []\n"
+        "def load():\n"
+        "    try:\n"
+        "        get_embedder()\n"
+        "    except BaseException as exc:\n"
+        "        failed.append(repr(exc))\n"
+        "t = threading.Thread(target=load); t.start()\n"
+        "import numpy; numpy.zeros(3)\n"
+        "t.join()\n"
+        "print('failed' if failed else 'ok', failed)\n"
+    )
+    env = dict(os.environ, MEMCHAT_CACHE_DIR=str(shared_cache), HF_HUB_OFFLINE="1")
+    results = [
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        for _ in range(20)
+    ]
+    outcomes = [r.stdout.strip() or r.stderr.strip()[-300:] for r in results]
+    assert all(o.startswith("ok") for o in outcomes), [o for o in outcomes if not o.startswith("ok")][:2]

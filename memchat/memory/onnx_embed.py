@@ -194,6 +194,7 @@ def _export(st_model: Any, path: Path) -> None:
 
 
 def _optimise(src: Path, dst: Path) -> None:
+    import numpy  # noqa: F401 - before onnxruntime, always: see OnnxEmbedder
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -221,6 +222,10 @@ class OnnxEmbedder:
     """Embedder interface (model_name, dim, encode) over an exported model directory."""
 
     def __init__(self, model_name: str, directory: Path | None = None, max_seq_length: int | None = None) -> None:
+        # numpy through its own package first: onnxruntime's C extension imports numpy's core
+        # directly, and if another thread is importing numpy meanwhile, one of them fails
+        # ("partially initialized module"; seen 1 in 20 with a recall loading the two in parallel).
+        import numpy  # noqa: F401
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
