@@ -137,10 +137,12 @@ class Compactor:
             last=numbers.get(chunk[-1].id, "?"),
         )
         request = ChatRequest(
-            model=self.settings.model,
+            model=self.settings.get("memory.model") or self.settings.model,
             system=SUMMARY_SYSTEM,
             messages=[{"role": "user", "content": prompt}],
             max_tokens=int(limit * 1.5),
+            purpose="summary",
+            session_id=session.id,
         )
         reply = self.provider.complete(request)
         if not reply.text.strip():

@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "base_url",
         "",
-        "Messages API base URL for gateways and compatible servers. Empty: the SDK default (or ANTHROPIC_BASE_URL).",
+        "Messages API base URL for gateways and compatible servers. Empty: ANTHROPIC_BASE_URL, else https://api.anthropic.com.",
     ),
     Setting("max_tokens", 4096, "Most tokens the model may write in one reply.", minimum=1),
     Setting(
@@ -84,6 +84,12 @@ SETTINGS: tuple[Setting, ...] = (
         "Extract memories (facts, events, rules) from conversations in the background. /capture off turns it off for a chat.",
     ),
     Setting("memory.capture_every", 3, "Capture after this many turns (and always when a session ends).", minimum=1),
+    Setting(
+        "memory.model",
+        "claude-haiku-4-5",
+        "Model for memory work: capture (facts, events, rules and the session summary, one call per capture) "
+        "and compaction summaries. A small, cheap model does it well. Empty: the chat model.",
+    ),
     Setting("memory.budget", 1500, "Most tokens of the memory section in each call's system prompt.", minimum=0),
     Setting(
         "memory.relevance",
@@ -117,6 +123,7 @@ class Settings:
     values: dict[str, Any]
     sources: dict[str, str]
     config_path: Path
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)  # [prices] of the file: model -> in, out
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -135,7 +142,7 @@ class Settings:
                 continue
             values[name] = _coerce(_BY_NAME[name], value, f"flag --{name.replace('_', '-')}")
             sources[name] = "flag"
-        return Settings(values, sources, self.config_path)
+        return Settings(values, sources, self.config_path, self.prices)
 
     @property
     def db_path(self) -> Path:
@@ -300,7 +307,9 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
     values = {s.name: s.default for s in SETTINGS}
     sources = {s.name: "default" for s in SETTINGS}
     named = bool(config_path) or bool(environ.get("MEMCHAT_CONFIG"))
-    for name, value in _flatten(read_config_file(path, named=named)).items():
+    table = read_config_file(path, named=named)
+    prices = _prices(table.pop("prices", {}), path)
+    for name, value in _flatten(table).items():
         setting = _BY_NAME.get(name)
         if setting is None:
             raise ConfigError(f"unknown setting '{name}' in {path} (see `memchat config` for the list)")
@@ -310,7 +319,31 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
         if setting.env_var in environ:
             values[setting.name] = _coerce(setting, environ[setting.env_var], f"from {setting.env_var}")
             sources[setting.name] = f"env {setting.env_var}"
-    return Settings(values, sources, path)
+    if sources["base_url"] == "default" and environ.get("ANTHROPIC_BASE_URL"):
+        # The SDK's own variable: shown as what is in effect, and checked before a call (providers).
+        values["base_url"] = _coerce(_BY_NAME["base_url"], environ["ANTHROPIC_BASE_URL"], "from ANTHROPIC_BASE_URL")
+        sources["base_url"] = "env ANTHROPIC_BASE_URL"
+    return Settings(values, sources, path, prices)
+
+
+def _prices(table: Any, path: Path) -> dict[str, tuple[float, float]]:
+    """[prices."model"] input = 3.0, output = 15.0 (dollars per million tokens); a name ending in
+    * prices every model it begins."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"[prices] in {path} must be a table of models")
+    out: dict[str, tuple[float, float]] = {}
+    for model, entry in table.items():
+        where = f"[prices.{model!r}] in {path}"
+        if not isinstance(entry, dict) or set(entry) - {"input", "output"} or not {"input", "output"} <= set(entry):
+            raise ConfigError(f"{where} must give input and output, in dollars per million tokens")
+        values = []
+        for side in ("input", "output"):
+            v = entry[side]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
+                raise ConfigError(f"{where}: {side} must be a number of dollars per million tokens, got {v!r}")
+            values.append(float(v))
+        out[str(model)] = (values[0], values[1])
+    return out
 
 
 def _toml_value(value: Any) -> str:

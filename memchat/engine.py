@@ -65,6 +65,7 @@ class Engine:
         self.compactor = Compactor(db, settings, lambda: self.provider, self.system_prompt, self.factor)
         self.use_memory = use_memory
         self._embedder = embedder or self._load_embedder
+        self.remembered_existed = False
 
     def _load_embedder(self, on_notice: Notice | None = None) -> Any:
         from memchat.memory.embed import configured
@@ -120,16 +121,19 @@ class Engine:
         match = REMEMBER.match(user.content)
         if not (self.use_memory and match):
             return None
-        text = match.group("text").strip()
-        memory = MemoryStore(self.db).add(
-            text[0].upper() + text[1:],
-            kind="fact",
-            origin="stated",
-            importance=0.8,
-            source_message_ids=[user.id],
-            actor="user",
-        )
+        from memchat.memory.kinds import kind_of
+
+        kind, text = kind_of(match.group("text"))
+        text = text[:1].upper() + text[1:]  # "remember that my dentist..." -> "My dentist..."
+        store = MemoryStore(self.db)
+        memory = store.add(text, kind=kind, origin="stated", importance=0.8, source_message_ids=[user.id], actor="user")
+        self.remembered_existed = store.last_add_existed
         return memory.id
+
+    def _kind(self, memory_id: int) -> str:
+        from memchat.memory.store import MemoryStore
+
+        return MemoryStore(self.db).get(memory_id).kind
 
     @property
     def provider(self) -> Provider:
@@ -248,7 +252,8 @@ class Engine:
         user = sessions.add_message(self.db, session.id, "user", text, status="unanswered", tokens=tokens.count(text))
         remembered = self.remember(user)
         if remembered and on_notice:
-            on_notice(f"remembered (memory {remembered})")
+            said = "already remembered" if self.remembered_existed else "remembered"
+            on_notice(f"{said} (memory {remembered}{', a rule' if self._kind(remembered) == 'rule' else ''})")
         result = self.answer(session, user, on_text, on_notice)
         result.remembered = remembered
         written = [user.id] + ([result.reply_message.id] if result.reply_message else [])
@@ -297,6 +302,7 @@ class Engine:
             system=compiled.system,
             messages=compiled.messages,
             max_tokens=self.settings.max_tokens,
+            session_id=session.id,
         )
         reply = Reply()
         started = time.monotonic()

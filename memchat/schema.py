@@ -178,6 +178,23 @@ def m012_index_embedded_memories(db: Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS memories_embedded ON memories(embedding_model) WHERE status != 'forgotten'")
 
 
+@_migration
+def m013_sessions_with_memory_off(db: Database) -> None:
+    # A session run with --no-memory stays out of long-term memory for good: never captured,
+    # never injected elsewhere, and later turns in it read no memory either.
+    db.execute("ALTER TABLE sessions ADD COLUMN memory_off INTEGER NOT NULL DEFAULT 0")
+
+
+@_migration
+def m014_record_usage(db: Database) -> None:
+    # Every model call's tokens, by purpose, for `memchat usage`, /cost and the line after a reply.
+    db.execute(
+        "CREATE TABLE usage (id INTEGER PRIMARY KEY, at TEXT NOT NULL, model TEXT NOT NULL, purpose TEXT NOT NULL, "
+        "input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, session_id INTEGER)"
+    )
+    db.execute("CREATE INDEX usage_at ON usage(at)")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

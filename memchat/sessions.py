@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError, parse_id
+from memchat.when import local_minute
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -48,6 +49,7 @@ class Session:
     summary: str | None = None
     summary_through_message_id: int | None = None
     imported_system: str | None = None  # another tool's system prompt: kept as data, never sent
+    memory_off: bool = False  # run with --no-memory: out of long-term memory for good
     message_count: int = 0
 
 
@@ -62,7 +64,7 @@ def _rows(db: Database, sql: str, params: tuple | list = ()) -> list[dict[str, A
 
 
 def _session(row: dict[str, Any]) -> Session:
-    return Session(**row)
+    return Session(**{**row, "memory_off": bool(row.get("memory_off"))})
 
 
 def _message(row: dict[str, Any]) -> Message:
@@ -78,15 +80,27 @@ def _session_select(where: str = "", order: str = "") -> str:
 
 
 def create_session(
-    db: Database, *, model: str | None = None, system: str | None = None, title: str | None = None
+    db: Database,
+    *,
+    model: str | None = None,
+    system: str | None = None,
+    title: str | None = None,
+    memory_off: bool = False,
 ) -> Session:
     now = utcnow()
     with immediate(db):
         cur = db.conn.execute(
-            "INSERT INTO sessions (title, created_at, updated_at, model, system) VALUES (?, ?, ?, ?, ?)",
-            (title, now, now, model, system),
+            "INSERT INTO sessions (title, created_at, updated_at, model, system, memory_off) VALUES (?, ?, ?, ?, ?, ?)",
+            (title, now, now, model, system, int(memory_off)),
         )
     return get_session(db, inserted_id(cur))
+
+
+def turn_memory_off(db: Database, session_id: int) -> Session:
+    """Keep this session out of long-term memory from now on (--no-memory on a resumed session)."""
+    with immediate(db):
+        db.conn.execute("UPDATE sessions SET memory_off = 1 WHERE id = ?", (session_id,))
+    return get_session(db, session_id)
 
 
 def parse_session_id(value: str | int) -> int:
@@ -209,16 +223,17 @@ def fill_token_counts(db: Database, history: list[Message]) -> None:
             m.tokens = missing[m.id]
 
 
-def message_by_number(db: Database, session_id: int, number: int | str) -> Message:
-    """A message by its position in the session as /history and `sessions show` number it."""
-    try:
-        n = int(str(number).lstrip("#"))
-    except ValueError:
-        raise UsageError(f"message number must be a number, got {number!r}") from None
-    msgs = messages(db, session_id)
-    if not 1 <= n <= len(msgs):
-        raise NotFoundError(f"no message #{n} in session {session_id} (it has {len(msgs)})")
-    return msgs[n - 1]
+def message_in(db: Database, session_id: int, ref: int | str) -> Message:
+    """A message of this session by its id, as every command shows it ("message 15")."""
+    mid = parse_id(ref, "message")
+    found = _rows(db, f"SELECT {', '.join(_MESSAGE_COLUMNS)} FROM messages WHERE id = ?", (mid,))
+    if not found or found[0]["session_id"] != session_id:
+        ids = [m.id for m in messages(db, session_id)]
+        where = f"its messages are {ids[0]}-{ids[-1]}" if ids else "it has no messages"
+        raise NotFoundError(
+            f"message {mid} is not in session {session_id} ({where}; see `memchat sessions show {session_id}`)"
+        )
+    return _message(found[0])
 
 
 def set_pinned(db: Database, message_id: int, pinned: bool) -> Message:
@@ -275,10 +290,17 @@ def title_from(text: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-def export_session(db: Database, session_id: int | str, fmt: str = "md") -> str:
-    """The whole session as Markdown or as memchat's JSON export format."""
+def export_session(
+    db: Database, session_id: int | str, fmt: str = "md", *, around: int | str | None = None, context: int = 3
+) -> str:
+    """The whole session as Markdown or as memchat's JSON export format; with `around`, only
+    that message and `context` messages on each side of it."""
     session = get_session(db, session_id)
     msgs = messages(db, session.id)
+    if around is not None:
+        target = message_in(db, session.id, around).id
+        at = next((i for i, m in enumerate(msgs) if m.id == target), 0)
+        msgs = msgs[max(0, at - context) : at + context + 1]
     if fmt == "json":
         return (
             json.dumps(
@@ -298,11 +320,11 @@ def export_session(db: Database, session_id: int | str, fmt: str = "md") -> str:
     out = [
         f"# {session.title or f'Session {session.id}'}",
         "",
-        f"Session {session.id} · started {session.created_at} · model {session.model or '-'}",
+        f"Session {session.id} · started {local_minute(session.created_at)} · model {session.model or '-'}",
         "",
     ]
-    for number, m in enumerate(msgs, 1):
+    for m in msgs:
         who = "You" if m.role == "user" else "Assistant"
         note = ("" if m.status == "ok" else f" ({m.status})") + (" · pinned" if m.pinned else "")
-        out += [f"## #{number} {who}{note} · {m.created_at}", "", m.content, ""]
+        out += [f"## message {m.id} · {who}{note} · {local_minute(m.created_at)}", "", m.content, ""]
     return "\n".join(out)

@@ -60,7 +60,8 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 _KEY_FIELD = r"(?i:(?:x-api-key|authorization|api[_-]?key)[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?)"
-_KEY_SHAPES = re.compile(rf"sk-ant-[A-Za-z0-9_\-]{{4,}}|(?P<field>{_KEY_FIELD})[^\s\"',;]{{8,}}")
+# "sk-ant-..." is how memchat's own hints spell a key: a placeholder, never a key.
+_KEY_SHAPES = re.compile(rf"sk-ant-[A-Za-z0-9_\-]{{4,}}|(?P<field>{_KEY_FIELD})(?!sk-ant-\.\.\.)[^\s\"',;]{{8,}}")
 
 
 def id_ranges(ids: list[int]) -> str:

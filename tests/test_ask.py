@@ -229,7 +229,7 @@ def test_timeout_is_reported(cli, api, monkeypatch):
     api.enqueue_hang(3)
     result = cli("ask", "hello")
     assert result.exit_code == 1
-    assert result.stderr.startswith("memchat: the API did not answer within 1 s (timeout)")
+    assert result.stderr.startswith(f"memchat: the API at {api.url} did not answer within 1 s (timeout)")
 
 
 def test_stream_dropped_midway_keeps_partial_reply_marked_incomplete(cli, api, memchat_home):
@@ -292,3 +292,43 @@ def test_deprecated_model_warning_is_one_line(api):
     assert result.returncode == 0
     assert result.stderr.decode().startswith("memchat: warning: The model 'claude-sonnet-4-5' is deprecated")
     assert result.stderr.count(b"\n") == 1
+
+
+def test_a_server_that_is_down_is_named_with_the_cause(cli, monkeypatch, memchat_home):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "0")
+    result = cli("--provider", "anthropic", "ask", "hello?")
+    assert result.exit_code == 1
+    assert f"cannot reach the API at http://127.0.0.1:{port}: " in result.stderr
+    assert "refused" in result.stderr.lower() and "sk-ant" not in result.stderr
+    assert db_rows(memchat_home, "SELECT content FROM messages") == [("hello?",)]
+
+
+@pytest.mark.parametrize("url", ["not-a-url", "ftp://example.com", "http://"])
+def test_a_malformed_base_url_is_refused_before_anything_is_stored(cli, monkeypatch, memchat_home, url):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    result = cli("--provider", "anthropic", "ask", "hello?")
+    assert result.exit_code != 0
+    assert f"base_url {url!r} (env ANTHROPIC_BASE_URL) is not an http(s) URL" in result.stderr
+    assert not (memchat_home / "default.db").exists() or db_rows(memchat_home, "SELECT content FROM messages") == []
+
+
+def test_config_shows_the_base_url_in_effect_and_where_it_comes_from(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    assert "https://api.anthropic.com" in cli("config").stdout
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://gateway.local:8080")
+    shown = cli("config", "--json").stdout
+    import json
+
+    entry = json.loads(shown)["settings"]["base_url"]
+    assert entry == {"value": "http://gateway.local:8080", "source": "env ANTHROPIC_BASE_URL"}
+    monkeypatch.setenv("MEMCHAT_BASE_URL", "http://mine.local")
+    entry = json.loads(cli("config", "--json").stdout)["settings"]["base_url"]
+    assert entry == {"value": "http://mine.local", "source": "env MEMCHAT_BASE_URL"}

@@ -1,10 +1,13 @@
 """`memchat recall`, `memchat memories ...`, `memchat reindex` and the REPL's memory commands."""
 
 import json
+import os
 import re
+import sys
+from pathlib import Path
 
 import pytest
-from conftest import db_rows
+from conftest import db_rows, run_memchat
 
 HIT_FIELDS = [
     "type",
@@ -256,3 +259,93 @@ def test_forget_all_on_many_memories_lists_the_first_and_counts_the_rest(cli, me
     assert "  1: Storage unit 0 holds box number 0." in done.stdout
     assert "... and 10 more" in done.stdout
     assert store.find(status=("active", "pending", "superseded")) == []
+
+
+@pytest.mark.parametrize(
+    ("editor", "said"),
+    [
+        ("/nonexistent/editor", "cannot run the editor '/nonexistent/editor': no such program"),
+        ("false", "the editor 'false' exited with code 1; nothing was changed"),
+        ("'unclosed", "cannot read $EDITOR"),
+    ],
+)
+def test_a_bad_editor_is_one_line_and_changes_nothing(monkeypatch, editor, said):
+    from memchat.errors import UsageError
+    from memchat.ui.terminal import edit_in_editor
+
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    with pytest.raises(UsageError, match=re.escape(said)):
+        edit_in_editor("My passport is in the blue drawer.\n")
+
+
+def test_the_editor_sees_a_private_file_that_is_gone_afterwards(monkeypatch, tmp_path):
+    from memchat.ui.terminal import edit_in_editor
+
+    seen = tmp_path / "seen"
+    script = tmp_path / "ed.sh"
+    script.write_text(
+        f'#!/bin/sh\nstat -c %a "$1" > {seen}\nstat -c %a "$(dirname "$1")" >> {seen}\n'
+        f'sed -i s/blue/red/ "$1"\necho "$1" >> {seen}\n'
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(script))
+    assert edit_in_editor("My passport is in the blue drawer.\n") == "My passport is in the red drawer.\n"
+    mode, dir_mode, path = seen.read_text().split()
+    assert (mode, dir_mode) == ("600", "700")
+    assert not Path(path).exists() and not Path(path).parent.exists()
+    monkeypatch.setenv("VISUAL", "true")
+    assert edit_in_editor("unchanged\n") is None
+
+
+def test_memories_edit_with_a_bad_editor_exits_2_in_a_terminal(memchat_home):
+    pexpect = pytest.importorskip("pexpect")
+    from conftest import ROOT
+
+    env = dict(os.environ, EDITOR="/nonexistent/editor", MEMCHAT_PROVIDER="echo")
+    env.pop("VISUAL", None)
+    assert run_memchat("memories", "add", "The spare key is in the blue pot.").returncode == 0
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memchat", "memories", "edit", "1"], env=env, cwd=str(ROOT), encoding="utf-8", timeout=30
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "memchat: cannot run the editor '/nonexistent/editor': no such program" in child.before
+    assert "internal error" not in child.before and child.exitstatus == 2
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "stored"),
+    [
+        ("remember that rule: always answer in British English", "rule", "Always answer in British English"),
+        ("Remember: I prefer Go examples", "rule", "I prefer Go examples"),
+        ("please remember to call me Sam", "rule", "Call me Sam"),
+        ("what do you remember about me?", None, None),  # a question, not a request to keep something
+        ("remember that I prefer tea over coffee", "fact", "I prefer tea over coffee"),
+        ("remember that my sister lives in Porto", "fact", "My sister lives in Porto"),
+    ],
+)
+def test_instructions_to_the_assistant_are_kept_as_rules_and_sent_as_such(cli, fake, said, kind, stored):
+    assert cli("ask", said).exit_code == 0
+    rows = cli("memories", "list", "--json").stdout
+    memories = [json.loads(line) for line in rows.splitlines() if line.strip()]
+    if kind is None:
+        assert memories == []
+        return
+    assert [(m["kind"], m["text"]) for m in memories] == [(kind, stored)]
+    assert cli("ask", "what should I cook tonight?").exit_code == 0
+    system = fake.requests[-1]["system"]
+    if kind == "rule":
+        assert f"## How to work with you\n- {stored}" in system  # every call, whatever the message
+
+
+def test_adding_what_is_already_there_says_so(cli):
+    first = cli("memories", "add", "I prefer Go examples")
+    assert first.exit_code == 0 and "memory 1 (rule): I prefer Go examples" in first.stdout
+    again = cli("memories", "add", "i prefer go examples.")
+    assert again.exit_code == 0
+    assert "already remembered as memory 1 (rule)" in again.stdout
+    assert "memory 2 (fact)" in cli("memories", "add", "--kind", "fact", "The spare key is in the blue pot.").stdout
+    assert "memory 3 (rule): no emojis" in cli("memories", "add", "rule: no emojis").stdout
+    listed = cli("memories", "list", "--json").stdout
+    assert len([line for line in listed.splitlines() if line.strip()]) == 3

@@ -131,7 +131,7 @@ def test_history_and_context_figures_add_up_to_what_was_sent(fake, monkeypatch, 
     session = sessions.create_session(db)
     for i in range(30):
         result = engine.send(session, f"message {i} with some unicode ☃ 日本語 and `code()`")
-    sessions.set_pinned(db, sessions.message_by_number(db, session.id, 1).id, True)
+    sessions.set_pinned(db, sessions.messages(db, session.id)[0].id, True)
     preview = engine.preview(session)
     rows = engine.history_rows(session)
     sent_rows = sum(n for _, m, n, state in rows if state in ("sent", "pinned"))
@@ -241,7 +241,7 @@ def test_repl_commands_pin_history_context_and_cli_pin(memchat_home):
     assert "pinned: first message" in out
     assert "1  user" in out and "pinned" in out
     assert "reply reserve (max_tokens)" in out and "no session summary yet" in out
-    assert run_memchat("sessions", "unpin", "1", "1").stdout.decode().startswith("unpinned #1 in session 1")
+    assert run_memchat("sessions", "unpin", "1", "1").stdout.decode().startswith("unpinned message 1 in session 1")
     assert db_rows(memchat_home, "SELECT pinned FROM messages ORDER BY id") == [(0,), (0,), (0,), (0,)]
     assert run_memchat("sessions", "pin", "1", "3").returncode == 0
     assert db_rows(memchat_home, "SELECT pinned FROM messages WHERE id = 3") == [(1,)]

@@ -1,6 +1,7 @@
 """The memory lifecycle end to end: capture by tool use, write policy, injection, against the local server."""
 
 import threading
+import time
 
 import pytest
 from conftest import db_rows, run_memchat
@@ -9,7 +10,8 @@ from memchat import sessions
 from memchat.config import load_settings
 from memchat.db import db_file, open_db
 from memchat.engine import Engine
-from memchat.memory.capture import CaptureWorker, capture_session
+from memchat.memory.background import CaptureWorker
+from memchat.memory.capture import capture_session
 from memchat.memory.embed import configured
 from memchat.memory.store import MemoryStore
 from memchat.providers import get_provider
@@ -22,13 +24,19 @@ class Script:
         self.extractions = []
         self.decisions = []
         self.chat = []
+        self.extractions_seen = 0
+        self.transcripts: list[str] = []  # what every memory call (extraction, summary) was shown
 
     def __call__(self, body):
         name = (body.get("tool_choice") or {}).get("name")
+        if name or "Summarise this conversation" in str(body.get("messages")):
+            self.transcripts.append(str(body.get("messages")))
         if name == "record_memories":
-            return {
-                "tool_input": self.extractions.pop(0) if self.extractions else {"facts": [], "events": [], "rules": []}
-            }
+            self.extractions_seen += 1
+            answer = self.extractions.pop(0) if self.extractions else {"facts": [], "events": [], "rules": []}
+            if "The conversation has ended" in str(body.get("messages")):  # one call: the summary too
+                answer = {"summary": "The user shared contact preferences; nothing left open.", **answer}
+            return {"tool_input": answer}
         if name == "decide_memory":
             return {"tool_input": self.decisions.pop(0) if self.decisions else {"action": "add"}}
         if "tools" not in body and "Summarise this conversation" in str(body.get("messages")):
@@ -216,6 +224,30 @@ def test_no_memory_sends_no_memory_section_and_stores_nothing(api, http_script, 
     assert db_rows(memchat_home, "SELECT text FROM memories") == [("The user likes tea.",)]
 
 
+@pytest.mark.parametrize("where", ["before the command", "after the command"])
+def test_no_memory_anywhere_keeps_the_session_out_of_memory_for_good(api, http_script, memchat_home, where):
+    """--no-memory as a global flag (where the README puts it) or the command's own: no memory
+    section, no capture; and the session stays out of memory: resumed later without the flag,
+    captured with everything else, searched by another conversation's turn."""
+    MemoryStore(open_db(memchat_home / "default.db")).add("The user likes tea.", kind="fact", origin="stated")
+    args = ["--no-memory", "ask", "my locker code is 4417"] if where == "before the command" else [
+        "ask", "--no-memory", "my locker code is 4417"
+    ]
+    env = {"MEMCHAT_MEMORY_CAPTURE": "true"}
+    assert run_memchat(*args, env=env).returncode == 0
+    assert "<memory>" not in http_script.chat[-1].get("system", "")
+    assert db_rows(memchat_home, "SELECT memory_off FROM sessions") == [(1,)]
+    assert run_memchat("ask", "-c", "and what do I like to drink?", env=env).returncode == 0
+    assert "<memory>" not in http_script.chat[-1].get("system", "")  # still off in that session
+    assert run_memchat("memories", "capture", env=env).returncode == 0
+    assert not any("4417" in t for t in http_script.transcripts)  # nothing captured from it
+    found = run_memchat("recall", "locker code", "--json", env=env)  # your own search shows it (and embeds it)
+    assert "4417" in found.stdout.decode()
+    assert run_memchat("ask", "what is my locker code?", env=env).returncode == 0
+    assert "4417" not in http_script.chat[-1].get("system", "")  # not brought into another session
+    assert db_rows(memchat_home, "SELECT text FROM memories") == [("The user likes tea.",)]
+
+
 @pytest.mark.parametrize("failure", ["500", "malformed"])
 def test_extraction_failure_never_disturbs_the_chat_and_is_retried(http_world, http_script, api, encoder, failure):
     db, settings, engine, _ = http_world
@@ -319,14 +351,22 @@ def test_repl_captures_at_exit_and_why_explains(api, http_script, memchat_home, 
     child.expect("Answer in British English")
     child.expect_exact("›")
     child.sendcontrol("d")
+    # Quitting does not wait for capture: a detached process does it.
+    child.expect("saved in the background")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not db_rows(
+        memchat_home, "SELECT 1 FROM memories WHERE kind = 'event' AND key = 'session.1.summary'"
+    ):
+        time.sleep(0.2)
     facts = db_rows(memchat_home, "SELECT text FROM memories WHERE kind = 'fact'")
     assert facts == [("The user is training for a marathon.",)]
     assert db_rows(
         memchat_home, "SELECT count(*) FROM memories WHERE kind = 'event' AND key = 'session.1.summary'"
     ) == [(1,)]
+    assert http_script.extractions_seen == 1  # one call: the facts and the summary together
 
 
 def test_vectors_of_another_model_do_not_break_a_chat_turn(world, script, encoder):

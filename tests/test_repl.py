@@ -204,6 +204,28 @@ def test_piped_stdin_reads_messages_line_by_line_and_prints_plain(api, memchat_h
     assert [r[1] for r in db_rows(memchat_home)] == ["first", "echo: first", "second", "echo: second"]
 
 
+def test_a_piped_chat_exits_1_when_any_message_failed(api, memchat_home, monkeypatch):
+    def chat(lines: bytes, **env: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "memchat"],
+            input=lines,
+            capture_output=True,
+            cwd=str(ROOT),
+            timeout=60,
+            env={**os.environ, **env},
+        )
+
+    assert chat(b"fine\n").returncode == 0
+    no_key = chat(b"hi\n", ANTHROPIC_API_KEY="")
+    assert no_key.returncode == 1
+    assert "export ANTHROPIC_API_KEY=sk-ant-..." in no_key.stderr.decode()  # the hint, not "[redacted key]"
+    api.enqueue_error(500, "boom")
+    failed_call = chat(b"first\nsecond\n", MEMCHAT_MAX_RETRIES="0")
+    assert failed_call.returncode == 1, failed_call.stderr
+    assert failed_call.stdout.decode().endswith("echo: second\n")  # the chat went on after the failure
+    assert chat(b"/nosuchcommand\n").returncode == 1
+
+
 def test_launch_to_prompt_does_not_wait_for_heavy_imports(api):
     # The prompt must come up before the SDK is imported (it warms in the background).
     env = dict(os.environ, PYTHONPROFILEIMPORTTIME="1", TERM="xterm-256color")

@@ -2,6 +2,7 @@ import json
 import sqlite3
 
 import pytest
+from conftest import db_rows
 
 from memchat import sessions
 from memchat.db import open_db
@@ -26,11 +27,52 @@ def test_show_prints_the_transcript(cli):
     result = cli("sessions", "show", "1")
     assert result.exit_code == 0
     assert (
-        "## #1 You" in result.stdout
-        and "## #2 Assistant" in result.stdout
+        "## message 1 · You" in result.stdout
+        and "## message 2 · Assistant" in result.stdout
         and "hello there" in result.stdout
         and "(echo) hello there" in result.stdout
     )
+
+
+def test_messages_are_called_by_one_id_everywhere_and_can_be_opened(cli, memchat_home):
+    """recall cites "message N"; sessions show, --around and pin take that same N, whatever the session."""
+    seed(cli, "the first topic")
+    for text in ("my locker code is 4417", "and the bike is blue", "thanks", "one more thing"):
+        assert cli("--provider", "echo", "ask", "-c", text).exit_code == 0
+    seed(cli, "another session entirely")
+    found = json.loads(cli("recall", "locker code", "--json", "--all").stdout)
+    locker = next(h for h in found if h["type"] == "message" and "4417" in h["text"])
+    mid, sid = locker["id"], locker["session_id"]
+    shown = cli("sessions", "show", str(sid)).stdout
+    assert f"## message {mid} · " in shown
+    around = cli("sessions", "show", str(sid), "--around", str(mid), "-C", "1").stdout
+    assert f"## message {mid} · " in around and "my locker code is 4417" in around
+    assert around.count("## message") == 3 and "## message 1 " not in around
+    assert cli("sessions", "pin", str(sid), str(mid)).exit_code == 0
+    assert db_rows(memchat_home, f"SELECT pinned FROM messages WHERE id = {mid}") == [(1,)]
+    other = cli("sessions", "pin", "2", str(mid))
+    assert other.exit_code == 1 and f"message {mid} is not in session 2" in other.stderr
+
+
+def test_times_are_shown_in_local_time_to_the_minute(cli, monkeypatch):
+    import re
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # UTC+05:30: a shift no rounding can hide
+    time.tzset()
+    try:
+        seed(cli, "what time is it")
+        stamp = db_rows_one(cli)
+        shown = cli("sessions", "show", "1").stdout
+        from datetime import UTC, datetime, timedelta
+
+        utc = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        local = (utc + timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")
+        assert f"started {local} " in shown
+        assert not re.search(r"\d{2}:\d{2}:\d{2}", shown)  # no seconds, no microseconds
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_rename_then_show_uses_the_new_title(cli):
@@ -116,3 +158,7 @@ def test_ids_are_ascii_digits_only(cli, typed):
     bad = cli("sessions", "show", typed)
     assert bad.exit_code == 2 and bad.stderr.startswith("memchat: session id must be a number")
     assert cli("memories", "show", typed).exit_code == 2
+
+
+def db_rows_one(cli) -> str:
+    return json.loads(cli("sessions", "list", "--json").stdout.splitlines()[0])["created_at"]

@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 
 from memchat import sessions
 from memchat.app.profile import Profile
+from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
     from memchat.engine import TurnResult
-    from memchat.memory.capture import CaptureResult, CaptureWorker
+    from memchat.memory.background import CaptureWorker
+    from memchat.memory.capture import CaptureResult
     from memchat.sessions import Session
 
 
@@ -27,24 +29,72 @@ class Capture(Profile):
         session_id: str | int | None = None,
         *,
         final: bool = False,
+        background: bool = False,
         on_result: Callable[[CaptureResult], None] | None = None,
     ) -> list[CaptureResult]:
-        """Extract memories from turns not yet captured, now (one session, or every one that has some)."""
-        from memchat.memory.capture import capture_session, pending_sessions
+        """Extract memories from turns not yet captured, now (one session, or every one that has some).
 
-        ids = [sessions.get_session(self.db, session_id).id] if session_id is not None else pending_sessions(self.db)
+        background (a detached run): this session, if any, and every idle session with turns
+        left, under the profile's capture lock (after 30 s of another holder: nothing, it is
+        retried next time); a failure is logged against its session, never raised.
+        """
+        from memchat.memory.background import IDLE_MINUTES, capture_lock
+        from memchat.memory.capture import capture_session, idle_sessions, pending_sessions, save_pointer
+
+        given = [sessions.get_session(self.db, session_id).id] if session_id is not None else []
         provider = self.provider
         provider.ready()
-        embedder = self.embedder()
-        results = []
-        for sid in ids:
-            result = capture_session(
-                self.db, self.settings, provider, sid, final=final or session_id is None, embedder=embedder
-            )
-            results.append(result)
-            if on_result:
-                on_result(result)
+        results: list[CaptureResult] = []
+        with capture_lock(self.settings.db_path, wait=30 if background else 300) as mine:
+            if not mine:
+                return results
+            if background:
+                ids = list(dict.fromkeys(given + idle_sessions(self.db, IDLE_MINUTES)))
+            else:
+                ids = given or pending_sessions(self.db)
+            for sid in ids:
+                try:
+                    result = capture_session(
+                        self.db,
+                        self.settings,
+                        provider,
+                        sid,
+                        final=final or background or not given,
+                        embedder=self.embedder,
+                    )
+                except MemchatError as exc:
+                    if not background:
+                        raise
+                    save_pointer(self.db, sid, error=exc.message[:500])
+                    continue
+                results.append(result)
+                if on_result:
+                    on_result(result)
         return results
+
+    def end_session(self, session: Session | None) -> bool:
+        """A conversation ends (REPL quit): what is left to capture goes to a detached process,
+        so quitting never waits. True if one was started."""
+        if not self.can_capture:
+            return False
+        from memchat.memory.capture import pending_sessions
+
+        left = session is not None and session.id in pending_sessions(self.db)
+        if not (left or self.capture_pending):
+            return False
+        self.capture_detached(session)
+        return True
+
+    def after_warm_up(self) -> None:
+        self.resume_capture()
+
+    def resume_capture(self) -> None:
+        """Start a detached capture of sessions a dead process left uncaptured (at REPL start)."""
+        from memchat.memory.background import IDLE_MINUTES
+        from memchat.memory.capture import idle_sessions
+
+        if self.can_capture and idle_sessions(self.db, IDLE_MINUTES):
+            self.capture_detached(None)
 
     def after_turn(self, session: Session, result: TurnResult) -> None:
         """Count an answered turn; every memory.capture_every turns, capture in the background."""
@@ -59,17 +109,18 @@ class Capture(Profile):
             self.worker.submit(session.id, final=final)
             self.turns_since_capture = 0
 
-    def capture_detached(self, session: Session) -> None:
-        """Capture a finished one-shot session in a detached process, so the command returns at once."""
+    def capture_detached(self, session: Session | None) -> None:
+        """Capture a finished session (and any idle one left uncaptured) in a detached process,
+        so the command returns at once."""
         if self.can_capture:
-            from memchat.memory.capture import spawn_capture
+            from memchat.memory.background import spawn_capture
 
-            spawn_capture(self.settings.db_path, session.id, config_path=self.config_path)
+            spawn_capture(self.settings.db_path, session.id if session else None, config_path=self.config_path)
 
     @property
     def worker(self) -> CaptureWorker:
         if self._worker is None:
-            from memchat.memory.capture import CaptureWorker
+            from memchat.memory.background import CaptureWorker
 
             self._worker = CaptureWorker(self.settings.db_path, self.settings, embedder=self.embedder)
         return self._worker

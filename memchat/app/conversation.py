@@ -37,15 +37,26 @@ class Conversation(Profile):
             if session is None:
                 raise UsageError("there is no session to continue yet")
         elif create:
-            session = sessions.create_session(self.db, model=self.settings.model, system=system)
+            session = self.new_session(system=system)
         else:
             return None
         if session is not None and system and session.system != system:
             session = sessions.update_session(self.db, session.id, system=system)
-        return session
+        return self.enter(session) if session is not None else None
 
-    def new_session(self) -> Session:
-        return sessions.create_session(self.db, model=self.settings.model)
+    def new_session(self, system: str | None = None) -> Session:
+        return sessions.create_session(
+            self.db, model=self.settings.model, system=system, memory_off=not self.use_memory
+        )
+
+    def enter(self, session: Session) -> Session:
+        """Continue a session: one run with --no-memory keeps it out of long-term memory for good,
+        and a session kept out turns memory off for this run."""
+        if not self.use_memory and not session.memory_off:
+            return sessions.turn_memory_off(self.db, session.id)
+        if session.memory_off and self.use_memory:
+            self.memory_off()
+        return session
 
     def session(self, session_id: str | int) -> Session:
         return sessions.get_session(self.db, session_id)
@@ -84,14 +95,16 @@ class Conversation(Profile):
         history.scrub(self.history_path, lambda line: line.strip() in typed)
         return done
 
-    def export_session(self, session_id: str | int, fmt: str = "md") -> str:
-        return sessions.export_session(self.db, session_id, fmt)
+    def export_session(
+        self, session_id: str | int, fmt: str = "md", *, around: str | int | None = None, context: int = 3
+    ) -> str:
+        return sessions.export_session(self.db, session_id, fmt, around=around, context=context)
 
     def pin_message(self, session: Session, number: str | int | None, pinned: bool) -> Message:
-        """Pin (or unpin) a message by its number in the session; by default your last message
+        """Pin (or unpin) a message of the session by its id; by default your last message
         (pinning) or the last pinned one (unpinning)."""
         if number:
-            message = sessions.message_by_number(self.db, session.id, number)
+            message = sessions.message_in(self.db, session.id, number)
         else:
             msgs = sessions.messages(self.db, session.id)
             if pinned:

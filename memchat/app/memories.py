@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 class Remembered:
     memory: Memory
     replaced: list[Memory] = field(default_factory=list)  # the memories it superseded
+    existed: bool = False  # it was already there: nothing was added
 
 
 class Memories(Profile):
@@ -73,16 +74,23 @@ class Memories(Profile):
         self,
         text: str,
         *,
-        kind: str = "fact",
+        kind: str | None = None,
         key: str | None = None,
         value: str | None = None,
         importance: float = 0.5,
         pinned: bool = False,
         origin: str = "manual",
     ) -> Remembered:
-        """Store what the user asked to keep, in their words."""
+        """Store what the user asked to keep, in their words; without a kind, an instruction to the
+        assistant ("always answer in British English", "rule: ...") is a rule, anything else a fact."""
+        from memchat.memory.kinds import kind_of
+
+        if kind is None:
+            kind, text = kind_of(text)
         store = self.store
         memory = store.add(text, kind=kind, key=key, value=value, importance=importance, pinned=pinned, origin=origin)
+        if store.last_add_existed:
+            return Remembered(memory, existed=True)
         self.embed_written(memory_ids=[memory.id])
         return Remembered(memory, store.replaced(memory.id))
 
@@ -171,7 +179,10 @@ class Memories(Profile):
         from memchat.memory.transfer import import_text
 
         text, name = read_file(path)
-        return import_text(self.store, text, name)
+        result = import_text(self.store, text, name)
+        if result.added:
+            self.embed_written()
+        return result
 
     def import_conversations(self, path: str, *, keep_system: bool = False) -> ImportResult:
         """Past conversations in, as sessions (idempotent, all or nothing); see `embed_backlog`.

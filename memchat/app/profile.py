@@ -16,7 +16,7 @@ from memchat.errors import MemchatError
 if TYPE_CHECKING:
     from memchat.db import Database
     from memchat.engine import Engine
-    from memchat.memory.capture import CaptureWorker
+    from memchat.memory.background import CaptureWorker
     from memchat.memory.embed import Embedder
     from memchat.memory.store import MemoryStore
     from memchat.providers import Provider
@@ -60,6 +60,7 @@ class Profile:
         self.on_warning: Notice | None = None  # a shell's way to say what is wrong but not fatal
         self.capture_on = use_memory and bool(settings.get("memory.capture"))
         self.turns_since_capture = 0
+        self.preparing: str | None = None  # the encoder's one-time preparation, while it runs in the background
 
     def memory_off(self) -> None:
         """Neither read nor write long-term memory for the rest of this run (--no-memory)."""
@@ -110,7 +111,13 @@ class Profile:
             from memchat.providers import get_provider
 
             self._provider = get_provider(self.settings.provider, self.settings)
+            self._provider.on_usage = self._record_usage
         return self._provider
+
+    def _record_usage(self, request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
+        from memchat import usage
+
+        usage.record(self.db, model, request.purpose, input_tokens, output_tokens, request.session_id)
 
     @property
     def engine(self) -> Engine:
@@ -231,7 +238,10 @@ class Profile:
         ):
             return
         try:
-            index.embed_messages(self.db, self.embedder(), list(message_ids), memory_ids=memory_ids)
+            if memory_ids or message_ids:
+                index.embed_messages(self.db, self.embedder(), list(message_ids), memory_ids=memory_ids)
+            else:  # a bulk write (an import of memories): everything without a vector
+                index.catch_up(self.db, self.embedder())
         except MemchatError as exc:  # a full disk or a long lock: the next catch-up does it
             from memchat.log import get_logger
 
@@ -254,19 +264,30 @@ class Profile:
     def warm_up(self) -> None:
         """Open the database, import the provider SDK and load the encoder in a background thread."""
 
+        def preparing(text: str) -> None:
+            self.preparing = text  # the REPL's toolbar says so while it runs
+
         def work() -> None:
             try:
                 self.db  # noqa: B018 - opening is the point
                 if self.settings.provider == "anthropic":
                     import anthropic  # noqa: F401
                 if self.use_memory:
-                    self.embedder()
+                    try:
+                        self.embedder(preparing)
+                    finally:
+                        self.preparing = None
+                self.after_warm_up()
             except Exception as exc:  # noqa: BLE001 - the real use reports errors in the foreground
                 from memchat.log import get_logger
 
                 get_logger().warning("warm-up failed: %s", exc)
 
         threading.Thread(target=work, name="memchat-warm", daemon=True).start()
+
+    def after_warm_up(self) -> None:
+        """What else a fresh interactive run does in the background (the capture mixin resumes
+        captures a dead process left)."""
 
     # --- where things are ---------------------------------------------------------------------
     @property

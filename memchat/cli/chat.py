@@ -13,7 +13,9 @@ def run_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: b
     memchat = st.app()
     if no_memory:
         memchat.memory_off()
-    run_repl(memchat, session=session, continue_=continue_)
+    code = run_repl(memchat, session=session, continue_=continue_)
+    if code:
+        raise typer.Exit(code)
 
 
 def chat(

@@ -28,6 +28,7 @@ class CliState:
 
     flags: dict[str, Any] = field(default_factory=dict)
     config_path: str | None = None
+    no_memory: bool = False  # the global --no-memory: every command of this run
     _app: Memchat | None = None
 
     def app(self, **overrides: Any) -> Memchat:
@@ -38,6 +39,8 @@ class CliState:
 
             self._app = Memchat.load(self.config_path, **self.flags)
             self._app.on_warning = lambda text: note(f"warning: {text}")
+            if self.no_memory:
+                self._app.memory_off()
             OPEN.append(self._app)
         self._app.configure(**overrides)
         return self._app

@@ -39,6 +39,8 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     table.add_column("source", overflow="fold")
     for s in SETTINGS:
         value = settings.get(s.name)
+        if s.name == "base_url" and not value:
+            value = "https://api.anthropic.com"  # what the SDK uses: say so, not ''
         table.add_row(
             s.name,
             Text(

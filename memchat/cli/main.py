@@ -71,12 +71,15 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
     session: str | None = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
-    no_memory: bool = typer.Option(False, "--no-memory", help="Chat: neither read nor write long-term memory."),
+    no_memory: bool = typer.Option(
+        False, "--no-memory", help="Neither read nor write long-term memory (the session stays out of it for good)."
+    ),
 ) -> None:
     """A terminal chat assistant that remembers. Run with no command to chat."""
     st = state(ctx)
     st.flags = {"profile": profile, "db": db, "model": model, "provider": provider}
     st.config_path = config_file
+    st.no_memory = no_memory
     if ctx.invoked_subcommand is None:
         chat.run_chat(st, session=session, continue_=continue_, no_memory=no_memory)
 

@@ -61,7 +61,9 @@ def show(
 def add(
     ctx: typer.Context,
     text: list[str] = typer.Argument(..., metavar="TEXT"),
-    kind: str = typer.Option("fact", "--kind", "-k", help="fact, event or rule."),
+    kind: str | None = typer.Option(
+        None, "--kind", "-k", help="fact, event or rule (default: rule for an instruction to the assistant, else fact)."
+    ),
     key: str | None = typer.Option(
         None, "--key", help="entity.attribute, e.g. user.city: a new value supersedes the old."
     ),
@@ -71,6 +73,9 @@ def add(
 ) -> None:
     """Add a memory (yours: origin manual)."""
     done = open_app(ctx).remember(" ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin)
+    if done.existed:
+        typer.echo(f"already remembered as memory {done.memory.id} ({done.memory.kind}): {sanitize(done.memory.text)}")
+        return
     typer.echo(f"memory {done.memory.id} ({done.memory.kind}): {sanitize(done.memory.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
@@ -84,16 +89,14 @@ def edit(
     value: str | None = typer.Option(None, "--value", help="A new value for its key."),
 ) -> None:
     """Change a memory's text (opens $EDITOR without --text)."""
-    from memchat.ui.terminal import stdin_is_tty
+    from memchat.ui.terminal import edit_in_editor, stdin_is_tty
 
     memchat = open_app(ctx)
     m = memchat.memory(memory_id)
     if text is None and value is None:
         if not stdin_is_tty():
             raise UsageError("no terminal to open an editor on: pass --text")
-        import click
-
-        edited = click.edit(m.text + "\n")
+        edited = edit_in_editor(m.text + "\n")
         if edited is None:
             typer.echo("no change")
             return

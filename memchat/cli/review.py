@@ -20,7 +20,10 @@ def capture(
         None, "--session", "-s", help="Only this session (default: every session with uncaptured turns)."
     ),
     final: bool = typer.Option(False, "--final", help="Also write the session's episodic summary."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing (used by the background capture of `ask`)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing."),
+    background: bool = typer.Option(
+        False, "--background", hidden=True, help="The detached run of `ask` and REPL quit: quiet, idle sessions too."
+    ),
 ) -> None:
     """Extract memories from turns not yet captured (normally automatic, in the background)."""
     from memchat.ui import console
@@ -36,6 +39,9 @@ def capture(
     if session_id is not None:
         memchat.session(session_id)  # no such session, or no key: say so before loading anything
     memchat.provider.ready()
+    if background:  # the encoder loads only if there is something worth capturing
+        memchat.capture(session_id, final=True, background=True)
+        return
     load_encoder(memchat)
     memchat.capture(session_id, final=final, on_result=None if quiet else report)
 

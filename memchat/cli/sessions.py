@@ -38,16 +38,20 @@ def list_(
 def show(
     ctx: typer.Context,
     session_id: str = typer.Argument(..., metavar="ID"),
+    around: str | None = typer.Option(
+        None, "--around", "-a", metavar="MSG", help="Only the messages around this one (as recall cites it)."
+    ),
+    context: int = typer.Option(3, "--context", "-C", min=0, help="With --around: messages on each side."),
     json_out: bool = typer.Option(False, "--json", help="memchat's JSON export."),
 ) -> None:
-    """Show a session's transcript."""
+    """Show a session's transcript, each message with its id (the one recall and pin use)."""
     from memchat.ui import console
 
     memchat = open_app(ctx)
     if json_out:
-        print_stored(memchat.export_session(session_id, "json"))
+        print_stored(memchat.export_session(session_id, "json", around=around, context=context))
         return
-    text = memchat.export_session(session_id, "md")
+    text = memchat.export_session(session_id, "md", around=around, context=context)
     if console.stdout_is_tty():
         from rich.markdown import Markdown
 
@@ -117,7 +121,7 @@ def export(
 def pin(
     ctx: typer.Context,
     session_id: str = typer.Argument(..., metavar="SESSION"),
-    number: str = typer.Argument(..., metavar="MSG", help="The message's number, as `sessions show` gives it."),
+    number: str = typer.Argument(..., metavar="MSG", help="The message's id, as `sessions show` and recall give it."),
 ) -> None:
     """Pin a message: it is always sent verbatim, whatever the budget."""
     _set_pin(ctx, session_id, number, True)
@@ -139,4 +143,6 @@ def _set_pin(ctx: typer.Context, session_id: str, number: str, pinned: bool) -> 
     memchat = open_app(ctx)
     s = memchat.session(session_id)
     m = memchat.pin_message(s, number, pinned)
-    typer.echo(f"{'pinned' if pinned else 'unpinned'} #{number} in session {s.id}: {sanitize(title_from(m.content))}")
+    typer.echo(
+        f"{'pinned' if pinned else 'unpinned'} message {m.id} in session {s.id}: {sanitize(title_from(m.content))}"
+    )

@@ -197,6 +197,7 @@ def build(
             limit=CANDIDATES,
             today=today,
             exclude_session=session_id,
+            exclude_private=True,
             catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
         )
     passed = gate(hits, query, bar, personal=personal(query, hits))

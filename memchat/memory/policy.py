@@ -5,8 +5,10 @@
 - A fact with the key of an active fact supersedes it (the store keeps the old one as history).
 - A near-duplicate (cosine >= DUPLICATE against a memory of the same kind) is merged: nothing
   new is stored; a repeated rule gains importance, so recurring corrections weigh more.
-- Between RELATED and DUPLICATE similarity cannot tell "update" from "new": the model decides
-  (add / update / noop) through a tool call that lists the existing memories.
+- A candidate the extraction marked as `updates` of an existing memory it was shown supersedes it.
+- Between RELATED and DUPLICATE similarity cannot tell "update" from "new": when the extraction
+  was shown those memories, its verdict stands (add); otherwise the model decides (add / update /
+  noop) through one more tool call that lists them.
 - Inferred facts in a sensitive category are stored as pending, never active, until the user
   confirms them (`memchat memories review`, /review).
 """
@@ -74,9 +76,11 @@ def apply(
     embedder: Embedder | None = None,
     decide: Decide | None = None,
     actor: str = "extractor",
+    shown: set[int] | frozenset[int] = frozenset(),
 ) -> list[Outcome]:
-    """Store what the policy allows; one Outcome per candidate."""
-    return [_one(store, c, embedder, decide, actor) for c in candidates]
+    """Store what the policy allows; one Outcome per candidate. `shown`: the memories the
+    extraction saw (its add/update verdict on them needs no second call)."""
+    return [_one(store, c, embedder, decide, actor, shown) for c in candidates]
 
 
 def importance(c: Candidate) -> float:
@@ -108,10 +112,22 @@ def _add(store: MemoryStore, c: Candidate, actor: str, *, status: str = "active"
     )
 
 
-def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: Decide | None, actor: str) -> Outcome:
+def _one(
+    store: MemoryStore,
+    c: Candidate,
+    embedder: Embedder | None,
+    decide: Decide | None,
+    actor: str,
+    shown: set[int] | frozenset[int] = frozenset(),
+) -> Outcome:
     if c.kind == "fact" and c.sensitive != "none" and c.origin == "inferred":
         m = _add(store, c, actor, status="pending")
         return Outcome("pending", m.id, c.text, c.kind)
+    if c.updates is not None and not c.key:
+        target = store.get_many([c.updates]).get(c.updates)
+        if target is not None and target.status == "active" and target.kind == c.kind:
+            m = store.supersede(target.id, c.text, actor=actor)
+            return Outcome("updated", m.id, c.text, c.kind)
     if c.key:
         current = [m for m in store.find(kind=c.kind, status="active") if m.key == c.key]
         if current and (
@@ -128,7 +144,7 @@ def _one(store: MemoryStore, c: Candidate, embedder: Embedder | None, decide: De
             return Outcome("reinforced", best.id, c.text, c.kind)
         return Outcome("merged", best.id, c.text, c.kind)
     related = [m for m, cos in neighbours if cos >= RELATED]
-    if related and decide is not None:
+    if related and decide is not None and not all(m.id in shown for m in related):
         verdict = decide(c, related)
         action = verdict.get("action")
         if action == "noop":
@@ -161,6 +177,7 @@ def model_decider(provider: Any, model: str) -> Decide:
             system="You keep a user's memory free of duplicates and stale facts.",
             messages=[{"role": "user", "content": prompt}],
             max_tokens=300,
+            purpose="memory",
         )
         return provider.call_tool(request, DECIDE_TOOL)
 

@@ -12,6 +12,7 @@ each quoted, OR-ed, so FTS5 syntax (quotes, *, -, NEAR, :, parentheses) is never
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
@@ -63,7 +64,7 @@ class _Query:
     session_id: int | None
     tuning: Tuning
     period: Period | None = None
-    exclude_session: int | None = None
+    exclude_sessions: tuple[int, ...] = ()
 
     def time_sql(self, column: str) -> tuple[str, list[str]]:
         sql, params = "", []
@@ -88,6 +89,7 @@ def recall(
     until: str | None = None,
     session_id: int | None = None,
     exclude_session: int | None = None,
+    exclude_private: bool = False,
     tuning: Tuning = TUNING,
     catch_up: bool | int = CATCH_UP,
     progress: index.Progress | None = None,
@@ -106,6 +108,8 @@ def recall(
         today: the date relative periods in the query ("last week") count from (default: today).
         exclude_session: leave out this session's messages (a chat turn searches the *other* sessions:
             its own are in the context already, and would crowd out the rest).
+        exclude_private: leave out the messages of sessions run with memory off (--no-memory):
+            nothing of them reaches another conversation.
     """
     if not query or not query.strip():
         raise UsageError("recall needs a query")
@@ -129,7 +133,7 @@ def recall(
         session_id,
         tuning,
         period_in(query, today),
-        exclude_session,
+        _excluded(db, exclude_session, exclude_private),
     )
     memories, messages = any(k in KINDS for k in kinds), "message" in kinds
     if embedder is None:
@@ -153,8 +157,10 @@ def recall(
     if messages:
         vs = vectors["message"] = index.vector_set(db, "messages", model)
         in_session = None if q.session_id is None else vs.group == q.session_id
-        if q.exclude_session is not None:
-            others = vs.group != q.exclude_session
+        if q.exclude_sessions:
+            import numpy as np
+
+            others = ~np.isin(vs.group, q.exclude_sessions)
             in_session = others if in_session is None else in_session & others
         # Undone messages are few and change every turn: over-fetch a little, drop them after.
         scans.append(("message", "vector", vs, in_session, q.tuning.pool + 20, q.since, q.until))
@@ -219,6 +225,13 @@ def _bm25_memories(db: Database, q: _Query) -> list[tuple[int, float]]:
     ).fetchall()
 
 
+def _excluded(db: Database, session: int | None, private: bool) -> tuple[int, ...]:
+    ids = [session] if session is not None else []
+    if private:
+        ids += [r[0] for r in db.conn.execute("SELECT id FROM sessions WHERE memory_off = 1")]
+    return tuple(ids)
+
+
 # Sessions of an import still under way are not there yet.
 NOT_IMPORTING = " AND m.session_id NOT IN (SELECT id FROM sessions WHERE importing = 1)"
 
@@ -229,9 +242,9 @@ def _message_filter_sql(q: _Query) -> tuple[str, list]:
     if q.session_id is not None:
         sql += " AND m.session_id = ?"
         params.append(q.session_id)
-    if q.exclude_session is not None:
-        sql += " AND m.session_id != ?"
-        params.append(q.exclude_session)
+    if q.exclude_sessions:
+        sql += " AND m.session_id NOT IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(q.exclude_sessions))
     return " AND m.status != 'undone'" + NOT_IMPORTING + sql, params
 
 

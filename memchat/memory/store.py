@@ -60,6 +60,7 @@ class MemoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.last_forget = erase.Forgotten()  # what the last forget did (ids, summary redactions, sources)
+        self.last_add_existed = False  # the last add found the memory already there
 
     # --- reading ---------------------------------------------------------------------------
     def _select(self, where: str, params: tuple | list = (), order: str = "ORDER BY id") -> list[Memory]:
@@ -178,8 +179,8 @@ class MemoryStore:
     ) -> Memory:
         """Store a memory; an active one with the same key is superseded by it.
 
-        Adding the exact text of a memory with the same kind, key and status returns that
-        memory instead of a copy. Status `superseded` (with valid_to and superseded_by) is
+        Adding the text of a memory (whatever its case or final full stop) with the same kind,
+        key and status returns that memory instead of a copy (and sets last_add_existed). Status `superseded` (with valid_to and superseded_by) is
         for restoring an export. An inferred sensitive memory is stored pending, whatever
         the caller asked: no path but `confirm` makes one active.
         """
@@ -192,10 +193,13 @@ class MemoryStore:
         if status == "active" and origin == "inferred" and sensitive:
             status = "pending"  # only the user's confirm makes an inferred sensitive fact current
         for same in self._select(
-            "WHERE text = ? AND kind = ? AND key IS ? AND status = ? AND (? IS NULL OR value IS ?)",
+            "WHERE lower(rtrim(text, '.')) = lower(rtrim(?, '.')) AND kind = ? AND key IS ? AND status = ? "
+            "AND (? IS NULL OR value IS ?)",
             (text, kind, key, status, value, value),
         ):
+            self.last_add_existed = True
             return same
+        self.last_add_existed = False
         now = utcnow()
         created = created_at or now
         sources = [int(i) for i in source_message_ids]

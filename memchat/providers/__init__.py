@@ -27,6 +27,8 @@ class ChatRequest:
     system: str
     messages: list[dict[str, Any]]
     max_tokens: int
+    purpose: str = "chat"  # chat | memory (capture, decisions) | summary (compaction): for `memchat usage`
+    session_id: int | None = None  # the session the call is for, if any
 
 
 @dataclass
@@ -50,6 +52,18 @@ class Provider:
 
     def __init__(self, settings: Any = None) -> None:
         self.settings = settings
+        # Told of every call's real token counts: (request, model, input, output). Set by the app.
+        self.on_usage: Callable[[ChatRequest, str, int, int], None] | None = None
+
+    def used(self, request: ChatRequest, model: str, input_tokens: int | None, output_tokens: int | None) -> None:
+        """Report a finished call's usage (providers call this; a failure to record never fails the call)."""
+        if self.on_usage is not None and self.real_usage and input_tokens is not None:
+            try:
+                self.on_usage(request, model or request.model, input_tokens, output_tokens or 0)
+            except Exception as exc:  # noqa: BLE001 - bookkeeping must not break a reply
+                from memchat.log import get_logger
+
+                get_logger().warning("could not record usage: %s", exc)
 
     def ready(self) -> None:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""

@@ -6,10 +6,11 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from memchat.errors import NeedsKeyError, ProviderError
+from memchat.errors import ConfigError, NeedsKeyError, ProviderError
 from memchat.providers import ChatRequest, Provider, Reply
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
+DEFAULT_URL = "https://api.anthropic.com"
 
 
 def _api_message(exc: Any) -> str:
@@ -22,7 +23,18 @@ def _api_message(exc: Any) -> str:
     return str(getattr(exc, "message", "") or exc)
 
 
-def explain(exc: BaseException, *, model: str, retries: int, timeout: float, partial: str = "") -> ProviderError:
+def _cause(exc: BaseException) -> str:
+    """What actually failed under the SDK's "Connection error.": refused, no such host, TLS..."""
+    seen = exc
+    while seen.__cause__ is not None or seen.__context__ is not None:
+        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+    text = str(seen).strip().rstrip(".") or type(seen).__name__
+    return f"{text}; check that the server is up and the URL is right"
+
+
+def explain(
+    exc: BaseException, *, model: str, retries: int, timeout: float, partial: str = "", url: str = DEFAULT_URL
+) -> ProviderError:
     """Turn an SDK exception into one plain line a user can act on."""
     import anthropic
 
@@ -51,11 +63,11 @@ def explain(exc: BaseException, *, model: str, retries: int, timeout: float, par
             text = f"the API refused the request ({status}): {detail}"
         return ProviderError(text + kept, status=status, partial=partial)
     if isinstance(exc, anthropic.APITimeoutError):
-        return ProviderError(f"the API did not answer within {timeout:g} s (timeout).{kept}", partial=partial)
+        return ProviderError(f"the API at {url} did not answer within {timeout:g} s (timeout).{kept}", partial=partial)
     if isinstance(exc, anthropic.APIConnectionError):
         if partial:
-            return ProviderError(f"the connection dropped mid-reply.{kept}", partial=partial)
-        return ProviderError(f"cannot reach the API: {exc}", partial=partial)
+            return ProviderError(f"the connection dropped mid-reply from {url}.{kept}", partial=partial)
+        return ProviderError(f"cannot reach the API at {url}: {_cause(exc)}", partial=partial)
     # A connection cut mid-stream surfaces as an httpx/httpcore error the SDK does not wrap.
     name = type(exc).__name__
     if partial:
@@ -72,6 +84,22 @@ class AnthropicProvider(Provider):
 
     def ready(self) -> None:
         self._key()
+        self.url()
+
+    def url(self) -> str:
+        """The Messages API base URL in effect; ConfigError naming where a malformed one came from."""
+        from urllib.parse import urlsplit
+
+        url = (self.settings.base_url or "").strip() or DEFAULT_URL
+        try:
+            parts = urlsplit(url)
+            ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:
+            ok = False
+        if not ok:
+            source = self.settings.sources.get("base_url", "settings") if hasattr(self.settings, "sources") else ""
+            raise ConfigError(f"base_url {url!r} ({source}) is not an http(s) URL such as {DEFAULT_URL}")
+        return url.rstrip("/")
 
     def _key(self) -> str:
         """The API key, or NeedsKeyError saying how to set one. Cheap: no SDK import."""
@@ -93,8 +121,7 @@ class AnthropicProvider(Provider):
                 "max_retries": self.settings.max_retries,
                 "timeout": float(self.settings.timeout),
             }
-            if self.settings.base_url:
-                kwargs["base_url"] = self.settings.base_url
+            kwargs["base_url"] = self.url()
             self._client = anthropic.Anthropic(**kwargs)
         return self._client
 
@@ -110,11 +137,18 @@ class AnthropicProvider(Provider):
         if request.system:
             kwargs["system"] = request.system
         try:
-            return client.messages.create(**kwargs)
+            message = client.messages.create(**kwargs)
         except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one line
             raise explain(
-                exc, model=request.model, retries=self.settings.max_retries, timeout=self.settings.timeout
+                exc,
+                model=request.model,
+                retries=self.settings.max_retries,
+                timeout=self.settings.timeout,
+                url=self.url(),
             ) from None
+        usage = message.usage
+        self.used(request, message.model, usage.input_tokens if usage else None, usage.output_tokens if usage else None)
+        return message
 
     def complete(self, request: ChatRequest) -> Reply:
         """One non-streamed call (summaries): the whole reply at once."""
@@ -167,9 +201,11 @@ class AnthropicProvider(Provider):
                 retries=self.settings.max_retries,
                 timeout=self.settings.timeout,
                 partial=reply.text,
+                url=self.url(),
             ) from None
         reply.model = final.model or request.model
         reply.stop_reason = final.stop_reason
         if final.usage is not None:
             reply.input_tokens = final.usage.input_tokens
             reply.output_tokens = final.usage.output_tokens
+        self.used(request, reply.model, reply.input_tokens, reply.output_tokens)

@@ -36,6 +36,8 @@ class Repl:
         self.last_result: TurnResult | None = None
         self._warmed = False
         self.unsaved: str | None = None  # a message the database could not store
+        self.failures = 0  # lines that ended in an error: a piped chat then exits 1
+        self.session_had_memory_off_note = False
 
     # --- state ----------------------------------------------------------------------------
     @property
@@ -56,7 +58,10 @@ class Repl:
         target = self.app.session(session_id)
         if self.session is not None and self.session.id != target.id:
             self.app.capture_in_background(self.session, final=True)
-        self.session = target
+        self.session = self.app.enter(target)
+        if target.memory_off and not self.session_had_memory_off_note:
+            self.session_had_memory_off_note = True
+            self.info("this session was run with --no-memory: memory stays off in it")
         self.last_result = None
         self.info(f"resumed session {self.session.id}: {self.session.title or '(untitled)'}")
         self.show_recent()
@@ -83,6 +88,7 @@ class Repl:
         console.say(text, style="dim")
 
     def error(self, text: str) -> None:
+        self.failures += 1
         console.error_line(text)
 
     def show_recent(self) -> None:
@@ -178,6 +184,7 @@ class Repl:
             self.app.warm_up()
 
     def run(self) -> int:
+        """Chat until the end of input; the exit code: a script learns that a message failed."""
         try:
             if self.interactive:
                 self._interactive_loop()
@@ -185,7 +192,7 @@ class Repl:
                 self._pipe_loop()
         finally:
             self.end()
-        return ExitCode.OK
+        return ExitCode.FAILURE if self.failures and not self.interactive else ExitCode.OK
 
     def _pipe_loop(self) -> None:
         for line in sys.stdin:
@@ -237,29 +244,15 @@ class Repl:
             self.error(internal_error(exc))
 
     def end(self) -> None:
-        """Session end: capture what is left (visibly; Ctrl-C skips it, it is retried next time)."""
-        self.app.capture_in_background(self.session, final=True)
-        if self.app.capture_pending:
-            self._wait_for_capture()
-
-    def _wait_for_capture(self) -> None:
-        import time
-
-        started = time.monotonic()
+        """Session end: what is left to capture goes to a detached process; quitting never waits."""
         try:
-            if self.interactive:
-                with console.err().status("saving memories from this session… (Ctrl-C skips; it is retried next time)"):
-                    self.app.wait_for_capture()
-            else:
-                self.app.wait_for_capture()
-        except KeyboardInterrupt:
-            self.info("[skipped saving memories; they are captured next time]")
-            return
-        if self.interactive and time.monotonic() - started > 0.5:
-            self.info("memories saved")
+            if self.app.end_session(self.session) and self.interactive:
+                self.info("memories from this session are saved in the background")
+        except MemchatError as exc:  # a database gone read-only: the next run catches up
+            self.error(exc.message)
 
 
-def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> None:
+def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
     from memchat.ui.terminal import stdin_is_tty
 
     if session and continue_:
@@ -274,4 +267,4 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> None:
         if latest is None:
             raise UsageError("there is no session to continue yet")
         repl.resume(latest.id)
-    repl.run()
+    return repl.run()

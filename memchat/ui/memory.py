@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 
 def when(timestamp: str | None) -> str:
-    return (timestamp or "")[:16].replace("T", " ")
+    from memchat.when import local_minute
+
+    return local_minute(timestamp)
 
 
 def hit_text(hit: Hit) -> str:

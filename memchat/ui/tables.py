@@ -42,12 +42,12 @@ def budget_table(budget: Any) -> Any:
 
 
 def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
-    """The /history table: number, role, tokens, what happens to the message, a preview."""
+    """The /history table: message id, role, tokens, what happens to the message, a preview."""
     from rich.table import Table
 
     table = Table(box=None, header_style="bold")
     columns: list[tuple[str, JustifyMethod]] = [
-        ("#", "right"),
+        ("id", "right"),
         ("role", "left"),
         ("tokens", "right"),
         ("state", "left"),
@@ -55,14 +55,14 @@ def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
     ]
     for col, justify in columns:
         table.add_column(col, justify=justify, no_wrap=col != "text", overflow="ellipsis")
-    for number, m, n, disposition in rows:
+    for _, m, n, disposition in rows:
         state = "pinned" if m.pinned else disposition
         if m.status not in ("ok",) and disposition != "unsent":
             state += f" ({m.status})"
         elif disposition == "unsent":
             state = m.status
         preview = sanitize(" ".join(m.content.split()))[:120]
-        table.add_row(str(number), m.role, f"{n:,}", state, Text(preview))  # never read as markup
+        table.add_row(str(m.id), m.role, f"{n:,}", state, Text(preview))  # never read as markup
     return table
 
 

@@ -16,10 +16,11 @@ command = COMMANDS.command
 
 
 def _numbers(repl: Repl, prefix: str) -> list[str]:
+    """This session's message ids, newest first (as /history shows them)."""
     if repl.session is None:
         return []
-    count = len(repl.app.messages(repl.session))
-    return [str(n) for n in range(count, 0, -1) if str(n).startswith(prefix)][:20]
+    ids = [m.id for m in repl.app.messages(repl.session)]
+    return [str(i) for i in reversed(ids) if str(i).startswith(prefix)][:20]
 
 
 def _pin(repl: Repl, arg: str, pinned: bool) -> None:
@@ -29,17 +30,17 @@ def _pin(repl: Repl, arg: str, pinned: bool) -> None:
     repl.info(f"{'pinned' if pinned else 'unpinned'}: {title_from(m.content)}")
 
 
-@command("pin", "Pin a message: always sent verbatim (default: your last message).", args="[N]", complete=_numbers)
+@command("pin", "Pin a message: always sent verbatim (default: your last message).", args="[ID]", complete=_numbers)
 def _pin_message(repl: Repl, arg: str) -> None:
     _pin(repl, arg, True)
 
 
-@command("unpin", "Unpin a message (default: the last pinned one).", args="[N]", complete=_numbers)
+@command("unpin", "Unpin a message (default: the last pinned one).", args="[ID]", complete=_numbers)
 def _unpin_message(repl: Repl, arg: str) -> None:
     _pin(repl, arg, False)
 
 
-@command("history", "List this session's messages: number, tokens, pinned/sent/summarised/dropped.")
+@command("history", "List this session's messages: id, tokens, pinned/sent/summarised/dropped.")
 def _history(repl: Repl, arg: str) -> None:
     from memchat.ui import console, tables
 

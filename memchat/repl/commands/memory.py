@@ -30,14 +30,14 @@ def _one_id(arg: str, usage: str) -> str:
 
 @command("remember", "Remember something for good (prefix rule: or event: for those kinds).", args="TEXT")
 def _remember(repl: Repl, arg: str) -> None:
-    kind, text = "fact", arg.strip()
-    head, sep, rest = text.partition(":")
-    if sep and head.strip().lower() in ("fact", "event", "rule") and rest.strip():
-        kind, text = head.strip().lower(), rest.strip()
+    from memchat.memory.kinds import kind_of
+
+    kind, text = kind_of(arg.strip())
     if not text:
         raise UsageError("usage: /remember TEXT (e.g. /remember rule: answer in British English)")
-    m = repl.app.remember(text, kind=kind, origin="stated").memory
-    repl.info(f"remembered #{m.id} ({m.kind}): {m.text}")
+    done = repl.app.remember(text, kind=kind, origin="stated")
+    m = done.memory
+    repl.info(f"{'already remembered' if done.existed else 'remembered'} #{m.id} ({m.kind}): {m.text}")
 
 
 @command("recall", "Search memories and past conversations.", args="QUERY")

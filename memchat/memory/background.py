@@ -1,0 +1,164 @@
+"""Where capture runs: a thread of the chat's process, or a detached process, one at a time.
+
+A chat never waits for capture. The REPL hands turns to its capture thread as it goes; at
+quit, and after a one-shot `ask`, what is left goes to a detached `memchat memories capture
+--background` process, so quitting is instant. Capture of one profile is serialised by a
+lock file beside the database (`<db>.capture.lock`, flock): two processes never extract the
+same turns twice. A capture that fails (or a process that dies) leaves its pointer where it
+was; the next detached run (the next `ask`, REPL start or quit) picks the session up again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memchat.memory.capture import capture_session, save_pointer
+
+if TYPE_CHECKING:
+    from memchat.config import Settings
+
+IDLE_MINUTES = 10  # a session idle this long counts as ended: a background run captures it too
+
+
+@contextlib.contextmanager
+def capture_lock(db_path: Path, wait: float) -> Iterator[bool]:
+    """Hold the profile's capture lock (True), or say after `wait` seconds that another holds it."""
+    import fcntl
+    import os
+    import time
+
+    from memchat.files import touch_private
+
+    path = Path(f"{db_path}.capture.lock")
+    try:
+        fd = os.open(touch_private(path), os.O_RDWR)
+    except OSError:
+        yield True  # a read-only directory: no lock to take, and no capture will write either
+        return
+    deadline = time.monotonic() + wait
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.1)
+        yield True
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+class CaptureWorker:
+    """One background thread per process; `submit` never blocks the chat."""
+
+    def __init__(self, db_path: Path, settings: Settings, embedder: Callable[[], Any] | None = None) -> None:
+        self.db_path = db_path
+        self.settings = settings
+        self._embedder = embedder
+        self._queue: queue.Queue[tuple[int, bool] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self.errors = 0
+
+    def submit(self, session_id: int, *, final: bool = False) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="memchat-capture", daemon=True)
+            self._thread.start()
+        self._queue.put((session_id, final))
+
+    @property
+    def pending(self) -> int:
+        return self._queue.unfinished_tasks
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until submitted work is done (True) or the timeout passes (False)."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._queue.unfinished_tasks:
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def _run(self) -> None:
+        from memchat.db import open_db
+        from memchat.log import get_logger
+        from memchat.providers import get_provider
+
+        log = get_logger()
+        db = None
+        provider = None
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                session_id, final = item
+                if db is None:
+                    db = open_db(self.db_path)
+                    provider = get_provider(self.settings.provider, self.settings)
+                    provider.on_usage = _recorder(db)
+                try:
+                    with capture_lock(self.db_path, wait=60) as mine:
+                        if not mine:  # another process is capturing: it, or a later run, does this one
+                            continue
+                        result = capture_session(
+                            db, self.settings, provider, session_id, final=final, embedder=self._embedder
+                        )
+                    log.info(
+                        "capture session %s: %d turns, %d candidates", session_id, result.turns, len(result.outcomes)
+                    )
+                except Exception as exc:  # noqa: BLE001 - logged and retried next time
+                    self.errors += 1
+                    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+                    log.warning("capture session %s failed (will retry): %s", session_id, message)
+                    try:
+                        save_pointer(db, session_id, error=message[:500])
+                    except Exception:  # noqa: BLE001
+                        pass
+            finally:
+                self._queue.task_done()
+
+
+def _recorder(db: Any) -> Callable[..., None]:
+    from memchat import usage
+
+    def record(request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
+        usage.record(db, model, request.purpose, input_tokens, output_tokens, request.session_id)
+
+    return record
+
+
+def spawn_capture(db_path: Path, session_id: int | None = None, *, config_path: str | None = None) -> None:
+    """Capture in a detached process (`memories capture --background`): this session, if any,
+    and every session idle for IDLE_MINUTES with turns left; the command returns at once."""
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "memchat", "--db", str(db_path)]
+    if config_path:
+        args += ["--config", str(config_path)]
+    args += ["memories", "capture", "--background"] + (["--session", str(session_id)] if session_id else [])
+    try:
+        subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            env=dict(os.environ),
+        )
+    except OSError as exc:  # the next run catches up; never fail the user's command for this
+        from memchat.log import get_logger
+
+        get_logger().warning("could not start background capture: %s", exc)

@@ -1,0 +1,48 @@
+"""What kind of memory a sentence the user asked to keep is: an instruction to the assistant
+(a rule: it goes to "How to work with you" in every call) or a fact about their world.
+
+"Remember that rule: answer in British English", "remember: always show Go examples",
+"I prefer Go examples" and "call me Sam" are about how the assistant should work; "I prefer
+tea", "my sister lives in Porto" are facts. An explicit "rule:", "fact:" or "event:" wins.
+"""
+
+from __future__ import annotations
+
+import re
+
+KINDS_SAID = ("fact", "event", "rule")
+# "rule: ...", "that rule: ...", "as a rule, ..." (a separator after the label, so that "the rule
+# is that ..." stays a sentence)
+_LABEL = re.compile(r"^\s*(?:(?:the|this|that|a|as\s+a)\s+)?(?P<kind>rule|fact|event)\s*[:,-]\s*", re.IGNORECASE)
+_IMPERATIVE = re.compile(
+    r"^\s*(?:please\s+)?(?:always|never|don'?t|do\s+not|stop|avoid|use|answer|reply|respond|write|"
+    r"explain|format|keep|be\s+(?:brief|concise|short|terse|direct|formal|informal|detailed)|"
+    r"call\s+me|address\s+me|refer\s+to\s+me|speak|talk|give\s+me|show\s+me|prefer)\b",
+    re.IGNORECASE,
+)
+# "I prefer / like / want / would like ... <something the assistant produces>"
+_PREFERS = re.compile(
+    r"^\s*i\s+(?:prefer|like|want|need|would\s+(?:like|prefer)|'d\s+(?:like|prefer))\b", re.IGNORECASE
+)
+_OUTPUT = re.compile(
+    r"\b(?:answers?|replies|reply|responses?|examples?|code|snippets?|explanations?|summar(?:y|ies)|"
+    r"bullet(?:s| points)?|markdown|tables?|format(?:ting)?|tone|style|language|english|units?|metric|"
+    r"imperial|citations?|sources|emojis?|jargon|you\s+to)\b",
+    re.IGNORECASE,
+)
+
+
+def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
+    """(kind, text without its label): a labelled kind, "rule" for an instruction, else default."""
+    if re.match(r"^\s*to\s+\w", text, re.IGNORECASE):  # "remember to call me Sam": something to do
+        return "rule", _sentence(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
+    label = _LABEL.match(text)
+    if label and text[label.end() :].strip():
+        return label.group("kind").lower(), _sentence(text[label.end() :])
+    if _IMPERATIVE.match(text) or (_PREFERS.match(text) and _OUTPUT.search(text)):
+        return "rule", _sentence(text)
+    return default, _sentence(text)
+
+
+def _sentence(text: str) -> str:
+    return text.strip()

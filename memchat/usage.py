@@ -1,0 +1,91 @@
+"""What calls cost: every model call's tokens, recorded by purpose, priced from a table.
+
+Each call to a provider that reports real usage is recorded (model, purpose, input and output
+tokens, session) in the `usage` table; cost is computed when shown, from the `[prices]` table
+of the config file over DEFAULT_PRICES (dollars per million tokens), so changing a price
+re-prices the past. Purposes: chat (replies), memory (capture: extraction, decisions, the
+session summary) and summary (compaction of a long conversation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memchat.db import immediate, utcnow
+
+if TYPE_CHECKING:
+    from memchat.db import Database
+
+# Dollars per million tokens (input, output), list prices when this release was made. A name
+# ending in * prices every model whose name begins with it; the longest match wins.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "claude-opus-4-1*": (15.0, 75.0),
+    "claude-opus-4-0*": (15.0, 75.0),
+    "claude-opus*": (5.0, 25.0),
+    "claude-sonnet*": (3.0, 15.0),
+    "claude-haiku-3*": (0.25, 1.25),
+    "claude-3-haiku*": (0.25, 1.25),
+    "claude-haiku*": (1.0, 5.0),
+    "claude-3-5-haiku*": (0.8, 4.0),
+}
+PURPOSES = ("chat", "memory", "summary")
+
+
+def price(model: str, prices: dict[str, tuple[float, float]] | None = None) -> tuple[float, float] | None:
+    """(input, output) dollars per million tokens for a model, or None when no entry matches."""
+    table = {**DEFAULT_PRICES, **(prices or {})}
+    if model in table:
+        return table[model]
+    matches = [name for name in table if name.endswith("*") and model.startswith(name[:-1])]
+    return table[max(matches, key=len)] if matches else None
+
+
+def cost(model: str, input_tokens: int, output_tokens: int, prices: dict | None = None) -> float | None:
+    p = price(model, prices)
+    return None if p is None else (input_tokens * p[0] + output_tokens * p[1]) / 1_000_000
+
+
+def record(
+    db: Database, model: str, purpose: str, input_tokens: int, output_tokens: int, session_id: int | None = None
+) -> None:
+    with immediate(db):
+        db.conn.execute(
+            "INSERT INTO usage (at, model, purpose, input_tokens, output_tokens, session_id) VALUES (?, ?, ?, ?, ?, ?)",
+            (utcnow(), model, purpose if purpose in PURPOSES else "chat", input_tokens, output_tokens, session_id),
+        )
+
+
+@dataclass
+class Total:
+    day: str
+    model: str
+    purpose: str
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None  # None: no price known for the model
+
+
+def totals(
+    db: Database,
+    *,
+    since: str | None = None,
+    session_id: int | None = None,
+    prices: dict | None = None,
+) -> list[Total]:
+    """Calls, tokens and cost by local day, model and purpose (newest day first)."""
+    where = "WHERE 1"
+    params: list[object] = []
+    if since:
+        where += " AND at >= ?"
+        params.append(since)
+    if session_id is not None:
+        where += " AND session_id = ?"
+        params.append(session_id)
+    rows = db.conn.execute(
+        "SELECT date(at, 'localtime') AS day, model, purpose, count(*), sum(input_tokens), sum(output_tokens) "
+        f"FROM usage {where} GROUP BY day, model, purpose ORDER BY day DESC, model, purpose",
+        params,
+    ).fetchall()
+    return [Total(d, m, p, n, i, o, cost(m, i, o, prices)) for d, m, p, n, i, o in rows]
