@@ -1,6 +1,7 @@
 """The torch-free encoder must give the same vectors as sentence-transformers."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -117,3 +118,77 @@ def test_auto_encoder_uses_onnx_when_verified(exported, monkeypatch):
     assert isinstance(embed.get_embedder(DEFAULT_MODEL, encoder="auto"), onnx_embed.OnnxEmbedder)
     monkeypatch.setattr(embed, "_EMBEDDERS", {})
     assert isinstance(embed.get_embedder(DEFAULT_MODEL, encoder="torch"), embed.SentenceTransformerEmbedder)
+
+
+def test_the_bundled_model_is_prepared_without_torch_and_verified(tmp_path):
+    """The one-time preparation of the default model never imports torch: the graph comes from
+    the weights (onnx_build), the check from the vectors shipped with memchat."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from memchat.memory import onnx_embed\n"
+        "assert onnx_embed.prepare('all-MiniLM-L6-v2')\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
+        "print(onnx_embed.manifest('all-MiniLM-L6-v2'))\n"
+    )
+    env = dict(os.environ, MEMCHAT_CACHE_DIR=str(tmp_path), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-1000:]
+    loaded, manifest = done.stdout.strip().splitlines()
+    assert loaded == "[]"
+    assert "'verified': True" in manifest and "'torch': False" in manifest
+
+
+def test_a_graph_built_from_weights_matches_sentence_transformers(embedder, tmp_path):
+    """The direct build against the real thing (torch, in this test only) on texts it was not
+    verified on: long, short, padded in one batch."""
+    import numpy as np
+
+    from memchat.memory import onnx_build
+    from memchat.memory.models import default_model_path, load_sentence_transformer
+    from memchat.memory.onnx_embed import OnnxEmbedder, _externalise, _optimise
+
+    onnx_build.build_onnx(default_model_path(), tmp_path / "raw.onnx")
+    _optimise(tmp_path / "raw.onnx", tmp_path / "opt.onnx")
+    _externalise(tmp_path / "opt.onnx", tmp_path / "model.onnx")
+    (tmp_path / "tokenizer.json").write_bytes((default_model_path() / "tokenizer.json").read_bytes())
+    texts = ["a", "Where did I park the car on Tuesday?", "Ünïcödé ✓ " * 40, "x" * 3000, "ok " * 500]
+    ours = OnnxEmbedder("all-MiniLM-L6-v2", tmp_path, 256).encode(texts)
+    theirs = load_sentence_transformer().encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.min(np.sum(ours * theirs, axis=1)) >= 0.9999
+
+
+def test_an_architecture_it_cannot_build_is_declined_not_guessed(tmp_path):
+    import json
+    import shutil
+
+    import pytest
+
+    from memchat.memory import onnx_build
+    from memchat.memory.models import default_model_path
+
+    model = tmp_path / "model"
+    shutil.copytree(default_model_path(), model)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "hidden_act": "gelu_new"}))
+    with pytest.raises(ValueError):
+        onnx_build.build_onnx(model, tmp_path / "raw.onnx")
+
+
+def test_a_model_the_direct_build_declines_is_exported_through_torch(tmp_path, monkeypatch, embedder):
+    """Another architecture (forced here) still gets a fast encoder: the torch export, verified
+    against sentence-transformers itself."""
+    from memchat.memory import onnx_build
+
+    monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "own-cache"))
+
+    def decline(*args, **kwargs):
+        raise ValueError("not a model it can build")
+
+    monkeypatch.setattr(onnx_build, "build_onnx", decline)
+    monkeypatch.setattr(onnx_embed, "_shipped_reference", lambda *a: None)
+    assert onnx_embed.prepare(DEFAULT_MODEL) is True
+    info = onnx_embed.manifest(DEFAULT_MODEL)
+    assert info["torch"] is True and info["min_cosine"] >= 0.999

@@ -2,11 +2,13 @@
 
 Importing sentence-transformers costs ~7 s (torch, transformers, scipy); onnxruntime and
 tokenizers load in ~0.2 s and a session with memory-mapped weights in ~0.1 s. The ONNX
-graph is exported once from the sentence-transformers model (mean pooling over the
-attention mask and L2 normalisation are inside the graph), optimised once, saved with its
-weights as external data, and verified against sentence-transformers on a fixed set of
-texts before it is ever used: it must agree to a cosine of at least 0.999 on each, or it
-is marked failed and memchat stays on sentence-transformers.
+graph (mean pooling over the attention mask and L2 normalisation inside it) is built once
+from the model's weights (memchat.memory.onnx_build; the torch export for architectures it
+does not know), optimised once, saved with its weights as external data, and verified on a
+fixed set of texts before it is ever used: against vectors sentence-transformers made for
+the bundled model (shipped with memchat), or against sentence-transformers itself for any
+other. It must agree to a cosine of at least 0.999 on each, or it is marked failed and
+memchat stays on sentence-transformers.
 
 The export lives in the XDG cache, keyed by model name and the weights file's identity,
 with a manifest saying what was verified.
@@ -102,32 +104,48 @@ def _max_seq_length(model_dir: Path) -> int:
         return 256
 
 
-def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
-    """Export, optimise, verify and cache the ONNX model. Returns True when it verified.
+PREPARE_SECONDS = 2  # what a user is told to expect (measured ~1 s here; tests/bench/prepare.py)
 
-    Needs torch, sentence-transformers and onnx: ~15 s, once per model and machine.
+
+def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
+    """Build, optimise, verify and cache the ONNX model. Returns True when it verified.
+
+    A BERT-family model is built straight from its weights (memchat.memory.onnx_build: no
+    torch, ~1 s, ~200 MB); the bundled model is verified against reference vectors shipped
+    with memchat. Another architecture, or another model's verification, needs torch and
+    sentence-transformers (~15 s, ~900 MB). Once per model and machine.
     """
     import numpy as np
 
     model_dir = _model_dir(model_name)
     target = export_dir(model_name)
     started = time.monotonic()
+    reference = _shipped_reference(model_name, model_dir)
     if note:
-        note(f"preparing the fast encoder for {model_name} (once per model, about 15 s)…")
-    st_model = load_sentence_transformer(model_name)
+        expected = f"about {PREPARE_SECONDS} s" if reference is not None else "about 15 s"
+        note(f"preparing the fast encoder for {model_name} (once per model, {expected})…")
+    st_model = None
     with tempfile.TemporaryDirectory(dir=str(target.parent) if target.parent.exists() else None) as tmp:
         work = Path(tmp)
-        _export(st_model, work / "raw.onnx")
+        try:
+            from memchat.memory.onnx_build import build_onnx
+
+            build_onnx(model_dir, work / "raw.onnx")
+        except ValueError:  # not a plain BERT + mean pooling: export through torch
+            st_model = load_sentence_transformer(model_name)
+            _export(st_model, work / "raw.onnx")
         _optimise(work / "raw.onnx", work / "opt.onnx")
         _externalise(work / "opt.onnx", work / "model.onnx")
         shutil.copy(model_dir / "tokenizer.json", work / "tokenizer.json")
-        for name in ("raw.onnx", "opt.onnx"):
+        for name in ("raw.onnx", "raw.onnx.data", "opt.onnx"):
             (work / name).unlink(missing_ok=True)
-        reference = st_model.encode(
-            VERIFY_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )
+        if reference is None:
+            st_model = st_model or load_sentence_transformer(model_name)
+            reference = st_model.encode(
+                VERIFY_TEXTS, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
         candidate = OnnxEmbedder(model_name, work, _max_seq_length(model_dir)).encode(VERIFY_TEXTS)
-        cosines = np.sum(reference.astype(np.float64) * candidate.astype(np.float64), axis=1)
+        cosines = np.sum(np.asarray(reference, dtype=np.float64) * candidate.astype(np.float64), axis=1)
         min_cos = float(cosines.min())
         info = {
             "format": FORMAT,
@@ -137,6 +155,7 @@ def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
             "max_seq_length": _max_seq_length(model_dir),
             "dim": int(candidate.shape[1]),
             "seconds": round(time.monotonic() - started, 1),
+            "torch": st_model is not None,
         }
         (work / "manifest.json").write_text(json.dumps(info, indent=1))
         if target.exists():
@@ -150,6 +169,24 @@ def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
             "staying on sentence-transformers"
         )
     return bool(info["verified"])
+
+
+def _shipped_reference(model_name: str, model_dir: Path) -> Any:
+    """The bundled model's embeddings of VERIFY_TEXTS, made by sentence-transformers and shipped
+    with memchat (memory/minilm_reference.json), when this is that model: verification without torch."""
+    import numpy as np
+
+    from memchat.memory.models import DEFAULT_MODEL, default_model_path
+
+    if canonical_name(model_name) != DEFAULT_MODEL or model_dir.resolve() != default_model_path().resolve():
+        return None
+    try:
+        data = json.loads((Path(__file__).parent / "minilm_reference.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if data.get("texts") != VERIFY_TEXTS:
+        return None
+    return np.asarray(data["vectors"], dtype=np.float64)
 
 
 def _export(st_model: Any, path: Path) -> None:
