@@ -120,6 +120,36 @@ def test_ctrl_c_mid_stream_keeps_partial_reply_and_returns_to_prompt(api, memcha
     assert api.requests[-1]["messages"][1]["content"] == stored[1][1]
 
 
+def test_ctrl_c_mid_reply_shows_the_partial_reply_once(api, memchat_home):
+    """The terminal used to echo "^C" past the live region's padded last column: the line wrapped
+    and the partial reply stayed on screen twice. Keys are not echoed while a reply streams."""
+    api.enqueue_text("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu", delay=0.2)
+    child = spawn(cols=100)
+    child.sendline("count in greek")
+    child.expect("gamma")
+    child.sendintr()
+    child.expect("interrupted")
+    shown = child.before
+    assert "^C" not in shown
+    child.expect_exact(PROMPT)
+    quit_(child)
+
+
+def test_ctrl_c_leaves_a_history_search(api):
+    child = spawn()
+    child.sendline("hello one")
+    child.expect("echo: hello one")
+    child.expect_exact(PROMPT)
+    child.sendcontrol("r")
+    child.send("hel")
+    child.expect("reverse-i-search")
+    child.sendcontrol("c")
+    child.send("two\r")
+    child.expect("echo: two")  # the search was left: the new line is sent, not the found one
+    quit_(child)
+    assert api.requests[-1]["messages"][-1]["content"] == "two"
+
+
 def test_ctrl_c_at_the_prompt_clears_the_line(api):
     child = spawn()
     child.send("half typed")

@@ -271,7 +271,7 @@ class Profile:
             try:
                 self.db  # noqa: B018 - opening is the point
                 if self.settings.provider == "anthropic":
-                    import anthropic  # noqa: F401
+                    self.provider.warm()  # the SDK and its HTTP client, ready before the first message
                 if self.use_memory:
                     try:
                         self.embedder(preparing)

@@ -13,7 +13,10 @@ from memchat.errors import ExitCode
 
 
 def doctor(
-    ctx: typer.Context, quick: bool = typer.Option(False, "--quick", help="Skip loading the embedding model (~10 s).")
+    ctx: typer.Context,
+    quick: bool = typer.Option(
+        False, "--quick", help="Skip loading the embedding model (~1 s; the first time ~2 s more)."
+    ),
 ) -> None:
     """Check the key, the database, the tokenizer and the embedding model, offline."""
     from memchat.ui.console import escape, out
@@ -107,7 +110,9 @@ def doctor(
     if quick:
         report(None, "embedding model", "skipped (--quick)")
     else:
-        console.print("[dim]  loading the embedding model (the first time it is also exported to ONNX, ~15 s)…[/dim]")
+        console.print(
+            "[dim]  loading the embedding model (the first time it is also prepared for onnxruntime, ~2 s)…[/dim]"
+        )
         check("embedding model (offline)", embedder)
     if failures:
         raise typer.Exit(ExitCode.FAILURE)

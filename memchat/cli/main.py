@@ -106,10 +106,19 @@ def _one_line_warning(
     sys.stderr.write(f"memchat: warning: {str(message).splitlines()[0]}\n")
 
 
+def _log_unraisable(unraisable: Any) -> None:
+    # "Exception ignored in ... __del__" (an SDK client half-built when Ctrl-C landed) is noise
+    # for the user: it goes to the log file, not the terminal.
+    from memchat.log import get_logger
+
+    get_logger().debug("ignored in %r: %r", unraisable.object, unraisable.exc_value)
+
+
 def main() -> None:
     """Console entry point: known errors are one line and an exit code, never a traceback."""
     import warnings
 
+    sys.unraisablehook = _log_unraisable
     warnings.showwarning = _one_line_warning
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
     code: int = ExitCode.OK

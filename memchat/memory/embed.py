@@ -91,7 +91,7 @@ def get_embedder(
 
     encoder "auto" runs the model with onnxruntime (no torch: ~0.25 s to load instead of
     ~9 s) once an export of it has been verified against sentence-transformers, preparing
-    that export on first use (about 15 s, once per model and machine); a model that cannot
+    that export on first use (about 1 s for the bundled model, once per machine); a model that cannot
     be exported, or whose export disagrees, stays on sentence-transformers. "torch" always
     uses sentence-transformers; "onnx" insists on the fast path.
     """

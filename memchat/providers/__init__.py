@@ -68,6 +68,10 @@ class Provider:
     def ready(self) -> None:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""
 
+    def warm(self) -> None:
+        """Get ready for the first call in the background (import the SDK, build the client): a
+        REPL does this while the user types. Never raises."""
+
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         """Yield text chunks as they arrive; fill reply's usage and stop_reason at the end.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -81,6 +82,13 @@ class AnthropicProvider(Provider):
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
         self._client: Any = None
+        self._client_lock = threading.Lock()  # the REPL's warm-up builds it while a turn may want it
+
+    def warm(self) -> None:
+        try:
+            self.client()
+        except Exception:  # noqa: BLE001 - no key, a bad URL: the first real call says so
+            import anthropic  # noqa: F401 - at least the SDK is loaded
 
     def ready(self) -> None:
         self._key()
@@ -112,6 +120,10 @@ class AnthropicProvider(Provider):
         return key
 
     def client(self) -> Any:
+        with self._client_lock:
+            return self._client or self._new_client()
+
+    def _new_client(self) -> Any:
         if self._client is None:
             key = self._key()
             import anthropic

@@ -8,6 +8,7 @@ prompt's pre_run hook, and until the encoder is ready a message searches memory 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -155,9 +156,12 @@ class Repl:
         self.info(f"undone: {title_from(dropped[0].content)}")
 
     def _run_turn(self, call: Callable[[Callable[[str], None]], TurnResult]) -> None:
+        from memchat.ui.terminal import keys_not_echoed
+
         writer = ReplyWriter(markdown=self.settings.markdown and self.interactive)
         try:
-            result = call(writer.write)
+            with keys_not_echoed() if self.interactive else contextlib.nullcontext():
+                result = call(writer.write)
         finally:
             writer.close()
         self.last_result = result

@@ -20,7 +20,7 @@ def toolbar_text(repl: Repl) -> str:
     window = settings.context_window
     parts.append(f"{_k(used)}/{_k(window)} tokens ({100 * used / window:.0f}%)")
     if repl.app.preparing:
-        parts.append("preparing the encoder, once (~15 s): memory searches by words meanwhile")
+        parts.append("preparing the encoder (once, a few seconds): memory searches by words meanwhile")
     status = repl.memory_status()
     if status:
         parts.append(status)

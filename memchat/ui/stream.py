@@ -107,6 +107,18 @@ class ReplyWriter:
                 self.console.file.write("\n")
             self.console.file.flush()
             return
-        self._clear_live()
-        self._print_markdown(self.buffer)
+        if self._live is not None and self.buffer.strip():
+            # The block being written is on screen already: redraw it once more and leave it
+            # there, rather than erase it and print it again (a Ctrl-C that lands mid-redraw
+            # left both copies: the partial reply printed twice).
+            from rich.markdown import Markdown
+
+            self._live.transient = False
+            self._live.update(Markdown(self.buffer, code_theme="monokai"), refresh=True)
+            self._live.stop()
+            self._live = None
+            self._printed_any = True
+        else:
+            self._clear_live()
+            self._print_markdown(self.buffer)
         self.buffer = ""

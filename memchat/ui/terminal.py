@@ -74,3 +74,31 @@ def edit_in_editor(text: str) -> str | None:
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     return None if edited == text else edited
+
+
+@contextlib.contextmanager
+def keys_not_echoed() -> Iterator[None]:
+    """While a reply streams, the terminal does not echo what is typed (Ctrl-C still interrupts).
+
+    Its echo of Ctrl-C ("^C") lands after the last column of a live region's padded line, wraps,
+    and the redraw then leaves the partial reply on screen twice; keys typed ahead would scribble
+    over the reply the same way.
+    """
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        before = termios.tcgetattr(fd)
+    except (ImportError, OSError, ValueError, AttributeError):  # not a terminal, or no termios
+        yield
+        return
+    quiet = list(before)
+    quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        yield
+    finally:
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, before)
+        except (OSError, termios.error):
+            pass
