@@ -46,14 +46,31 @@ def cost(model: str, input_tokens: int, output_tokens: int, prices: dict | None 
     return None if p is None else (input_tokens * p[0] + output_tokens * p[1]) / 1_000_000
 
 
+def dollars(amount: float | None) -> str:
+    """$0.0042, $1.23; '-' when the price is unknown."""
+    if amount is None:
+        return "-"
+    return f"${amount:.4f}" if amount < 0.1 else f"${amount:,.2f}"
+
+
 def record(
     db: Database, model: str, purpose: str, input_tokens: int, output_tokens: int, session_id: int | None = None
 ) -> None:
-    with immediate(db):
-        db.conn.execute(
-            "INSERT INTO usage (at, model, purpose, input_tokens, output_tokens, session_id) VALUES (?, ?, ?, ?, ?, ?)",
-            (utcnow(), model, purpose if purpose in PURPOSES else "chat", input_tokens, output_tokens, session_id),
-        )
+    """Store one call's usage; a failure (a locked or full database) is logged, never raised:
+    bookkeeping must not break a reply."""
+    import sqlite3
+
+    try:
+        with immediate(db):
+            db.conn.execute(
+                "INSERT INTO usage (at, model, purpose, input_tokens, output_tokens, session_id)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (utcnow(), model, purpose if purpose in PURPOSES else "chat", input_tokens, output_tokens, session_id),
+            )
+    except sqlite3.Error as exc:
+        from memchat.log import get_logger
+
+        get_logger().warning("could not record usage: %s", exc)
 
 
 @dataclass

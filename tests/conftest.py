@@ -48,7 +48,29 @@ def memchat_home(tmp_path, monkeypatch, shared_cache):
     # after the test ends; tests of capture turn it back on.
     monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "false")
     monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(shared_cache))
-    return home
+    yield home
+    wait_for_detached(home)
+
+
+def wait_for_detached(home: Path, timeout: float = 30.0) -> None:
+    """A test that turned capture on may leave a detached capture running: wait for it, so it
+    never answers (or eats the scripted replies of) the next test on the shared server."""
+    import time
+
+    marker = f"MEMCHAT_HOME={home}".encode()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for proc in Path("/proc").iterdir():
+            if proc.name.isdigit() and proc.name != str(os.getpid()):
+                try:
+                    if marker in (proc / "environ").read_bytes().split(b"\0"):
+                        alive.append(proc.name)
+                except OSError:
+                    continue
+        if not alive:
+            return
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="session")

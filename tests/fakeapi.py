@@ -400,6 +400,12 @@ class _Handler(BaseHTTPRequestHandler):
             if err:
                 self._send_error_json(400, "invalid_request_error", err)
                 return
+            queued = self.fake._take_error()  # a scripted error (a revoked key, an outage) answers this too
+            if queued is not None:
+                self._send_error_json(
+                    queued.status, queued.error_type or "api_error", queued.message or "", queued.headers
+                )
+                return
             self._send_json(200, {"input_tokens": self.fake.count_input_tokens(body)})
             return
 
@@ -788,6 +794,13 @@ class FakeAnthropic:
                 self._conns.add(conn)
             else:
                 self._conns.discard(conn)
+
+    def _take_error(self) -> _Reply | None:
+        """The next scripted reply if it is an HTTP error (count_tokens answers only those)."""
+        with self._lock:
+            if self._queue and self._queue[0].kind == "error":
+                return self._queue.popleft()
+        return None
 
     def _next_reply(self, body: dict) -> _Reply:
         with self._lock:

@@ -37,11 +37,12 @@ def test_reply_streams_through_the_sdk_and_request_is_what_we_sent(cli, api, mem
     ]
 
 
-def test_json_output_has_session_model_reply_tokens_and_stop_reason(cli, api):
+def test_json_output_has_session_model_reply_tokens_cost_and_stop_reason(cli, api):
     api.enqueue_text("forty-two", input_tokens=7, output_tokens=3)
     result = cli("ask", "--json", "answer?")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
+    assert data.pop("cost_usd") == pytest.approx((7 * 3.0 + 3 * 15.0) / 1e6)  # Sonnet: $3 in, $15 out per M
     assert data == {
         "session_id": 1,
         "message_id": 2,

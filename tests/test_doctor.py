@@ -1,3 +1,10 @@
+"""`memchat doctor`: every check names what is wrong in plain words."""
+
+import re
+
+import pytest
+
+
 def test_doctor_reports_missing_key_without_failing_elsewhere(cli):
     result = cli("doctor", "--quick")
     assert result.exit_code == 1
@@ -62,3 +69,44 @@ def test_doctor_names_an_import_cut_short(cli, memchat_home):
     db.conn.close()
     result = cli("--provider", "echo", "doctor", "--quick")
     assert "! imports" in result.stdout and "run the same `memchat import FILE` again" in result.stdout
+
+
+def _server_line(stdout: str) -> str:
+    return next(line for line in stdout.splitlines() if line[2:].startswith("server"))
+
+
+def test_doctor_reaches_the_server_with_the_key_and_says_how_long_it_took(cli, api, real_encoder):
+    result = cli("doctor")
+    assert result.exit_code == 0, result.stdout
+    line = _server_line(result.stdout)
+    assert line.startswith("✓") and api.url in line and "key accepted" in line and re.search(r"\(\d+\.\d s\)", line)
+    assert api.requests == []  # a free count_tokens call: no message was generated
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [(401, "rejected the key (401)"), (404, "was not found (404)"), (529, "overloaded (529)")],
+)
+def test_doctor_names_what_the_server_refused(cli, api, status, said):
+    api.enqueue_error(status)
+    result = cli("doctor")
+    assert result.exit_code == 1
+    line = _server_line(result.stdout)
+    assert line.startswith("✗") and said in line
+    assert "sk-ant" not in result.stdout
+
+
+def test_doctor_names_the_url_of_a_dead_server(cli, api, monkeypatch):
+    monkeypatch.setenv("MEMCHAT_BASE_URL", "http://127.0.0.1:9")  # discard port: nothing listens
+    result = cli("doctor")
+    assert result.exit_code == 1
+    line = _server_line(result.stdout)
+    assert line.startswith("✗") and "cannot reach the API at http://127.0.0.1:9" in line
+
+
+def test_doctor_quick_and_keyless_never_call_the_server(cli, api, monkeypatch):
+    api.enqueue_error(401)
+    assert "skipped (--quick)" in _server_line(cli("doctor", "--quick").stdout)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert "not tried without a key" in _server_line(cli("doctor").stdout)
+    assert api.pending == 1  # the scripted refusal was never consumed

@@ -36,7 +36,7 @@ def test_json_lines_become_sessions_with_speakers_and_reimport_adds_nothing(cli,
     f = write_lines(tmp_path / "chat.jsonl", LINES)
     first = cli("import", str(f))
     assert first.exit_code == 0, first.stderr
-    assert first.stdout == "imported 4 messages into 2 new and 0 updated sessions (0 already present)\n"
+    assert first.stdout == "jsonl: imported 4 messages into 2 new and 0 updated sessions (0 already present)\n"
     assert db_rows(
         memchat_home,
         "SELECT s.title, s.source, s.external_id, m.role, m.name, m.external_id, m.content, "
@@ -66,10 +66,10 @@ def test_json_lines_become_sessions_with_speakers_and_reimport_adds_nothing(cli,
     ]
     assert db_rows(memchat_home, "SELECT count(*) FROM message_vectors") == [(4,)]  # embedded by the import
     again = cli("import", str(f))
-    assert again.stdout == "imported 0 messages into 0 new and 0 updated sessions (4 already present)\n"
+    assert again.stdout == "jsonl: imported 0 messages into 0 new and 0 updated sessions (4 already present)\n"
     write_lines(f, [*LINES, {"session": "trip", "role": "user", "content": "Booked it", "id": "m3"}])
     more = cli("import", str(f))
-    assert more.stdout == "imported 1 message into 0 new and 1 updated session (4 already present)\n"
+    assert more.stdout == "jsonl: imported 1 message into 0 new and 1 updated session (4 already present)\n"
     assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(5,)]
     hits = json.loads(cli("recall", "what did Ana say about the flat?", "--kind", "message", "--json").stdout)
     assert hits[0]["text"] == "We should book the Lisbon flat" and hits[0]["name"] == "Ana"
@@ -80,11 +80,13 @@ def test_a_memchat_session_export_imports_once(cli, tmp_path, memchat_home):
     export = tmp_path / "s.json"
     assert cli("sessions", "export", "1", "--format", "json", "-o", str(export)).exit_code == 0
     same_db = cli("import", str(export), "--no-embed")
-    assert same_db.stdout == "imported 0 messages into 0 new and 0 updated sessions (2 already present)\n"
+    assert same_db.stdout == "memchat: imported 0 messages into 0 new and 0 updated sessions (2 already present)\n"
     other = tmp_path / "other.db"
     into_other = cli("--db", str(other), "import", str(export), "--no-embed")
-    assert into_other.stdout == "imported 2 messages into 1 new and 0 updated sessions (0 already present)\n"
-    assert cli("--db", str(other), "import", str(export), "--no-embed").stdout.startswith("imported 0 messages")
+    assert into_other.stdout == "memchat: imported 2 messages into 1 new and 0 updated sessions (0 already present)\n"
+    assert cli("--db", str(other), "import", str(export), "--no-embed").stdout.startswith(
+        "memchat: imported 0 messages"
+    )
     assert db_rows(
         other.parent,
         "SELECT s.title, m.role, m.content FROM messages m JOIN sessions s ON s.id = m.session_id ORDER BY m.id",
@@ -133,7 +135,7 @@ def test_a_memchat_session_export_imports_once(cli, tmp_path, memchat_home):
             "message 1: missing 'role'",
         ),
         (b'{"format": "chatgpt-conversations", "version": 1}', "is a 'chatgpt-conversations' file, not a conversation"),
-        (b"SQLite format 3\x00" + bytes(200), "is a SQLite database, not an export"),
+        (b"SQLite format 3\x00" + bytes(200), "not a readable SQLite database"),
     ],
     ids=[
         "bad-json",

@@ -64,7 +64,7 @@ def test_times_are_shown_in_local_time_to_the_minute(cli, monkeypatch):
         seed(cli, "what time is it")
         stamp = db_rows_one(cli)
         shown = cli("sessions", "show", "1").stdout
-        from datetime import UTC, datetime, timedelta
+        from datetime import datetime, timedelta
 
         utc = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
         local = (utc + timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")

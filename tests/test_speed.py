@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, run_memchat
 
 # Each costs tens of milliseconds to seconds at start-up.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memchat import sessions
@@ -14,6 +15,18 @@ if TYPE_CHECKING:
     from memchat.memory.background import CaptureWorker
     from memchat.memory.capture import CaptureResult
     from memchat.sessions import Session
+
+
+PROMPT_TOKENS = 1500  # the extraction prompt and tool definition, per call
+REPLY_TOKENS = 400  # a typical extraction reply
+
+
+@dataclass
+class CaptureEstimate:
+    model: str
+    calls: int = 0
+    input_tokens: int = 0
+    cost: float | None = None  # None: no price known for the model
 
 
 class Capture(Profile):
@@ -77,9 +90,9 @@ class Capture(Profile):
         so quitting never waits. True if one was started."""
         if not self.can_capture:
             return False
-        from memchat.memory.capture import pending_sessions
+        from memchat.memory.capture import pending_sessions, unsummarised
 
-        left = session is not None and session.id in pending_sessions(self.db)
+        left = session is not None and (session.id in pending_sessions(self.db) or unsummarised(self.db, session.id))
         if not (left or self.capture_pending):
             return False
         self.capture_detached(session)
@@ -132,3 +145,35 @@ class Capture(Profile):
     def wait_for_capture(self, timeout: float | None = None) -> bool:
         """Wait for background capture to finish (True), or the timeout to pass (False)."""
         return self._worker.drain(timeout) if self._worker is not None else True
+
+    def capture_estimate(self, session_ids: list[int]) -> CaptureEstimate:
+        """What capturing these sessions would cost: one call each to memory.model (none for a
+        session with nothing worth keeping), its input about the text's tokens plus the prompt."""
+        from memchat import usage
+        from memchat.context import eligible
+        from memchat.memory.capture import worth_capturing
+
+        model = self.settings.get("memory.model") or self.settings.model
+        estimate = CaptureEstimate(model)
+        for sid in session_ids:
+            history = [m for m in sessions.messages(self.db, sid) if eligible(m)]
+            if len(history) >= 1 and worth_capturing(history):
+                estimate.calls += 1
+                estimate.input_tokens += sum(len(m.content) for m in history) // 4 + PROMPT_TOKENS
+        estimate.cost = usage.cost(model, estimate.input_tokens, estimate.calls * REPLY_TOKENS, self.settings.prices)
+        return estimate
+
+    def capture_imported(self, session_ids: list[int]) -> None:
+        """Capture imported sessions into memory in a detached process (the command returns at
+        once): asked for by the user, so it runs even with automatic capture turned off."""
+        from memchat.db import immediate
+        from memchat.errors import UsageError
+        from memchat.importer import unmark_captured
+        from memchat.memory.background import spawn_capture
+
+        self.provider.ready()
+        if not self.provider.can_call_tools:
+            raise UsageError(f"the {self.settings.provider} provider cannot extract memories; use anthropic")
+        with immediate(self.db):
+            unmark_captured(self.db.conn, session_ids)
+        spawn_capture(self.settings.db_path, None, config_path=self.config_path)

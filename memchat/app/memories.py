@@ -38,6 +38,7 @@ class Memories(Profile):
         session: str | int | None = None,
         min_score: float | None = None,
         everything: bool = False,
+        private: bool = True,
         progress: Progress | None = None,
         on_prepare: Notice | None = None,
     ) -> list[Hit]:
@@ -45,6 +46,8 @@ class Memories(Profile):
 
         Only what clears the relevance bar (`memory.relevance`) is returned, so an empty list means
         "nothing relevant"; `min_score` sets another bar for this search, `everything` drops it.
+        private=False leaves out the messages of memory-off sessions (what another tool asks for:
+        only the user's own search shows them).
         """
         from memchat.memory import relevance
         from memchat.memory.search import recall
@@ -62,6 +65,7 @@ class Memories(Profile):
             session_id=session_id,
             catch_up=True,
             progress=progress,
+            exclude_private=not private,
         )
         if everything:
             return hits
@@ -184,15 +188,16 @@ class Memories(Profile):
             self.embed_written()
         return result
 
-    def import_conversations(self, path: str, *, keep_system: bool = False) -> ImportResult:
+    def import_conversations(self, path: str, *, keep_system: bool = False, fmt: str | None = None) -> ImportResult:
         """Past conversations in, as sessions (idempotent, all or nothing); see `embed_backlog`.
 
         A session's system prompt from the file is kept as data (`imported_system`), never sent,
-        unless keep_system: a file must not be able to instruct the model.
+        unless keep_system: a file must not be able to instruct the model. Imported sessions are
+        not captured into memory unless `capture_imported` is asked to.
         """
         from memchat.importer import import_file
 
-        return import_file(self.db, path, keep_system=keep_system)
+        return import_file(self.db, path, keep_system=keep_system, fmt=fmt)
 
     def embed_backlog(self, progress: Progress | None = None, on_prepare: Notice | None = None) -> int:
         """Embed every memory and message that has no vector yet (after an import, or an interrupted one)."""

@@ -114,6 +114,17 @@ class Profile:
             self._provider.on_usage = self._record_usage
         return self._provider
 
+    def usage(self, *, since: str | None = None, session_id: int | None = None) -> list[Any]:
+        """Calls, tokens and cost by day, model and purpose (memchat.usage.Total)."""
+        from memchat import usage, when
+
+        return usage.totals(
+            self.db,
+            since=when.since(since) if since else None,
+            session_id=session_id,
+            prices=self.settings.prices,
+        )
+
     def _record_usage(self, request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
         from memchat import usage
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from memchat.cli.common import app as open_app
@@ -27,6 +29,15 @@ def gather_prompt(words: list[str] | None) -> str:
             raise UsageError('no prompt: give one as an argument (memchat ask "...") or pipe it on stdin')
         raise UsageError("the prompt is empty")
     return prompt.strip("\n")
+
+
+def reply_cost(reply: Any, settings: Any) -> float | None:
+    """The reply's cost in dollars from the price table; None when the model has no price."""
+    from memchat.usage import cost
+
+    if not (reply.input_tokens or reply.output_tokens):
+        return None
+    return cost(reply.model or settings.model, reply.input_tokens or 0, reply.output_tokens or 0, settings.prices)
 
 
 def ask(
@@ -78,6 +89,7 @@ def ask(
                 "reply": result.reply.text,
                 "input_tokens": result.reply.input_tokens,
                 "output_tokens": result.reply.output_tokens,
+                "cost_usd": reply_cost(result.reply, settings),
                 "stop_reason": result.reply.stop_reason,
                 "status": result.status,
                 **({"error": str(result.error)} if result.error else {}),

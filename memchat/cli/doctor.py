@@ -1,4 +1,4 @@
-"""`memchat doctor`: check the key, the database, the tokenizer and the embedding model, offline."""
+"""`memchat doctor`: check the key, the server (one free call), the database, the tokenizer, the encoder."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from memchat.errors import ExitCode
 
 def doctor(
     ctx: typer.Context,
-    quick: bool = typer.Option(
-        False, "--quick", help="Skip loading the embedding model (~1 s; the first time ~2 s more)."
-    ),
+    quick: bool = typer.Option(False, "--quick", help="Skip the server call and loading the embedding model (~1 s)."),
 ) -> None:
-    """Check the key, the database, the tokenizer and the embedding model, offline."""
+    """Check the key, the server, the database, the tokenizer and the embedding model.
+
+    The server check makes one free, authenticated request (counting the tokens of "hi"): it
+    shows whether the base URL answers, the key is accepted and the model exists, and how long
+    the round trip took."""
     from memchat.ui.console import escape, out
 
     console = out()
@@ -66,6 +68,17 @@ def doctor(
             )
     else:
         report(True, "provider", f"{settings.provider} needs no key")
+
+    def server() -> str:
+        memchat.provider.ready()  # no key, a malformed base_url: said before any request
+        return memchat.provider.check(settings.model)
+
+    if quick:
+        report(None, "server", "skipped (--quick)")
+    elif settings.provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY", "").strip():
+        report(None, "server", "not tried without a key")
+    else:
+        check("server", server)
 
     def database() -> str:
         ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]

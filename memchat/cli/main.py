@@ -14,11 +14,27 @@ import typer
 from typer.core import TyperGroup
 
 from memchat import __version__
-from memchat.cli import ask, chat, config, context, doctor, memories, plain_params, recall, review, sessions
+from memchat.cli import (
+    ask,
+    chat,
+    config,
+    context,
+    doctor,
+    help,
+    imports,
+    memories,
+    plain_params,
+    recall,
+    review,
+    serve,
+    sessions,
+    usage,
+)
 from memchat.cli.common import OPEN, state
 from memchat.errors import ExitCode, MemchatError
 
 plain_params.install()  # no pydantic to parse the command line (~80 ms)
+help.install()  # values in plain words, examples under every command
 # One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
 # and OpenBLAS's pool would spin after each call and take the cores from the encoder.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -47,7 +63,7 @@ app = typer.Typer(
     cls=_Group,
     help="A terminal chat assistant that remembers. Run with no command to chat.",
     no_args_is_help=False,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,  # plain help text starts ~40% faster
     pretty_exceptions_show_locals=False,  # an API key must never show up in a traceback
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -92,11 +108,13 @@ app.add_typer(memories.memories_app, name="memories")
 memories.memories_app.command("capture")(review.capture)
 memories.memories_app.command("review")(review.review)
 app.add_typer(sessions.sessions_app, name="sessions")
-app.command("import")(recall.import_conversations)
+app.command("import")(imports.import_conversations)
 app.command("reindex")(recall.reindex)
 app.command("context")(context.context)
+app.command("usage")(usage.usage)
 app.add_typer(config.config_app, name="config")
 app.command("doctor")(doctor.doctor)
+app.command("mcp")(serve.mcp)
 
 
 def _one_line_warning(

@@ -6,7 +6,16 @@ from typing import Any
 
 import typer
 
-from memchat.cli.common import SCRUB_PENDING, confirm, emit, export_format, load_encoder, may_overwrite, write_or_print
+from memchat.cli.common import (
+    SCRUB_PENDING,
+    complete_memory_ids,
+    confirm,
+    emit,
+    export_format,
+    load_encoder,
+    may_overwrite,
+    write_or_print,
+)
 from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, one_line, plural, sanitize
@@ -43,7 +52,9 @@ def list_(
 @memories_app.command()
 def show(
     ctx: typer.Context,
-    memory_id: str = typer.Argument(..., metavar="ID"),
+    memory_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
+    ),
     json_out: bool = typer.Option(False, "--json", help="JSON."),
 ) -> None:
     """Show one memory with all its fields."""
@@ -60,7 +71,7 @@ def show(
 @memories_app.command()
 def add(
     ctx: typer.Context,
-    text: list[str] = typer.Argument(..., metavar="TEXT"),
+    text: list[str] = typer.Argument(..., metavar="TEXT", help="What to remember, in your words."),
     kind: str | None = typer.Option(
         None, "--kind", "-k", help="fact, event or rule (default: rule for an instruction to the assistant, else fact)."
     ),
@@ -84,7 +95,9 @@ def add(
 @memories_app.command()
 def edit(
     ctx: typer.Context,
-    memory_id: str = typer.Argument(..., metavar="ID"),
+    memory_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
+    ),
     text: str | None = typer.Option(None, "--text", "-t", help="The new text (default: open $EDITOR)."),
     value: str | None = typer.Option(None, "--value", help="A new value for its key."),
 ) -> None:
@@ -106,14 +119,24 @@ def edit(
 
 
 @memories_app.command()
-def pin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")) -> None:
+def pin(
+    ctx: typer.Context,
+    memory_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
+    ),
+) -> None:
     """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
     m = open_app(ctx).pin_memory(memory_id, True)
     typer.echo(f"pinned memory {m.id}: {sanitize(m.text)}")
 
 
 @memories_app.command()
-def unpin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")) -> None:
+def unpin(
+    ctx: typer.Context,
+    memory_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
+    ),
+) -> None:
     """Unpin a memory."""
     m = open_app(ctx).pin_memory(memory_id, False)
     typer.echo(f"unpinned memory {m.id}: {sanitize(m.text)}")
@@ -122,7 +145,9 @@ def unpin(ctx: typer.Context, memory_id: str = typer.Argument(..., metavar="ID")
 @memories_app.command()
 def forget(
     ctx: typer.Context,
-    memory_id: str | None = typer.Argument(None, metavar="[ID]"),
+    memory_id: str | None = typer.Argument(
+        None, metavar="[ID]", autocompletion=complete_memory_ids, help="The memory's id (or use --query or --all)."
+    ),
     query: str | None = typer.Option(None, "--query", "-q", help="Forget the memories this is about."),
     all_: bool = typer.Option(False, "--all", help="Forget every memory."),
     limit: int = typer.Option(10, "--limit", "-n", min=1, help="With --query: look at this many at most."),
@@ -201,7 +226,9 @@ def forget(
 @memories_app.command()
 def history(
     ctx: typer.Context,
-    memory_id: str = typer.Argument(..., metavar="ID"),
+    memory_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
+    ),
     json_out: bool = typer.Option(False, "--json", help="JSON lines."),
 ) -> None:
     """Show what happened to a memory: added, edited, pinned, superseded, forgotten."""
@@ -228,7 +255,10 @@ def export(
 
 
 @memories_app.command("import")
-def import_(ctx: typer.Context, path: str = typer.Argument(..., metavar="FILE")) -> None:
+def import_(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., metavar="FILE", help="JSON lines, as `memories export -f json` writes."),
+) -> None:
     """Import memories from `memchat memories export` JSON (skips what is already there)."""
     result = open_app(ctx).import_memories(path)
     typer.echo(f"imported {plural(result.added, 'memory', 'memories')} ({result.skipped} already present)")

@@ -1,4 +1,4 @@
-"""`memchat recall`, `memchat import` and `memchat reindex`: finding things, and getting them in."""
+"""`memchat recall` and `memchat reindex`: finding things, and keeping them findable."""
 
 from __future__ import annotations
 
@@ -50,31 +50,6 @@ def recall(
         console.note(f"nothing relevant (no memory or past message reaches relevance {bar:g}; --all shows the closest)")
     else:
         console.out().print(show.hits_table(hits))
-
-
-def import_conversations(
-    ctx: typer.Context,
-    path: str = typer.Argument(..., metavar="FILE"),
-    embed: bool = typer.Option(
-        True, "--embed/--no-embed", help="Embed the new messages now (else on the next recall)."
-    ),
-    keep_system: bool = typer.Option(
-        False, "--keep-system", help="Use the file's system prompts for its sessions (default: kept as data only)."
-    ),
-) -> None:
-    """Import past conversations: a memchat session export, or JSON lines of messages."""
-    memchat = open_app(ctx)
-    result = memchat.import_conversations(path, keep_system=keep_system)
-    typer.echo(
-        f"imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
-        f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)"
-    )
-    if embed and (result.message_ids or result.messages_skipped):
-        # Everything without a vector, not only this run's messages: an import that was
-        # interrupted while embedding is finished by running it again.
-        load_encoder(memchat)
-        with progress_bar("embedding messages", minimum=1) as progress:
-            memchat.embed_backlog(progress)
 
 
 def reindex(ctx: typer.Context, full: bool = typer.Option(False, "--full", help="Re-embed everything.")) -> None:

@@ -6,7 +6,15 @@ from dataclasses import asdict
 
 import typer
 
-from memchat.cli.common import SCRUB_PENDING, confirm, export_format, may_overwrite, print_stored, write_or_print
+from memchat.cli.common import (
+    SCRUB_PENDING,
+    complete_session_ids,
+    confirm,
+    export_format,
+    may_overwrite,
+    print_stored,
+    write_or_print,
+)
 from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode
 from memchat.text import plural, sanitize
@@ -37,7 +45,9 @@ def list_(
 @sessions_app.command()
 def show(
     ctx: typer.Context,
-    session_id: str = typer.Argument(..., metavar="ID"),
+    session_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_session_ids, help="The session's id, as `sessions list` shows it."
+    ),
     around: str | None = typer.Option(
         None, "--around", "-a", metavar="MSG", help="Only the messages around this one (as recall cites it)."
     ),
@@ -63,8 +73,10 @@ def show(
 @sessions_app.command()
 def rename(
     ctx: typer.Context,
-    session_id: str = typer.Argument(..., metavar="ID"),
-    title: list[str] = typer.Argument(..., metavar="TITLE"),
+    session_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_session_ids, help="The session's id, as `sessions list` shows it."
+    ),
+    title: list[str] = typer.Argument(..., metavar="TITLE", help="The new title."),
 ) -> None:
     """Give a session a new title."""
     s = open_app(ctx).rename_session(session_id, " ".join(title))
@@ -74,7 +86,9 @@ def rename(
 @sessions_app.command()
 def delete(
     ctx: typer.Context,
-    session_id: str = typer.Argument(..., metavar="ID"),
+    session_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_session_ids, help="The session's id, as `sessions list` shows it."
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
 ) -> None:
     """Delete a session and all its messages."""
@@ -102,7 +116,9 @@ def delete(
 @sessions_app.command()
 def export(
     ctx: typer.Context,
-    session_id: str = typer.Argument(..., metavar="ID"),
+    session_id: str = typer.Argument(
+        ..., metavar="ID", autocompletion=complete_session_ids, help="The session's id, as `sessions list` shows it."
+    ),
     fmt: str | None = typer.Option(
         None, "--format", "-f", help="md or json; default: by the file's extension, else md."
     ),
@@ -120,7 +136,9 @@ def export(
 @sessions_app.command()
 def pin(
     ctx: typer.Context,
-    session_id: str = typer.Argument(..., metavar="SESSION"),
+    session_id: str = typer.Argument(
+        ..., metavar="SESSION", autocompletion=complete_session_ids, help="The session's id."
+    ),
     number: str = typer.Argument(..., metavar="MSG", help="The message's id, as `sessions show` and recall give it."),
 ) -> None:
     """Pin a message: it is always sent verbatim, whatever the budget."""
@@ -130,8 +148,10 @@ def pin(
 @sessions_app.command()
 def unpin(
     ctx: typer.Context,
-    session_id: str = typer.Argument(..., metavar="SESSION"),
-    number: str = typer.Argument(..., metavar="MSG"),
+    session_id: str = typer.Argument(
+        ..., metavar="SESSION", autocompletion=complete_session_ids, help="The session's id."
+    ),
+    number: str = typer.Argument(..., metavar="MSG", help="The message's id."),
 ) -> None:
     """Unpin a message."""
     _set_pin(ctx, session_id, number, False)

@@ -89,6 +89,17 @@ def pending_sessions(db: Database) -> list[int]:
     return [r[0] for r in rows]
 
 
+def unsummarised(db: Database, session_id: int) -> bool:
+    """Whether the session has answered turns past its episodic summary (none yet, or older)."""
+    row = db.conn.execute(
+        "SELECT max(m.id) > coalesce((SELECT summarised_through FROM capture_state WHERE session_id = ?), 0) "
+        "FROM messages m JOIN sessions s ON s.id = m.session_id AND s.memory_off = 0 "
+        "WHERE m.session_id = ? AND m.status = 'ok'",
+        (session_id, session_id),
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def idle_sessions(db: Database, minutes: float) -> list[int]:
     """Pending sessions nobody has written to (or tried to capture) for `minutes`: ended ones."""
     from datetime import UTC, datetime, timedelta

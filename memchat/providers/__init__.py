@@ -56,17 +56,16 @@ class Provider:
         self.on_usage: Callable[[ChatRequest, str, int, int], None] | None = None
 
     def used(self, request: ChatRequest, model: str, input_tokens: int | None, output_tokens: int | None) -> None:
-        """Report a finished call's usage (providers call this; a failure to record never fails the call)."""
+        """Report a finished call's usage (providers call this; the recorder never raises)."""
         if self.on_usage is not None and self.real_usage and input_tokens is not None:
-            try:
-                self.on_usage(request, model or request.model, input_tokens, output_tokens or 0)
-            except Exception as exc:  # noqa: BLE001 - bookkeeping must not break a reply
-                from memchat.log import get_logger
-
-                get_logger().warning("could not record usage: %s", exc)
+            self.on_usage(request, model or request.model, input_tokens, output_tokens or 0)
 
     def ready(self) -> None:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""
+
+    def check(self, model: str) -> str:
+        """One cheap authenticated request to the server (doctor): what answered, or ProviderError."""
+        return "no server to reach"
 
     def warm(self) -> None:
         """Get ready for the first call in the background (import the SDK, build the client): a

@@ -90,6 +90,15 @@ class AnthropicProvider(Provider):
         except Exception:  # noqa: BLE001 - no key, a bad URL: the first real call says so
             import anthropic  # noqa: F401 - at least the SDK is loaded
 
+    def check(self, model: str) -> str:
+        """Count the tokens of "hi" (free, authenticated, no reply generated), without retries."""
+        client = self.client().with_options(max_retries=0)
+        try:
+            counted = client.messages.count_tokens(model=model, messages=[{"role": "user", "content": "hi"}])
+        except Exception as exc:  # noqa: BLE001 - doctor shows it as one line
+            raise explain(exc, model=model, retries=0, timeout=self.settings.timeout, url=self.url()) from None
+        return f"{self.url()} answered; key accepted, model {model} known ({counted.input_tokens} tokens for 'hi')"
+
     def ready(self) -> None:
         self._key()
         self.url()

@@ -176,9 +176,15 @@ class Repl:
         if result.error is not None:
             self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
         elif result.status == "ok" and self.interactive:
+            from memchat.usage import cost, dollars
+
             r = result.reply
-            usage = f"{r.input_tokens} in · {r.output_tokens} out · " if r.input_tokens is not None else ""
-            self.info(f"{usage}{result.latency_ms / 1000:.1f} s")
+            usage = f"{r.input_tokens:,} in · {r.output_tokens:,} out · " if r.input_tokens is not None else ""
+            spent = cost(
+                r.model or self.settings.model, r.input_tokens or 0, r.output_tokens or 0, self.settings.prices
+            )
+            price = f"{dollars(spent)} · " if spent is not None and self.app.provider.real_usage else ""
+            self.info(f"{usage}{price}{result.latency_ms / 1000:.1f} s")
 
     # --- loops ----------------------------------------------------------------------------
     def warm(self) -> None:

@@ -113,3 +113,29 @@ def sessions_table(rows: list[Any]) -> Any:
             Text(sanitize(s.model or "")),
         )
     return table
+
+
+def usage_table(rows: list[Any]) -> Any:
+    """`memchat usage` and /cost: calls, tokens and cost by day, model and purpose, with a total."""
+    from rich.table import Table
+
+    from memchat.usage import dollars
+
+    table = Table(box=None, header_style="bold", show_footer=True)
+    known = [r.cost for r in rows if r.cost is not None]
+    total = dollars(sum(known)) + (" (some unpriced)" if len(known) < len(rows) else "") if known else "-"
+    for name, footer, justify in (
+        ("day", "total", "left"),
+        ("model", "", "left"),
+        ("purpose", "", "left"),
+        ("calls", f"{sum(r.calls for r in rows):,}", "right"),
+        ("input", f"{sum(r.input_tokens for r in rows):,}", "right"),
+        ("output", f"{sum(r.output_tokens for r in rows):,}", "right"),
+        ("cost", total, "right"),
+    ):
+        table.add_column(name, footer=footer, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        table.add_row(
+            r.day, r.model, r.purpose, f"{r.calls:,}", f"{r.input_tokens:,}", f"{r.output_tokens:,}", dollars(r.cost)
+        )
+    return table

@@ -1,5 +1,5 @@
 """Slash commands for the conversation: /new, /sessions, /resume, /title, /model, /system, /retry,
-/undo, /copy, /export, /exit."""
+/undo, /copy, /export, /cost, /exit."""
 
 from __future__ import annotations
 
@@ -151,6 +151,22 @@ def _may_replace(repl: Repl, path: str) -> bool:
         return bool(confirm(f"{path} exists. Replace it?"))
     except (EOFError, KeyboardInterrupt):
         return False
+
+
+@command("cost", "What this session's calls cost, and today's (chat, memory, summaries).")
+def _cost(repl: Repl, arg: str) -> None:
+    from memchat.ui import console
+    from memchat.ui.tables import usage_table
+
+    for label, rows in (
+        ("this session", repl.app.usage(session_id=repl.session.id) if repl.session else []),
+        ("today", repl.app.usage(since="today")),
+    ):
+        if rows:
+            repl.info(label)
+            console.out().print(usage_table(rows))
+        else:
+            repl.info(f"{label}: no model calls recorded")
 
 
 @command("exit", "Quit (Ctrl-D also quits).", aliases=("quit", "q"))

@@ -1,0 +1,204 @@
+"""`--help` that reads like a man page: values in plain words (N, TEXT, ID, never `<list[str]>`),
+ranges in words, and two or three examples under every command.
+
+The examples live here, in one table keyed by the command's path, so a newcomer finds them in
+one place and a test can check that every command has some. Typer's help renderer is adjusted
+through three small hooks; if typer's internals move, `install` leaves its help as it is
+(uglier, never wrong), and tests/test_help.py says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, get_args, get_origin
+
+EXAMPLES: dict[str, list[tuple[str, str]]] = {
+    "": [
+        ("memchat", "Chat (Ctrl-D or /quit leaves; /help lists the commands)."),
+        ("memchat -c", "Resume the latest conversation."),
+        ('memchat ask "what did we decide about the trip?"', "One question, answered with what memchat remembers."),
+        ('memchat recall "passport"', "Search memories and past conversations."),
+    ],
+    "chat": [
+        ("memchat chat", "A new conversation."),
+        ("memchat chat -s 12", "Resume session 12."),
+        ("memchat chat --no-memory", "A conversation that memory neither reads nor keeps."),
+    ],
+    "ask": [
+        ('memchat ask "summarise RFC 9110 in five lines"', "Print the reply and store the exchange."),
+        ("git diff | memchat ask review this", "Piped input is the prompt (words given come first)."),
+        ('memchat ask --json "what is my dentist\'s name?"', "One JSON object: reply, tokens, cost, memories sent."),
+    ],
+    "recall": [
+        ('memchat recall "where do I live"', "Best hits first; says so when nothing is relevant."),
+        ("memchat recall dentist -k fact -n 3", "Only facts, three at most."),
+        ('memchat recall "flight" --since 2026-11-01 --json', "From November on, as JSON."),
+    ],
+    "memories": [
+        ("memchat memories list", "What memchat remembers, newest first."),
+        ('memchat memories add "I prefer metric units"', "Remember something yourself."),
+        ("memchat memories forget 14", "Forget memory 14, everywhere it was stored."),
+    ],
+    "memories list": [
+        ("memchat memories list", "Active memories."),
+        ("memchat memories list --status pending", "Guesses waiting for your review."),
+        ("memchat memories list -k rule --json", "Rules, one JSON object per line."),
+    ],
+    "memories show": [
+        ("memchat memories show 14", "Its text, kind, origin, sources and history."),
+        ("memchat memories show 14 --json", "The same as JSON."),
+    ],
+    "memories add": [
+        ('memchat memories add "My dentist is Dr. Okafor"', "A fact (the kind is guessed)."),
+        ('memchat memories add "Always answer in British English" -k rule', "A rule for how to work with you."),
+        ('memchat memories add "I live in Lisbon" --key user.city --value Lisbon', "Replaces the old user.city."),
+    ],
+    "memories edit": [
+        ("memchat memories edit 14", "Edit memory 14 in $EDITOR."),
+        ('memchat memories edit 14 -t "My dentist is Dr. Ade"', "Replace its text directly."),
+    ],
+    "memories pin": [("memchat memories pin 14", "Send memory 14 with every call.")],
+    "memories unpin": [("memchat memories unpin 14", "Send it only when relevant again.")],
+    "memories forget": [
+        ("memchat memories forget 14", "Forget one memory (asks first)."),
+        ('memchat memories forget -q "my old address" --dry-run', "List what a query would forget."),
+        ("memchat memories forget --all --purge-sources", "Everything, with the messages it came from."),
+    ],
+    "memories history": [("memchat memories history 14", "Every version of memory 14, and who changed it.")],
+    "memories export": [
+        ("memchat memories export -o memories.md", "Markdown (the format follows the extension)."),
+        ("memchat memories export -f json -o -", "JSON lines on stdout."),
+    ],
+    "memories import": [("memchat memories import memories.jsonl", "Memories exported by memchat (JSON lines).")],
+    "memories capture": [
+        ("memchat memories capture", "Extract memories from conversations not yet read."),
+        ("memchat memories capture -s 12 --final", "Session 12, with its summary."),
+    ],
+    "memories review": [
+        ("memchat memories review", "Go through pending guesses one by one."),
+        ("memchat memories review --confirm 7 --reject 9", "Decide without asking."),
+    ],
+    "sessions": [
+        ("memchat sessions list", "Recent conversations."),
+        ("memchat sessions show 12 --around 340", "Message 340 (as recall cites it) in its context."),
+        ("memchat sessions delete 12", "Delete a conversation and what was learnt only from it."),
+    ],
+    "sessions list": [
+        ("memchat sessions list", "The 20 most recent conversations."),
+        ("memchat sessions list -n 0 --json", "All of them, as JSON lines."),
+    ],
+    "sessions show": [
+        ("memchat sessions show 12", "The whole conversation, with message ids."),
+        ("memchat sessions show 12 --around 340 -C 2", "Message 340 with two messages either side."),
+    ],
+    "sessions rename": [('memchat sessions rename 12 "Trip to Porto"', "A new title.")],
+    "sessions delete": [("memchat sessions delete 12", "Asks first; --yes does not.")],
+    "sessions export": [
+        ("memchat sessions export 12 -o trip.md", "Markdown (the format follows the extension)."),
+        ("memchat sessions export 12 -o trip.json", "memchat's JSON, which `memchat import` reads back."),
+    ],
+    "sessions pin": [("memchat sessions pin 12 340", "Keep message 340 in the context of session 12.")],
+    "sessions unpin": [("memchat sessions unpin 12 340", "Let it be compacted again.")],
+    "import": [
+        ("memchat import conversations.json", "A ChatGPT or Claude export, a memchat export, or JSON lines."),
+        ("memchat import ~/.config/io.datasette.llm/logs.db", "llm's log (read, never written)."),
+    ],
+    "reindex": [
+        ("memchat reindex", "Embed and index what is new or changed."),
+        ("memchat reindex --full", "Rebuild everything (after changing the embedding model)."),
+    ],
+    "context": [
+        ("memchat context", "What the next call of the latest session would send, part by part."),
+        ("memchat context -s 12 --json", "For session 12, as JSON."),
+    ],
+    "usage": [
+        ("memchat usage", "Tokens and cost by day, model and purpose."),
+        ("memchat usage --since 7d --json", "The last week, as JSON lines."),
+    ],
+    "config": [
+        ("memchat config", "Every setting in effect and where it came from."),
+        ("memchat config init", "Write a commented config file to edit."),
+    ],
+    "config init": [("memchat config init", "Write the example config (never overwrites).")],
+    "config path": [("memchat config path", "Where the config file is read from.")],
+    "mcp": [
+        ("claude mcp add memchat -- memchat mcp", "Give Claude Code your memory (it starts the server)."),
+        ("memchat --profile work mcp", "Serve the work profile's memory."),
+    ],
+    "doctor": [
+        ("memchat doctor", "Check the key, the server, the database and the encoder."),
+        ("memchat doctor --quick", "Skip the checks that load the encoder or call the server."),
+    ],
+}
+
+_PLAIN_TYPES = {str: "TEXT", int: "N", float: "NUMBER", bool: "BOOL"}
+
+
+def examples_for(command_path: str) -> list[tuple[str, str]]:
+    """The examples of `memchat a b` (command_path "memchat a b")."""
+    return EXAMPLES.get(command_path.partition(" ")[2], [])
+
+
+def install() -> bool:
+    """Adjust typer's plain help renderer; False if this typer has no such hooks."""
+    try:
+        import typer.core as core
+        from typer._click.core import Command
+    except ImportError:
+        return False
+    param = getattr(core, "_TyperParameter", None)
+    argument = getattr(core, "TyperArgument", None)
+    if param is None or argument is None or not hasattr(param, "display_type"):
+        return False
+    if getattr(param.display_type, "memchat_plain", False):
+        return True
+
+    def display_type(self: Any, ctx: Any) -> str:
+        if self.metavar is not None:
+            return str(self.metavar)
+        desc = self.type_descriptor
+        if desc.is_choice:
+            return "|".join(str(c) for c in desc.choices or ())
+        annotation = desc.annotation
+        if get_origin(annotation) is list:
+            (annotation,) = get_args(annotation) or (str,)
+        if annotation is str and self.name:
+            return str(self.name).upper()
+        return _PLAIN_TYPES.get(annotation, "VALUE")
+
+    def usage_name(self: Any) -> str:
+        name = str(self.display_name_raw)
+        if not self.required and not name.startswith("["):
+            name = f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    def describe_number_range(min: float | None, max: float | None) -> str | None:  # typer passes them by these names
+        if min is None and max is None:
+            return None
+        if min is None:
+            return f"at most {max}"
+        if max is None:
+            return f"at least {min}"
+        return f"{min} to {max}"
+
+    original_epilog = Command.format_epilog
+
+    def format_epilog(self: Any, ctx: Any, formatter: Any) -> None:
+        original_epilog(self, ctx, formatter)
+        examples = examples_for(ctx.command_path)
+        if examples:
+            formatter.write_paragraph()
+            formatter.write_text("Examples:")
+            with formatter.indentation():
+                for command, what in examples:
+                    formatter.write_text(command)
+                    with formatter.indentation(), formatter.indentation():
+                        formatter.write_text(what)
+
+    display_type.memchat_plain = True  # type: ignore[attr-defined]
+    param.display_type = display_type
+    argument._usage_display_name = usage_name
+    argument.display_type_rich = lambda self, ctx: None  # the argument's name says it
+    if hasattr(core, "describe_number_range"):
+        core.describe_number_range = describe_number_range
+    Command.format_epilog = format_epilog  # type: ignore[method-assign]
+    return True

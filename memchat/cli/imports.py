@@ -1,0 +1,81 @@
+"""`memchat import`: past conversations from ChatGPT, Claude, llm, memchat or JSON lines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+
+from memchat.cli.common import app as open_app
+from memchat.cli.common import confirm, load_encoder, progress_bar
+from memchat.text import plural
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
+
+
+def import_conversations(
+    ctx: typer.Context,
+    path: str = typer.Argument(
+        ..., metavar="FILE", help="An export file, its folder or its .zip, or llm's logs.db (never written)."
+    ),
+    fmt: str | None = typer.Option(
+        None, "--format", "-f", help="chatgpt, claude, llm, memchat or jsonl (default: detected from the content)."
+    ),
+    embed: bool = typer.Option(
+        True, "--embed/--no-embed", help="Embed the new messages now (else on the next recall)."
+    ),
+    keep_system: bool = typer.Option(
+        False, "--keep-system", help="Use the file's system prompts for its sessions (default: kept as data only)."
+    ),
+    capture: bool = typer.Option(
+        False, "--capture", help="Also extract memories from the imported sessions (asks first: it costs calls)."
+    ),
+    yes: bool = typer.Option(False, "--yes", "-y", help="With --capture: do not ask."),
+) -> None:
+    """Import past conversations as sessions: searchable by recall and by the memory of every chat.
+
+    Reads ChatGPT's data export (conversations.json, or conversations-000.json… of a large one),
+    Claude.ai's data export (conversations.json), llm's logs.db (read-only), a memchat session
+    export, or JSON lines of messages. A folder or a .zip of an export works too. Only the branch
+    you last saw of an edited conversation is imported; titles, times and models are kept; tool
+    calls, reasoning and images are skipped. Importing again adds only what is new. Imported
+    sessions are not read into memory unless you ask (--capture).
+    """
+
+    memchat = open_app(ctx)
+    result = memchat.import_conversations(path, keep_system=keep_system, fmt=fmt)
+    skipped = f"; skipped {plural(sum(result.skipped.counts.values()), 'conversation')} ({result.skipped.describe()})"
+    typer.echo(
+        f"{result.format}: imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
+        f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)"
+        + (skipped if result.skipped else "")
+    )
+    if embed and (result.message_ids or result.messages_skipped):
+        # Everything without a vector, not only this run's messages: an import that was
+        # interrupted while embedding is finished by running it again.
+        load_encoder(memchat)
+        with progress_bar("embedding messages", minimum=1) as progress:
+            memchat.embed_backlog(progress)
+    if capture:
+        _capture(memchat, result.session_ids, yes)
+
+
+def _capture(memchat: Memchat, session_ids: list[int], yes: bool) -> None:
+    from memchat.ui import console
+    from memchat.usage import dollars
+
+    estimate = memchat.capture_estimate(session_ids)
+    if not estimate.calls:
+        console.note("nothing to capture: no imported session has anything worth remembering")
+        return
+    cost = f", about {dollars(estimate.cost)}" if estimate.cost is not None else " (no price known for it)"
+    console.note(
+        f"capture: memories from {plural(len(session_ids), 'imported session')} take "
+        f"{plural(estimate.calls, 'call')} to {estimate.model}, ~{estimate.input_tokens:,} input tokens{cost}"
+    )
+    if not confirm("Go on?", yes, refusing="to spend model calls on capture"):
+        console.note("not captured; `memchat import FILE --capture` again when you want it")
+        return
+    memchat.capture_imported(session_ids)
+    console.note(f"capturing in the background ({plural(estimate.calls, 'call')}); see `memchat memories list`")

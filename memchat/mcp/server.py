@@ -1,0 +1,151 @@
+"""The MCP server over stdio: tools recall, remember, forget, list_memories; resources for the
+pinned memories and the rules (what memchat always sends its own model).
+
+stdout is the protocol's wire: anything printed there would corrupt it, so the server's
+lifespan points sys.stdout at stderr once the SDK holds its own copy of the real stdout.
+Tools run in the SDK's worker threads; one lock serialises them over the profile's single
+SQLite connection. A memchat error reaches the client as its one-line message (already free
+of secrets); any other exception as "Error executing tool X" (the SDK withholds the text; the
+traceback goes to memchat's log).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+# pydantic (an `mcp` dependency) reads the tools' annotations by name from this module's globals;
+# this module is imported only to serve.
+from pydantic import Field
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
+
+T = TypeVar("T")
+
+INSTRUCTIONS = (
+    "Long-term memory of the user, kept by memchat on their machine: facts, events and rules from "
+    "their past conversations. Call recall before answering a question about the user, their "
+    "projects or earlier conversations; an empty result means nothing relevant is remembered. "
+    "Call remember only when the user asks you to remember something. The rules resource says how "
+    "the user wants to be worked with."
+)
+
+
+def build(app: Memchat) -> Any:
+    """The MCPServer for one open profile (imports the SDK: call it only to serve)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from memchat import __version__
+    from memchat.errors import MemchatError
+    from memchat.ui.memory import hit_json, memory_json
+
+    lock = threading.Lock()
+
+    def run(fn: Callable[[], T]) -> T:
+        with lock:
+            try:
+                return fn()
+            except MemchatError as exc:
+                raise ToolError(exc.message) from None
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[None]:
+        # The SDK took its own handle on fd 1 for the wire before this runs; from here on a stray
+        # print (ours or a library's) goes to stderr instead of breaking the protocol.
+        saved, sys.stdout = sys.stdout, sys.stderr
+        try:
+            yield
+        finally:
+            sys.stdout = saved
+
+    server = MCPServer(
+        "memchat", lifespan=lifespan, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    @server.tool()
+    def recall(
+        query: Annotated[str, Field(description="What to look for, in plain words.")],
+        kinds: Annotated[
+            list[str] | None, Field(description="Only these: fact, event, rule, message (past conversation).")
+        ] = None,
+        since: Annotated[str | None, Field(description="Only from this date on, e.g. 2026-01-01.")] = None,
+        until: Annotated[str | None, Field(description="Only up to this date.")] = None,
+        k: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
+    ) -> list[dict[str, Any]]:
+        """Search what memchat remembers about the user: memories and past conversations, best
+        first. Only results that clear memchat's relevance bar are returned: [] means nothing
+        relevant is remembered (say so rather than guess)."""
+        hits = run(lambda: app.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
+        return [hit_json(h) for h in hits]
+
+    @server.tool()
+    def remember(
+        text: Annotated[str, Field(description="What to remember, in the user's words.")],
+        kind: Annotated[
+            str | None, Field(description="fact, event or rule (default: rule for an instruction, else fact).")
+        ] = None,
+        key: Annotated[
+            str | None, Field(description="entity.attribute, e.g. user.city: a new value replaces the old one.")
+        ] = None,
+        value: Annotated[str | None, Field(description="The value for key, e.g. Lisbon.")] = None,
+    ) -> dict[str, Any]:
+        """Store a memory because the user asked to. Returns it, whether it was already known,
+        and what it replaced."""
+        done = run(lambda: app.remember(text, kind=kind, key=key, value=value))
+        return {
+            "memory": memory_json(done.memory),
+            "already_remembered": done.existed,
+            "replaced": [m.id for m in done.replaced],
+        }
+
+    @server.tool()
+    def forget(
+        id: Annotated[int, Field(description="The memory's id, as recall or list_memories gives it.")],
+    ) -> dict[str, Any]:
+        """Forget a memory for good, with the older versions it replaced: its text leaves the
+        database, the search index and the vectors."""
+
+        def go() -> dict[str, Any]:
+            done = app.forget([app.memory(id).id])  # no such memory: said in one line
+            if not done.ids:
+                raise ToolError(f"memory {id} is already forgotten")
+            return {"forgotten": sorted(done.ids)}
+
+        return run(go)
+
+    @server.tool()
+    def list_memories(
+        kind: Annotated[str | None, Field(description="fact, event or rule.")] = None,
+        pinned: Annotated[bool, Field(description="Only pinned memories.")] = False,
+        limit: Annotated[int, Field(ge=1, le=500, description="How many, newest first.")] = 50,
+    ) -> list[dict[str, Any]]:
+        """The active memories, newest first (pending guesses the user has not confirmed are
+        never listed)."""
+        found = run(
+            lambda: app.memories(
+                kind=kind, status="active", pinned=True if pinned else None, limit=limit, newest_first=True
+            )
+        )
+        return [memory_json(m) for m in found]
+
+    @server.resource("memchat://pinned", mime_type="application/json", description="Memories the user pinned.")
+    def pinned_memories() -> list[dict[str, Any]]:
+        return [memory_json(m) for m in run(lambda: app.memories(status="active", pinned=True))]
+
+    @server.resource(
+        "memchat://rules", mime_type="application/json", description="How the user wants to be worked with."
+    )
+    def rules() -> list[dict[str, Any]]:
+        return [memory_json(m) for m in run(lambda: app.memories(kind="rule", status="active"))]
+
+    return server
+
+
+def serve(app: Memchat) -> None:
+    """Serve until the client closes stdin."""
+    build(app).run()

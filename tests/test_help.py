@@ -1,0 +1,91 @@
+"""`--help` reads like a man page for every command: plain words for values, examples that run."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+from conftest import run_memchat
+
+from memchat.cli import help as cli_help
+
+
+def _commands():
+    import typer.main
+
+    from memchat.cli.main import app
+
+    root = typer.main.get_command(app)
+    found = []
+
+    def walk(command, path):
+        found.append(path)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(root, [])
+    return found
+
+
+COMMANDS = _commands()
+
+
+def test_the_help_hooks_are_installed():
+    assert cli_help.install() is True  # typer moved: help falls back to its own looks
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "memchat")
+def test_every_command_has_plain_help_with_examples(path):
+    result = run_memchat(*path, "--help")
+    text = result.stdout.decode()
+    assert result.returncode == 0, result.stderr
+    assert "Examples:" in text and "  memchat" in text.split("Examples:")[1]
+    # No Python types, no braces around required arguments, no x>=1 ranges.
+    assert not re.search(r"<(?:str|int|float|list|bool)|\{[A-Z]|\[\[|x[<>]=", text), text
+
+
+def test_every_example_names_a_real_command_and_real_options():
+    """An example that names a command or an option that does not exist would teach an error."""
+    known = {" ".join(p) for p in COMMANDS}
+    for key, examples in cli_help.EXAMPLES.items():
+        assert key in known, f"examples for a command that does not exist: {key!r}"
+        for line, what in examples:
+            assert what.endswith("."), what
+            words = shlex.split(line.split("|")[-1].split(" -- ")[-1].strip())  # after a pipe, or a launcher
+            assert words[0] == "memchat"
+            path = []  # the longest run of leading words that names a command
+            for word in words[1:]:
+                if " ".join([*path, word]) in known:
+                    path.append(word)
+                else:
+                    break
+            help_text = run_memchat(*path, "--help").stdout.decode()
+            for option in (w for w in words if w.startswith("-") and w != "-"):
+                assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", help_text), (line, option)
+
+
+def _complete(args: str, shell: str = "zsh") -> str:
+    env = {"_MEMCHAT_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": args}
+    if shell == "bash":
+        env = {"_MEMCHAT_COMPLETE": "complete_bash", "COMP_WORDS": args, "COMP_CWORD": str(len(args.split()) - 1)}
+    result = run_memchat(env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.decode()
+
+
+def test_shell_completion_completes_commands_options_and_ids(memchat_home):
+    assert "memories" in _complete("memchat mem", "bash")
+    assert '"forget"' in _complete("memchat memories f")
+    assert "--purge-sources" in _complete("memchat memories forget --p")
+    assert run_memchat("memories", "add", "My dentist is Dr. Okafor").returncode == 0
+    assert run_memchat("--provider", "echo", "ask", "plan the trip").returncode == 0
+    assert '"1":"My dentist is Dr. Okafor"' in _complete("memchat memories show ")
+    assert '"1":"plan the trip' in _complete("memchat sessions show ")
+    script = run_memchat("--show-completion", "bash", env={"SHELL": "/bin/bash"})
+    assert script.returncode == 0 and "_MEMCHAT_COMPLETE" in script.stdout.decode()
+
+
+def test_completion_of_ids_without_a_profile_completes_nothing_quietly(memchat_home):
+    assert _complete("memchat memories show ").strip() == "_files"  # nothing of ours: the shell's default
+    assert not (memchat_home / "default.db").exists()  # completing never creates a profile

@@ -1,0 +1,121 @@
+"""`memchat mcp` end to end: the real server process over stdio, driven by the official SDK's client."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+import pytest
+from conftest import ROOT, db_rows, run_memchat
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from memchat.db import open_db
+from memchat.memory.store import MemoryStore
+
+
+def _params(*args: str) -> StdioServerParameters:
+    # stdio_client passes only a few variables (HOME, PATH...): forward the test's profile and cache.
+    env = {k: v for k, v in os.environ.items() if k.startswith(("MEMCHAT_", "HF_", "PYTHON"))}
+    return StdioServerParameters(command=sys.executable, args=["-m", "memchat", *args, "mcp"], env=env, cwd=str(ROOT))
+
+
+def _serve(session_calls, *args: str):
+    async def go():
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(_params(*args), errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    init = await session.initialize()
+                    return init, await session_calls(session)
+
+    return anyio.run(go)
+
+
+def _payload(result):
+    assert not result.is_error, result.content
+    data = result.structured_content
+    return data["result"] if isinstance(data, dict) and set(data) == {"result"} else data
+
+
+@pytest.fixture
+def profile(memchat_home):
+    store = MemoryStore(open_db(memchat_home / "default.db"))
+    store.add("The user's dentist is Dr. Okafor, on Fridays.", kind="fact", origin="stated")
+    store.add("Always answer in British English.", kind="rule", origin="stated")
+    store.add("The user lives in Lisbon.", kind="fact", origin="stated", pinned=True)
+    store.add("The user has a heart condition.", kind="fact", origin="inferred", sensitive=True, status="pending")
+    return memchat_home
+
+
+def test_tools_and_resources_answer_with_memchats_rules(profile):
+    async def calls(s):
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        out = {"tools": tools}
+        out["dentist"] = _payload(await s.call_tool("recall", {"query": "who is my dentist?"}))
+        out["sky"] = _payload(await s.call_tool("recall", {"query": "why is the sky blue?"}))
+        out["listed"] = _payload(await s.call_tool("list_memories", {}))
+        out["pinned"] = json.loads((await s.read_resource("memchat://pinned")).contents[0].text)
+        out["rules"] = json.loads((await s.read_resource("memchat://rules")).contents[0].text)
+        out["added"] = _payload(await s.call_tool("remember", {"text": "My sister is called Ana"}))
+        out["again"] = _payload(await s.call_tool("remember", {"text": "my sister is called Ana."}))
+        return out
+
+    init, out = _serve(calls)
+    assert init.server_info.name == "memchat" and "recall" in init.instructions
+    assert set(out["tools"]) == {"recall", "remember", "forget", "list_memories"}
+    assert out["tools"]["recall"].input_schema["required"] == ["query"]
+    assert out["dentist"] and "Okafor" in out["dentist"][0]["text"]
+    assert out["sky"] == []  # nothing relevant: nothing, not the closest junk
+    texts = [m["text"] for m in out["listed"]]
+    assert "The user has a heart condition." not in texts and len(texts) == 3  # a pending guess is never served
+    assert [m["text"] for m in out["pinned"]] == ["The user lives in Lisbon."]
+    assert [m["text"] for m in out["rules"]] == ["Always answer in British English."]
+    assert out["added"]["memory"]["kind"] == "fact" and not out["added"]["already_remembered"]
+    assert out["again"]["already_remembered"]
+
+
+def test_forget_scrubs_like_the_cli_and_errors_are_one_line(profile):
+    (dentist_id,) = [i for i, t in db_rows(profile, "SELECT id, text FROM memories") if "Okafor" in t]
+
+    async def calls(s):
+        return (
+            await s.call_tool("forget", {"id": dentist_id}),
+            await s.call_tool("forget", {"id": dentist_id}),
+            await s.call_tool("forget", {"id": "x"}),
+            await s.call_tool("recall", {"query": "dentist", "k": 0}),
+        )
+
+    _, (done, twice, bad, bad_k) = _serve(calls)
+    assert _payload(done) == {"forgotten": [dentist_id]}
+    assert twice.is_error and "already forgotten" in twice.content[0].text
+    assert bad.is_error and bad_k.is_error
+    assert db_rows(profile, "SELECT count(*) FROM memories WHERE text LIKE '%Okafor%'") == [(0,)]
+    assert db_rows(profile, "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'Okafor'") == [(0,)]
+    raw = (profile / "default.db").read_bytes()
+    assert b"Okafor" not in raw
+
+
+def test_memory_off_sessions_are_never_served(api, profile):
+    assert run_memchat("--no-memory", "ask", "my locker code is 4417").returncode == 0
+
+    async def calls(s):
+        return _payload(await s.call_tool("recall", {"query": "locker code", "kinds": ["message"]}))
+
+    _, hits = _serve(calls)
+    assert not any("4417" in h["text"] for h in hits)
+    mine = run_memchat("recall", "--json", "locker code")  # the user's own search still finds it
+    assert "4417" in mine.stdout.decode()
+
+
+def test_the_server_answers_for_the_profile_it_was_started_with(memchat_home):
+    MemoryStore(open_db(memchat_home / "work.db")).add("The work laptop is a ThinkPad.", kind="fact")
+
+    async def calls(s):
+        return _payload(await s.call_tool("list_memories", {}))
+
+    _, listed = _serve(calls, "--profile", "work")
+    assert [m["text"] for m in listed] == ["The work laptop is a ThinkPad."]
+    _, default = _serve(calls)
+    assert default == []
