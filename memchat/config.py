@@ -74,6 +74,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("history.compact_at", 75, "Compact when history passes this percentage of its budget.", minimum=10),
     Setting("history.summary_tokens", 400, "Most tokens in a session summary.", minimum=50),
     Setting(
+        "history.retention_days",
+        0,
+        "Keep conversation transcripts this many days, then delete them for good (scrubbed like forget; "
+        "memories learnt from them stay). 0: forever. Applied in the background and by `memchat purge`.",
+        minimum=0,
+    ),
+    Setting(
         "memory.embedding_model",
         "all-MiniLM-L6-v2",
         "Sentence-transformers model for recall: the bundled all-MiniLM-L6-v2, a local model path, or a model name (downloads only with HF_HUB_OFFLINE=0). After a change, run `memchat reindex`.",
@@ -82,6 +89,18 @@ SETTINGS: tuple[Setting, ...] = (
         "memory.capture",
         True,
         "Extract memories (facts, events, rules) from conversations in the background. /capture off turns it off for a chat.",
+    ),
+    Setting(
+        "memory.event_retention_days",
+        0,
+        "Forget events (problems, plans, session summaries) this many days after they were recorded. 0: never.",
+        minimum=0,
+    ),
+    Setting(
+        "memory.pending_days",
+        90,
+        "Forget guesses you never confirmed (pending memories) after this many days. 0: never.",
+        minimum=0,
     ),
     Setting("memory.capture_every", 3, "Capture after this many turns (and always when a session ends).", minimum=1),
     Setting(

@@ -40,11 +40,21 @@ class Database:
     only when a migration is pending, to apply it.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, encrypted: bool = False) -> None:
         self.conn = conn
+        self.encrypted = encrypted  # SQLCipher: no plaintext side files (memchat.encryption)
 
     def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
+
+
+def sql_errors() -> tuple[type[Exception], ...]:
+    """The database errors of the drivers in use: sqlite3's, and sqlcipher3's once an encrypted
+    profile loaded it (its classes do not derive from sqlite3's). Used as `except sql_errors():`."""
+    import sys
+
+    cipher = sys.modules.get("sqlcipher3.dbapi2")
+    return (sqlite3.Error,) if cipher is None else (sqlite3.Error, cipher.Error)
 
 
 def _create_private_file(path: Path) -> None:
@@ -81,10 +91,12 @@ def let_others_write() -> None:
 
 def open_db(path: Path | str) -> Database:
     """Open (creating if needed) and migrate the database at path."""
-    from memchat import schema
+    from memchat import encryption, schema
     from memchat.files import describe_os_error
 
     path = Path(path)
+    with contextlib.suppress(OSError, ValueError):
+        encryption.recover(path)  # an encrypt or decrypt a crash cut short
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -105,12 +117,23 @@ def open_db(path: Path | str) -> Database:
             _create_private_file(path)  # a file memchat creates is 0600; an existing one keeps its mode
     except OSError as exc:
         raise StoreError(f"cannot create the database {path}: {describe_os_error(exc)}") from None
+    encrypted = st is not None and encryption.is_encrypted(path)
+    found = encryption.key_for(path) if encrypted else None
+    if encrypted:
+        if found is None:
+            raise StoreError(
+                f"{path} is an encrypted profile and no key was found: set {encryption.KEY_ENV}, or unlock "
+                "the OS keyring that `memchat profile encrypt` stored it in; nothing was changed"
+            )
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        if found is not None:
+            conn = encryption.connect(path, found[0], found[1], BUSY_TIMEOUT_MS / 1000)
+        else:
+            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # Reading the schema proves the file is a database before anything writes to it.
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        db = Database(conn)
+        db = Database(conn, encrypted=encrypted)
         known = set(schema.names())
         unknown = set(schema.applied(conn)) - known
         if unknown:
@@ -134,7 +157,7 @@ def open_db(path: Path | str) -> Database:
                     schema.runner().apply(Migratable(conn, execute_plugins=False))
     except StoreError:
         raise
-    except sqlite3.Error as exc:
+    except sql_errors() as exc:
         raise _fail(path, exc) from None
     for suffix in ("-wal", "-shm"):
         side = Path(str(path) + suffix)
@@ -155,7 +178,7 @@ def _enable_wal(conn: sqlite3.Connection) -> None:
         try:
             if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() == "wal":
                 return
-        except sqlite3.OperationalError as exc:
+        except sql_errors() as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
         if time.monotonic() > deadline:
@@ -181,7 +204,7 @@ def immediate(db: Database) -> Iterator[Database]:
                 conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-    except sqlite3.Error as exc:
+    except sql_errors() as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise _fail(db_file(db), exc) from None
@@ -205,7 +228,7 @@ def _bound_wal(db: Database) -> None:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         finally:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    except (OSError, sqlite3.Error):
+    except (OSError, *sql_errors()):  # type: ignore[misc]  # a tuple built at run time
         pass  # readers still busy, or no WAL file: a later write tries again
 
 

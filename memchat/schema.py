@@ -195,6 +195,19 @@ def m014_record_usage(db: Database) -> None:
     db.execute("CREATE INDEX usage_at ON usage(at)")
 
 
+@_migration
+def m015_profile_settings_and_audit(db: Database) -> None:
+    # What belongs to the profile, not to the config file: the user's answer to the consent
+    # question, when retention last ran. And one audit trail of what happened to the data beyond
+    # memory writes (those are in memory_history): exports, imports, purges, deletes, consent.
+    db.execute("CREATE TABLE profile_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL)")
+    db.execute(
+        "CREATE TABLE audit_log (id INTEGER PRIMARY KEY, at TEXT NOT NULL, action TEXT NOT NULL, "
+        "origin TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '')"
+    )
+    db.execute("CREATE INDEX audit_log_at ON audit_log(at)")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memchat.db import immediate, utcnow
+from memchat.db import immediate, sql_errors, utcnow
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -58,8 +58,6 @@ def record(
 ) -> None:
     """Store one call's usage; a failure (a locked or full database) is logged, never raised:
     bookkeeping must not break a reply."""
-    import sqlite3
-
     try:
         with immediate(db):
             db.conn.execute(
@@ -67,7 +65,7 @@ def record(
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (utcnow(), model, purpose if purpose in PURPOSES else "chat", input_tokens, output_tokens, session_id),
             )
-    except sqlite3.Error as exc:
+    except sql_errors() as exc:
         from memchat.log import get_logger
 
         get_logger().warning("could not record usage: %s", exc)

@@ -115,7 +115,9 @@ def _cycles() -> list[list[str]]:
 def _forbidden(name: str) -> tuple[str, ...]:
     """What a module may not import, by its layer."""
     if _in(name, "memchat.cli", "memchat.__main__"):
-        return ("memchat.mcp", "memchat.db", "memchat.engine", "sqlite3", "sqlite_utils")
+        # The command line launches the other shells (`memchat` the REPL, `memchat mcp` the MCP
+        # server) through their entry points; neither imports the CLI back.
+        return ("memchat.db", "memchat.engine", "sqlite3", "sqlite_utils")
     if _in(name, "memchat.repl"):
         return ("memchat.cli", "memchat.mcp", "memchat.db", "memchat.engine", "sqlite3", "sqlite_utils")
     if _in(name, "memchat.mcp"):

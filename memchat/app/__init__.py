@@ -22,10 +22,14 @@ from __future__ import annotations
 from memchat.app.capture import Capture
 from memchat.app.conversation import Conversation
 from memchat.app.memories import Memories, Remembered
+from memchat.app.privacy import Privacy
 
 
-class Memchat(Conversation, Memories, Capture):
+class Memchat(Conversation, Memories, Capture, Privacy):
     """One profile, open for use: every use case memchat offers (see the module docstring)."""
+
+    def after_open(self) -> None:
+        self.retention_in_background()  # retention windows, in a detached process when due
 
 
 __all__ = ["Memchat", "Remembered"]

@@ -92,13 +92,25 @@ class Conversation(Profile):
             if m.role == "user" and m.content.strip()
         }
         done = delete_session(self.db, session.id)
+        self.record("delete session", {"session": session.id, "memories forgotten": len(done.ids)})
         history.scrub(self.history_path, lambda line: line.strip() in typed)
         return done
 
     def export_session(
-        self, session_id: str | int, fmt: str = "md", *, around: str | int | None = None, context: int = 3
+        self,
+        session_id: str | int,
+        fmt: str = "md",
+        *,
+        around: str | int | None = None,
+        context: int = 3,
+        to: str | None = None,
     ) -> str:
-        return sessions.export_session(self.db, session_id, fmt, around=around, context=context)
+        """A session as Markdown or memchat's JSON; `to` (where it is written) puts the export in
+        the audit trail (showing it on the terminal does not)."""
+        text = sessions.export_session(self.db, session_id, fmt, around=around, context=context)
+        if to is not None:
+            self.record("export session", {"session": int(str(session_id)), "format": fmt, "to": to})
+        return text
 
     def pin_message(self, session: Session, number: str | int | None, pinned: bool) -> Message:
         """Pin (or unpin) a message of the session by its id; by default your last message

@@ -84,6 +84,7 @@ class Memories(Profile):
         importance: float = 0.5,
         pinned: bool = False,
         origin: str = "manual",
+        actor: str = "user",
     ) -> Remembered:
         """Store what the user asked to keep, in their words; without a kind, an instruction to the
         assistant ("always answer in British English", "rule: ...") is a rule, anything else a fact."""
@@ -92,7 +93,9 @@ class Memories(Profile):
         if kind is None:
             kind, text = kind_of(text)
         store = self.store
-        memory = store.add(text, kind=kind, key=key, value=value, importance=importance, pinned=pinned, origin=origin)
+        memory = store.add(
+            text, kind=kind, key=key, value=value, importance=importance, pinned=pinned, origin=origin, actor=actor
+        )
         if store.last_add_existed:
             return Remembered(memory, existed=True)
         self.embed_written(memory_ids=[memory.id])
@@ -138,7 +141,7 @@ class Memories(Profile):
         found = self.store.get_many([h.id for h in hits])
         return [(found[h.id], h.score) for h in hits if floor is not None and h.score >= floor and h.id in found]
 
-    def forget(self, memory_ids: list[int], *, purge_sources: bool = False) -> Forgotten:
+    def forget(self, memory_ids: list[int], *, purge_sources: bool = False, actor: str = "user") -> Forgotten:
         """Forget for good: rows, history, indexes, vectors, summaries, what past messages said of it
         (withheld; redacted with purge_sources), and the lines of the input history that said it."""
         from memchat import history
@@ -146,7 +149,7 @@ class Memories(Profile):
         from memchat.memory.redact import Redactor
 
         store = self.store
-        store.forget(memory_ids, purge_sources=purge_sources)
+        store.forget(memory_ids, purge_sources=purge_sources, actor=actor)
         done = store.last_forget
         if done.said:
             redactor: list[Redactor] = []  # built on the first history line: none for an empty file
@@ -173,10 +176,12 @@ class Memories(Profile):
     def reject(self, memory_id: str | int) -> None:
         self.store.reject(memory_id)
 
-    def export_memories(self, fmt: str = "json") -> str:
+    def export_memories(self, fmt: str = "json", *, to: str = "-") -> str:
         from memchat.memory.transfer import export_text
 
-        return export_text(self.store, fmt)
+        text = export_text(self.store, fmt)
+        self.record("export memories", {"format": fmt, "to": to})
+        return text
 
     def import_memories(self, path: str) -> MemoryImportResult:
         from memchat.importer import read_file
@@ -184,6 +189,7 @@ class Memories(Profile):
 
         text, name = read_file(path)
         result = import_text(self.store, text, name)
+        self.record("import memories", {"file": name, "added": result.added})
         if result.added:
             self.embed_written()
         return result
@@ -197,7 +203,13 @@ class Memories(Profile):
         """
         from memchat.importer import import_file
 
-        return import_file(self.db, path, keep_system=keep_system, fmt=fmt)
+        result = import_file(self.db, path, keep_system=keep_system, fmt=fmt)
+        self.record(
+            "import conversations",
+            {"file": str(path), "format": result.format, "messages": result.messages_added},
+            origin="import",
+        )
+        return result
 
     def embed_backlog(self, progress: Progress | None = None, on_prepare: Notice | None = None) -> int:
         """Embed every memory and message that has no vector yet (after an import, or an interrupted one)."""

@@ -97,6 +97,11 @@ class Profile:
 
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
                     scrub.finish(self._db)
+                from memchat.privacy import consent
+
+                said = consent(self._db)
+                if said is not None and not said.capture:  # the user said no when asked: no capture
+                    self.capture_on = False
         return self._db
 
     @property
@@ -124,6 +129,12 @@ class Profile:
             session_id=session_id,
             prices=self.settings.prices,
         )
+
+    def record(self, action: str, detail: object = "", origin: str = "user") -> None:
+        """One line of the audit trail (`memchat audit`): exports, imports, deletes, purges."""
+        from memchat.privacy import record
+
+        record(self.db, action, origin, detail)
 
     def _record_usage(self, request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
         from memchat import usage
@@ -185,6 +196,13 @@ class Profile:
             "pending_scrubs": scrub.pending(self.db),
             "interrupted_imports": conn.execute("SELECT count(*) FROM sessions WHERE importing = 1").fetchone()[0],
         }
+
+    @property
+    def encrypted(self) -> bool:
+        """Whether this profile's database is encrypted (its first bytes; opens nothing)."""
+        from memchat.encryption import is_encrypted
+
+        return is_encrypted(self.settings.db_path)
 
     @property
     def history_path(self) -> Path:
@@ -281,6 +299,7 @@ class Profile:
         def work() -> None:
             try:
                 self.db  # noqa: B018 - opening is the point
+                self.after_open()
                 if self.settings.provider == "anthropic":
                     self.provider.warm()  # the SDK and its HTTP client, ready before the first message
                 if self.use_memory:
@@ -295,6 +314,9 @@ class Profile:
                 get_logger().warning("warm-up failed: %s", exc)
 
         threading.Thread(target=work, name="memchat-warm", daemon=True).start()
+
+    def after_open(self) -> None:
+        """What a fresh interactive run does as soon as the profile is open (in the warm-up thread)."""
 
     def after_warm_up(self) -> None:
         """What else a fresh interactive run does in the background (the capture mixin resumes

@@ -187,35 +187,13 @@ def load_encoder(app: Memchat, alongside: Callable[[], object] | None = None) ->
         app.embedder_alongside(alongside or (lambda: None))
 
 
-def _complete_ids(sql: str, incomplete: str) -> list[tuple[str, str]]:
-    """Shell completion of ids from the profile the environment points at (read-only; any
-    failure completes nothing: a completion must never print an error into the user's line)."""
-    import sqlite3
-
-    from memchat.config import load_settings
-
-    try:
-        path = load_settings().db_path
-        if not path.exists():
-            return []
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = conn.execute(sql).fetchall()
-        finally:
-            conn.close()
-    except Exception:  # noqa: BLE001
-        return []
-    return [(str(i), (text or "")[:60]) for i, text in rows if str(i).startswith(incomplete)]
-
-
 def complete_session_ids(incomplete: str) -> list[tuple[str, str]]:
-    return _complete_ids(
-        "SELECT id, coalesce(title, '') FROM sessions WHERE importing = 0 ORDER BY updated_at DESC LIMIT 50",
-        incomplete,
-    )
+    from memchat.app.completion import session_ids
+
+    return session_ids(incomplete)
 
 
 def complete_memory_ids(incomplete: str) -> list[tuple[str, str]]:
-    return _complete_ids(
-        "SELECT id, text FROM memories WHERE status IN ('active', 'pending') ORDER BY id DESC LIMIT 100", incomplete
-    )
+    from memchat.app.completion import memory_ids
+
+    return memory_ids(incomplete)

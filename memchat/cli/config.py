@@ -18,12 +18,16 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     from memchat.text import sanitize
     from memchat.ui import console
 
-    settings = state(ctx).app().settings
+    memchat = state(ctx).app()
+    settings = memchat.settings
+    said = memchat.consent() if settings.db_path.exists() else None  # never create a profile to show settings
+    consent = "not asked yet" if said is None else f"{'yes' if said.capture else 'no'} (answered {said.at[:10]})"
     if json_out:
         console.print_json(
             {
                 "config_file": str(settings.config_path),
                 "database": str(settings.db_path),
+                "consent": None if said is None else {"capture": said.capture, "at": said.at},
                 "settings": {
                     s.name: {"value": settings.get(s.name), "source": settings.sources[s.name]} for s in SETTINGS
                 },
@@ -57,7 +61,10 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     console.out().print(table)
     exists = "" if settings.config_path.exists() else " (not created; `memchat config init` writes one)"
     console.out().print(
-        sanitize(f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}"),
+        sanitize(
+            f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}\n"
+            f"consent: {consent} (learning memories from chats; `memchat consent yes|no`)"
+        ),
         highlight=False,
         markup=False,
     )

@@ -85,9 +85,17 @@ def doctor(
         if ok != "ok":
             raise RuntimeError(f"integrity check failed: {ok}")
         mode = oct(os.stat(settings.db_path).st_mode & 0o777)
-        return f"{settings.db_path}, {len(memchat.list_sessions(None))} sessions, mode {mode}"
+        sealed = ", encrypted (SQLCipher)" if memchat.encrypted else ""
+        return f"{settings.db_path}, {len(memchat.list_sessions(None))} sessions, mode {mode}{sealed}"
 
     check("database", database)
+
+    said = memchat.consent()
+    if said is None:
+        report(None, "consent", "not asked yet: the first chat on a terminal asks; until then memory.capture decides")
+    else:
+        state_ = "yes: memories are learnt from chats" if said.capture else "no: nothing is learnt from chats"
+        report(True, "consent", f"{state_} (answered {said.at[:10]}; `memchat consent yes|no` changes it)")
 
     warnings = memchat.access_warnings()
     for warning in warnings:

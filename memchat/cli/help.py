@@ -124,6 +124,29 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("claude mcp add memchat -- memchat mcp", "Give Claude Code your memory (it starts the server)."),
         ("memchat --profile work mcp", "Serve the work profile's memory."),
     ],
+    "consent": [
+        ("memchat consent", "Whether memchat learns memories from your chats."),
+        ("memchat consent no", "Stop learning (conversations are still saved)."),
+    ],
+    "purge": [
+        ("memchat purge --older-than 90d --dry-run", "What is older than 90 days, without deleting it."),
+        ("memchat purge --older-than 1y --superseded", "Transcripts, events and old values past a year."),
+        ("memchat purge --yes", "Apply the config's retention windows now."),
+    ],
+    "audit": [
+        ("memchat audit", "Every memory write, forget, export, import and purge, with its origin."),
+        ("memchat audit --since 7d --json", "The last week, as JSON lines."),
+    ],
+    "profile": [
+        ("memchat profile status", "Where the database is, and whether it is encrypted."),
+        ("memchat profile encrypt", "Encrypt it; the key goes to the OS keyring (or MEMCHAT_DB_KEY)."),
+    ],
+    "profile status": [("memchat --profile work profile status", "The work profile's state.")],
+    "profile encrypt": [
+        ("memchat profile encrypt", "A random key, kept in the OS keyring."),
+        ("MEMCHAT_DB_KEY=... memchat profile encrypt --yes", "Your passphrase (scripts, CI, no keyring)."),
+    ],
+    "profile decrypt": [("memchat profile decrypt", "Plain SQLite again (asks first).")],
     "doctor": [
         ("memchat doctor", "Check the key, the server, the database and the encoder."),
         ("memchat doctor --quick", "Skip the checks that load the encoder or call the server."),

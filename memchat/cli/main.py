@@ -24,6 +24,8 @@ from memchat.cli import (
     imports,
     memories,
     plain_params,
+    privacy,
+    profile,
     recall,
     review,
     serve,
@@ -115,6 +117,10 @@ app.command("usage")(usage.usage)
 app.add_typer(config.config_app, name="config")
 app.command("doctor")(doctor.doctor)
 app.command("mcp")(serve.mcp)
+app.command("consent")(privacy.consent)
+app.command("purge")(privacy.purge)
+app.command("audit")(privacy.audit)
+app.add_typer(profile.profile_app, name="profile")
 
 
 def _one_line_warning(

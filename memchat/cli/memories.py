@@ -251,7 +251,7 @@ def export(
     """Export memories as JSON or Markdown."""
     chosen = export_format(fmt, output, "json")
     may_overwrite(output, force)
-    write_or_print(open_app(ctx).export_memories(chosen), output)
+    write_or_print(open_app(ctx).export_memories(chosen, to=output or "-"), output)
 
 
 @memories_app.command("import")

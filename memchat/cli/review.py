@@ -41,6 +41,8 @@ def capture(
     memchat.provider.ready()
     if background:  # the encoder loads only if there is something worth capturing
         memchat.capture(session_id, final=True, background=True)
+        if memchat.retention_due():  # `ask` has no warm-up: its detached run applies the windows
+            memchat.apply_retention()
         return
     load_encoder(memchat)
     memchat.capture(session_id, final=final, on_result=None if quiet else report)

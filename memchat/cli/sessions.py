@@ -128,7 +128,7 @@ def export(
     """Export a session as Markdown or JSON."""
     chosen = export_format(fmt, output, "md")
     memchat = open_app(ctx)
-    text = memchat.export_session(session_id, chosen)  # an unknown session is said before any question
+    text = memchat.export_session(session_id, chosen, to=output or "-")  # an unknown session is said first
     may_overwrite(output, force)
     write_or_print(text, output)
 

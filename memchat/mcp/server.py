@@ -42,7 +42,8 @@ def build(app: Memchat) -> Any:
 
     from memchat import __version__
     from memchat.errors import MemchatError
-    from memchat.ui.memory import hit_json, memory_json
+    from memchat.memory.rank import hit_json
+    from memchat.memory.records import memory_json
 
     lock = threading.Lock()
 
@@ -96,7 +97,7 @@ def build(app: Memchat) -> Any:
     ) -> dict[str, Any]:
         """Store a memory because the user asked to. Returns it, whether it was already known,
         and what it replaced."""
-        done = run(lambda: app.remember(text, kind=kind, key=key, value=value))
+        done = run(lambda: app.remember(text, kind=kind, key=key, value=value, actor="mcp"))
         return {
             "memory": memory_json(done.memory),
             "already_remembered": done.existed,
@@ -111,7 +112,7 @@ def build(app: Memchat) -> Any:
         database, the search index and the vectors."""
 
         def go() -> dict[str, Any]:
-            done = app.forget([app.memory(id).id])  # no such memory: said in one line
+            done = app.forget([app.memory(id).id], actor="mcp")  # no such memory: said in one line
             if not done.ids:
                 raise ToolError(f"memory {id} is already forgotten")
             return {"forgotten": sorted(done.ids)}

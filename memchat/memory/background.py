@@ -140,6 +140,12 @@ def _recorder(db: Any) -> Callable[..., None]:
 def spawn_capture(db_path: Path, session_id: int | None = None, *, config_path: str | None = None) -> None:
     """Capture in a detached process (`memories capture --background`): this session, if any,
     and every session idle for IDLE_MINUTES with turns left; the command returns at once."""
+    args = ["memories", "capture", "--background"] + (["--session", str(session_id)] if session_id else [])
+    spawn_detached(db_path, args, config_path=config_path)
+
+
+def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None = None) -> None:
+    """Run `memchat --db DB COMMAND` in a detached process (no terminal, no waiting)."""
     import os
     import subprocess
     import sys
@@ -147,10 +153,9 @@ def spawn_capture(db_path: Path, session_id: int | None = None, *, config_path: 
     args = [sys.executable, "-m", "memchat", "--db", str(db_path)]
     if config_path:
         args += ["--config", str(config_path)]
-    args += ["memories", "capture", "--background"] + (["--session", str(session_id)] if session_id else [])
     try:
         subprocess.Popen(
-            args,
+            args + command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -161,4 +166,4 @@ def spawn_capture(db_path: Path, session_id: int | None = None, *, config_path: 
     except OSError as exc:  # the next run catches up; never fail the user's command for this
         from memchat.log import get_logger
 
-        get_logger().warning("could not start background capture: %s", exc)
+        get_logger().warning("could not start %s in the background: %s", command[0], exc)

@@ -61,7 +61,7 @@ def chain(db: Database, ids: list[int]) -> list[int]:
     return list(dict.fromkeys([*ids, *found]))
 
 
-def _select(db: Database, ids: list[int]) -> list[Memory]:
+def live_memories(db: Database, ids: list[int]) -> list[Memory]:
     cursor = db.conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM memories WHERE id IN (SELECT value FROM json_each(?)) "
         "AND status != 'forgotten' ORDER BY id",
@@ -80,7 +80,7 @@ def forget(
     ids = chain(db, [m.id for m in targets])
     done = Forgotten()
     for start in range(0, len(ids), BATCH):
-        batch = _select(db, ids[start : start + BATCH])
+        batch = live_memories(db, ids[start : start + BATCH])
         if batch:
             texts = _erase(db, batch, actor, action, purge_sources)
             done.said += [(t, m.value) for m in batch for t in sorted(texts[m.id])]
@@ -188,7 +188,7 @@ def delete_session(db: Database, session_id: int) -> Forgotten:
             (f"session.{session_id}.summary", session_id),
         )
     ]
-    done = forget(db, _select(db, derived), actor="user") if derived else Forgotten()
+    done = forget(db, live_memories(db, derived), actor="user") if derived else Forgotten()
     with immediate(db):
         db.conn.execute(
             "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)

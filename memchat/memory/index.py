@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import db_file, immediate
+from memchat.db import db_file, immediate, sql_errors
 from memchat.errors import MemchatError
 from memchat.memory.vector_file import read_copy, write_copy
 from memchat.memory.vectors import VectorSet, generation, kind_status_code
@@ -306,13 +306,11 @@ def reindex(db: Database, embedder: Embedder, progress: Progress | None = None, 
 
 
 def _fts_intact(db: Database, table: str) -> bool:
-    import sqlite3
-
     conn = db.conn
     conn.execute("BEGIN")  # a read: the check writes nothing, so no write lock is taken
     try:
         conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.DatabaseError:
+    except sql_errors():
         return False
     finally:
         conn.execute("ROLLBACK")

@@ -299,3 +299,13 @@ def _details(db: Database, chosen: dict[tuple[str, int], dict[str, Any]]) -> lis
         h.fused, h.bm25_rank, h.vector_rank = entry["fused"], entry["bm25"], entry["vector"]
         h.cosine = None if entry["cosine"] is None else round(entry["cosine"], 4)
     return hits
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    """A hit as JSON (`recall --json`, the MCP server): its own fields, not its memory's."""
+    from dataclasses import asdict
+
+    data = asdict(hit)
+    data.pop("memory", None)  # the memory's own fields: `memchat memories show ID --json`
+    data.pop("features", None)
+    return data

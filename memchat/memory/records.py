@@ -101,3 +101,10 @@ def log_history(
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (memory_id, action, old, new, actor, source_message_id, at),
     )
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    """A memory as JSON (`memories list --json`, exports of one, the MCP server)."""
+    from dataclasses import asdict
+
+    return asdict(memory)

@@ -22,10 +22,12 @@ DISK_FORMAT = 3  # 3: one memory-mapped .npy per array, the group codes in the m
 
 
 def disk_dir(db: Database) -> Any:
+    """Where the copy lives; None for a database in memory and for an encrypted profile, whose
+    vectors never leave the encrypted file."""
     from pathlib import Path
 
     path = str(db_file(db))
-    return None if path in ("", ":memory:") else Path(path + ".vectors")
+    return None if path in ("", ":memory:") or getattr(db, "encrypted", False) else Path(path + ".vectors")
 
 
 def drop_disk_cache(db: Database) -> None:

@@ -214,15 +214,17 @@ class Repl:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
         from prompt_toolkit.completion import DynamicCompleter, ThreadedCompleter
-        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
 
         from memchat.repl.completer import SlashCompleter
         from memchat.repl.keybindings import build_key_bindings
         from memchat.repl.toolbar import toolbar_text
 
         self.completer = SlashCompleter(self)
+        # An encrypted profile keeps no plaintext file: its input history lives for this run only.
+        history = InMemoryHistory() if self.app.encrypted else FileHistory(str(self.app.history_path))
         prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(self.app.history_path)),
+            history=history,
             completer=ThreadedCompleter(DynamicCompleter(lambda: self.completer)),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),
@@ -270,6 +272,8 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
     interactive = stdin_is_tty() and console.stdout_is_tty()
     app.lazy_encoder = interactive
     repl = Repl(app, interactive=interactive)
+    if interactive and app.use_memory and app.settings.sources["memory.capture"] == "default" and app.consent() is None:
+        ask_consent(app)  # a config or MEMCHAT_MEMORY_CAPTURE that says it has already decided
     if session:
         repl.resume(session)
     elif continue_:
@@ -278,3 +282,28 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
             raise UsageError("there is no session to continue yet")
         repl.resume(latest.id)
     return repl.run()
+
+
+def ask_consent(app: Memchat) -> None:
+    """The first chat on a profile says what memchat keeps and asks once whether to learn from
+    chats (Enter: yes). The answer is the profile's; Ctrl-C or Ctrl-D leaves it unasked."""
+    from memchat.text import sanitize
+
+    where = sanitize(str(app.settings.db_path))
+    console.note(
+        "memchat keeps your conversations and learns from them: facts, events and rules it brings back "
+        f"when they help. All of it stays in {where}, readable by you alone.\n"
+        "Review it with `memchat memories list`, forget with `memchat memories forget`, turn learning "
+        "off any time with `memchat consent no` (or /capture off for one chat)."
+    )
+    try:
+        answer = input("Learn memories from your chats? [Y/n] ").strip().lower()
+    except (EOFError, KeyboardInterrupt):
+        console.note("\nnot answered: asked again next time")
+        return
+    app.set_consent(answer in ("", "y", "yes"))
+    console.note(
+        "memory capture on"
+        if app.consent_capture()
+        else "memory capture off: conversations are saved, nothing is learnt"
+    )

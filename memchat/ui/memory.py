@@ -6,9 +6,10 @@ Memory and message text is untrusted: it is sanitized and never read as Rich mar
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from memchat.memory.rank import hit_json  # noqa: F401 - the shells' JSON, re-exported
+from memchat.memory.records import memory_json  # noqa: F401
 from memchat.text import one_line, sanitize
 
 if TYPE_CHECKING:
@@ -27,17 +28,6 @@ def when(timestamp: str | None) -> str:
 
 def hit_text(hit: Hit) -> str:
     return f"{hit.name}: {hit.text}" if hit.name else hit.text
-
-
-def hit_json(hit: Hit) -> dict[str, Any]:
-    data = asdict(hit)
-    data.pop("memory", None)  # the memory's own fields: `memchat memories show ID --json`
-    data.pop("features", None)
-    return data
-
-
-def memory_json(memory: Memory) -> dict[str, Any]:
-    return asdict(memory)
 
 
 def _plain(*cells: str) -> list[Any]:

@@ -139,3 +139,19 @@ def usage_table(rows: list[Any]) -> Any:
             r.day, r.model, r.purpose, f"{r.calls:,}", f"{r.input_tokens:,}", f"{r.output_tokens:,}", dollars(r.cost)
         )
     return table
+
+
+def audit_table(entries: list[Any]) -> Any:
+    """`memchat audit`: when, what, who or what caused it, which memory, details (never memory text)."""
+    from rich.table import Table
+
+    from memchat.when import local_minute
+
+    table = Table(box=None, header_style="bold")
+    for name in ("when", "action", "origin", "memory", "detail"):
+        table.add_column(name)
+    for e in entries:
+        table.add_row(
+            local_minute(e.at), e.action, e.origin, "" if e.memory_id is None else str(e.memory_id), Text(e.detail)
+        )
+    return table

@@ -1,0 +1,180 @@
+"""The user's privacy controls as use cases: consent to capture, retention and purge, the audit trail."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from memchat.app.profile import Profile
+
+if TYPE_CHECKING:
+    from memchat.memory.retention import Expired, Windows
+    from memchat.privacy import AuditEntry, Consent
+
+RETENTION_EVERY_HOURS = 12  # the background application of the windows runs at most this often
+LAST_RETENTION = "retention.last_run"
+
+
+class Privacy(Profile):
+    """Consent, retention windows, purge and audit for one profile."""
+
+    def consent(self) -> Consent | None:
+        from memchat.privacy import consent
+
+        return consent(self.db)
+
+    def set_consent(self, capture: bool) -> None:
+        """The user's answer (first launch, or `memchat consent yes|no`); capture follows it at once."""
+        from memchat.privacy import set_consent
+
+        set_consent(self.db, capture)
+        self.capture_on = capture and self.use_memory and bool(self.settings.get("memory.capture"))
+
+    def consent_capture(self) -> bool:
+        said = self.consent()
+        return said is not None and said.capture
+
+    def retention_windows(self, *, older_than: int | None = None, superseded: bool = False) -> Windows:
+        """The configured windows; `older_than` (days) replaces the transcript and event windows for
+        one purge; `superseded` adds superseded facts to what goes (with the same window)."""
+        from memchat.memory.retention import Windows
+
+        days = self.settings.get("history.retention_days") or None
+        events = self.settings.get("memory.event_retention_days") or None
+        if older_than is not None:
+            days = events = older_than
+        return Windows(
+            transcripts=days,
+            events=events,
+            pending=self.settings.get("memory.pending_days") or None,
+            superseded=(older_than or days or events or 0) if superseded else None,
+        )
+
+    def expired(self, windows: Windows) -> Expired:
+        from memchat.memory.retention import expired
+
+        return expired(self.db, windows)
+
+    def purge(self, doomed: Expired, *, origin: str = "user") -> bool:
+        """Delete what expired for good (scrubbed like forget; the input history loses what was
+        typed in the deleted messages). False if the file scrub waits for another reader."""
+        from memchat import history
+        from memchat.memory.retention import purge
+        from memchat.privacy import record
+
+        typed = {
+            r[0].strip()
+            for r in self.db.conn.execute(
+                "SELECT content FROM messages WHERE role = 'user' AND id IN (SELECT value FROM json_each(?))",
+                (json.dumps(doomed.messages),),
+            )
+            if r[0].strip()
+        }
+        complete = purge(self.db, doomed)
+        if typed:
+            history.scrub(self.history_path, lambda line: line.strip() in typed)
+        record(
+            self.db,
+            "purge",
+            origin,
+            {
+                "messages": len(doomed.messages),
+                "sessions": len(doomed.sessions_emptied),
+                "events": len(doomed.events),
+                "pending": len(doomed.pending),
+                "superseded": len(doomed.superseded),
+            },
+        )
+        return complete
+
+    def retention_due(self) -> bool:
+        """Whether some window is set and the last background run is RETENTION_EVERY_HOURS old."""
+        from datetime import UTC, datetime, timedelta
+
+        from memchat.privacy import get_setting
+
+        if not self.retention_windows().any():
+            return False
+        last = get_setting(self.db, LAST_RETENTION)
+        return not last or last[0] < (datetime.now(UTC) - timedelta(hours=RETENTION_EVERY_HOURS)).isoformat()
+
+    def apply_retention(self) -> int:
+        """Apply the configured windows now (a background process's job: `memchat purge
+        --scheduled`, the detached capture); how many messages and memories went."""
+        from datetime import UTC, datetime
+
+        from memchat.privacy import set_setting
+
+        set_setting(self.db, LAST_RETENTION, datetime.now(UTC).isoformat())
+        doomed = self.expired(self.retention_windows())
+        if doomed:
+            self.purge(doomed, origin="retention")
+        return len(doomed.messages) + len(doomed.memories)
+
+    def retention_in_background(self) -> None:
+        """At a REPL's start: when due, the windows are applied by a detached process (its own
+        connection, bounded batches), so the chat never waits for them."""
+        if self.retention_due():
+            from memchat.memory.background import spawn_detached
+
+            spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)
+
+    def audit(self, *, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        from memchat import when
+        from memchat.privacy import audit
+
+        return audit(self.db, since=when.since(since) if since else None, limit=limit)
+
+    def encrypt(self) -> str:
+        """Encrypt this profile in place (memchat.encryption.convert): with MEMCHAT_DB_KEY when set,
+        else a random key kept in the OS keyring. Its vector copy and input history (plaintext
+        files) are shredded. Returns where the key lives."""
+        import os
+        import secrets
+
+        from memchat import encryption
+        from memchat.errors import UsageError
+        from memchat.memory.vector_file import drop_disk_cache
+
+        path = self.settings.db_path
+        if encryption.is_encrypted(path):
+            raise UsageError(f"{path} is already encrypted")
+        encryption.driver()  # say how to install it before anything else
+        self.db  # noqa: B018 - create and migrate the profile first (a new one too)
+        if os.environ.get(encryption.KEY_ENV):
+            key, where = os.environ[encryption.KEY_ENV], encryption.KEY_ENV
+        else:
+            key, where = secrets.token_hex(32), "the OS keyring"
+            if not encryption.store_key(path, key):
+                raise UsageError(
+                    f"no usable OS keyring to keep the key in: set {encryption.KEY_ENV} to a passphrase "
+                    "(and keep it: without it the profile cannot be opened)"
+                )
+        drop_disk_cache(self.db)
+        self.close()
+        try:
+            encryption.convert(path, key_in=None, key_out=key)
+        except BaseException:
+            if where != encryption.KEY_ENV:
+                encryption.forget_key(path)
+            raise
+        encryption.shred(self.history_path)
+        self.record("encrypt profile", {"key": where})
+        return where
+
+    def decrypt(self) -> None:
+        """Store this profile in plain SQLite again (its key then leaves the keyring)."""
+        from memchat import encryption
+        from memchat.errors import UsageError
+
+        path = self.settings.db_path
+        if not encryption.is_encrypted(path):
+            raise UsageError(f"{path} is not encrypted")
+        self.db  # noqa: B018 - proves the key before anything changes
+        found = encryption.key_for(path)
+        assert found is not None  # opening needed it
+        self.close()
+        encryption.convert(path, key_in=found[0], key_out=None)
+        if found[1] != encryption.KEY_ENV:
+            encryption.forget_key(path)
+        self.record("decrypt profile")

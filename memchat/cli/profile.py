@@ -1,0 +1,60 @@
+"""`memchat profile`: this profile's file: where it is, whether it is encrypted; encrypt, decrypt."""
+
+from __future__ import annotations
+
+import typer
+
+from memchat.cli.common import app as open_app
+from memchat.cli.common import confirm
+
+profile_app = typer.Typer(help="Encrypt or decrypt this profile's database; show its state.", no_args_is_help=True)
+
+
+@profile_app.command("status")
+def status(ctx: typer.Context) -> None:
+    """Where this profile's database is, and whether it is encrypted (and where its key comes from)."""
+    from memchat import encryption
+    from memchat.ui import console
+
+    memchat = open_app(ctx)
+    path = memchat.settings.db_path
+    if not path.exists():
+        console.say(f"{path}: not created yet")
+    elif memchat.encrypted:
+        found = encryption.key_for(path)
+        console.say(f"{path}: encrypted (SQLCipher); key from {found[1] if found else 'nowhere: set MEMCHAT_DB_KEY'}")
+    else:
+        console.say(f"{path}: not encrypted (`memchat profile encrypt` encrypts it)")
+
+
+@profile_app.command("encrypt")
+def encrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
+    """Encrypt this profile's database in place (SQLCipher), with MEMCHAT_DB_KEY when set, else a
+    random key kept in the OS keyring.
+
+    A new encrypted file is written, verified and swapped in; the plain one is overwritten and
+    removed, and so are the vector copy and the input history (an encrypted profile keeps no
+    plaintext file: vectors load from the database, input history lasts one chat). Close every
+    other memchat first. Without its key the profile cannot be opened: keep MEMCHAT_DB_KEY safe.
+    """
+    from memchat.ui import console
+
+    memchat = open_app(ctx)
+    if not confirm(f"Encrypt {memchat.settings.db_path}?", yes, refusing="to encrypt"):
+        return
+    where = memchat.encrypt()
+    console.say(f"encrypted {memchat.settings.db_path}; its key is in {where}")
+
+
+@profile_app.command("decrypt")
+def decrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
+    """Store this profile in plain SQLite again (needs its key); the encrypted file is removed."""
+    from memchat.ui import console
+
+    memchat = open_app(ctx)
+    if not confirm(
+        f"Decrypt {memchat.settings.db_path}? It will be readable without a key.", yes, refusing="to decrypt"
+    ):
+        return
+    memchat.decrypt()
+    console.say(f"decrypted {memchat.settings.db_path}")

@@ -1,0 +1,287 @@
+"""Encryption at rest, per profile: the database and its WAL in SQLCipher (sqlcipher3).
+
+A profile is encrypted when its file is not a plain SQLite file (SQLCipher's header is random).
+The key comes from MEMCHAT_DB_KEY (for scripts and CI: a passphrase, or 64 hex digits used as
+the raw key, which skips the ~90 ms key derivation of each connection), else from the OS keyring
+(`keyring`, where `memchat profile encrypt` stores a random raw key); never from a file, never
+printed. An encrypted profile writes no plaintext side file: no vector copy (vectors load from
+the database), no REPL input history.
+
+`encrypt_file` and `decrypt_file` convert a profile in place, safely: the new file is written
+beside the old (sqlcipher_export), verified (row counts, full-text index), synced and swapped in;
+the old file is then overwritten with zeros and removed. A crash leaves either the old file or
+the new one, never neither. (Blocks a file system or an SSD copied elsewhere are beyond reach.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from memchat.errors import StoreError, UsageError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+KEY_ENV = "MEMCHAT_DB_KEY"
+KEYRING_SERVICE = "memchat"
+_RAW = re.compile(r"^[0-9a-fA-F]{64}$")
+# Checked after a conversion: the same rows in the same tables, and an index that agrees.
+_COUNTED = ("sessions", "messages", "memories", "memory_history", "usage", "audit_log")
+
+
+def is_encrypted(path: Path) -> bool:
+    """True for a non-empty file that is not plain SQLite (SQLCipher's first bytes are a salt)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+    return bool(head) and head != SQLITE_MAGIC
+
+
+def driver() -> Any:
+    """sqlcipher3's DB-API module, or a UsageError saying how to get it."""
+    try:
+        from sqlcipher3 import dbapi2
+    except ImportError:
+        raise UsageError(
+            "encryption needs the sqlcipher3 package: pip install 'memchat[encrypt]' (or pip install sqlcipher3)"
+        ) from None
+    return dbapi2
+
+
+def key_pragma(key: str) -> str:
+    """`PRAGMA key` for a passphrase or a raw 64-hex key (a PRAGMA takes no bound parameter)."""
+    if _RAW.match(key):
+        return f"PRAGMA key = \"x'{key.lower()}'\""
+    return "PRAGMA key = '" + key.replace("'", "''") + "'"
+
+
+def _keyring() -> Any:
+    """A keyring backend that really keeps secrets, or None (none installed, none usable, or one
+    that would write the key to a plain file)."""
+    try:
+        import keyring
+        from keyring.backends import chainer, fail, null
+    except ImportError:
+        return None
+    try:
+        backend = keyring.get_keyring()
+    except Exception:  # noqa: BLE001 - a broken keyringrc or backend: no keyring
+        return None
+
+    def insecure(b: Any) -> bool:
+        return isinstance(b, (fail.Keyring, null.Keyring)) or type(b).__module__.startswith("keyrings.alt")
+
+    if isinstance(backend, chainer.ChainerBackend):
+        kept = [b for b in backend.backends if not insecure(b)]
+        return kept[0] if kept else None
+    return None if insecure(backend) else backend
+
+
+def _keyring_name(path: Path) -> str:
+    return str(path.resolve())
+
+
+def key_for(path: Path) -> tuple[str, str] | None:
+    """(key, where it came from) for an encrypted profile, or None when there is none."""
+    env = os.environ.get(KEY_ENV, "")
+    if env:
+        return env, KEY_ENV
+    backend = _keyring()
+    if backend is not None:
+        try:
+            stored = backend.get_password(KEYRING_SERVICE, _keyring_name(path))
+        except Exception:  # noqa: BLE001 - locked, cancelled, D-Bus gone: no key from it
+            stored = None
+        if stored:
+            return stored, "the OS keyring"
+    return None
+
+
+def store_key(path: Path, key: str) -> bool:
+    """Keep the key in the OS keyring; False when there is no usable keyring."""
+    backend = _keyring()
+    if backend is None:
+        return False
+    try:
+        backend.set_password(KEYRING_SERVICE, _keyring_name(path), key)
+        return backend.get_password(KEYRING_SERVICE, _keyring_name(path)) == key
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def forget_key(path: Path) -> None:
+    backend = _keyring()
+    if backend is not None:
+        try:
+            backend.delete_password(KEYRING_SERVICE, _keyring_name(path))
+        except Exception:  # noqa: BLE001 - nothing stored there
+            pass
+
+
+def connect(path: Path, key: str, source: str, timeout: float) -> Any:
+    """A keyed sqlcipher3 connection, proven to decrypt; a wrong key is one line and changes nothing."""
+    sc = driver()
+    conn = sc.connect(str(path), timeout=timeout, check_same_thread=False)
+    conn.execute("PRAGMA cipher_log_level = NONE")  # else a wrong key prints ERROR lines on stderr
+    conn.execute(key_pragma(key))
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sc.DatabaseError:
+        conn.close()
+        raise StoreError(
+            f"cannot open the encrypted profile {path}: the key from {source} is wrong; nothing was changed"
+        ) from None
+    return conn
+
+
+def _counts(conn: Any) -> dict[str, int]:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in _COUNTED if t in tables}
+
+
+def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
+    """Rewrite the database at path encrypted with key_out (None: plain), reading it with key_in
+    (None: plain); verified, synced and swapped in, the old file zeroed and removed."""
+
+    sc = driver()
+    users = other_users(path)
+    if users:
+        raise UsageError(
+            f"another process ({', '.join(map(str, users[:3]))}) has {path} open: close every memchat "
+            "(a chat, `memchat mcp`) first; nothing was changed"
+        )
+    tmp = path.with_name(path.name + ".converting")
+    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        _shred(leftover)
+    try:
+        _export(sc, path, tmp, key_in, key_out)
+    except BaseException:
+        _shred(tmp)  # a half-written copy of the data must not stay behind
+        raise
+    _sync(tmp)
+    old = path.with_name(path.name + ".old")
+    os.replace(path, old)  # from here a crash leaves .old beside the new file, never neither
+    os.replace(tmp, path)
+    _sync_dir(path.parent)
+    # The old file, and its WAL and index (emptied by the checkpoint), which must not be taken for
+    # the new file's.
+    for side in (old, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        _shred(side)
+
+
+def _export(sc: Any, path: Path, tmp: Path, key_in: str | None, key_out: str | None) -> None:
+    """Write the converted copy at tmp and check it against the original."""
+    from memchat.files import touch_private
+
+    source = sc.connect(str(path), timeout=10, check_same_thread=False)
+    try:
+        source.execute("PRAGMA cipher_log_level = NONE")
+        if key_in is not None:
+            source.execute(key_pragma(key_in))
+        source.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        busy = source.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if busy:
+            raise UsageError(f"another memchat is using {path}: close it (and any `memchat mcp`) first")
+        before = _counts(source)
+        version = source.execute("PRAGMA user_version").fetchone()[0]
+        touch_private(tmp)
+        target_key = "''" if key_out is None else key_pragma(key_out).split(" = ", 1)[1]
+        source.execute(f"ATTACH DATABASE ? AS converted KEY {target_key}", (str(tmp),))
+        source.execute("SELECT sqlcipher_export('converted')")
+        source.execute(f"PRAGMA converted.user_version = {int(version)}")
+        source.execute("DETACH DATABASE converted")
+    finally:
+        source.close()
+    check = sc.connect(str(tmp), timeout=10, check_same_thread=False)
+    try:
+        check.execute("PRAGMA cipher_log_level = NONE")
+        if key_out is not None:
+            check.execute(key_pragma(key_out))
+        ok = _counts(check) == before
+        for fts in ("memories_fts", "messages_fts"):
+            try:
+                check.execute(f"INSERT INTO {fts}({fts}) VALUES ('integrity-check')")
+            except sc.DatabaseError:
+                ok = False
+        check.rollback()  # the checks wrote nothing; WAL cannot be set inside a transaction
+        check.execute("PRAGMA journal_mode = WAL")
+        check.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        check.close()
+    if not ok:
+        raise StoreError(f"the converted copy of {path} did not match it; the profile was left as it was")
+
+
+def recover(path: Path) -> None:
+    """Finish a conversion a crash cut short (cheap: two stats when there was none): the old file
+    without a new one goes back in place; beside a swapped-in new one it is shredded."""
+    old = path.with_name(path.name + ".old")
+    if not old.exists():
+        return
+    if path.exists():
+        _shred(old)
+    else:
+        os.replace(old, path)
+        _shred(path.with_name(path.name + ".converting"))
+
+
+def other_users(path: Path) -> list[int]:
+    """Processes other than this one with the database open (Linux /proc; elsewhere: none known)."""
+    target = str(path.resolve())
+    found = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            for fd in (entry / "fd").iterdir():
+                if os.readlink(fd) in (target, target + "-wal"):
+                    found.append(int(entry.name))
+                    break
+        except OSError:
+            continue
+    return found
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_dir(path: Path) -> None:
+    try:
+        _sync(path)
+    except OSError:
+        pass
+
+
+def _shred(path: Path) -> None:
+    """Overwrite a file with zeros, sync, remove (a missing file is fine)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    try:
+        with open(path, "r+b") as f:
+            chunk = b"\0" * min(size, 1 << 20)
+            left = size
+            while left > 0:
+                left -= f.write(chunk[: min(left, len(chunk))])
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError:
+        pass
+    path.unlink(missing_ok=True)
+
+
+def shred(path: Path) -> None:
+    """Overwrite a file with zeros and remove it (a missing file is fine)."""
+    _shred(path)

@@ -1,0 +1,164 @@
+"""Encryption at rest: an encrypted profile leaves no plaintext anywhere under its home, works for
+chat, recall, import and export, refuses cleanly without its key, and converts both ways safely."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pexpect
+import pytest
+from conftest import ROOT, run_memchat
+
+from memchat.db import open_db
+
+KEY = {"MEMCHAT_DB_KEY": "correct horse battery staple"}
+SECRET_FACT = "My passport number is ZX9123456."
+SECRET_TURN = "I keep my spare key under the blue pot."
+MARKERS = (b"ZX9123456", b"blue pot", b"spare key")
+
+
+def _everything_under(home) -> bytes:
+    return b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file() and "onnx" not in p.parts)
+
+
+def _plain_profile(api, memchat_home):
+    api.enqueue_text("Noted.")
+    assert run_memchat("memories", "add", SECRET_FACT).returncode == 0
+    assert run_memchat("ask", SECRET_TURN).returncode == 0
+    assert run_memchat("recall", "spare key").returncode == 0
+    assert any(m in _everything_under(memchat_home) for m in MARKERS)  # the point of encrypting
+
+
+@pytest.fixture
+def encrypted(api, memchat_home):
+    _plain_profile(api, memchat_home)
+    result = run_memchat("profile", "encrypt", "--yes", env=KEY)
+    assert result.returncode == 0, result.stderr
+    assert "MEMCHAT_DB_KEY" in result.stdout.decode() and KEY["MEMCHAT_DB_KEY"] not in result.stdout.decode()
+    return memchat_home
+
+
+def test_an_encrypted_profile_leaves_no_plaintext_and_still_works(api, encrypted, tmp_path):
+    home = encrypted
+    assert not any(m in _everything_under(home) for m in MARKERS)
+    api.enqueue_text("It is under the blue pot.")
+    assert run_memchat("ask", "-c", "where is my spare key?", env=KEY).returncode == 0
+    assert api.requests[-1]["messages"][0]["content"] == SECRET_TURN  # the conversation, read back decrypted
+    found = json.loads(run_memchat("recall", "--json", "passport number", env=KEY).stdout)
+    assert any("ZX9123456" in h["text"] for h in found)
+    (tmp_path / "more.jsonl").write_text(
+        json.dumps({"session": "s", "role": "user", "content": "My locker is 4417"}) + "\n"
+    )
+    assert run_memchat("import", str(tmp_path / "more.jsonl"), env=KEY).returncode == 0
+    out = tmp_path / "memories.json"
+    assert run_memchat("memories", "export", "-o", str(out), env=KEY).returncode == 0
+    assert b"ZX9123456" in out.read_bytes()  # an export is yours, in the clear, where you asked
+    assert not any(m in _everything_under(home) for m in (*MARKERS, b"4417"))  # still nothing in the profile
+    assert not list(home.glob("*.vectors"))  # no vector copy beside an encrypted database
+    doctor = run_memchat("doctor", "--quick", env=KEY).stdout.decode()
+    assert "encrypted (SQLCipher)" in doctor
+
+
+def test_the_vector_copy_is_never_written_for_an_encrypted_database(encrypted):
+    from memchat.memory.vector_file import disk_dir
+
+    os.environ.update(KEY)
+    try:
+        db = open_db(encrypted / "default.db")
+        assert db.encrypted and disk_dir(db) is None
+    finally:
+        del os.environ["MEMCHAT_DB_KEY"]
+
+
+@pytest.mark.parametrize("key", [None, "wrong horse"], ids=["no key", "wrong key"])
+def test_without_its_key_a_profile_refuses_in_one_line_and_is_not_changed(encrypted, key):
+    before = hashlib.sha256((encrypted / "default.db").read_bytes()).hexdigest()
+    env = {"MEMCHAT_DB_KEY": key} if key else {}
+    for args in (["memories", "list"], ["recall", "passport"], ["--provider", "echo", "ask", "hi"]):
+        result = run_memchat(*args, env=env)
+        err = result.stderr.decode()
+        assert result.returncode == 1 and err.count("\n") == 1 and "Traceback" not in err, (args, err)
+        assert ("no key was found" if key is None else "is wrong") in err
+        assert "ERROR" not in err and (key or "correct horse") not in err
+    assert hashlib.sha256((encrypted / "default.db").read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in encrypted.glob("default.db*")) == ["default.db"]
+
+
+def test_decrypt_gives_back_the_same_profile_in_plain_sqlite(encrypted):
+    assert run_memchat("profile", "decrypt", "--yes", env=KEY).returncode == 0
+    assert (encrypted / "default.db").read_bytes()[:16] == b"SQLite format 3\x00"
+    listed = run_memchat("memories", "list", "--json").stdout.decode()
+    assert "ZX9123456" in listed
+    assert "not encrypted" in run_memchat("profile", "status").stdout.decode()
+
+
+def test_a_conversion_cut_short_is_finished_on_the_next_open(encrypted):
+    db = encrypted / "default.db"
+    old = encrypted / "default.db.old"
+    os.replace(db, old)  # a crash between the two renames: the new file never arrived
+    (encrypted / "default.db.converting").write_bytes(b"half a copy")
+    assert "ZX9123456" in run_memchat("memories", "list", env=KEY).stdout.decode()  # the old file is back
+    assert not old.exists() and not (encrypted / "default.db.converting").exists()
+    old.write_bytes(b"the plain copy left behind")  # a crash after the swap: the old one is shredded
+    assert run_memchat("memories", "list", env=KEY).returncode == 0
+    assert not old.exists()
+
+
+def test_encrypt_refuses_while_another_process_has_the_profile_open(api, memchat_home):
+    _plain_profile(api, memchat_home)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); "
+            "c.execute('SELECT 1 FROM sessions').fetchall(); print('open', flush=True); time.sleep(60)",
+            str(memchat_home / "default.db"),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout.readline() == b"open\n"
+        result = run_memchat("profile", "encrypt", "--yes", env=KEY)
+        assert result.returncode != 0 and "close every memchat" in result.stderr.decode()
+        assert (memchat_home / "default.db").read_bytes()[:16] == b"SQLite format 3\x00"
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_the_repl_of_an_encrypted_profile_keeps_no_input_history(encrypted, memchat_home):
+    env = dict(os.environ, TERM="xterm-256color", **KEY)
+    env.pop("NO_COLOR", None)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "memchat", "--provider", "echo"],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=15,
+        dimensions=(30, 100),
+    )
+    child.expect_exact("›")
+    child.sendline("my bike lock code is 5521")
+    child.expect_exact("5521")
+    child.expect_exact("›")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    time.sleep(0.2)
+    assert b"5521" not in _everything_under(memchat_home)
+
+
+def test_encryption_without_sqlcipher_says_how_to_get_it(memchat_home):
+    code = (
+        "import sys; sys.modules['sqlcipher3'] = None\n"
+        "from memchat.cli.main import main; sys.argv = ['memchat', 'profile', 'encrypt', '--yes']; main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, env=dict(os.environ, **KEY), cwd=str(ROOT)
+    )
+    assert result.returncode != 0 and "pip install 'memchat[encrypt]'" in result.stderr.decode()
