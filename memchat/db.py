@@ -115,15 +115,19 @@ def open_db(path: Path | str) -> Database:
     try:
         if st is None:
             _create_private_file(path)  # a file memchat creates is 0600; an existing one keeps its mode
+            encryption.known(path, False)
     except OSError as exc:
         raise StoreError(f"cannot create the database {path}: {describe_os_error(exc)}") from None
+    # The header is read (once per process, under encryption.PROBE) before this process holds any
+    # lock on the file: see encryption.is_encrypted.
     encrypted = st is not None and encryption.is_encrypted(path)
     found = encryption.key_for(path) if encrypted else None
     if encrypted:
         if found is None:
             raise StoreError(
-                f"{path} is an encrypted profile and no key was found: set {encryption.KEY_ENV}, or unlock "
-                "the OS keyring that `memchat profile encrypt` stored it in; nothing was changed"
+                f"{path} is an encrypted profile and no key was found (set {encryption.KEY_ENV}, or unlock "
+                "the OS keyring that `memchat profile encrypt` stored it in), or not a memchat database; "
+                "it was left untouched"
             )
     try:
         if found is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +31,37 @@ _RAW = re.compile(r"^[0-9a-fA-F]{64}$")
 _COUNTED = ("sessions", "messages", "memories", "memory_history", "usage", "audit_log")
 
 
+# What each database file was found to be, read once per process. Reading the header means
+# opening and closing the file, and closing any descriptor of a file drops every POSIX lock this
+# process holds on it: done while one of this process's connections holds the database's locks,
+# another process could write under them and corrupt it. So the file is read only before the
+# process's first connection to it, and the answer is kept (a conversion updates it).
+_KNOWN: dict[str, bool] = {}
+PROBE = threading.Lock()  # a header read in one thread completes before another thread can connect
+
+
 def is_encrypted(path: Path) -> bool:
-    """True for a non-empty file that is not plain SQLite (SQLCipher's first bytes are a salt)."""
+    """True for what can be a SQLCipher file: not plain SQLite (its first bytes are a random salt)
+    and whole pages long. Only its key can prove it; anything else is refused as not a database."""
+    name = os.path.abspath(path)
+    with PROBE:
+        return _KNOWN[name] if name in _KNOWN else _probe(path, name)
+
+
+def _probe(path: Path, name: str) -> bool:
     try:
         with open(path, "rb") as f:
             head = f.read(16)
+            size = os.fstat(f.fileno()).st_size
     except OSError:
-        return False
-    return bool(head) and head != SQLITE_MAGIC
+        return False  # not there (yet): nothing to remember
+    _KNOWN[name] = bool(head) and head != SQLITE_MAGIC and size >= 1024 and size % 512 == 0
+    return _KNOWN[name]
+
+
+def known(path: Path, encrypted: bool) -> None:
+    """Record what a file is without reading it (memchat just created or converted it)."""
+    _KNOWN[os.path.abspath(path)] = encrypted
 
 
 def driver() -> Any:
@@ -170,6 +194,7 @@ def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
     # the new file's.
     for side in (old, Path(f"{path}-wal"), Path(f"{path}-shm")):
         _shred(side)
+    known(path, key_out is not None)
 
 
 def _export(sc: Any, path: Path, tmp: Path, key_in: str | None, key_out: str | None) -> None:

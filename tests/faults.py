@@ -54,11 +54,24 @@ def watch_wal(path: str, stop: threading.Event, peak: list[int]) -> None:
         time.sleep(0.02)
 
 
+def connect(db_path: Path):
+    """A connection for checking: sqlite3, or for an encrypted profile sqlcipher3 keyed from
+    MEMCHAT_DB_KEY (the kill loop's --encrypted run)."""
+    from memchat import encryption
+
+    if not encryption.is_encrypted(Path(db_path)):
+        return sqlite3.connect(db_path)
+    conn = encryption.driver().connect(str(db_path))
+    conn.execute("PRAGMA cipher_log_level = NONE")
+    conn.execute(encryption.key_pragma(os.environ[encryption.KEY_ENV]))
+    return conn
+
+
 def check_consistent(db_path: Path) -> dict[str, int]:
     """What must hold after any kill: the file is sound, the full-text indexes match their
     tables, and every active memory was written whole (text, and the history row of its
     addition). Returns row counts. Raises AssertionError otherwise."""
-    conn = sqlite3.connect(db_path)
+    conn = connect(db_path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -339,6 +339,21 @@ def test_instructions_to_the_assistant_are_kept_as_rules_and_sent_as_such(cli, f
         assert f"## How to work with you\n- {stored}" in system  # every call, whatever the message
 
 
+@pytest.mark.parametrize(
+    ("typed", "kind", "stored"),
+    [
+        ("Remember that rule: always answer in British English", "rule", "always answer in British English"),
+        ("remember: I prefer Go examples", "rule", "I prefer Go examples"),
+        ("Please remember, never use emojis", "rule", "never use emojis"),
+        ("remember that my sister is Ana", "fact", "my sister is Ana"),
+        ("Remember the milk", "fact", "Remember the milk"),  # not a request: the words are the memory
+    ],
+)
+def test_memories_add_reads_a_request_to_remember_like_the_chat_does(cli, typed, kind, stored):
+    result = cli("memories", "add", typed)
+    assert result.exit_code == 0 and f"({kind}): {stored}" in result.stdout
+
+
 def test_adding_what_is_already_there_says_so(cli):
     first = cli("memories", "add", "I prefer Go examples")
     assert first.exit_code == 0 and "memory 1 (rule): I prefer Go examples" in first.stdout

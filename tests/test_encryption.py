@@ -162,3 +162,29 @@ def test_encryption_without_sqlcipher_says_how_to_get_it(memchat_home):
         [sys.executable, "-c", code], capture_output=True, env=dict(os.environ, **KEY), cwd=str(ROOT)
     )
     assert result.returncode != 0 and "pip install 'memchat[encrypt]'" in result.stderr.decode()
+
+
+def test_the_database_file_is_never_opened_beside_a_live_connection(memchat_home, monkeypatch):
+    """Closing any descriptor of a file drops every POSIX lock the process holds on it: reading the
+    database's header while a connection holds its locks let another process write under them
+    (a two-REPL run corrupted its database that way). The header is read once, before."""
+    import builtins
+
+    from memchat.app import Memchat
+
+    path = memchat_home / "default.db"
+    open_db(path).conn.close()
+    first = open_db(path)
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def spy(file, *args, **kwargs):
+        opened.append(os.path.abspath(str(file)) if isinstance(file, (str, os.PathLike)) else "")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    with first.conn:
+        first.conn.execute("CREATE TABLE IF NOT EXISTS probe (x)")  # a write: this connection holds the lock
+        open_db(path).conn.close()  # another thread's own connection, as the REPL's warm-up makes
+        assert Memchat.load().encrypted is False
+    assert os.path.abspath(path) not in opened

@@ -36,16 +36,16 @@ def test_the_help_hooks_are_installed():
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "memchat")
-def test_every_command_has_plain_help_with_examples(path):
-    result = run_memchat(*path, "--help")
-    text = result.stdout.decode()
-    assert result.returncode == 0, result.stderr
+def test_every_command_has_plain_help_with_examples(cli, path):
+    result = cli(*path, "--help")  # in-process: the speed of --help is tests/test_speed.py's
+    text = result.stdout
+    assert result.exit_code == 0, result.stderr
     assert "Examples:" in text and "  memchat" in text.split("Examples:")[1]
     # No Python types, no braces around required arguments, no x>=1 ranges.
     assert not re.search(r"<(?:str|int|float|list|bool)|\{[A-Z]|\[\[|x[<>]=", text), text
 
 
-def test_every_example_names_a_real_command_and_real_options():
+def test_every_example_names_a_real_command_and_real_options(cli):
     """An example that names a command or an option that does not exist would teach an error."""
     known = {" ".join(p) for p in COMMANDS}
     for key, examples in cli_help.EXAMPLES.items():
@@ -62,7 +62,7 @@ def test_every_example_names_a_real_command_and_real_options():
                     path.append(word)
                 else:
                     break
-            help_text = run_memchat(*path, "--help").stdout.decode()
+            help_text = cli(*path, "--help").stdout
             for option in (w for w in words if w.startswith("-") and w != "-"):
                 assert re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", help_text), (line, option)
 

@@ -84,6 +84,11 @@ def test_exports_refuse_unknown_formats_and_ask_before_replacing(cli, tmp_path):
     assert cli("sessions", "export", "1", "-o", str(target), "--force").exit_code == 0
     bad = cli("sessions", "export", "1", "--format", "xml")
     assert bad.exit_code == 2 and "unknown export format 'xml'" in bad.stderr
+    by_name = cli("sessions", "export", "1", "-o", str(tmp_path / "s1.xml"))  # Markdown named .xml: refused
+    assert by_name.exit_code == 2 and "name it .md or .json" in by_name.stderr and not (tmp_path / "s1.xml").exists()
+    assert cli("sessions", "export", "1", "-o", str(tmp_path / "s1.xml"), "--format", "md").exit_code == 0
+    memories = cli("memories", "export", "-o", str(tmp_path / "m.txt"))
+    assert memories.exit_code == 2 and not (tmp_path / "m.txt").exists()
     out = cli("--provider", "echo", input=f"hello\n/export xml\n/export md {tmp_path / 'notes.md'}\n").stderr
     assert "unknown export format 'xml'" in out and (tmp_path / "notes.md").exists()
 

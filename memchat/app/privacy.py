@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from memchat.app.profile import Profile
 
 if TYPE_CHECKING:
+    from memchat.db import Database
     from memchat.memory.retention import Expired, Windows
     from memchat.privacy import AuditEntry, Consent
 
@@ -87,15 +88,16 @@ class Privacy(Profile):
         )
         return complete
 
-    def retention_due(self) -> bool:
-        """Whether some window is set and the last background run is RETENTION_EVERY_HOURS old."""
+    def retention_due(self, db: Database | None = None) -> bool:
+        """Whether some window is set and the last background run is RETENTION_EVERY_HOURS old
+        (read through `db` when given: a background thread must not share the profile's connection)."""
         from datetime import UTC, datetime, timedelta
 
         from memchat.privacy import get_setting
 
         if not self.retention_windows().any():
             return False
-        last = get_setting(self.db, LAST_RETENTION)
+        last = get_setting(db or self.db, LAST_RETENTION)
         return not last or last[0] < (datetime.now(UTC) - timedelta(hours=RETENTION_EVERY_HOURS)).isoformat()
 
     def apply_retention(self) -> int:
@@ -114,7 +116,14 @@ class Privacy(Profile):
     def retention_in_background(self) -> None:
         """At a REPL's start: when due, the windows are applied by a detached process (its own
         connection, bounded batches), so the chat never waits for them."""
-        if self.retention_due():
+        from memchat.db import open_db
+
+        own = open_db(self.settings.db_path)  # this runs in the warm-up thread, beside the chat's connection
+        try:
+            due = self.retention_due(own)
+        finally:
+            own.conn.close()
+        if due:
             from memchat.memory.background import spawn_detached
 
             spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)

@@ -125,7 +125,7 @@ def emit(items: list, json_out: bool, to_json: Callable[[Any], dict], table: Cal
 
 
 FORMATS = {"md": "md", "markdown": "md", "json": "json"}
-_EXTENSIONS = {".md": "md", ".markdown": "md", ".json": "json"}
+_EXTENSIONS = {".md": "md", ".markdown": "md", ".json": "json", ".jsonl": "json"}
 
 
 def export_format(fmt: str | None, output: str | None, default: str) -> str:
@@ -137,7 +137,12 @@ def export_format(fmt: str | None, output: str | None, default: str) -> str:
     from pathlib import Path
 
     if output and output != "-":
-        return _EXTENSIONS.get(Path(output).suffix.lower(), default)
+        suffix = Path(output).suffix.lower()
+        if suffix and suffix not in _EXTENSIONS:  # Markdown in a file named .xml would be a lie
+            raise UsageError(
+                f"{output}: no export format for {suffix!r} files: name it .md or .json (.jsonl), or pass --format"
+            )
+        return _EXTENSIONS.get(suffix, default)
     return default
 
 

@@ -32,8 +32,16 @@ _OUTPUT = re.compile(
 )
 
 
+# "Remember that ...", "remember: ..." typed where memory is the whole point (`memories add`,
+# /remember): the request is not part of what to keep.
+_REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that\b|\s*[:,]|(?=\s+to\s))\s*(?=\S)", re.IGNORECASE)
+
+
 def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
     """(kind, text without its label): a labelled kind, "rule" for an instruction, else default."""
+    request = _REMEMBER.match(text)
+    if request:  # "remember to ..." leaves "to ...", a thing to do, for the line below
+        text = text[request.end() :]
     if re.match(r"^\s*to\s+\w", text, re.IGNORECASE):  # "remember to call me Sam": something to do
         return "rule", _sentence(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
     label = _LABEL.match(text)

@@ -117,7 +117,11 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="memchat-bench-"))
     cache = str(work / "cache")
     subprocess.run(
-        [sys.executable, "-c", "from memchat.memory import onnx_embed as o; o.prepare(o.DEFAULT_MODEL)"],
+        [
+            sys.executable,
+            "-c",
+            "from memchat.memory import onnx_embed as o; from memchat.memory.models import DEFAULT_MODEL as m; o.prepare(m)",
+        ],
         env=dict(os.environ, MEMCHAT_CACHE_DIR=cache, HF_HUB_OFFLINE="1"),
         check=True,
     )

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from faults import (
     SECRET,
     Extractor,
     check_consistent,
+    connect,
     conversation_file,
     export_whole,
     kill_during,
@@ -47,10 +47,15 @@ from faults import (
     seed_secrets,
 )
 
+ENCRYPTED = False  # --encrypted: every profile is encrypted (SQLCipher) before its kills
+
 
 def fresh_home(kind: str) -> Path:
     home = Path(tempfile.mkdtemp(prefix=f"memchat-kill-{kind}-"))
     os.environ["MEMCHAT_HOME"] = str(home)
+    if ENCRYPTED:
+        done = run("profile", "encrypt", "--yes")
+        assert done.returncode == 0, done.stderr.decode()
     return home
 
 
@@ -71,7 +76,7 @@ def turns(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
             bad += 1
             print(f"  turn kill {i}: {exc}", file=sys.stderr)
     api.reset()
-    conn = sqlite3.connect(home / "default.db")
+    conn = connect(home / "default.db")
     stored = {r[0] for r in conn.execute("SELECT content FROM messages WHERE role = 'user'")}
     conn.close()
     after = run("ask", "--no-memory", "after the storm")
@@ -127,7 +132,7 @@ def captures(api: FakeAnthropic, kills: int, rng: random.Random) -> dict:
             bad += 1
             print(f"  capture kill {i}: {exc}", file=sys.stderr)
     after = run("memories", "capture")
-    conn = sqlite3.connect(home / "default.db")
+    conn = connect(home / "default.db")
     facts = {r[0] for r in conn.execute("SELECT text FROM memories WHERE status = 'active' AND kind = 'fact'")}
     conn.close()
     os.environ["MEMCHAT_MEMORY_CAPTURE"] = "false"
@@ -155,7 +160,7 @@ def scrubs(kind: str, kills: int, rng: random.Random) -> dict:
         else:
             left = [
                 r[0]
-                for r in sqlite3.connect(db_path).execute(
+                for r in connect(db_path).execute(
                     "SELECT id FROM sessions WHERE title IS NULL OR id IN "
                     "(SELECT session_id FROM messages WHERE content LIKE ?)",
                     (f"%{CHAT_SECRET}%",),
@@ -178,7 +183,7 @@ def scrubs(kind: str, kills: int, rng: random.Random) -> dict:
     else:
         ids = [
             r[0]
-            for r in sqlite3.connect(db_path).execute(
+            for r in connect(db_path).execute(
                 "SELECT DISTINCT session_id FROM messages WHERE content LIKE ? "
                 "UNION SELECT id FROM sessions WHERE title IS NULL",
                 (f"%{CHAT_SECRET}%",),
@@ -188,7 +193,7 @@ def scrubs(kind: str, kills: int, rng: random.Random) -> dict:
         for sid in ids:
             after = run("sessions", "delete", str(sid), "--yes")
     kept = (
-        sqlite3.connect(db_path)
+        connect(db_path)
         .execute("SELECT count(*) FROM messages WHERE content = 'A chat about bread that must survive everything.'")
         .fetchone()[0]
     )
@@ -227,7 +232,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--encrypted", action="store_true", help="Encrypted profiles (needs sqlcipher3).")
     args = ap.parse_args()
+    global ENCRYPTED
+    ENCRYPTED = args.encrypted
     for name in [n for n in os.environ if n.startswith(("MEMCHAT_", "ANTHROPIC_"))]:
         del os.environ[name]
     rng = random.Random(args.seed)
@@ -242,6 +250,8 @@ def main() -> None:
             HF_HUB_OFFLINE="1",
             NO_COLOR="1",
         )
+        if ENCRYPTED:
+            os.environ["MEMCHAT_DB_KEY"] = "kill loop passphrase"
         rows = [turns(api, args.kills, rng), imports(args.kills, rng), captures(api, args.kills, rng)]
         os.environ["MEMCHAT_PROVIDER"] = "echo"
         rows += [scrubs("forget", args.kills, rng), scrubs("delete", args.kills, rng), exports(args.kills, rng)]
