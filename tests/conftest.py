@@ -44,6 +44,9 @@ def memchat_home(tmp_path, monkeypatch, shared_cache):
     monkeypatch.setenv("MEMCHAT_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("NO_COLOR", "1")
+    # pexpect's pseudo-terminal never answers a cursor-position request: prompt_toolkit would wait
+    # about a second for one after each message and at exit (a real terminal, tmux too, answers).
+    monkeypatch.setenv("PROMPT_TOOLKIT_NO_CPR", "1")
     # `ask` hands capture to a detached process that would talk to the shared test server
     # after the test ends; tests of capture turn it back on.
     monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "false")

@@ -26,20 +26,44 @@ def _everything_under(home) -> bytes:
     return b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file() and "onnx" not in p.parts)
 
 
-def _plain_profile(api, memchat_home):
-    api.enqueue_text("Noted.")
-    assert run_memchat("memories", "add", SECRET_FACT).returncode == 0
-    assert run_memchat("ask", SECRET_TURN).returncode == 0
-    assert run_memchat("recall", "spare key").returncode == 0
-    assert any(m in _everything_under(memchat_home) for m in MARKERS)  # the point of encrypting
+def _plain_profile(home, env=None):
+    for args in (("memories", "add", SECRET_FACT), ("--provider", "echo", "ask", SECRET_TURN), ("recall", "spare key")):
+        result = run_memchat(*args, env=env)
+        assert result.returncode == 0, result.stderr
+    assert any(m in _everything_under(home) for m in MARKERS)  # the point of encrypting
+
+
+@pytest.fixture(scope="module")
+def encrypted_template(tmp_path_factory, shared_cache):
+    """One profile built and encrypted per module (each a few processes), copied into each test's home."""
+    import shutil
+
+    home = tmp_path_factory.mktemp("encrypted-template")
+    env = {name: "" for name in os.environ if name.startswith(("MEMCHAT_", "ANTHROPIC_"))}
+    env.update(MEMCHAT_HOME=str(home), MEMCHAT_CACHE_DIR=str(shared_cache), MEMCHAT_MEMORY_CAPTURE="false")
+    env = {k: v for k, v in env.items() if v} | {"HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCHAT_", "ANTHROPIC_"))} | env
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(clean)
+    try:
+        _plain_profile(home)
+        result = run_memchat("profile", "encrypt", "--yes", env=KEY)
+        assert result.returncode == 0, result.stderr
+        assert "MEMCHAT_DB_KEY" in result.stdout.decode() and KEY["MEMCHAT_DB_KEY"] not in result.stdout.decode()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    shutil.rmtree(home / "onnx", ignore_errors=True)
+    return home
 
 
 @pytest.fixture
-def encrypted(api, memchat_home):
-    _plain_profile(api, memchat_home)
-    result = run_memchat("profile", "encrypt", "--yes", env=KEY)
-    assert result.returncode == 0, result.stderr
-    assert "MEMCHAT_DB_KEY" in result.stdout.decode() and KEY["MEMCHAT_DB_KEY"] not in result.stdout.decode()
+def encrypted(encrypted_template, memchat_home):
+    import shutil
+
+    for item in encrypted_template.iterdir():
+        (shutil.copytree if item.is_dir() else shutil.copy2)(item, memchat_home / item.name)
     return memchat_home
 
 
@@ -47,7 +71,8 @@ def test_an_encrypted_profile_leaves_no_plaintext_and_still_works(api, encrypted
     home = encrypted
     assert not any(m in _everything_under(home) for m in MARKERS)
     api.enqueue_text("It is under the blue pot.")
-    assert run_memchat("ask", "-c", "where is my spare key?", env=KEY).returncode == 0
+    asked = run_memchat("ask", "-c", "where is my spare key?", env=KEY)
+    assert asked.returncode == 0, asked.stderr
     assert api.requests[-1]["messages"][0]["content"] == SECRET_TURN  # the conversation, read back decrypted
     found = json.loads(run_memchat("recall", "--json", "passport number", env=KEY).stdout)
     assert any("ZX9123456" in h["text"] for h in found)
@@ -109,8 +134,8 @@ def test_a_conversion_cut_short_is_finished_on_the_next_open(encrypted):
     assert not old.exists()
 
 
-def test_encrypt_refuses_while_another_process_has_the_profile_open(api, memchat_home):
-    _plain_profile(api, memchat_home)
+def test_encrypt_refuses_while_another_process_has_the_profile_open(memchat_home):
+    _plain_profile(memchat_home)
     holder = subprocess.Popen(
         [
             sys.executable,

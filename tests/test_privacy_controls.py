@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 
 import pexpect
@@ -88,7 +89,7 @@ def test_a_script_never_blocks_on_the_question(memchat_home):
     assert _consent(memchat_home) == []  # never answered for the user
 
 
-def _old_and_new_conversations(tmp_path, memchat_home):
+def _old_and_new_conversations(cli, tmp_path, memchat_home):
     """Two sessions of 200 days ago (one word each no other place has), one of today."""
     old = (datetime.now(UTC) - timedelta(days=200)).isoformat()
     lines = [
@@ -109,8 +110,8 @@ def _old_and_new_conversations(tmp_path, memchat_home):
     ]
     path = tmp_path / "history.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    assert run_memchat("import", str(path)).returncode == 0  # embedded: vectors in the database and its copy
-    assert run_memchat("recall", "locker combination").returncode == 0  # the vector copy is written
+    assert cli("import", str(path)).exit_code == 0  # embedded: vectors in the database and its copy
+    assert cli("recall", "locker combination").exit_code == 0  # the vector copy is written
     store = MemoryStore(open_db(memchat_home / "default.db"))
     store.add("The user's dentist is Dr. Okafor.", kind="fact", origin="stated")  # facts never expire
     return store
@@ -120,16 +121,16 @@ def _all_bytes_under(home) -> bytes:
     return b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
 
 
-def test_purge_older_than_leaves_no_bytes_of_old_transcripts_and_keeps_the_rest(tmp_path, memchat_home):
-    _old_and_new_conversations(tmp_path, memchat_home)
+def test_purge_older_than_leaves_no_bytes_of_old_transcripts_and_keeps_the_rest(cli, tmp_path, memchat_home):
+    _old_and_new_conversations(cli, tmp_path, memchat_home)
     assert b"Zanzibarquux" in _all_bytes_under(memchat_home)
-    dry = run_memchat("purge", "--older-than", "90d", "--dry-run")
-    assert dry.returncode == 0 and "would purge: 3 messages, 2 whole sessions" in dry.stdout.decode()
+    dry = cli("purge", "--older-than", "90d", "--dry-run")
+    assert dry.exit_code == 0 and "would purge: 3 messages, 2 whole sessions" in dry.stdout
     assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(4,)]  # a dry run deletes nothing
-    refused = run_memchat("purge", "--older-than", "90d")  # no terminal to ask on
-    assert refused.returncode != 0 and "--yes" in refused.stderr.decode()
-    done = run_memchat("purge", "--older-than", "90d", "--yes")
-    assert done.returncode == 0 and done.stdout.decode().startswith("purged 3 messages")
+    refused = cli("purge", "--older-than", "90d")  # no terminal to ask on
+    assert refused.exit_code != 0 and "--yes" in refused.stderr
+    done = cli("purge", "--older-than", "90d", "--yes")
+    assert done.exit_code == 0 and done.stdout.startswith("purged 3 messages")
     raw = _all_bytes_under(memchat_home)
     assert b"Zanzibarquux" not in raw and b"Plumbagorix" not in raw  # database, WAL, vector copy, history, log
     assert db_rows(memchat_home, "SELECT content FROM messages") == [("I am planning a trip to Porto.",)]
@@ -137,12 +138,12 @@ def test_purge_older_than_leaves_no_bytes_of_old_transcripts_and_keeps_the_rest(
     assert db_rows(memchat_home, "SELECT text FROM memories WHERE status = 'active'") == [
         ("The user's dentist is Dr. Okafor.",)
     ]
-    hits = json.loads(run_memchat("recall", "--json", "--all", "locker combination").stdout)
+    hits = json.loads(cli("recall", "--json", "--all", "locker combination").stdout)
     assert not any("Zanzibarquux" in h["text"] for h in hits)
-    assert "nothing to purge" in run_memchat("purge", "--older-than", "90d", "--yes").stdout.decode()
+    assert "nothing to purge" in cli("purge", "--older-than", "90d", "--yes").stdout
 
 
-def test_windows_expire_events_and_guesses_never_stated_or_pinned_facts(memchat_home):
+def test_windows_expire_events_and_guesses_never_stated_or_pinned_facts(cli, memchat_home, monkeypatch):
     store = MemoryStore(open_db(memchat_home / "default.db"))
     old_event = store.add("The user had a flat tyre on the A1.", kind="event", origin="inferred")
     pinned_event = store.add("The user's wedding is on 12 June.", kind="event", origin="stated", pinned=True)
@@ -159,31 +160,35 @@ def test_windows_expire_events_and_guesses_never_stated_or_pinned_facts(memchat_
         )
         conn.execute("UPDATE memories SET valid_to = ? WHERE status = 'superseded'", (long_ago,))
     conn.close()
-    env = {"MEMCHAT_MEMORY_EVENT_RETENTION_DAYS": "365"}  # pending_days: 90 by default
-    assert run_memchat("purge", "--yes", env=env).returncode == 0
+    monkeypatch.setenv("MEMCHAT_MEMORY_EVENT_RETENTION_DAYS", "365")  # pending_days: 90 by default
+    assert cli("purge", "--yes").exit_code == 0
     status = dict(db_rows(memchat_home, "SELECT id, status FROM memories"))
     assert status[old_event.id] == status[guess.id] == "forgotten"
     assert status[pinned_event.id] == status[stated.id] == "active"
     assert status[old_city.id] == "superseded"  # an old value goes only when asked
-    assert run_memchat("purge", "--older-than", "1y", "--superseded", "--yes").returncode == 0
+    assert cli("purge", "--older-than", "1y", "--superseded", "--yes").exit_code == 0
     assert dict(db_rows(memchat_home, "SELECT id, status FROM memories"))[old_city.id] == "forgotten"
     assert b"Berlin" not in (memchat_home / "default.db").read_bytes()
 
 
-def test_purge_refuses_nonsense_and_a_forever_configuration(memchat_home):
+def test_purge_refuses_nonsense_and_a_forever_configuration(cli, memchat_home, monkeypatch):
     for bad in ("yesterday", "0d", "-5d", "90"):
-        result = run_memchat("purge", "--older-than", bad, "--yes")
-        assert result.returncode != 0 and result.stderr.decode().count("\n") == 1, bad
-    forever = run_memchat("purge", "--yes", env={"MEMCHAT_MEMORY_PENDING_DAYS": "0"})
-    assert forever.returncode != 0 and "forever" in forever.stderr.decode()
+        result = cli("purge", "--older-than", bad, "--yes")
+        assert result.exit_code != 0 and result.stderr.count("\n") == 1, bad
+    monkeypatch.setenv("MEMCHAT_MEMORY_PENDING_DAYS", "0")
+    forever = cli("purge", "--yes")
+    assert forever.exit_code != 0 and "forever" in forever.stderr
 
 
-def test_windows_are_applied_in_the_background_when_a_chat_starts(tmp_path, memchat_home):
+def test_windows_are_applied_in_the_background_when_a_chat_starts(cli, tmp_path, memchat_home):
     from conftest import wait_for_detached
 
-    _old_and_new_conversations(tmp_path, memchat_home)
+    _old_and_new_conversations(cli, tmp_path, memchat_home)
     child = _spawn_fresh({"MEMCHAT_HISTORY_RETENTION_DAYS": "30", "MEMCHAT_MEMORY_CAPTURE": "false"})
     child.expect_exact("›")
+    deadline = time.monotonic() + 20  # while the user reads the prompt, a detached process purges
+    while time.monotonic() < deadline and len(db_rows(memchat_home, "SELECT id FROM messages")) > 1:
+        time.sleep(0.1)
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     wait_for_detached(memchat_home)
@@ -193,15 +198,15 @@ def test_windows_are_applied_in_the_background_when_a_chat_starts(tmp_path, memc
     assert any(e["action"] == "purge" and e["origin"] == "retention" for e in audit)
 
 
-def test_the_audit_trail_names_every_write_and_data_event_with_its_origin_never_the_text(tmp_path, memchat_home):
-    assert run_memchat("memories", "add", "My dentist is Dr. Okafor").returncode == 0
-    assert run_memchat("memories", "forget", "1", "--yes").returncode == 0
-    assert run_memchat("memories", "export", "-o", str(tmp_path / "m.json")).returncode == 0
-    assert run_memchat("consent", "no").returncode == 0
-    _old_and_new_conversations(tmp_path, memchat_home)
-    assert run_memchat("purge", "--older-than", "90d", "--yes").returncode == 0
-    result = run_memchat("audit", "--json")
-    entries = [json.loads(line) for line in result.stdout.decode().splitlines()]
+def test_the_audit_trail_names_every_write_and_data_event_with_its_origin_never_the_text(cli, tmp_path, memchat_home):
+    assert cli("memories", "add", "My dentist is Dr. Okafor").exit_code == 0
+    assert cli("memories", "forget", "1", "--yes").exit_code == 0
+    assert cli("memories", "export", "-o", str(tmp_path / "m.json")).exit_code == 0
+    assert cli("consent", "no").exit_code == 0
+    _old_and_new_conversations(cli, tmp_path, memchat_home)
+    assert cli("purge", "--older-than", "90d", "--yes").exit_code == 0
+    result = cli("audit", "--json")
+    entries = [json.loads(line) for line in result.stdout.splitlines()]
     seen = [(e["action"], e["origin"]) for e in entries]
     for expected in [
         ("add", "user"),
@@ -213,6 +218,6 @@ def test_the_audit_trail_names_every_write_and_data_event_with_its_origin_never_
     ]:
         assert expected in seen, (expected, seen)
     assert [e["at"] for e in entries] == sorted(e["at"] for e in entries)
-    assert "Okafor" not in result.stdout.decode()
-    table = run_memchat("audit", "--since", "today").stdout.decode()
+    assert "Okafor" not in result.stdout
+    table = cli("audit", "--since", "today").stdout
     assert "import conversations" in table and "retention" not in table

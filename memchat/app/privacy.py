@@ -116,17 +116,24 @@ class Privacy(Profile):
     def retention_in_background(self) -> None:
         """At a REPL's start: when due, the windows are applied by a detached process (its own
         connection, bounded batches), so the chat never waits for them."""
+        from datetime import UTC, datetime
+
         from memchat.db import open_db
+        from memchat.memory.retention import expired
+        from memchat.privacy import set_setting
 
         own = open_db(self.settings.db_path)  # this runs in the warm-up thread, beside the chat's connection
         try:
-            due = self.retention_due(own)
+            if not self.retention_due(own):
+                return
+            if not expired(own, self.retention_windows()):  # nothing to do: no process, checked again in 12 h
+                set_setting(own, LAST_RETENTION, datetime.now(UTC).isoformat())
+                return
         finally:
             own.conn.close()
-        if due:
-            from memchat.memory.background import spawn_detached
+        from memchat.memory.background import spawn_detached
 
-            spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)
+        spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)
 
     def audit(self, *, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         from memchat import when
