@@ -248,9 +248,13 @@ def test_a_piped_chat_exits_1_when_any_message_failed(api, memchat_home, monkeyp
         )
 
     assert chat(b"fine\n").returncode == 0
-    no_key = chat(b"hi\n", ANTHROPIC_API_KEY="")
+    stored = len(db_rows(memchat_home))
+    no_key = chat(b"hi\nthere\n", ANTHROPIC_API_KEY="")
     assert no_key.returncode == 1
-    assert "export ANTHROPIC_API_KEY=sk-ant-..." in no_key.stderr.decode()  # the hint, not "[redacted key]"
+    err = no_key.stderr.decode()
+    assert "export ANTHROPIC_API_KEY=sk-ant-..." in err  # the hint, not "[redacted key]"
+    assert err.count("\n") == 1 and "preparing" not in err  # said once, before any work
+    assert len(db_rows(memchat_home)) == stored  # nothing half-done stored
     api.enqueue_error(500, "boom")
     failed_call = chat(b"first\nsecond\n", MEMCHAT_MAX_RETRIES="0")
     assert failed_call.returncode == 1, failed_call.stderr

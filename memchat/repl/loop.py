@@ -270,6 +270,8 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
     if session and continue_:
         raise UsageError("use either --session or --continue, not both")
     interactive = stdin_is_tty() and console.stdout_is_tty()
+    if not interactive:
+        app.provider.ready()  # a script without a key fails once, before reading a line or storing one
     app.lazy_encoder = interactive
     repl = Repl(app, interactive=interactive)
     if interactive and app.use_memory and app.settings.sources["memory.capture"] == "default" and app.consent() is None:
@@ -302,8 +304,9 @@ def ask_consent(app: Memchat) -> None:
         console.note("\nnot answered: asked again next time")
         return
     app.set_consent(answer in ("", "y", "yes"))
-    console.note(
-        "memory capture on"
-        if app.consent_capture()
-        else "memory capture off: conversations are saved, nothing is learnt"
-    )
+    if not app.consent_capture():
+        console.note("memory capture off: conversations are saved, nothing is learnt")
+    elif app.provider.can_call_tools:
+        console.note("memory capture on")
+    else:
+        console.note(f"memory capture on (with Claude: the {app.settings.provider} provider learns nothing)")
