@@ -54,6 +54,12 @@ def test_chatgpt_export_follows_the_branch_you_saw_and_keeps_titles_times_models
         assert times == sorted(times)  # a message without a time takes the one before's
 
 
+def test_a_folder_is_read_itself_never_searched(tmp_path):
+    write_chatgpt_export(tmp_path / "deep" / "export")
+    with pytest.raises(UsageError, match="holds no conversations.json"):
+        load(tmp_path / "deep")  # the export is one level down: not picked up from a parent folder
+
+
 def test_a_zipped_export_imports_like_its_folder(tmp_path):
     import zipfile
 

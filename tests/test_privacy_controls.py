@@ -172,9 +172,12 @@ def test_windows_expire_events_and_guesses_never_stated_or_pinned_facts(cli, mem
 
 
 def test_purge_refuses_nonsense_and_a_forever_configuration(cli, memchat_home, monkeypatch):
-    for bad in ("yesterday", "0d", "-5d", "90"):
+    for bad in ("yesterday", "0d", "-5d", "90", "99999999d", "9999999999999999999999y"):
         result = cli("purge", "--older-than", bad, "--yes")
         assert result.exit_code != 0 and result.stderr.count("\n") == 1, bad
+    monkeypatch.setenv("MEMCHAT_HISTORY_RETENTION_DAYS", "999999999")  # older than time: nothing, no crash
+    assert "nothing to purge" in cli("purge", "--yes").stdout
+    monkeypatch.delenv("MEMCHAT_HISTORY_RETENTION_DAYS")
     monkeypatch.setenv("MEMCHAT_MEMORY_PENDING_DAYS", "0")
     forever = cli("purge", "--yes")
     assert forever.exit_code != 0 and "forever" in forever.stderr

@@ -14,6 +14,7 @@ from memchat.text import plural
 
 _AGE = re.compile(r"^\s*([0-9]+)\s*(d|days?|w|weeks?|m|months?|y|years?)\s*$", re.ASCII | re.IGNORECASE)
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
+MAX_DAYS = 365 * 1000  # older than any date a computer clock has stamped
 
 
 def days_of(text: str) -> int:
@@ -21,7 +22,10 @@ def days_of(text: str) -> int:
     match = _AGE.match(text)
     if not match or int(match.group(1)) == 0:
         raise UsageError(f"--older-than {text!r}: give an age such as 90d, 12w, 6m or 1y")
-    return int(match.group(1)) * _DAYS[match.group(2)[0].lower()]
+    days = int(match.group(1)) * _DAYS[match.group(2)[0].lower()]
+    if days > MAX_DAYS:
+        raise UsageError(f"--older-than {text!r}: at most {MAX_DAYS // 365} years")
+    return days
 
 
 def consent(

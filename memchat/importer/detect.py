@@ -73,10 +73,11 @@ def open_or_refuse(p: Path) -> Any:
 def _conversation_files(folder: Path) -> list[tuple[str, bytes]]:
     from memchat.files import read_regular
 
-    files = sorted(folder.glob("conversations*.json")) or sorted(folder.glob("*/conversations*.json"))
+    files = sorted(folder.glob("conversations*.json"))  # this folder only: never a search of a tree
     if not files:
         raise UsageError(
-            f"{folder} has no conversations.json (or conversations-000.json…): not a ChatGPT or Claude export"
+            f"{folder} holds no conversations.json (or conversations-000.json…): give the export's file, "
+            "its .zip, or the folder that holds it"
         )
     return [(str(f), read_regular(f, "an import file")) for f in files]
 

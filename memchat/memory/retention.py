@@ -58,7 +58,10 @@ class Expired:
 def cutoff(days: int | None, now: datetime | None = None) -> str | None:
     if not days:
         return None
-    when = (now or datetime.now(UTC)) - timedelta(days=days)
+    try:
+        when = (now or datetime.now(UTC)) - timedelta(days=days)
+    except OverflowError:  # before year 1 (a config's 10**9 days): nothing is that old
+        return "0000"
     return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
