@@ -170,7 +170,7 @@ def test_the_repl_of_an_encrypted_profile_keeps_no_input_history(encrypted, memc
     )
     child.expect_exact("›")
     child.sendline("my bike lock code is 5521")
-    child.expect_exact("5521")
+    child.expect_exact("(echo) my bike lock")  # the reply, not the typed line
     child.expect_exact("›")
     child.sendcontrol("d")
     child.expect(pexpect.EOF)

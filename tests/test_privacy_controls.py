@@ -61,6 +61,7 @@ def test_no_turns_capture_off_for_the_profile_even_when_the_config_says_capture(
     child.expect_exact("memory capture off")
     child.expect_exact("›")
     child.sendline("I live in Lisbon and my dentist is Dr. Okafor.")
+    child.expect_exact("echo: I live in Lisbon")  # the reply, then the prompt back in raw mode
     child.expect_exact("›")
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
