@@ -179,11 +179,11 @@ def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
         )
     tmp = path.with_name(path.name + ".converting")
     for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        _shred(leftover)
+        shred(leftover)
     try:
         _export(sc, path, tmp, key_in, key_out)
     except BaseException:
-        _shred(tmp)  # a half-written copy of the data must not stay behind
+        shred(tmp)  # a half-written copy of the data must not stay behind
         raise
     _sync(tmp)
     old = path.with_name(path.name + ".old")
@@ -193,7 +193,7 @@ def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
     # The old file, and its WAL and index (emptied by the checkpoint), which must not be taken for
     # the new file's.
     for side in (old, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        _shred(side)
+        shred(side)
     known(path, key_out is not None)
 
 
@@ -247,10 +247,10 @@ def recover(path: Path) -> None:
     if not old.exists():
         return
     if path.exists():
-        _shred(old)
+        shred(old)
     else:
         os.replace(old, path)
-        _shred(path.with_name(path.name + ".converting"))
+        shred(path.with_name(path.name + ".converting"))
 
 
 def other_users(path: Path) -> list[int]:
@@ -288,7 +288,7 @@ def _sync_dir(path: Path) -> None:
         pass
 
 
-def _shred(path: Path) -> None:
+def shred(path: Path) -> None:
     """Overwrite a file with zeros, sync, remove (a missing file is fine)."""
     try:
         size = path.stat().st_size
@@ -305,8 +305,3 @@ def _shred(path: Path) -> None:
     except OSError:
         pass
     path.unlink(missing_ok=True)
-
-
-def shred(path: Path) -> None:
-    """Overwrite a file with zeros and remove it (a missing file is fine)."""
-    _shred(path)

@@ -156,19 +156,11 @@ def test_encrypt_refuses_while_another_process_has_the_profile_open(memchat_home
         holder.wait()
 
 
-def test_the_repl_of_an_encrypted_profile_keeps_no_input_history(encrypted, memchat_home):
-    env = dict(os.environ, TERM="xterm-256color", **KEY)
-    env.pop("NO_COLOR", None)
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "memchat", "--provider", "echo"],
-        env=env,
-        cwd=str(ROOT),
-        encoding="utf-8",
-        timeout=15,
-        dimensions=(30, 100),
-    )
-    child.expect_exact("›")
+def test_the_repl_of_an_encrypted_profile_keeps_no_input_history(encrypted, memchat_home, monkeypatch):
+    from test_repl import spawn
+
+    monkeypatch.setenv("MEMCHAT_DB_KEY", KEY["MEMCHAT_DB_KEY"])
+    child = spawn("--provider", "echo")
     child.sendline("my bike lock code is 5521")
     child.expect_exact("(echo) my bike lock")  # the reply, not the typed line
     child.expect_exact("›")

@@ -103,17 +103,13 @@ class Capture(Profile):
 
     def resume_capture(self) -> None:
         """Start a detached capture of sessions a dead process left uncaptured (at REPL start)."""
-        from memchat.db import open_db
         from memchat.memory.background import IDLE_MINUTES
         from memchat.memory.capture import idle_sessions
 
         if not self.can_capture:
             return
-        own = open_db(self.settings.db_path)  # the warm-up thread: never the chat's connection
-        try:
+        with self.side_connection() as own:  # the warm-up thread: never the chat's connection
             idle = idle_sessions(own, IDLE_MINUTES)
-        finally:
-            own.conn.close()
         if idle:
             self.capture_detached(None)
 

@@ -118,19 +118,15 @@ class Privacy(Profile):
         connection, bounded batches), so the chat never waits for them."""
         from datetime import UTC, datetime
 
-        from memchat.db import open_db
         from memchat.memory.retention import expired
         from memchat.privacy import set_setting
 
-        own = open_db(self.settings.db_path)  # this runs in the warm-up thread, beside the chat's connection
-        try:
+        with self.side_connection() as own:  # the warm-up thread, beside the chat's connection
             if not self.retention_due(own):
                 return
             if not expired(own, self.retention_windows()):  # nothing to do: no process, checked again in 12 h
                 set_setting(own, LAST_RETENTION, datetime.now(UTC).isoformat())
                 return
-        finally:
-            own.conn.close()
         from memchat.memory.background import spawn_detached
 
         spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)

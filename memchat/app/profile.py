@@ -5,8 +5,9 @@ Everything the use cases need, created lazily and once; memchat.app.Memchat buil
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -314,6 +315,18 @@ class Profile:
                 get_logger().warning("warm-up failed: %s", exc)
 
         threading.Thread(target=work, name="memchat-warm", daemon=True).start()
+
+    @contextlib.contextmanager
+    def side_connection(self) -> Iterator[Database]:
+        """A connection of its own, for a background thread: the profile's connection serves the
+        chat, and one sqlite3 connection must not run two threads' statements at once."""
+        from memchat.db import open_db
+
+        own = open_db(self.settings.db_path)
+        try:
+            yield own
+        finally:
+            own.conn.close()
 
     def after_open(self) -> None:
         """What a fresh interactive run does as soon as the profile is open (in the warm-up thread)."""

@@ -82,18 +82,23 @@ def _role(obj: dict, where: str) -> str:
     return role
 
 
+def check_version(version: Any, name: str, kind: str, newest: int) -> None:
+    """An export's format version: a whole number this memchat can read, or one line saying why not."""
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise UsageError(f"{name}: 'version' must be a whole number")
+    if version > newest:
+        raise UsageError(
+            f"{name} was written by a newer memchat ({kind} format version {version}; this "
+            f"memchat reads up to {newest}): upgrade memchat to import it"
+        )
+
+
 def parse_export(data: dict, name: str) -> ImportedSession:
     fmt, version = data.get("format"), data.get("version")
     if fmt != SESSION_FORMAT:
         hint = " (use `memchat memories import` for it)" if fmt == "memchat-memories" else ""
         raise UsageError(f"{name} is a {shorten(fmt)} file, not a conversation{hint}")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise UsageError(f"{name}: 'version' must be a whole number")
-    if version > SESSION_VERSION:
-        raise UsageError(
-            f"{name} was written by a newer memchat (session format version {version}; this "
-            f"memchat reads up to {SESSION_VERSION}): upgrade memchat to import it"
-        )
+    check_version(version, name, "session", SESSION_VERSION)
     session, messages = data.get("session"), data.get("messages")
     if not isinstance(session, dict) or not isinstance(messages, list):
         raise UsageError(f"{name}: a session export needs a 'session' object and a 'messages' list")

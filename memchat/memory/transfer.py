@@ -54,7 +54,7 @@ def export_text(store: MemoryStore, fmt: str = "json") -> str:
 
 
 def _parse(text: str, name: str) -> list[dict[str, Any]]:
-    from memchat.importer import load_json
+    from memchat.importer.memchat_formats import check_version, load_json
 
     data = load_json(text, name, lambda exc: f" is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -67,14 +67,7 @@ def _parse(text: str, name: str) -> list[dict[str, Any]]:
         raise UsageError(
             f"{name} is not a memchat memories export (format {shorten(found)}, expected {FORMAT!r}){hint}"
         )
-    version = data.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise UsageError(f"{name}: 'version' must be a whole number")
-    if version > VERSION:
-        raise UsageError(
-            f"{name} was written by a newer memchat (memories format version {version}; "
-            f"this memchat reads up to {VERSION}): upgrade memchat to import it"
-        )
+    check_version(data.get("version"), name, "memories", VERSION)
     records = data.get("memories")
     if not isinstance(records, list):
         raise UsageError(f"{name}: 'memories' must be a list")

@@ -21,17 +21,18 @@ default was chosen. Development data only; the team measures on conversations ne
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from eval_locomo import build, load  # the dev set read and imported as the recall bench does it
 
 OFF_TOPIC = [
     "Why is the sky blue?",
@@ -59,40 +60,6 @@ OFF_TOPIC = [
     "What is the plural of 'cactus'?",
     "Describe the water cycle briefly.",
 ]
-
-
-def load(eval_dir: Path):
-    convs: dict[str, list[dict]] = defaultdict(list)
-    for line in open(eval_dir / "locomo_dev_sessions.jsonl", encoding="utf-8"):
-        row = json.loads(line)
-        convs[row["conversation"]].append(row)
-    questions: dict[str, list[dict]] = defaultdict(list)
-    for line in open(eval_dir / "locomo_dev_questions.jsonl", encoding="utf-8"):
-        q = json.loads(line)
-        questions[q["conversation"]].append(q)
-    return convs, questions
-
-
-def profile(conv: str, rows: list[dict], tmp: Path, embedder):
-    from memchat.db import open_db
-    from memchat.importer import import_file
-    from memchat.memory.index import embed_messages
-
-    lines = tmp / f"{conv}.jsonl"
-    with open(lines, "w", encoding="utf-8") as fh:
-        for r in rows:
-            record = {
-                "session": r["session"],
-                "role": r["role"],
-                "content": r["content"],
-                "timestamp": r["timestamp"],
-                "name": r["speaker"],
-                "id": r["id"],
-            }
-            fh.write(json.dumps(record) + "\n")
-    db = open_db(tmp / f"{conv}.db")
-    embed_messages(db, embedder, import_file(db, lines).message_ids)
-    return db
 
 
 def sections(db, settings, embedder, prompts: list[str]):
@@ -152,7 +119,7 @@ def main() -> None:
     embedder = get_embedder()
     convs, questions = load(Path(args.eval_dir))
     tmp = Path(tempfile.mkdtemp(prefix="memchat-inject-eval-"))
-    dbs = {conv: profile(conv, rows, tmp, embedder) for conv, rows in convs.items()}
+    dbs = {conv: build(conv, rows, tmp, embedder)[0] for conv, rows in convs.items()}
     settings = load_settings()
     bars = [args.relevance] if args.relevance is not None else [None]
     if args.sweep:
