@@ -227,3 +227,35 @@ def test_import_capture_says_the_cost_and_captures_in_the_background(api, tmp_pa
     wait_for_detached(memchat_home)
     extractions = [r for r in api.requests if (r.get("tool_choice") or {}).get("name") == "record_memories"]
     assert 1 <= len(extractions) <= 3 and all(r["model"] == "claude-haiku-4-5" for r in extractions)
+
+
+def test_a_session_kept_out_of_memory_stays_out_through_export_and_import(cli, tmp_path, memchat_home, monkeypatch):
+    """--no-memory is "for good": a session exported as JSON and imported into another profile (or
+    back into a copy that already has it) is still never injected into another conversation."""
+    said = "My secret side project is codenamed Bluebird and it is a dating app"
+    assert cli("--provider", "echo", "--no-memory", "ask", "--", said).exit_code == 0
+    exported = tmp_path / "s1.json"
+    assert cli("sessions", "export", "1", "-o", str(exported)).exit_code == 0
+    assert json.loads(exported.read_text())["session"]["memory_off"] is True
+
+    other = tmp_path / "other"
+    monkeypatch.setenv("MEMCHAT_HOME", str(other))
+    assert cli("import", str(exported)).exit_code == 0
+    assert db_rows(other, "SELECT memory_off FROM sessions") == [(1,)]
+    asked = cli("--provider", "echo", "ask", "--explain", "--json", "--", "How many users does my Bluebird dating app have?")
+    assert asked.exit_code == 0, asked.stderr
+    assert "Bluebird" not in json.dumps(json.loads(asked.stdout.splitlines()[-1]).get("memory"))
+    found = cli("recall", "--json", "Bluebird")  # your own search still finds it
+    assert "Bluebird" in found.stdout
+
+    # the same session imported earlier without the flag (an older export) is turned off by the newer one
+    third = tmp_path / "third"
+    monkeypatch.setenv("MEMCHAT_HOME", str(third))
+    data = json.loads(exported.read_text())
+    data["session"]["memory_off"] = False
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data))
+    assert cli("import", str(older)).exit_code == 0
+    assert db_rows(third, "SELECT memory_off FROM sessions") == [(0,)]
+    assert cli("import", str(exported)).exit_code == 0
+    assert db_rows(third, "SELECT memory_off FROM sessions") == [(1,)]

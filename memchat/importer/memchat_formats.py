@@ -114,6 +114,7 @@ def parse_export(data: dict, name: str) -> ImportedSession:
         summary=_text_field(session, "summary", name, required=False),
         native_id=sid,
         native_created_at=created,
+        memory_off=bool(session.get("memory_off")),
     )
     for i, m in enumerate(messages, 1):
         where = f"{name}: message {i}"

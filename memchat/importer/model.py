@@ -30,6 +30,7 @@ class ImportedSession:
     summary: str | None = None
     native_id: int | None = None  # the id in the database it was exported from
     native_created_at: str | None = None
+    memory_off: bool = False  # run with --no-memory where it came from: it stays out of memory here
 
 
 @dataclass

@@ -46,7 +46,7 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
             else:
                 cursor = conn.execute(
                     "INSERT INTO sessions (title, created_at, updated_at, model, system, imported_system, summary, "
-                    "source, external_id, importing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                    "source, external_id, memory_off, importing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
                     (
                         s.title,
                         s.native_created_at or min(times),
@@ -57,11 +57,14 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
                         s.summary,
                         s.source,
                         s.external_id,
+                        int(s.memory_off),
                     ),
                 )
                 session_id, added_session = inserted_id(cursor), True
             if added_session:
                 hidden.append(session_id)
+            elif s.memory_off:  # out of memory for good: a later export of the same session says so too
+                conn.execute("UPDATE sessions SET memory_off = 1 WHERE id = ?", (session_id,))
             new = 0
             for m in s.messages:
                 cursor = tx.conn().execute(
