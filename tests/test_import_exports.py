@@ -242,7 +242,9 @@ def test_a_session_kept_out_of_memory_stays_out_through_export_and_import(cli, t
     monkeypatch.setenv("MEMCHAT_HOME", str(other))
     assert cli("import", str(exported)).exit_code == 0
     assert db_rows(other, "SELECT memory_off FROM sessions") == [(1,)]
-    asked = cli("--provider", "echo", "ask", "--explain", "--json", "--", "How many users does my Bluebird dating app have?")
+    asked = cli(
+        "--provider", "echo", "ask", "--explain", "--json", "--", "How many users does my Bluebird dating app have?"
+    )
     assert asked.exit_code == 0, asked.stderr
     assert "Bluebird" not in json.dumps(json.loads(asked.stdout.splitlines()[-1]).get("memory"))
     found = cli("recall", "--json", "Bluebird")  # your own search still finds it

@@ -265,7 +265,7 @@ def test_nothing_imported_can_close_the_memory_block_or_set_the_system_prompt(cl
     }
     (tmp_path / "m.json").write_text(json.dumps(memories))
     assert cli("memories", "import", str(tmp_path / "m.json")).exit_code == 0
-    assert cli("ask", "tell me about the llama farm near Cusco").exit_code == 0
+    assert cli("ask", "what do you remember about the llama farm near Cusco?").exit_code == 0
     system = api.requests[-1]["system"]
     assert system.count("</memory>") == 1 and system.endswith("</memory>")
     assert "llama" in system  # the imported conversation is there, as data

@@ -27,7 +27,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from memchat.memory import relevance, sensitive
-from memchat.memory.terms import STOPWORDS, content_stems, words
+from memchat.memory.terms import STOPWORDS, content_stems, stem, words
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
@@ -66,6 +66,22 @@ _LEANS = re.compile(
     r"\b(she|he|her|him|his|hers|they|them|their|it|its|that|this|those|these|there)\b",
     re.IGNORECASE,
 )
+# "can you ...", "could you tell me ...", "do you know ...": the message asks the assistant for something
+_REQUEST = re.compile(
+    r"\b(?:can|could|would|will|do|won't|wouldn't)\s+you\b|\byou\s+know\b|\bthank\s+you\b|\bif\s+you\b|"
+    r"\b(?:tell|show|give|help|teach)\s+me\b|\bexplain\s+(?:\S+\s+){0,6}?to\s+me\b",
+    re.IGNORECASE,
+)
+# Someone memory knows by name: "my sister Ana", "a cat called Pixel", "Biscuit is my dog" (not "Toyota")
+_PERSON = re.compile(
+    r"\b(?:sister|brother|mother|father|mum|mom|dad|son|daughter|wife|husband|partner|friend|boss|manager|"
+    r"colleague|girlfriend|boyfriend|fianc[eé]e?|child|kid|baby|aunt|uncle|cousin|grandma|grandpa|grandmother|"
+    r"grandfather|niece|nephew|neighbou?r|teacher|doctor|dr\.?|cat|dog|puppy|kitten|called|named)\s+"
+    r"([A-Z][\w-]+)|^\s*([A-Z][\w-]+)(?:'s|’s)?\s+(?:is|was)\s+(?:my|our)\b",
+    re.MULTILINE,
+)
+# a name as people write it: capitalised, not the first word of a sentence
+_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
 _ANAPHOR = re.compile(r"^\s*(same|me too|yes|yeah|yep|no|nope|it|that|this|they|so|and|but|haha|wow|oh)\b", re.I)
 
 
@@ -200,7 +216,8 @@ def build(
             exclude_private=True,
             catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
         )
-    passed = gate(hits, query, bar, personal=personal(query, hits))
+    answered = dict(_rows(db, sorted({h.previous_id for h in hits if h.role == "assistant" and h.previous_id})))
+    passed = gate(hits, query, bar, personal=personal(query, hits), answered=answered)
     passed = [h for h in passed if not (h.type == "memory" and h.id in seen)]
     topics = sensitive.topics(query)
     candidates += _retrieved(db, passed, topics, seen, content_stems(query))[:MAX_RETRIEVED]
@@ -208,32 +225,58 @@ def build(
 
 
 def personal(query: str, hits: list[Hit]) -> bool:
-    """Whether the message is about someone's own world: it says I, my, you, we, she..., or names
-    someone the memory knows (a speaker of the transcript)."""
-    if _PERSONAL.search(query):
+    """Whether the message is about someone's own world: it says I, my, we, she..., or names
+    someone the memory knows (a speaker of the transcript, or a name in a memory). "You" in a
+    request ("can you tell me about Toyota?") is politeness, not the user's world."""
+    if _PERSONAL.search(_REQUEST.sub(" ", query)):
         return True
-    names = {w for h in hits if h.name for w in words(h.name)}
-    said = [w for w in words(query) if len(w) >= 3]
-    return any(name.startswith(w) for name in names for w in said)  # "Mel" names Melanie
+    speakers = {w for h in hits if h.name for w in words(h.name) if w not in STOPWORDS}
+    known = speakers | {
+        name.lower() for h in hits if h.memory is not None for pair in _PERSON.findall(h.text) for name in pair if name
+    }
+    if {w for w in words(query) if len(w) >= 3 and w not in STOPWORDS} & known:
+        return True
+    return any(name.startswith(w) for w in _names(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
 
-def gate(hits: list[Hit], query: str, bar: float, *, personal: bool = True) -> list[Hit]:
+def _names(text: str) -> set[str]:
+    """Capitalised words that do not start a sentence, lower-cased, without a possessive "'s"."""
+    return {
+        w.lower().removesuffix("'s").removesuffix("’s")
+        for w in _CAPITALISED.findall(text)
+        if w.lower() not in STOPWORDS
+    }
+
+
+def gate(
+    hits: list[Hit], query: str, bar: float, *, personal: bool = True, answered: dict[int, str] | None = None
+) -> list[Hit]:
     """The candidates that clear the relevance bar for this message, best first.
 
     Nothing clears it unless the best candidate does; then each needs a share of the bar and of
-    the best candidate's relevance. A sensitive item needs a message about its category.
+    the best candidate's relevance. A sensitive item needs a message about its category; a reply
+    is as sensitive as the message it answers (`answered`: their texts by id).
     """
     floor = relevance.floor([h.score for h in hits], bar)
     if floor is None:
         return []
     topics = sensitive.topics(query)
+    # A message about no one is about the past only by what it names: its words, not its numbers
+    # ("what is 2+2?" names nothing, whatever "type 2 diabetes" says).
+    named = {stem(w) for w in words(query) if w not in STOPWORDS and len(w) >= 3 and w.isalpha()}
+    if not personal and not named:
+        return []
     passed = []
     for h in sorted(hits, key=lambda h: -h.score):
         if h.score < floor:
             continue
-        if not personal and h.features.get("coverage", 0.0) < IMPERSONAL_COVERAGE:
+        if not personal and (
+            h.features.get("coverage", 0.0) < IMPERSONAL_COVERAGE or not named & content_stems(h.text)
+        ):
             continue
         touched = sensitive.categories(h.text)
+        if answered and h.role == "assistant" and h.previous_id in answered:
+            touched |= sensitive.categories(answered[h.previous_id])
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
         if touched and not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar)):

@@ -3,7 +3,7 @@
 
 "Remember that rule: answer in British English", "remember: always show Go examples",
 "I prefer Go examples" and "call me Sam" are about how the assistant should work; "I prefer
-tea", "my sister lives in Porto" are facts. An explicit "rule:", "fact:" or "event:" wins.
+tea", "my sister lives in Porto" are facts; "remember to renew my passport" is a task (an event). An explicit "rule:", "fact:" or "event:" wins.
 """
 
 from __future__ import annotations
@@ -42,14 +42,21 @@ def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
     request = _REMEMBER.match(text)
     if request:  # "remember to ..." leaves "to ...", a thing to do, for the line below
         text = text[request.end() :]
-    if re.match(r"^\s*to\s+\w", text, re.IGNORECASE):  # "remember to call me Sam": something to do
-        return "rule", _sentence(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
+    if re.match(r"^\s*to\s+\w", text, re.IGNORECASE):
+        # "remember to call me Sam" tells the assistant how to work (a rule, sent with every call);
+        # "remember to renew my passport" is a task of the user's (an event, sent when it helps)
+        task = _sentence(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
+        return ("rule" if _is_instruction(task) else "event"), task
     label = _LABEL.match(text)
     if label and text[label.end() :].strip():
         return label.group("kind").lower(), _sentence(text[label.end() :])
-    if _IMPERATIVE.match(text) or (_PREFERS.match(text) and _OUTPUT.search(text)):
+    if _is_instruction(text):
         return "rule", _sentence(text)
     return default, _sentence(text)
+
+
+def _is_instruction(text: str) -> bool:
+    return bool(_IMPERATIVE.match(text) or (_PREFERS.match(text) and _OUTPUT.search(text)))
 
 
 def _sentence(text: str) -> str:

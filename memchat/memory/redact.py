@@ -56,6 +56,13 @@ def _ends_sentence(before: str) -> bool:
     return not (len(word) == 1 or word in _ABBREVIATIONS)
 
 
+# Words that start a sentence without naming anything.
+_STARTERS = frozenset(
+    "please remember always never today yesterday tomorrow yes no maybe also still just actually "
+    "there here what when where who why how which whose user users assistant".split()
+)
+
+
 def _stem(word: str) -> str:
     return word.lower().strip("'’-")[:5]
 
@@ -64,15 +71,17 @@ def _content_words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text) if len(w) > 2 and w.lower().strip("'’-") not in _STOP}
 
 
-def _distinctive(text: str) -> set[str]:
-    """Names and numbers: a capitalised word that does not start the text, or any token with a digit."""
+def distinctive(text: str) -> set[str]:
+    """Names and numbers: a capitalised word, or any token with a digit. The first word counts too
+    ("Biscuit is my dog's name") unless it is a usual way to start a sentence: forgetting errs
+    towards withholding a message that shares the word."""
     words = _WORD.findall(_join_digits(text))
     found = set()
     for i, w in enumerate(words):
         bare = w.strip("'’-").removesuffix("'s").removesuffix("’s")
-        if len(bare) < 3 or bare.lower() in _STOP:
+        if len(bare) < 3 or bare.lower() in _STOP or (i == 0 and bare.lower() in _STARTERS):
             continue
-        if any(c.isdigit() for c in bare) or (i > 0 and bare[0].isupper()):
+        if any(c.isdigit() for c in bare) or bare[0].isupper():
             found.add(bare.lower())
     return found
 
@@ -88,7 +97,7 @@ class Forgotten:
         self.text = _join_digits(text.strip().lower())
         self.value = _join_digits((value or "").strip().lower())
         self.words = _content_words(text)
-        self.names = _distinctive(text)
+        self.names = distinctive(text)
 
     def triggers(self) -> tuple[set[str], set[str]]:
         """(tokens, stems) of which a sentence must share one to possibly mention this memory."""

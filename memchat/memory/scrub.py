@@ -57,7 +57,8 @@ def finish(db: Database) -> ScrubResult:
         redactor = Redactor(Target(i["text"], i.get("value")) for i in items)
         result.redactions = _summaries(db, redactor)
         sources = {int(s) for i in items for s in i.get("sources") or []}
-        mentioning = _mentioning(db, redactor, items) | replies_of(db, sources)
+        # a reply goes with the message it answers: "Congratulations to your sister!" after "Ana is pregnant"
+        mentioning = replies_of(db, _mentioning(db, redactor, items) | sources)
         result.withheld = len(mentioning)
         purge = {int(s) for row in rows if row[1] for i in json.loads(row[2] or "[]") for s in i.get("sources") or []}
         _withhold_and_purge(db, redactor, mentioning, replies_of(db, purge))

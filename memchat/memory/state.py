@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memchat.memory.redact import distinctive
+
 if TYPE_CHECKING:
     from memchat.db import Database
 
@@ -63,18 +65,39 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
                 state.withheld = state.withheld or "pending"
             elif (current := _current(db, superseded_by)) and current not in state.now:
                 state.now.append(current)
-    # A value that was superseded, stated again in any message ("I live in Berlin" after the move).
-    for value, superseded_by in db.conn.execute(
-        "SELECT value, superseded_by FROM memories WHERE status = 'superseded' AND value IS NOT NULL "
-        "AND length(value) >= 3"
+    # A value that was superseded, stated again in any message ("I live in Berlin" after the move), or
+    # in the message a reply answers ("Kreuzberg is lovely" after "I live in Berlin").
+    answered = _answered(db, message_ids)
+    said = {mid: f"{texts.get(mid, '')}\n{answered.get(mid, '')}" for mid in message_ids}
+    for value, text, superseded_by in db.conn.execute(
+        "SELECT value, text, superseded_by FROM memories WHERE status = 'superseded' AND superseded_by IS NOT NULL"
     ):
-        pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
-        for mid in message_ids:
-            if pattern.search(texts.get(mid, "")) and (current := _current(db, superseded_by)):
+        # a fact kept without a value ("I work at Nordwind", key user.employer): its names are the value
+        values = [value] if value else sorted(distinctive(text))
+        for v in (v for v in values if len(v) >= 3):
+            pattern = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
+            found = [mid for mid in message_ids if pattern.search(said[mid])]
+            current = _current(db, superseded_by) if found else None
+            if not current or v.lower() in current.lower():
+                continue
+            for mid in found:
                 state = states.setdefault(mid, MessageState())
-                if current not in state.now and value.lower() not in current.lower():
+                if current not in state.now:
                     state.now.append(current)
     return states
+
+
+def _answered(db: Database, message_ids: list[int]) -> dict[int, str]:
+    """For each assistant message among these, the text of the message it answers."""
+    marks = ", ".join("?" * len(message_ids))
+    return dict(
+        db.conn.execute(
+            "SELECT a.id, q.content FROM messages a JOIN messages q ON q.id = "
+            "(SELECT max(id) FROM messages WHERE session_id = a.session_id AND id < a.id) "
+            f"WHERE a.id IN ({marks}) AND a.role = 'assistant'",
+            message_ids,
+        ).fetchall()
+    )
 
 
 def replies_of(db: Database, message_ids: set[int]) -> set[int]:
