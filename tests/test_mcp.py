@@ -97,16 +97,27 @@ def test_forget_scrubs_like_the_cli_and_errors_are_one_line(profile):
     assert b"Okafor" not in raw
 
 
-def test_memory_off_sessions_are_never_served(api, profile):
+def test_memory_off_sessions_and_withheld_messages_are_never_served(api, profile):
+    """Another tool sees what a model may see: not a --no-memory session, not a message that
+    mentions something forgotten (nor the reply to it)."""
     assert run_memchat("--no-memory", "ask", "my locker code is 4417").returncode == 0
+    assert run_memchat("ask", "my bike lock code is 9921, write it down").returncode == 0
+    assert run_memchat("memories", "add", "My bike lock code is 9921").returncode == 0
+    (lock_id,) = [i for i, t in db_rows(profile, "SELECT id, text FROM memories") if "9921" in t]
+    assert run_memchat("memories", "forget", str(lock_id), "--yes").returncode == 0
 
     async def calls(s):
-        return _payload(await s.call_tool("recall", {"query": "locker code", "kinds": ["message"]}))
+        return [
+            _payload(await s.call_tool("recall", {"query": q, "kinds": ["message"]}))
+            for q in ("locker code", "bike lock code")
+        ]
 
-    _, hits = _serve(calls)
-    assert not any("4417" in h["text"] for h in hits)
+    _, (lockers, locks) = _serve(calls)
+    assert not any("4417" in h["text"] for h in lockers)
+    assert not any("9921" in h["text"] for h in locks)
     mine = run_memchat("recall", "--json", "locker code")  # the user's own search still finds it
     assert "4417" in mine.stdout.decode()
+    assert "9921" in run_memchat("recall", "--json", "bike lock code").stdout.decode()  # the transcript is kept
 
 
 def test_the_server_answers_for_the_profile_it_was_started_with(memchat_home):

@@ -46,8 +46,10 @@ class Memories(Profile):
 
         Only what clears the relevance bar (`memory.relevance`) is returned, so an empty list means
         "nothing relevant"; `min_score` sets another bar for this search, `everything` drops it.
-        private=False leaves out the messages of memory-off sessions (what another tool asks for:
-        only the user's own search shows them).
+        private=False is what another tool asks for (only the user's own search shows the rest):
+        it leaves out the messages of memory-off sessions and every message never to be sent to a
+        model again (it mentions something forgotten, or a memory waiting for review), and marks a
+        message whose value was superseded with the current one.
         """
         from memchat.memory import relevance
         from memchat.memory.search import recall
@@ -67,12 +69,30 @@ class Memories(Profile):
             progress=progress,
             exclude_private=not private,
         )
+        if not private:
+            hits = self._as_sent(hits)
         if everything:
             return hits
         if min_score is not None:
             return [h for h in hits if h.score >= min_score]
         floor = relevance.floor([h.score for h in hits], self.settings.get("memory.relevance"))
         return [] if floor is None else [h for h in hits if h.score >= floor]
+
+    def _as_sent(self, hits: list[Hit]) -> list[Hit]:
+        """The hits as a model may see them: no withheld message, an old value beside the current one."""
+        from memchat.memory.state import message_states
+
+        messages = {h.id: h.text for h in hits if h.type == "message"}
+        states = message_states(self.db, sorted(messages), messages)
+        out = []
+        for h in hits:
+            state = states.get(h.id) if h.type == "message" else None
+            if state is not None and state.withheld:
+                continue
+            if state is not None and state.now:
+                h.text = f"{h.text} (earlier; now: {'; '.join(state.now)})"
+            out.append(h)
+        return out
 
     def remember(
         self,
