@@ -242,9 +242,14 @@ def _export(sc: Any, path: Path, tmp: Path, key_in: str | None, key_out: str | N
 
 def recover(path: Path) -> None:
     """Finish a conversion a crash cut short (cheap: two stats when there was none): the old file
-    without a new one goes back in place; beside a swapped-in new one it is shredded."""
+    without a new one goes back in place; beside a swapped-in new one it is shredded; a copy
+    killed while being written is shredded."""
     old = path.with_name(path.name + ".old")
     if not old.exists():
+        tmp = path.with_name(path.name + ".converting")
+        if tmp.exists() and not other_users(tmp):  # killed while writing the copy: a plaintext half
+            for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+                shred(leftover)
         return
     if path.exists():
         shred(old)

@@ -18,11 +18,25 @@ def history_file(profile_key: str) -> Path:
     from memchat.config import state_dir
     from memchat.files import touch_private
 
-    path = state_dir() / f"history-{profile_key}"
+    path = location(profile_key)
     legacy = state_dir() / "history"  # before 0.2 every profile shared one file: it becomes the default's
     if profile_key == "default" and not path.exists() and legacy.is_file():
         legacy.rename(path)
     return touch_private(path)
+
+
+def location(profile_key: str) -> Path:
+    """Where the profile's history file is, without creating it (what a scrub needs)."""
+    from memchat.config import state_dir
+
+    return state_dir() / f"history-{profile_key}"
+
+
+def has_entries(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _entries(text: str) -> list[list[str]]:

@@ -134,6 +134,19 @@ def test_a_conversion_cut_short_is_finished_on_the_next_open(encrypted):
     assert not old.exists()
 
 
+def test_a_conversion_killed_while_writing_leaves_no_plaintext_copy_or_history(encrypted):
+    """Killed while the copy was being written (no .old yet), or after the swap but before the
+    plaintext input history was shredded: the next open removes what was left."""
+    half = encrypted / "default.db.converting"
+    half.write_bytes(b"SQLite format 3\x00" + SECRET_TURN.encode())
+    (encrypted / "default.db.converting-wal").write_bytes(SECRET_TURN.encode())
+    history = encrypted / "history-default"
+    history.write_text(f"\n# 2026-01-01 10:00:00\n+{SECRET_TURN}\n")
+    assert "ZX9123456" in run_memchat("memories", "list", env=KEY).stdout.decode()
+    assert not half.exists() and not (encrypted / "default.db.converting-wal").exists() and not history.exists()
+    assert not any(m in _everything_under(encrypted) for m in MARKERS)
+
+
 def test_encrypt_refuses_while_another_process_has_the_profile_open(memchat_home):
     _plain_profile(memchat_home)
     holder = subprocess.Popen(

@@ -207,6 +207,100 @@ def test_forget_takes_the_lines_out_of_the_input_history(cli, memchat_home):
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
 
 
+def _typed(history, *lines):
+    history.write_text("".join(f"\n# 2026-01-01 10:00:0{i}\n+{line}\n" for i, line in enumerate(lines)))
+    os.chmod(history, 0o600)
+
+
+@pytest.mark.parametrize("cut", ["killed after the history", "disk full on the history"])
+def test_the_input_history_is_scrubbed_before_anything_is_deleted(cli, memchat_home, monkeypatch, cut):
+    """Forget, session delete and purge take the typed lines out first: a kill after that leaves
+    nothing typed behind, and a full disk leaves everything to do again (nothing half-forgotten)."""
+    from memchat import files
+    from memchat.memory import forget, retention
+
+    history = memchat_home / "history-default"
+    db = open_db(memchat_home / "default.db")
+    s = sessions.create_session(db)
+    sessions.add_message(db, s.id, "user", "my gate code is 7731")
+    sessions.update_session(db, s.id, title="Gate ZQ-title")
+    event = MemoryStore(db).add("Knee surgery at St Ivel ZQ-event", kind="event")
+    db.conn.execute("UPDATE memories SET created_at = '2001-01-01T00:00:00', valid_from = '2001-01-01T00:00:00'")
+    db.conn.commit()
+    fact = MemoryStore(db).add("My locker code is 5521")
+    _typed(
+        history,
+        "/remember my locker code is 5521",
+        "my gate code is 7731",
+        "/title Gate ZQ-title",
+        "/remember event: Knee surgery at St Ivel ZQ-event",
+        "what is the weather like",
+    )
+
+    class Killed(BaseException):  # as sudden as a kill: nothing of memchat's catches it
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    for command, core in (
+        (("memories", "forget", str(fact.id), "--yes"), (forget, "forget")),
+        (("sessions", "delete", str(s.id), "--yes"), (forget, "delete_session")),
+        (("purge", "--older-than", "1y", "--yes"), (retention, "purge")),
+    ):
+        before = history.read_text()
+        with monkeypatch.context() as patched:
+            if cut == "killed after the history":
+                patched.setattr(*core, killed)
+                with pytest.raises(Killed):
+                    cli(*command)
+            else:
+                patched.setattr(files.os, "replace", full)
+                result = cli(*command)
+                assert result.exit_code != 0 and "disk is full" in result.stderr, result.stderr
+                assert history.read_text() == before  # nothing was done: it can all be done again
+                continue
+    text = history.read_text()
+    if cut == "killed after the history":
+        assert not any(w in text for w in ("5521", "7731", "ZQ-title", "ZQ-event")), text
+    assert "what is the weather like" in text
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories WHERE status = 'active'") == [(2,)]
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(1,)]
+    assert event.id
+
+
+def test_a_file_scrub_cut_short_is_owed_and_finished_by_the_next_open(cli, memchat_home, monkeypatch):
+    """Killed after forget's last commit but before the vector copy was deleted and the WAL
+    checkpointed: a record says the file scrub is owed, and the next open does it."""
+    from memchat.app import Memchat
+    from memchat.memory import scrub
+
+    db_path = memchat_home / "default.db"
+    cli("memories", "add", "The vault word is Quasimodal")
+    vectors = db_path.with_name(db_path.name + ".vectors")
+    vectors.mkdir(exist_ok=True)
+    (vectors / "memory.npy").write_bytes(b"Quasimodal as a vector")  # stands in for the copy's rows
+
+    class Killed(BaseException):
+        pass
+
+    def killed(database):
+        raise Killed
+
+    with monkeypatch.context() as patched, pytest.raises(Killed):
+        patched.setattr(scrub, "_files", killed)
+        cli("memories", "forget", "1", "--yes")
+    assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(1,)]
+    app = Memchat.load(provider="echo")
+    app.db  # noqa: B018 - opening the profile finishes the scrub
+    app.close()
+    assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(0,)]
+    assert b"Quasimodal" not in raw_bytes(db_path)
+
+
 def test_a_reader_holding_an_old_snapshot_is_said_and_the_scrub_finishes_after_it(cli, memchat_home):
     db_path = memchat_home / "default.db"
     cli("memories", "add", "The vault word is Zanzibarite")

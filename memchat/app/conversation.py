@@ -91,9 +91,15 @@ class Conversation(Profile):
             for m in sessions.messages(self.db, session.id, include_undone=True)
             if m.role == "user" and m.content.strip()
         }
+        typed |= {
+            f"/{command} {said.strip()}"
+            for command, said in (("title", session.title), ("system", session.system))
+            if said
+        }
+        # the input history first: a kill or a full disk after it leaves nothing typed behind
+        history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
         done = delete_session(self.db, session.id)
         self.record("delete session", {"session": session.id, "memories forgotten": len(done.ids)})
-        history.scrub(self.history_path, lambda line: line.strip() in typed)
         return done
 
     def export_session(

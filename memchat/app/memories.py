@@ -164,22 +164,16 @@ class Memories(Profile):
     def forget(self, memory_ids: list[int], *, purge_sources: bool = False, actor: str = "user") -> Forgotten:
         """Forget for good: rows, history, indexes, vectors, summaries, what past messages said of it
         (withheld; redacted with purge_sources), and the lines of the input history that said it."""
-        from memchat import history
-        from memchat.memory.redact import Forgotten as Target
-        from memchat.memory.redact import Redactor
+        from memchat.memory.forget import said_by
 
+        # The input history first: a kill or a full disk after it leaves nothing typed behind, and
+        # one before it leaves the memory to forget again.
+        said = self.scrub_history_of(lambda: said_by(self.db, [int(i) for i in memory_ids]))
         store = self.store
         store.forget(memory_ids, purge_sources=purge_sources, actor=actor)
         done = store.last_forget
-        if done.said:
-            redactor: list[Redactor] = []  # built on the first history line: none for an empty file
-
-            def mentions(line: str) -> bool:
-                if not redactor:
-                    redactor.append(Redactor(Target(text, value) for text, value in done.said))
-                return bool(redactor[0].redact(line)[1])
-
-            history.scrub(self.history_path, mentions)
+        if more := [pair for pair in done.said if pair not in set(said)]:
+            self.scrub_history_of(lambda: more)
         return done
 
     def forgettable(self) -> list[Memory]:

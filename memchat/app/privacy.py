@@ -71,9 +71,15 @@ class Privacy(Profile):
             )
             if r[0].strip()
         }
-        complete = purge(self.db, doomed)
+        # the input history first (what was typed in those messages, and what said those memories):
+        # a kill or a full disk after it leaves nothing typed behind
         if typed:
-            history.scrub(self.history_path, lambda line: line.strip() in typed)
+            history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
+        if doomed.memories:
+            from memchat.memory.forget import said_by
+
+            self.scrub_history_of(lambda: said_by(self.db, doomed.memories))
+        complete = purge(self.db, doomed)
         record(
             self.db,
             "purge",

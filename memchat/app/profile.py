@@ -98,6 +98,10 @@ class Profile:
 
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
                     scrub.finish(self._db)
+                if self.encrypted and self.history_to_scrub.exists():  # left by an encrypt cut short
+                    from memchat.encryption import shred
+
+                    shred(self.history_to_scrub)
                 from memchat.privacy import consent
 
                 said = consent(self._db)
@@ -211,6 +215,28 @@ class Profile:
         from memchat.history import history_file
 
         return history_file(self.settings.profile_key)
+
+    def scrub_history_of(self, said: Callable[[], list[tuple[str, str | None]]]) -> list[tuple[str, str | None]]:
+        """Remove from the input history every line that says one of these (text, value) pairs
+        (computed only when there is a history to scrub); returns them."""
+        from memchat import history
+        from memchat.memory.redact import Forgotten as Target
+        from memchat.memory.redact import Redactor
+
+        if not history.has_entries(self.history_to_scrub):
+            return []
+        pairs = said()
+        if pairs:
+            redactor = Redactor(Target(text, value) for text, value in pairs)
+            history.scrub(self.history_to_scrub, lambda line: bool(redactor.redact(line)[1]))
+        return pairs
+
+    @property
+    def history_to_scrub(self) -> Path:
+        """The same file, not created when there is none (forgetting writes no empty history)."""
+        from memchat.history import location
+
+        return location(self.settings.profile_key)
 
     # --- the embedding model ------------------------------------------------------------------
     def embedder(self, on_prepare: Notice | None = None) -> Embedder:

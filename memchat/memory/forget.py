@@ -71,6 +71,18 @@ def live_memories(db: Database, ids: list[int]) -> list[Memory]:
     return [memory_from_row(row, names) for row in cursor.fetchall()]
 
 
+def said_by(db: Database, ids: list[int]) -> list[tuple[str, str | None]]:
+    """(text, value) of every version of these memories that forget would erase: what the input
+    history must lose, found before the rows go (so a kill after them leaves nothing typed)."""
+    every = chain(db, ids)
+    said: list[tuple[str, str | None]] = []
+    for start in range(0, len(every), BATCH):
+        batch = live_memories(db, every[start : start + BATCH])
+        texts = _texts(db, batch)
+        said += [(t, m.value) for m in batch for t in sorted(texts[m.id])]
+    return said
+
+
 def forget(
     db: Database, targets: list[Memory], *, actor: str = "user", purge_sources: bool = False, action: str = "forget"
 ) -> Forgotten:

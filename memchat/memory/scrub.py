@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import BUSY_TIMEOUT_MS, WAL_RESTART_WAIT_MS, immediate, utcnow
+from memchat.db import BUSY_TIMEOUT_MS, WAL_RESTART_WAIT_MS, immediate, inserted_id, utcnow
 from memchat.memory.records import FORGOTTEN_MESSAGE, log_history
 from memchat.memory.state import replies_of, withhold
 from memchat.memory.terms import fts_query
@@ -73,8 +73,18 @@ def finish(db: Database) -> ScrubResult:
             if messages_changed:
                 db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
             db.conn.execute("DELETE FROM pending_scrubs WHERE id <= ?", (rows[-1][0],))
+            # Until the vector copy is gone and the WAL checkpointed, a record says the file scrub is
+            # owed: a kill or a busy reader leaves it for the next open (which finishes it).
+            owed = inserted_id(
+                db.conn.execute(
+                    "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
+                )
+            )
     result.complete = _files(db)
-    if not result.complete:
+    if rows and result.complete:
+        with immediate(db):
+            db.conn.execute("DELETE FROM pending_scrubs WHERE id = ?", (owed,))
+    elif not result.complete and not rows:
         with immediate(db):  # the checkpoint is still owed: the next open retries it
             db.conn.execute(
                 "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
