@@ -287,7 +287,7 @@ def test_a_file_scrub_cut_short_is_owed_and_finished_by_the_next_open(cli, memch
     class Killed(BaseException):
         pass
 
-    def killed(database):
+    def killed(database, **how):
         raise Killed
 
     with monkeypatch.context() as patched, pytest.raises(Killed):
@@ -299,6 +299,35 @@ def test_a_file_scrub_cut_short_is_owed_and_finished_by_the_next_open(cli, memch
     app.close()
     assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(0,)]
     assert b"Quasimodal" not in raw_bytes(db_path)
+
+
+def test_forget_leaves_no_old_copy_of_a_row_in_the_unused_space_of_pages(tmp_path, memchat_home):
+    """Rows stored small and grown later (their vector added by the catch-up) leave old copies in
+    the free space of live pages, which secure_delete never reaches: forget compacts the file."""
+    notes = [{"text": f"Note {i}: my account number is QZX{i:05d}k", "kind": "fact"} for i in range(200)]
+    export = tmp_path / "m.json"
+    export.write_text(json.dumps({"format": "memchat-memories", "version": 1, "memories": notes}))
+    assert run_memchat("memories", "import", str(export)).returncode == 0
+    assert run_memchat("memories", "forget", "1", "--yes").returncode == 0
+    assert b"QZX00000k" not in raw_bytes(memchat_home / "default.db")
+    grown = run_memchat("memories", "edit", "2", "--text", "Note 1: my account number moved, " + "x" * 400)
+    assert grown.returncode == 0  # a row that grows moves, and may leave its old copy behind
+    assert run_memchat("memories", "forget", "2", "--yes").returncode == 0
+    assert b"QZX00001k" not in raw_bytes(memchat_home / "default.db")
+
+
+def test_a_large_profile_is_compacted_on_request(cli, memchat_home, monkeypatch):
+    from memchat.memory import scrub
+
+    monkeypatch.setattr(scrub, "COMPACT_MAX_BYTES", 0)  # as if the file were over the limit
+    for i in range(30):
+        cli("memories", "add", f"Entry {i}: the safe word is Kumquatorium{i}")
+    result = cli("memories", "forget", "1", "--yes")
+    assert result.exit_code == 0 and "memchat profile compact" in result.stderr
+    compacted = cli("profile", "compact")
+    assert compacted.exit_code == 0 and "compacted" in compacted.stdout
+    assert b"Kumquatorium0" not in raw_bytes(memchat_home / "default.db")
+    assert db_rows(memchat_home, "SELECT action FROM audit_log ORDER BY id DESC LIMIT 1") == [("compact profile",)]
 
 
 def test_a_reader_holding_an_old_snapshot_is_said_and_the_scrub_finishes_after_it(cli, memchat_home):

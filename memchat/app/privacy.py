@@ -196,3 +196,15 @@ class Privacy(Profile):
         if found[1] != encryption.KEY_ENV:
             encryption.forget_key(path)
         self.record("decrypt profile")
+
+    def compact_file(self) -> tuple[int, int, bool]:
+        """Rewrite the database without the unused space of its pages (where SQLite can leave old
+        copies of deleted text), and checkpoint; (bytes before, bytes after, finished)."""
+        from memchat.memory import scrub
+
+        path = self.settings.db_path
+        before = path.stat().st_size if path.exists() else 0
+        finished = scrub.compact(self.db)
+        after = path.stat().st_size if path.exists() else 0
+        self.record("compact profile", {"bytes before": before, "bytes after": after})
+        return before, after, finished

@@ -21,6 +21,21 @@ SCRUB_PENDING = (
     "file when it lets go, and the next memchat command finishes the scrub"
 )
 
+COMPACT_OWED = (
+    "the database is large, so it was not compacted on the way: old copies of what was deleted can "
+    "stay in its unused space until `memchat profile compact` (which locks the profile while it runs)"
+)
+
+
+def scrub_notes(complete: bool, compacted: bool) -> None:
+    """What a forget, delete or purge left to finish, if anything."""
+    from memchat.ui import console
+
+    if not complete:
+        console.note(SCRUB_PENDING)
+    if not compacted:
+        console.note(COMPACT_OWED)
+
 
 @dataclass
 class CliState:

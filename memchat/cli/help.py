@@ -147,6 +147,7 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("MEMCHAT_DB_KEY=... memchat profile encrypt --yes", "Your passphrase (scripts, CI, no keyring)."),
     ],
     "profile decrypt": [("memchat profile decrypt", "Plain SQLite again (asks first).")],
+    "profile compact": [("memchat profile compact", "Rewrite the file without its unused space (after a big forget).")],
     "doctor": [
         ("memchat doctor", "Check the key, the server, the database and the encoder."),
         ("memchat doctor --quick", "Skip the checks that load the encoder or call the server."),

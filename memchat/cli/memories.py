@@ -6,17 +6,17 @@ from typing import Any
 
 import typer
 
+from memchat.cli.common import app as open_app
 from memchat.cli.common import (
-    SCRUB_PENDING,
     complete_memory_ids,
     confirm,
     emit,
     export_format,
     load_encoder,
     may_overwrite,
+    scrub_notes,
     write_or_print,
 )
-from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, one_line, plural, sanitize
 
@@ -219,8 +219,7 @@ def forget(
             f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}) but never "
             "sent to the model again; --purge-sources redacts it too"
         )
-    if not done.complete:
-        console.note(SCRUB_PENDING)
+    scrub_notes(done.complete, done.compacted)
 
 
 @memories_app.command()

@@ -1,4 +1,4 @@
-"""`memchat profile`: this profile's file: where it is, whether it is encrypted; encrypt, decrypt."""
+"""`memchat profile`: this profile's file: where it is, whether it is encrypted; encrypt, decrypt, compact."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import typer
 from memchat.cli.common import app as open_app
 from memchat.cli.common import confirm
 
-profile_app = typer.Typer(help="Encrypt or decrypt this profile's database; show its state.", no_args_is_help=True)
+profile_app = typer.Typer(
+    help="Encrypt, decrypt or compact this profile's database; show its state.", no_args_is_help=True
+)
 
 
 @profile_app.command("status")
@@ -58,3 +60,19 @@ def decrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", h
         return
     memchat.decrypt()
     console.say(f"decrypted {memchat.settings.db_path}")
+
+
+@profile_app.command("compact")
+def compact(ctx: typer.Context) -> None:
+    """Rewrite this profile's database without its unused space (VACUUM), where SQLite can keep old
+    copies of what was deleted. Forget, delete and purge do it on the way for a database up to
+    256 MB; for a larger one they say to run this. It holds the profile's write lock while it runs
+    (about 1 s per 250 MB here): other memchat commands wait for it."""
+    from memchat.cli.common import SCRUB_PENDING
+    from memchat.ui import console
+
+    memchat = open_app(ctx)
+    before, after, finished = memchat.compact_file()
+    console.say(f"compacted {memchat.settings.db_path}: {before / 1e6:,.1f} MB → {after / 1e6:,.1f} MB")
+    if not finished:
+        console.note(SCRUB_PENDING)

@@ -6,16 +6,16 @@ from dataclasses import asdict
 
 import typer
 
+from memchat.cli.common import app as open_app
 from memchat.cli.common import (
-    SCRUB_PENDING,
     complete_session_ids,
     confirm,
     export_format,
     may_overwrite,
     print_stored,
+    scrub_notes,
     write_or_print,
 )
-from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode
 from memchat.text import plural, sanitize
 
@@ -109,8 +109,7 @@ def delete(
         console.note(
             f"forgot {plural(len(done.ids), 'memory', 'memories')} drawn only from it: {', '.join(map(str, done.ids))}"
         )
-    if not done.complete:
-        console.note(SCRUB_PENDING)
+    scrub_notes(done.complete, done.compacted)
 
 
 @sessions_app.command()

@@ -43,6 +43,7 @@ class Forgotten:
     sources: list[int] = field(default_factory=list)  # the messages the memories came from
     withheld: int = 0  # past messages that mention them, never sent to the model again
     complete: bool = True  # False: another reader holds an old snapshot; the scrub finishes after it
+    compacted: bool = True  # False: too large to compact on the way (`memchat profile compact` does it)
     said: list[tuple[str, str | None]] = field(default_factory=list, repr=False)  # (text, value): in memory only
 
 
@@ -104,6 +105,7 @@ def forget(
         return done
     result = scrub.finish(db)
     done.summary_redactions, done.withheld, done.complete = result.redactions, result.withheld, result.complete
+    done.compacted = result.compacted
     return done
 
 
@@ -218,5 +220,5 @@ def delete_session(db: Database, session_id: int) -> Forgotten:
     with immediate(db):
         db.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
     result = scrub.finish(db)
-    done.complete = result.complete
+    done.complete, done.compacted = result.complete, result.compacted
     return done
