@@ -77,6 +77,27 @@ def _fail(path: Path, exc: BaseException) -> StoreError:
     return StoreError(f"cannot open the database {path}: {text}")
 
 
+def runtime_failure(exc: BaseException, path: Path | str) -> StoreError | None:
+    """A database error met while working (not on open), said in one line; None if it is a bug.
+
+    A damaged page is found only when a command reads it: memchat stops there and says how to
+    check and rescue the file, instead of reporting a bug.
+    """
+    if not isinstance(exc, sql_errors()):
+        return None
+    text = str(exc)
+    if "malformed" in text or "corrupt" in text or "not a database" in text:
+        return StoreError(
+            f"the database {path} is damaged ({text}); memchat stopped. `memchat doctor` checks it; restore a "
+            f"backup, or rescue what can be read: sqlite3 {path} .recover > rescue.sql"
+        )
+    if "locked" in text or "busy" in text:
+        return StoreError(f"the database {path} is busy (another memchat is writing to it): try again")
+    if any(known in text for known in ("readonly", "read-only", "disk is full", "disk I/O", "unable to open")):
+        return _fail(Path(path), exc)
+    return None
+
+
 # SQLite's busy handler polls with back-off (up to every 100 ms): a long job that commits batch
 # after batch without a pause would leave a waiting chat little chance to find the lock free.
 YIELD_SECONDS = 0.05

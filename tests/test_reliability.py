@@ -247,3 +247,28 @@ def test_kill_9_during_forget_delete_and_export_leaves_no_secret_and_loses_nothi
     assert not secret_on_disk(db_path, SECRET if kind == "forget" else CHAT_SECRET)
     assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(0,)]
     assert db_rows(memchat_home, "SELECT count(*) FROM messages WHERE content LIKE 'A chat about bread%'") == [(1,)]
+
+
+def test_a_damaged_page_is_one_line_that_says_how_to_rescue_the_file(memchat_home, cli):
+    """A page that breaks after the file was opened fine (a bad disk, a copy cut short) is found
+    only when a command reads it: every path says so in one line, with what to do; not "a bug"."""
+    import sqlite3
+
+    for i in range(80):
+        more = ["-c"] if i else []
+        assert cli("--provider", "echo", "ask", *more, "--", f"message number {i} " + "x" * 200).exit_code == 0
+    path = memchat_home / "default.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = [r[0] for r in conn.execute("SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf'")]
+    conn.close()
+    with open(path, "r+b") as f:
+        for page in pages[len(pages) // 2 :]:
+            f.seek((page - 1) * size)
+            f.write(os.urandom(size))
+    for args in (("sessions", "show", "1"), ("--provider", "echo", "ask", "-c", "hello again"), ("doctor", "--quick")):
+        result = run_memchat(*args)
+        err = result.stderr.decode() + result.stdout.decode()
+        assert result.returncode == 1, (args, err)
+        assert "damaged" in err and ".recover" in err and "internal error" not in err and "Traceback" not in err, err

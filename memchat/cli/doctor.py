@@ -10,6 +10,7 @@ import typer
 
 from memchat.cli.common import state
 from memchat.errors import ExitCode
+from memchat.text import plural
 
 
 def doctor(
@@ -81,12 +82,22 @@ def doctor(
         check("server", server)
 
     def database() -> str:
-        ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
+        from memchat.db import runtime_failure
+        from memchat.errors import StoreError
+
+        try:
+            ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
+            count = len(memchat.list_sessions(None))
+        except Exception as exc:  # noqa: BLE001 - a damaged page: said with what to do
+            raise runtime_failure(exc, settings.db_path) or exc from None
         if ok != "ok":
-            raise RuntimeError(f"integrity check failed: {ok}")
+            raise StoreError(
+                f"{settings.db_path} is damaged ({ok}); restore a backup, or rescue what can be read: "
+                f"sqlite3 {settings.db_path} .recover > rescue.sql"
+            )
         mode = oct(os.stat(settings.db_path).st_mode & 0o777)
         sealed = ", encrypted (SQLCipher)" if memchat.encrypted else ""
-        return f"{settings.db_path}, {len(memchat.list_sessions(None))} sessions, mode {mode}{sealed}"
+        return f"{settings.db_path}, {plural(count, 'session')}, mode {mode}{sealed}"
 
     check("database", database)
 

@@ -157,10 +157,16 @@ def main() -> None:
         sys.stderr.write("\nmemchat: interrupted\n")
         code = ExitCode.INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
+        from memchat.db import runtime_failure
         from memchat.log import internal_error
 
-        sys.stderr.write(f"memchat: {internal_error(exc)}\n")
-        code = ExitCode.SOFTWARE
+        known = runtime_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
+        if known is not None:  # a damaged, busy, full or read-only file: not a bug
+            show_error(known)
+            code = known.exit_code
+        else:
+            sys.stderr.write(f"memchat: {internal_error(exc)}\n")
+            code = ExitCode.SOFTWARE
     _fast_exit(code)
 
 

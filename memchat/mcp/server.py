@@ -53,6 +53,12 @@ def build(app: Memchat) -> Any:
                 return fn()
             except MemchatError as exc:
                 raise ToolError(exc.message) from None
+            except Exception as exc:  # noqa: BLE001 - one line to the client, the frames to the log
+                from memchat.db import runtime_failure
+                from memchat.log import internal_error
+
+                known = runtime_failure(exc, app.settings.db_path)
+                raise ToolError(known.message if known is not None else internal_error(exc)) from None
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[None]:

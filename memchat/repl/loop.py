@@ -251,9 +251,11 @@ class Repl:
         try:
             self.handle(line)
         except Exception as exc:  # noqa: BLE001 - a bug must not end the chat (the message is on disk)
+            from memchat.db import runtime_failure
             from memchat.log import internal_error
 
-            self.error(internal_error(exc))
+            known = runtime_failure(exc, self.app.settings.db_path)
+            self.error(known.message if known is not None else internal_error(exc))
 
     def end(self) -> None:
         """Session end: what is left to capture goes to a detached process; quitting never waits."""
