@@ -280,3 +280,21 @@ def test_launch_to_prompt_does_not_wait_for_heavy_imports(api):
     imported = {line.rsplit("|", 1)[-1].strip() for line in before_prompt.splitlines() if "import time:" in line}
     assert "prompt_toolkit" in imported
     assert not {"anthropic", "torch", "sentence_transformers"} & imported
+
+
+def test_an_unwritable_state_directory_costs_the_input_history_not_the_chat(tmp_path, monkeypatch):
+    """XDG_STATE_HOME that cannot be written (here a file where a directory should be): the chat
+    says once that its input history lasts this chat only, and works."""
+    blocked = tmp_path / "state"
+    blocked.write_text("not a directory")
+    monkeypatch.delenv("MEMCHAT_HOME")
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
+    child = spawn("--provider", "echo")
+    assert "kept for this chat only" in child.before
+    child.sendline("still here?")
+    child.expect_exact("(echo) still here?")
+    quit_(child)
+    assert child.exitstatus == 0
+    assert blocked.read_text() == "not a directory"

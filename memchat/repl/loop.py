@@ -221,10 +221,8 @@ class Repl:
         from memchat.repl.toolbar import toolbar_text
 
         self.completer = SlashCompleter(self)
-        # An encrypted profile keeps no plaintext file: its input history lives for this run only.
-        history = InMemoryHistory() if self.app.encrypted else FileHistory(str(self.app.history_path))
         prompt: PromptSession[str] = PromptSession(
-            history=history,
+            history=self._input_history(FileHistory, InMemoryHistory),
             completer=ThreadedCompleter(DynamicCompleter(lambda: self.completer)),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),
@@ -246,6 +244,21 @@ class Repl:
                 self._handle_safely(line)
             except KeyboardInterrupt:
                 self.info("[interrupted]")
+
+    def _input_history(self, on_disk: Any, in_memory: Any) -> Any:
+        """The profile's input history file; for this run only when the profile is encrypted (no
+        plaintext file) or the state directory cannot be written (said once, the chat goes on)."""
+        if self.app.encrypted:
+            return in_memory()
+        try:
+            path = self.app.history_path
+            with open(path, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            where = exc.filename or "the state directory"
+            self.error(f"the input history is kept for this chat only: cannot write {where} ({exc.strerror})")
+            return in_memory()
+        return on_disk(str(path))
 
     def _handle_safely(self, line: str) -> None:
         try:
