@@ -298,3 +298,20 @@ def test_an_unwritable_state_directory_costs_the_input_history_not_the_chat(tmp_
     quit_(child)
     assert child.exitstatus == 0
     assert blocked.read_text() == "not a directory"
+
+
+def test_escape_sequences_typed_raw_are_dropped_not_a_crash(api):
+    """ESC [ 0 m typed or sent raw looks to prompt_toolkit like a mouse report it cannot parse: it is
+    dropped, the rest of the line is kept, and the chat goes on (it used to end in "Unhandled
+    exception in event loop" with the rest of the line lost)."""
+    child = spawn("--provider", "echo")
+    child.send("abc \x1b[0m def \x1b[31m ghi")
+    child.sendline("")
+    child.expect_exact("(echo) abc")
+    child.expect_exact(PROMPT)
+    shown = child.before
+    assert "Unhandled exception" not in shown and "def" in shown and "ghi" in shown, shown
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
