@@ -333,3 +333,16 @@ def test_config_shows_the_base_url_in_effect_and_where_it_comes_from(cli, monkey
     monkeypatch.setenv("MEMCHAT_BASE_URL", "http://mine.local")
     entry = json.loads(cli("config", "--json").stdout)["settings"]["base_url"]
     assert entry == {"value": "http://mine.local", "source": "env MEMCHAT_BASE_URL"}
+
+
+def test_session_flags_before_the_command_are_honoured_or_refused(cli, memchat_home):
+    """`memchat -c ask ...` and `memchat --session 1 ask ...` continue that session (global flags go
+    before the command, as the README says); before a command they do not fit, they are refused."""
+    assert cli("--provider", "echo", "ask", "first").exit_code == 0
+    assert cli("--provider", "echo", "--session", "1", "ask", "second").exit_code == 0
+    assert cli("-c", "--provider", "echo", "ask", "third").exit_code == 0
+    assert db_rows(memchat_home, "SELECT count(DISTINCT session_id), count(*) FROM messages") == [(1, 6)]
+    refused = cli("-c", "recall", "first")
+    assert refused.exit_code == 2 and "not `recall`" in refused.stderr
+    both = cli("--provider", "echo", "-c", "ask", "--session", "1", "fourth")
+    assert both.exit_code == 2 and "either --session or --continue" in both.stderr

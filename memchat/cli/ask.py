@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from memchat.cli.common import app as open_app
+from memchat.cli.common import state
 from memchat.errors import ExitCode, ProviderError, UsageError
 from memchat.ui.terminal import read_stdin, stdin_is_tty
 
@@ -62,6 +63,8 @@ def ask(
     from memchat.ui import console, tables
     from memchat.ui.stream import ReplyWriter
 
+    st = state(ctx)  # `memchat -c ask ...`: the global flags, where the README puts global flags
+    session_id, continue_ = session_id or st.session, continue_ or st.continue_
     if session_id and continue_:
         raise UsageError("use either --session or --continue, not both")
     text = gather_prompt(prompt)

@@ -25,4 +25,5 @@ def chat(
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
 ) -> None:
     """Chat interactively (the default command)."""
-    run_chat(state(ctx), session=session, continue_=continue_, no_memory=no_memory)
+    st = state(ctx)
+    run_chat(st, session=session or st.session, continue_=continue_ or st.continue_, no_memory=no_memory)

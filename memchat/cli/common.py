@@ -44,6 +44,8 @@ class CliState:
     flags: dict[str, Any] = field(default_factory=dict)
     config_path: str | None = None
     no_memory: bool = False  # the global --no-memory: every command of this run
+    session: str | None = None  # the global --session / --continue: for chat and ask
+    continue_: bool = False
     _app: Memchat | None = None
 
     def app(self, **overrides: Any) -> Memchat:

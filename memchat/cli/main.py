@@ -33,7 +33,7 @@ from memchat.cli import (
     usage,
 )
 from memchat.cli.common import OPEN, state
-from memchat.errors import ExitCode, MemchatError
+from memchat.errors import ExitCode, MemchatError, UsageError
 
 plain_params.install()  # no pydantic to parse the command line (~80 ms)
 help.install()  # values in plain words, examples under every command
@@ -98,6 +98,9 @@ def root(
     st.flags = {"profile": profile, "db": db, "model": model, "provider": provider}
     st.config_path = config_file
     st.no_memory = no_memory
+    st.session, st.continue_ = session, continue_
+    if (session or continue_) and ctx.invoked_subcommand not in (None, "chat", "ask"):
+        raise UsageError(f"--session and --continue go with a chat or `ask`, not `{ctx.invoked_subcommand}`")
     if ctx.invoked_subcommand is None:
         chat.run_chat(st, session=session, continue_=continue_, no_memory=no_memory)
 
