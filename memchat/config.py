@@ -47,7 +47,7 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         "Messages API base URL for gateways and compatible servers. Empty: ANTHROPIC_BASE_URL, else https://api.anthropic.com.",
     ),
-    Setting("max_tokens", 4096, "Most tokens the model may write in one reply.", minimum=1),
+    Setting("max_tokens", 4096, "Most tokens the model may write in one reply.", minimum=1, maximum=1_000_000),
     Setting(
         "system",
         "You are a helpful assistant in a terminal. Be accurate and concise; use Markdown when it helps.",
@@ -71,7 +71,9 @@ SETTINGS: tuple[Setting, ...] = (
         choices=("compact", "tokens", "window"),
     ),
     Setting("history.window_turns", 20, "Turns (a message and its reply) sent by the window strategy.", minimum=1),
-    Setting("history.compact_at", 75, "Compact when history passes this percentage of its budget.", minimum=10),
+    Setting(
+        "history.compact_at", 75, "Compact when history passes this percentage of its budget.", minimum=10, maximum=100
+    ),
     Setting("history.summary_tokens", 400, "Most tokens in a session summary.", minimum=50),
     Setting(
         "history.retention_days",
@@ -159,7 +161,12 @@ class Settings:
         for name, value in flags.items():
             if value is None:
                 continue
-            values[name] = _coerce(_BY_NAME[name], value, f"flag --{name.replace('_', '-')}")
+            try:
+                values[name] = _coerce(_BY_NAME[name], value, f"flag --{name.replace('_', '-')}")
+            except ConfigError as exc:  # a bad value typed on the command line is bad usage (exit 2)
+                from memchat.errors import UsageError
+
+                raise UsageError(exc.message) from None
             sources[name] = "flag"
         return Settings(values, sources, self.config_path, self.prices)
 
@@ -233,6 +240,9 @@ def default_config_path() -> Path:
     )
 
 
+_NAMES_A_MODEL = ("model", "memory.model")
+
+
 def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     want = type(setting.default)
     if want is bool:
@@ -266,12 +276,18 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}") from None
         if setting.minimum is not None and result < setting.minimum:
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be at least {setting.minimum}, got {result}")
+        if setting.maximum is not None and result > setting.maximum:
+            raise ConfigError(
+                f"setting '{setting.name}' ({origin}) must be at most {int(setting.maximum):,}, got {result}"
+            )
     else:
         if not isinstance(value, str):
             raise ConfigError(f"setting '{setting.name}' ({origin}) must be a string, got {value!r}")
         if "\x00" in value:
             raise ConfigError(f"setting '{setting.name}' ({origin}) cannot contain a NUL character")
         result = value
+        if setting.name in _NAMES_A_MODEL and not value.strip():
+            raise ConfigError(f"setting '{setting.name}' ({origin}) needs a model name, got an empty one")
     allowed = setting.choices
     if setting.name == "provider":
         from memchat.providers import names  # the built-in ones, and any registered (a test's fake)

@@ -148,10 +148,30 @@ def test_missing_api_key_says_how_to_set_it_and_stores_nothing(cli, memchat_home
 
 def test_unknown_provider(cli):
     result = cli("--provider", "openai", "ask", "hi")
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a bad value on the command line is bad usage
     assert (
         result.stderr == "memchat: setting 'provider' (flag --provider) must be one of anthropic, echo; got 'openai'\n"
     )
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (("ask", "--max-tokens", "0", "hi"), "must be at least 1"),
+        (("ask", "--max-tokens", "99999999999999999999", "hi"), "must be at most 1,000,000"),
+        (("--profile", "../../etc", "ask", "hi"), "may use only letters"),
+        (("--model", "", "ask", "hi"), "needs a model name"),
+    ],
+)
+def test_bad_flag_values_are_usage_errors(cli, args, said):
+    result = cli("--provider", "echo", *args)
+    assert result.exit_code == 2 and said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_bad_value_from_the_environment_is_a_failure_that_names_it(cli, monkeypatch):
+    monkeypatch.setenv("MEMCHAT_HISTORY_COMPACT_AT", "500")  # a percentage
+    result = cli("--provider", "echo", "ask", "hi")
+    assert result.exit_code == 1 and "MEMCHAT_HISTORY_COMPACT_AT" in result.stderr and "at most 100" in result.stderr
 
 
 def test_unknown_session(cli):
