@@ -20,6 +20,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad arguments or flag combinations
     SOFTWARE = 70  # an unexpected exception, i.e. a bug (EX_SOFTWARE)
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+    TERMINATED = 143  # SIGTERM (128 + 15), handled like Ctrl-C (memchat.signals)
 
 
 class MemchatError(Exception):

@@ -265,7 +265,9 @@ def test_stream_dropped_midway_keeps_partial_reply_marked_incomplete(cli, api, m
     ]
 
 
-def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_during_reply_keeps_what_arrived(api, memchat_home, sig, code):
+    """A `kill` (SIGTERM) is handled like Ctrl-C: the partial reply is kept; the exit code names the signal."""
     api.enqueue_text("one two three four five six seven eight nine ten", delay=0.3)
     proc = subprocess.Popen(
         [sys.executable, "-m", "memchat", "ask", "count"],
@@ -276,9 +278,9 @@ def test_ctrl_c_during_reply_keeps_what_arrived(api, memchat_home):
     )
     first = proc.stdout.read(4)  # wait until the reply is streaming
     assert proc.stdout.read(4) == b"two "  # and one more word has arrived, so it is mid-reply
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130
+    assert proc.returncode == code
     assert first == b"one "
     stored = db_rows(memchat_home)
     assert stored[0] == ("user", "count", "ok")

@@ -1,6 +1,7 @@
 """The real REPL in a pseudo-terminal (pexpect), talking to the local Messages-API server."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -315,3 +316,23 @@ def test_escape_sequences_typed_raw_are_dropped_not_a_crash(api):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_sigterm_ends_the_chat_keeping_the_partial_reply(api, memchat_home):
+    """A `kill` mid-reply: the partial reply is kept (marked interrupted), the chat ends, exit 143."""
+    api.enqueue_text("alpha beta gamma delta epsilon zeta eta theta", delay=0.3)
+    child = spawn()
+    child.sendline("count in greek")
+    child.expect_exact("beta")
+    child.kill(signal.SIGTERM)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 143
+    rows = db_rows(memchat_home)
+    assert rows[0] == ("user", "count in greek", "ok")
+    assert rows[1][2] == "interrupted" and rows[1][1].startswith("alpha beta")
+    idle = spawn("--provider", "echo")  # at the prompt: it ends too
+    idle.kill(signal.SIGTERM)
+    idle.expect(pexpect.EOF)
+    idle.close()
+    assert idle.exitstatus == 143

@@ -8,7 +8,8 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import state
-from memchat.errors import ExitCode, ProviderError, UsageError
+from memchat.errors import ProviderError, UsageError
+from memchat.signals import interrupted_exit_code
 from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 
@@ -101,7 +102,7 @@ def ask(
         )
     if result.status == "interrupted":
         console.note(f"[interrupted: the partial reply was kept in session {result.session.id}]")
-        raise typer.Exit(ExitCode.INTERRUPTED)
+        raise typer.Exit(interrupted_exit_code())
     if result.error is not None:
         kept = f" (your message is saved in session {result.session.id})"
         raise ProviderError(str(result.error).rstrip(".") + "." + kept)

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from memchat import __version__
+from memchat import __version__, signals
 from memchat.cli import (
     ask,
     chat,
@@ -146,6 +146,7 @@ def main() -> None:
     import warnings
 
     sys.unraisablehook = _log_unraisable
+    signals.install()
     warnings.showwarning = _one_line_warning
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
     code: int = ExitCode.OK
@@ -158,7 +159,7 @@ def main() -> None:
         code = exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("\nmemchat: interrupted\n")
-        code = ExitCode.INTERRUPTED
+        code = signals.interrupted_exit_code()
     except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
         from memchat.db import runtime_failure
         from memchat.log import internal_error

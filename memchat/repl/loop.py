@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.errors import ExitCode, MemchatError, StoreError, UsageError, require_unicode
 from memchat.repl import registry
 from memchat.sessions import title_from
+from memchat.signals import Terminated, terminated
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
 
@@ -202,12 +203,14 @@ class Repl:
                 self._pipe_loop()
         finally:
             self.end()
+        if terminated():
+            return ExitCode.TERMINATED
         return ExitCode.FAILURE if self.failures and not self.interactive else ExitCode.OK
 
     def _pipe_loop(self) -> None:
         for line in sys.stdin:
             self._handle_safely(line.rstrip("\n"))
-            if not self.running:
+            if not self.running or terminated():
                 break
 
     def _interactive_loop(self) -> None:
@@ -233,9 +236,11 @@ class Repl:
         )
         if self.session is None:
             self.info("memchat · /help for commands · Ctrl-D to quit")
-        while self.running:
+        while self.running and not terminated():
             try:
                 line = prompt.prompt(PROMPT, pre_run=self.warm)
+            except Terminated:
+                break
             except KeyboardInterrupt:
                 continue
             except EOFError:
