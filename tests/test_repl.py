@@ -336,3 +336,15 @@ def test_sigterm_ends_the_chat_keeping_the_partial_reply(api, memchat_home):
     idle.expect(pexpect.EOF)
     idle.close()
     assert idle.exitstatus == 143
+
+
+def test_a_slow_first_token_says_the_reply_is_awaited(api, memchat_home):
+    """No blank screen while the model (or a retry) is slow: a line counts the seconds, and the
+    reply replaces it."""
+    api.enqueue_text("here it is", chunks=["here it is"], delay=2.2)
+    child = spawn()
+    child.sendline("take your time")
+    child.expect_exact("waiting for the reply")
+    child.expect_exact("(Ctrl-C stops)")
+    child.expect_exact("here it is")
+    quit_(child)

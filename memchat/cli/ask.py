@@ -77,9 +77,13 @@ def ask(
     assert session is not None
     settings = memchat.settings
     writer = None if json_out else ReplyWriter(markdown=settings.markdown if markdown is None else markdown)
-    result = memchat.send(session, text, on_text=writer.write if writer else None, on_notice=console.note)
     if writer:
-        writer.close()
+        writer.waiting()
+    try:
+        result = memchat.send(session, text, on_text=writer.write if writer else None, on_notice=console.note)
+    finally:
+        if writer:
+            writer.close()
     if explain and not json_out:
         tables.explain_memory(result.memory)
     if result.reply_message is not None:

@@ -160,6 +160,8 @@ class Repl:
         from memchat.ui.terminal import keys_not_echoed
 
         writer = ReplyWriter(markdown=self.settings.markdown and self.interactive)
+        if self.interactive:
+            writer.waiting()
         try:
             with keys_not_echoed() if self.interactive else contextlib.nullcontext():
                 result = call(writer.write)

@@ -36,6 +36,52 @@ def _stable_split(text: str) -> int:
     return split
 
 
+class Waiting:
+    """ "waiting for the reply… 4 s" on stderr while nothing has arrived (a terminal only): a slow
+    first token, a retry after a 429 or a timeout never look like a hang. Shown after a second,
+    updated every second, erased by the first text."""
+
+    DELAY = 1.0
+
+    def __init__(self, label: str) -> None:
+        import sys
+        import threading
+
+        self.label = label
+        self.stream = sys.stderr
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._shown = False
+        self._thread: threading.Thread | None = None
+        if self.stream.isatty():
+            self._thread = threading.Thread(target=self._run, name="memchat-waiting", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        from memchat.ui import terminal
+
+        started = time.monotonic()
+        while not self._stop.wait(self.DELAY):
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                if terminal.spinning:  # the encoder's preparation has its own spinner
+                    continue
+                seconds = int(time.monotonic() - started)
+                self.stream.write(f"\r\x1b[2m{self.label}… {seconds} s (Ctrl-C stops)\x1b[0m\x1b[K")
+                self.stream.flush()
+                self._shown = True
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        with self._lock:
+            self._stop.set()
+            if self._shown:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+
+
 class ReplyWriter:
     """Streams a reply: Markdown through a small live region on a terminal, raw text elsewhere.
 
@@ -51,8 +97,16 @@ class ReplyWriter:
         self._live: Any = None
         self._last_draw = 0.0
         self._printed_any = False
+        self._waiting: Waiting | None = None
+
+    def waiting(self, label: str = "waiting for the reply") -> None:
+        """Say that a reply is awaited until its first text (on a terminal)."""
+        if self.console.is_terminal:
+            self._waiting = Waiting(label)
 
     def write(self, chunk: str) -> None:
+        if self._waiting is not None:
+            self._waiting.stop()
         chunk = sanitize(chunk)
         if not chunk:
             return
@@ -102,6 +156,8 @@ class ReplyWriter:
 
     def close(self) -> None:
         """Print what is left and end the line."""
+        if self._waiting is not None:
+            self._waiting.stop()
         if not self.markdown:
             if self.buffer and not self.buffer.endswith("\n"):
                 self.console.file.write("\n")

@@ -35,8 +35,16 @@ def spinner(text: str, *, show: bool = True) -> Iterator[None]:
     if not show or not console.is_terminal:
         yield
         return
-    with console.status(text, spinner="dots"):
-        yield
+    global spinning
+    spinning += 1
+    try:
+        with console.status(text, spinner="dots"):
+            yield
+    finally:
+        spinning -= 1
+
+
+spinning = 0  # spinners on screen: a waiting line (memchat.ui.stream.Waiting) keeps off them
 
 
 def edit_in_editor(text: str) -> str | None:
