@@ -301,6 +301,36 @@ def test_a_file_scrub_cut_short_is_owed_and_finished_by_the_next_open(cli, memch
     assert b"Quasimodal" not in raw_bytes(db_path)
 
 
+def test_a_session_delete_cut_short_is_finished_by_the_next_open(cli, memchat_home, monkeypatch):
+    from memchat.app import Memchat
+    from memchat.memory import scrub
+
+    db = open_db(memchat_home / "default.db")
+    s = sessions.create_session(db)
+    for i in range(10):
+        sessions.add_message(db, s.id, "user", f"the cellar key is under stone {i} Wobblethorpe")
+    keep = sessions.create_session(db)
+    sessions.add_message(db, keep.id, "user", "another conversation")
+
+    class Killed(BaseException):
+        pass
+
+    def killed():
+        raise Killed
+
+    with monkeypatch.context() as patched, pytest.raises(Killed):
+        patched.setattr(scrub, "DELETE_BATCH", 3)
+        patched.setattr(scrub, "let_others_write", killed)  # after the first batch
+        cli("sessions", "delete", str(s.id), "--yes")
+    assert db_rows(memchat_home, f"SELECT count(*) FROM messages WHERE session_id = {s.id}") == [(7,)]
+    app = Memchat.load(provider="echo")
+    app.db  # noqa: B018 - opening the profile finishes the delete
+    app.close()
+    assert db_rows(memchat_home, "SELECT id FROM sessions") == [(keep.id,)]
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(1,)]
+    assert b"Wobblethorpe" not in raw_bytes(memchat_home / "default.db")
+
+
 def test_forget_leaves_no_old_copy_of_a_row_in_the_unused_space_of_pages(tmp_path, memchat_home):
     """Rows stored small and grown later (their vector added by the catch-up) leave old copies in
     the free space of live pages, which secure_delete never reaches: forget compacts the file."""

@@ -181,18 +181,16 @@ def _erase(db: Database, batch: list[Memory], actor: str, action: str, purge_sou
     return texts
 
 
-DELETE_BATCH = 2000  # messages deleted per transaction
-
-
 def delete_session(db: Database, session_id: int) -> Forgotten:
-    """Delete a session: its messages (their full-text entries and vectors with them), every memory
-    drawn only from them and its episodic summary (forgotten like any memory), then the scrub.
+    """Delete a session: every memory drawn only from its messages and its episodic summary
+    (forgotten like any memory), then its messages (their full-text entries and vectors with
+    them) and the scrub.
 
-    A kill part-way leaves the session listed with what is left of it; deleting it again finishes.
+    The messages go through a pending scrub recorded first (with the title, which quotes the
+    first message): a kill part-way is finished by the next open of the profile.
     """
     from memchat.memory import scrub
 
-    ids = [r[0] for r in db.conn.execute("SELECT id FROM messages WHERE session_id = ? ORDER BY id", (session_id,))]
     derived = [
         r[0]
         for r in db.conn.execute(
@@ -205,20 +203,10 @@ def delete_session(db: Database, session_id: int) -> Forgotten:
     done = forget(db, live_memories(db, derived), actor="user") if derived else Forgotten()
     with immediate(db):
         db.conn.execute(
-            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
+            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, ?)",
+            (utcnow(), json.dumps([{"session": session_id}])),
         )
-        # The title quotes the first message: it goes first, so a delete cut short leaves no words in it.
         db.conn.execute("UPDATE sessions SET title = NULL, summary = NULL WHERE id = ?", (session_id,))
-    for start in range(0, len(ids), DELETE_BATCH):
-        if start:
-            let_others_write()
-        with immediate(db):
-            db.conn.execute(
-                "DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(ids[start : start + DELETE_BATCH]),),
-            )
-    with immediate(db):
-        db.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
     result = scrub.finish(db)
     done.complete, done.compacted = result.complete, result.compacted
     return done

@@ -24,7 +24,16 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import BUSY_TIMEOUT_MS, WAL_RESTART_WAIT_MS, db_file, immediate, inserted_id, sql_errors, utcnow
+from memchat.db import (
+    BUSY_TIMEOUT_MS,
+    WAL_RESTART_WAIT_MS,
+    db_file,
+    immediate,
+    inserted_id,
+    let_others_write,
+    sql_errors,
+    utcnow,
+)
 from memchat.memory.records import FORGOTTEN_MESSAGE, log_history
 from memchat.memory.state import replies_of, withhold
 from memchat.memory.terms import fts_query
@@ -37,6 +46,7 @@ SUMMARY_BATCH = 200  # summaries redacted per transaction
 MESSAGE_BATCH = 2000  # messages read per step when the whole transcript must be read
 FTS_LOOKUP_MAX = 50  # up to this many forgotten memories, their mentions are looked up by full text
 MENTION_CANDIDATES = 2000
+DELETE_BATCH = 2000  # messages deleted per transaction
 
 
 COMPACT_MAX_BYTES = 256 << 20  # compacted by forget itself up to here (about a second of write lock)
@@ -61,7 +71,10 @@ def finish(db: Database) -> ScrubResult:
 
     result = ScrubResult()
     rows = db.conn.execute("SELECT id, purge_sources, items FROM pending_scrubs ORDER BY id").fetchall()
-    items: list[dict[str, Any]] = [item for row in rows for item in json.loads(row[2] or "[]")]
+    entries: list[dict[str, Any]] = [item for row in rows for item in json.loads(row[2] or "[]")]
+    for gone in sorted({int(e["session"]) for e in entries if "session" in e}):
+        _delete_session_rows(db, gone)  # a session delete, also one a kill cut short
+    items = [e for e in entries if "text" in e]
     if items:
         redactor = Redactor(Target(i["text"], i.get("value")) for i in items)
         result.redactions = _summaries(db, redactor)
@@ -69,13 +82,24 @@ def finish(db: Database) -> ScrubResult:
         # a reply goes with the message it answers: "Congratulations to your sister!" after "Ana is pregnant"
         mentioning = replies_of(db, _mentioning(db, redactor, items) | sources)
         result.withheld = len(mentioning)
-        purge = {int(s) for row in rows if row[1] for i in json.loads(row[2] or "[]") for s in i.get("sources") or []}
+        purge = {
+            int(s)
+            for row in rows
+            if row[1]
+            for i in json.loads(row[2] or "[]")
+            if "text" in i
+            for s in i.get("sources") or []
+        }
         _withhold_and_purge(db, redactor, mentioning, replies_of(db, purge))
     if rows:
         # FTS5 keeps the tokens of deleted rows in old segments until they are merged: merge the
         # memories' index once here (not per batch: each merge reads the whole index), and the
         # messages' when messages were deleted (a session delete, recorded with no items) or purged.
-        messages_changed = any(row[1] or not json.loads(row[2] or "[]") for row in rows)
+        messages_changed = (
+            any(row[1] for row in rows)
+            or len(items) < len(entries)
+            or any(not json.loads(row[2] or "[]") for row in rows)
+        )
         with immediate(db):
             if items:
                 db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
@@ -100,6 +124,22 @@ def finish(db: Database) -> ScrubResult:
                 "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
             )
     return result
+
+
+def _delete_session_rows(db: Database, session_id: int) -> None:
+    """The messages of a session being deleted, in batches (FTS entries and vectors go with them by
+    trigger), then the session itself."""
+    while ids := [
+        r[0]
+        for r in db.conn.execute(
+            "SELECT id FROM messages WHERE session_id = ? ORDER BY id LIMIT ?", (session_id, DELETE_BATCH)
+        )
+    ]:
+        with immediate(db):
+            db.conn.execute("DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+        let_others_write()
+    with immediate(db):
+        db.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
 
 def _summaries(db: Database, redactor: Redactor) -> int:
