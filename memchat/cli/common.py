@@ -167,7 +167,12 @@ def may_overwrite(output: str | None, force: bool) -> None:
     """An existing file is replaced only when the user says so: on a terminal by answering, else --force."""
     from pathlib import Path
 
-    if not output or output == "-" or force or not Path(output).expanduser().exists():
+    from memchat.files import check_target
+
+    if not output or output == "-":
+        return
+    check_target(Path(output).expanduser())  # a directory or a device: refused before any question
+    if force or not Path(output).expanduser().exists():
         return
     if not terminal.stdin_is_tty():
         raise UsageError(f"{output} exists: pass --force to replace it")

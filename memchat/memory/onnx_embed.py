@@ -108,6 +108,15 @@ PREPARE_SECONDS = 2  # what a user is told to expect (measured ~1 s here; tests/
 
 
 def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
+    """Build, optimise, verify and cache the ONNX model (files 0600 in 0700 directories, whatever
+    the umask: memchat runs what is there). Returns True when it verified."""
+    from memchat.files import private_umask
+
+    with private_umask():
+        return _prepare(model_name, note)
+
+
+def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
     """Build, optimise, verify and cache the ONNX model. Returns True when it verified.
 
     A BERT-family model is built straight from its weights (memchat.memory.onnx_build: no

@@ -120,7 +120,7 @@ def _copy(repl: Repl, arg: str) -> None:
 def _export(repl: Repl, arg: str) -> None:
     from pathlib import Path
 
-    from memchat.files import write_private
+    from memchat.files import check_target, write_private
 
     if repl.session is None:
         raise MemchatError("nothing to export yet")
@@ -135,6 +135,7 @@ def _export(repl: Repl, arg: str) -> None:
     if fmt is None:
         fmt = {".json": "json", ".md": "md", ".markdown": "md"}.get(Path(name).suffix.lower(), "md") if name else "md"
     path = name or f"memchat-session-{repl.session.id}.{fmt}"
+    check_target(Path(path).expanduser())  # a directory or a device: refused before any question
     if Path(path).expanduser().exists() and not _may_replace(repl, path):
         repl.info(f"{path} exists; nothing written (name another file)")
         return
