@@ -223,5 +223,6 @@ def test_the_audit_trail_names_every_write_and_data_event_with_its_origin_never_
         assert expected in seen, (expected, seen)
     assert [e["at"] for e in entries] == sorted(e["at"] for e in entries)
     assert "Okafor" not in result.stdout
+    assert tmp_path.name not in result.stdout and "m.json" not in result.stdout  # nor a file's name
     table = cli("audit", "--since", "today").stdout
     assert "import conversations" in table and "retention" not in table

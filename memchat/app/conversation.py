@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from memchat import sessions
-from memchat.app.profile import Notice, Profile
+from memchat.app.profile import Notice, Profile, where_to
 from memchat.errors import MemchatError, UsageError
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class Conversation(Profile):
         the audit trail (showing it on the terminal does not)."""
         text = sessions.export_session(self.db, session_id, fmt, around=around, context=context)
         if to is not None:
-            self.record("export session", {"session": int(str(session_id)), "format": fmt, "to": to})
+            self.record("export session", {"session": int(str(session_id)), "format": fmt, "to": where_to(to)})
         return text
 
     def pin_message(self, session: Session, number: str | int | None, pinned: bool) -> Message:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat import sessions
-from memchat.app.profile import Notice, Profile, Progress
+from memchat.app.profile import Notice, Profile, Progress, where_to
 
 if TYPE_CHECKING:
     from memchat.importer import ImportResult
@@ -194,7 +194,7 @@ class Memories(Profile):
         from memchat.memory.transfer import export_text
 
         text = export_text(self.store, fmt)
-        self.record("export memories", {"format": fmt, "to": to})
+        self.record("export memories", {"format": fmt, "to": where_to(to)})
         return text
 
     def import_memories(self, path: str) -> MemoryImportResult:
@@ -203,7 +203,7 @@ class Memories(Profile):
 
         text, name = read_file(path)
         result = import_text(self.store, text, name)
-        self.record("import memories", {"file": name, "added": result.added})
+        self.record("import memories", {"added": result.added})
         if result.added:
             self.embed_written()
         return result
@@ -220,7 +220,7 @@ class Memories(Profile):
         result = import_file(self.db, path, keep_system=keep_system, fmt=fmt)
         self.record(
             "import conversations",
-            {"file": str(path), "format": result.format, "messages": result.messages_added},
+            {"format": result.format, "messages": result.messages_added},  # no file name: it can say too much
             origin="import",
         )
         return result

@@ -365,3 +365,9 @@ class Profile:
     @property
     def db_path(self) -> Path:
         return self.settings.db_path
+
+
+def where_to(target: str | None) -> str:
+    """Where an export went, for the audit trail: standard output or a file, never the file's name
+    (the trail cannot be forgotten, and a name can say what a memory said)."""
+    return "stdout" if not target or target == "-" else "a file"
