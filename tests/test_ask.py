@@ -368,3 +368,8 @@ def test_session_flags_before_the_command_are_honoured_or_refused(cli, memchat_h
     assert refused.exit_code == 2 and "not `recall`" in refused.stderr
     both = cli("--provider", "echo", "-c", "ask", "--session", "1", "fourth")
     assert both.exit_code == 2 and "either --session or --continue" in both.stderr
+
+
+def test_the_offline_echo_provider_costs_nothing(cli):
+    out = json.loads(cli("--provider", "echo", "ask", "--json", "hi").stdout)
+    assert out["cost_usd"] == 0.0 and out["reply"] == "(echo) hi"

@@ -33,10 +33,13 @@ def gather_prompt(words: list[str] | None) -> str:
     return prompt.strip("\n")
 
 
-def reply_cost(reply: Any, settings: Any) -> float | None:
-    """The reply's cost in dollars from the price table; None when the model has no price."""
+def reply_cost(reply: Any, settings: Any, *, billed: bool = True) -> float | None:
+    """The reply's cost in dollars from the price table; None when the model has no price, 0 for a
+    provider that bills nothing (echo)."""
     from memchat.usage import cost
 
+    if not billed:
+        return 0.0
     if not (reply.input_tokens or reply.output_tokens):
         return None
     return cost(reply.model or settings.model, reply.input_tokens or 0, reply.output_tokens or 0, settings.prices)
@@ -97,7 +100,7 @@ def ask(
                 "reply": result.reply.text,
                 "input_tokens": result.reply.input_tokens,
                 "output_tokens": result.reply.output_tokens,
-                "cost_usd": reply_cost(result.reply, settings),
+                "cost_usd": reply_cost(result.reply, settings, billed=memchat.provider.real_usage),
                 "stop_reason": result.reply.stop_reason,
                 "status": result.status,
                 **({"error": str(result.error)} if result.error else {}),
