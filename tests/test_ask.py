@@ -244,13 +244,15 @@ def test_retryable_errors_give_up_after_max_retries(cli, api, monkeypatch, memch
     assert db_rows(memchat_home)[0][2] == "unanswered"
 
 
-def test_timeout_is_reported(cli, api, monkeypatch):
+@pytest.mark.parametrize(("retries", "said"), [(0, "(timeout)"), (1, "(timeout, 2 tries)")])
+def test_timeout_is_reported_with_the_tries_it_took(cli, api, monkeypatch, retries, said):
     monkeypatch.setenv("MEMCHAT_TIMEOUT", "1")
-    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "0")
-    api.enqueue_hang(3)
+    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", str(retries))
+    for _ in range(retries + 1):
+        api.enqueue_hang(2)
     result = cli("ask", "hello")
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"memchat: the API at {api.url} did not answer within 1 s (timeout)")
+    assert result.stderr.startswith(f"memchat: the API at {api.url} did not answer within 1 s {said}")
 
 
 def test_stream_dropped_midway_keeps_partial_reply_marked_incomplete(cli, api, memchat_home):
@@ -306,7 +308,8 @@ def test_error_event_mid_stream_keeps_partial_and_names_the_cause(cli, api, memc
     result = cli("ask", "hello")
     assert result.exit_code == 1
     assert result.stdout == "Half an answer\n"
-    assert result.stderr.startswith("memchat: the API is overloaded (529)")
+    assert result.stderr.startswith("memchat: the API is overloaded (529): ")  # a started stream is never retried
+    assert len(api.requests) == 1
     assert db_rows(memchat_home)[1] == ("assistant", "Half an answer", "incomplete")
 
 

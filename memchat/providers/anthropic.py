@@ -44,9 +44,11 @@ def explain(
         status = exc.status_code
         detail = _api_message(exc)
         if status == 200:
-            # An `error` event inside a stream that had started fine: the status is in the body.
+            # An `error` event inside a stream that had started fine: the status is in the body, and
+            # nothing was retried (a started stream never is).
             kind = getattr(exc, "type", None) or ""
             status = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}.get(kind, 500)
+            retries = 0
         tries = f" after {retries} retries" if retries else ""
         if status == 401:
             text = f"the API rejected the key (401): {detail}. Check {KEY_ENV_VAR}."
@@ -64,7 +66,10 @@ def explain(
             text = f"the API refused the request ({status}): {detail}"
         return ProviderError(text + kept, status=status, partial=partial)
     if isinstance(exc, anthropic.APITimeoutError):
-        return ProviderError(f"the API at {url} did not answer within {timeout:g} s (timeout).{kept}", partial=partial)
+        tries = f", {retries + 1} tries" if retries else ""
+        return ProviderError(
+            f"the API at {url} did not answer within {timeout:g} s (timeout{tries}).{kept}", partial=partial
+        )
     if isinstance(exc, anthropic.APIConnectionError):
         if partial:
             return ProviderError(f"the connection dropped mid-reply from {url}.{kept}", partial=partial)
