@@ -52,6 +52,22 @@ def test_the_first_chat_asks_once_and_enter_means_yes(memchat_home):
     again.expect(pexpect.EOF)
 
 
+def test_an_unclear_answer_is_asked_again_not_taken_for_no(memchat_home):
+    child = _spawn_fresh()
+    child.expect_exact("Learn memories from your chats? [Y/n]")
+    child.sendline("maybe")
+    child.expect_exact("Please answer y or n")
+    child.sendline("y")
+    child.expect_exact("memory capture on")
+    child.expect_exact("›")
+    child.sendline("/capture off")
+    child.expect_exact("memory capture is off for this chat")
+    child.expect_exact("›")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    assert _consent(memchat_home) == [("yes",)]
+
+
 def test_no_turns_capture_off_for_the_profile_even_when_the_config_says_capture(api, memchat_home):
     from conftest import wait_for_detached
 

@@ -322,6 +322,8 @@ def ask_consent(app: Memchat) -> None:
     )
     try:
         answer = input("Learn memories from your chats? [Y/n] ").strip().lower()
+        while answer not in ("", "y", "yes", "n", "no"):  # "maybe" is not an answer: ask again
+            answer = input("Please answer y or n: ").strip().lower()
     except (EOFError, KeyboardInterrupt):
         console.note("\nnot answered: asked again next time")
         return
