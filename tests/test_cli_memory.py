@@ -364,3 +364,26 @@ def test_adding_what_is_already_there_says_so(cli):
     assert "memory 3 (rule): no emojis" in cli("memories", "add", "rule: no emojis").stdout
     listed = cli("memories", "list", "--json").stdout
     assert len([line for line in listed.splitlines() if line.strip()]) == 3
+
+
+def test_a_listing_cut_short_by_its_reader_exits_quietly(memchat_home):
+    """`memchat memories list --json | head -1`: no error, exit 0, like the plain listing."""
+    import subprocess
+
+    from conftest import ROOT
+
+    from memchat.db import open_db
+    from memchat.memory.store import MemoryStore
+
+    store = MemoryStore(open_db(memchat_home / "default.db"))
+    for i in range(400):
+        store.add(f"Memory number {i} about nothing much")
+    for args in (["memories", "list", "--json"], ["memories", "list"], ["audit", "--json"]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memchat", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT)
+        )
+        proc.stdout.readline()
+        proc.stdout.close()  # the reader had enough
+        err = proc.stderr.read()
+        assert proc.wait(timeout=30) == 0, (args, err)
+        assert err == b"", err

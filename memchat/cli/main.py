@@ -58,6 +58,11 @@ class _Group(TyperGroup):
         except MemchatError as exc:
             show_error(exc)
             raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:
+            # `memchat memories list --json | head -1`: the reader had enough; quiet, and 0, as for
+            # the plain listing (click alone would exit 1 without a word).
+            sys.stdout = open(os.devnull, "w")  # the dead pipe must not be flushed again
+            raise typer.Exit(ExitCode.OK) from None
 
 
 app = typer.Typer(
