@@ -343,7 +343,11 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
     sources = {s.name: "default" for s in SETTINGS}
     named = bool(config_path) or bool(environ.get("MEMCHAT_CONFIG"))
     table = read_config_file(path, named=named)
-    prices = _prices(table.pop("prices", {}), path)
+    prices = {}
+    if "prices" in table:
+        from memchat.prices import read_prices
+
+        prices = read_prices(table.pop("prices"), path)
     for name, value in _flatten(table).items():
         setting = _BY_NAME.get(name)
         if setting is None:
@@ -359,26 +363,6 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
         values["base_url"] = _coerce(_BY_NAME["base_url"], environ["ANTHROPIC_BASE_URL"], "from ANTHROPIC_BASE_URL")
         sources["base_url"] = "env ANTHROPIC_BASE_URL"
     return Settings(values, sources, path, prices)
-
-
-def _prices(table: Any, path: Path) -> dict[str, tuple[float, float]]:
-    """[prices."model"] input = 3.0, output = 15.0 (dollars per million tokens); a name ending in
-    * prices every model it begins."""
-    if not isinstance(table, dict):
-        raise ConfigError(f"[prices] in {path} must be a table of models")
-    out: dict[str, tuple[float, float]] = {}
-    for model, entry in table.items():
-        where = f"[prices.{model!r}] in {path}"
-        if not isinstance(entry, dict) or set(entry) - {"input", "output"} or not {"input", "output"} <= set(entry):
-            raise ConfigError(f"{where} must give input and output, in dollars per million tokens")
-        values = []
-        for side in ("input", "output"):
-            v = entry[side]
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
-                raise ConfigError(f"{where}: {side} must be a number of dollars per million tokens, got {v!r}")
-            values.append(float(v))
-        out[str(model)] = (values[0], values[1])
-    return out
 
 
 def _toml_value(value: Any) -> str:

@@ -394,7 +394,7 @@ def test_the_stemmer_meets_word_forms(word, same):
 
 
 def test_personal_messages_and_impersonal_ones():
-    from memchat.memory.inject import personal
+    from memchat.memory.personal import about_someone as personal
 
     assert personal("What is my cat called?", []) and personal("and what does she do?", [])
     assert not personal("Why is the sky blue?", []) and not personal("What is the capital of Australia?", [])

@@ -371,3 +371,11 @@ def where_to(target: str | None) -> str:
     """Where an export went, for the audit trail: standard output or a file, never the file's name
     (the trail cannot be forgotten, and a name can say what a memory said)."""
     return "stdout" if not target or target == "-" else "a file"
+
+
+def known_failure(exc: BaseException, path: Path | str) -> MemchatError | None:
+    """A database error met while working (damaged, busy, full, read-only), in one line; None for a
+    bug. The shells ask here rather than read sqlite errors themselves."""
+    from memchat.db import runtime_failure
+
+    return runtime_failure(exc, path)

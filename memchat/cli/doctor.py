@@ -82,14 +82,14 @@ def doctor(
         check("server", server)
 
     def database() -> str:
-        from memchat.db import runtime_failure
+        from memchat.app.profile import known_failure
         from memchat.errors import StoreError
 
         try:
             ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
             count = len(memchat.list_sessions(None))
         except Exception as exc:  # noqa: BLE001 - a damaged page: said with what to do
-            raise runtime_failure(exc, settings.db_path) or exc from None
+            raise known_failure(exc, settings.db_path) or exc from None
         if ok != "ok":
             raise StoreError(
                 f"{settings.db_path} is damaged ({ok}); restore a backup, or rescue what can be read: "

@@ -166,10 +166,10 @@ def main() -> None:
         sys.stderr.write("\nmemchat: interrupted\n")
         code = signals.interrupted_exit_code()
     except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
-        from memchat.db import runtime_failure
+        from memchat.app.profile import known_failure
         from memchat.log import internal_error
 
-        known = runtime_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
+        known = known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
         if known is not None:  # a damaged, busy, full or read-only file: not a bug
             show_error(known)
             code = known.exit_code

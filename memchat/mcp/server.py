@@ -54,10 +54,10 @@ def build(app: Memchat) -> Any:
             except MemchatError as exc:
                 raise ToolError(exc.message) from None
             except Exception as exc:  # noqa: BLE001 - one line to the client, the frames to the log
-                from memchat.db import runtime_failure
+                from memchat.app.profile import known_failure
                 from memchat.log import internal_error
 
-                known = runtime_failure(exc, app.settings.db_path)
+                known = known_failure(exc, app.settings.db_path)
                 raise ToolError(known.message if known is not None else internal_error(exc)) from None
 
     @asynccontextmanager

@@ -27,6 +27,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from memchat.memory import relevance, sensitive
+from memchat.memory.personal import about_someone
 from memchat.memory.terms import STOPWORDS, content_stems, stem, words
 from memchat.text import neutralise
 
@@ -56,32 +57,11 @@ SENSITIVE_ALONE = 0.1
 # only when it names something memory holds: most of its words must be in the item ("the charity
 # race"), not one of them ("why is the sky blue?" and a painting in blue).
 IMPERSONAL_COVERAGE = 0.7
-_PERSONAL = re.compile(
-    r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself|i'm|i've|i'd|"
-    r"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before)\b",
-    re.IGNORECASE,
-)
 _LEANS = re.compile(
     r"^\s*(and|but|so|also|what about|how about|then|same|ok|okay|yes|no|why|really)\b|"
     r"\b(she|he|her|him|his|hers|they|them|their|it|its|that|this|those|these|there)\b",
     re.IGNORECASE,
 )
-# "can you ...", "could you tell me ...", "do you know ...": the message asks the assistant for something
-_REQUEST = re.compile(
-    r"\b(?:can|could|would|will|do|won't|wouldn't)\s+you\b|\byou\s+know\b|\bthank\s+you\b|\bif\s+you\b|"
-    r"\b(?:tell|show|give|help|teach)\s+me\b|\bexplain\s+(?:\S+\s+){0,6}?to\s+me\b",
-    re.IGNORECASE,
-)
-# Someone memory knows by name: "my sister Ana", "a cat called Pixel", "Biscuit is my dog" (not "Toyota")
-_PERSON = re.compile(
-    r"\b(?:sister|brother|mother|father|mum|mom|dad|son|daughter|wife|husband|partner|friend|boss|manager|"
-    r"colleague|girlfriend|boyfriend|fianc[eé]e?|child|kid|baby|aunt|uncle|cousin|grandma|grandpa|grandmother|"
-    r"grandfather|niece|nephew|neighbou?r|teacher|doctor|dr\.?|cat|dog|puppy|kitten|called|named)\s+"
-    r"([A-Z][\w-]+)|^\s*([A-Z][\w-]+)(?:'s|’s)?\s+(?:is|was)\s+(?:my|our)\b",
-    re.MULTILINE,
-)
-# a name as people write it: capitalised, not the first word of a sentence
-_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
 _ANAPHOR = re.compile(r"^\s*(same|me too|yes|yeah|yep|no|nope|it|that|this|they|so|and|but|haha|wow|oh)\b", re.I)
 
 
@@ -217,35 +197,11 @@ def build(
             catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
         )
     answered = dict(_rows(db, sorted({h.previous_id for h in hits if h.role == "assistant" and h.previous_id})))
-    passed = gate(hits, query, bar, personal=personal(query, hits), answered=answered)
+    passed = gate(hits, query, bar, personal=about_someone(query, hits), answered=answered)
     passed = [h for h in passed if not (h.type == "memory" and h.id in seen)]
     topics = sensitive.topics(query)
     candidates += _retrieved(db, passed, topics, seen, content_stems(query))[:MAX_RETRIEVED]
     return _assemble(candidates, budget, count, factor)
-
-
-def personal(query: str, hits: list[Hit]) -> bool:
-    """Whether the message is about someone's own world: it says I, my, we, she..., or names
-    someone the memory knows (a speaker of the transcript, or a name in a memory). "You" in a
-    request ("can you tell me about Toyota?") is politeness, not the user's world."""
-    if _PERSONAL.search(_REQUEST.sub(" ", query)):
-        return True
-    speakers = {w for h in hits if h.name for w in words(h.name) if w not in STOPWORDS}
-    known = speakers | {
-        name.lower() for h in hits if h.memory is not None for pair in _PERSON.findall(h.text) for name in pair if name
-    }
-    if {w for w in words(query) if len(w) >= 3 and w not in STOPWORDS} & known:
-        return True
-    return any(name.startswith(w) for w in _names(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
-
-
-def _names(text: str) -> set[str]:
-    """Capitalised words that do not start a sentence, lower-cased, without a possessive "'s"."""
-    return {
-        w.lower().removesuffix("'s").removesuffix("’s")
-        for w in _CAPITALISED.findall(text)
-        if w.lower() not in STOPWORDS
-    }
 
 
 def gate(

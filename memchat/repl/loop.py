@@ -271,10 +271,10 @@ class Repl:
         try:
             self.handle(line)
         except Exception as exc:  # noqa: BLE001 - a bug must not end the chat (the message is on disk)
-            from memchat.db import runtime_failure
+            from memchat.app.profile import known_failure
             from memchat.log import internal_error
 
-            known = runtime_failure(exc, self.app.settings.db_path)
+            known = known_failure(exc, self.app.settings.db_path)
             self.error(known.message if known is not None else internal_error(exc))
 
     def end(self) -> None:
