@@ -147,7 +147,13 @@ def cli():
     runner = CliRunner()
 
     def invoke(*args: str, input: str | bytes | None = None):
-        return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        from memchat.cli import common
+
+        try:
+            return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        finally:
+            while common.OPEN:  # as a process's exit would: a suite of in-process runs must not run out of files
+                common.OPEN.pop().close()
 
     return invoke
 
