@@ -569,7 +569,8 @@ def test_the_cache_memchat_runs_code_from_is_private_whatever_the_umask(tmp_path
     cache = tmp_path / "cache"
     old = os.umask(0)
     try:
-        env = {"MEMCHAT_CACHE_DIR": str(cache)}
+        # (TIKTOKEN_CACHE_DIR as memchat sets it: this process may have set it for another cache already)
+        env = {"MEMCHAT_CACHE_DIR": str(cache), "TIKTOKEN_CACHE_DIR": str(cache / "tiktoken")}
         assert run_memchat("memories", "add", "The umask test memory", env=env).returncode == 0
         assert run_memchat("recall", "umask", env=env).returncode == 0  # prepares the encoder
         assert run_memchat("--provider", "echo", "ask", "hi", env=env).returncode == 0  # counts tokens
