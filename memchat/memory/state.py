@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat.memory.redact import distinctive
+from memchat.memory.terms import words
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -69,12 +70,13 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
     # in the message a reply answers ("Kreuzberg is lovely" after "I live in Berlin").
     answered = _answered(db, message_ids)
     said = {mid: f"{texts.get(mid, '')}\n{answered.get(mid, '')}" for mid in message_ids}
+    present = set(words(" ".join(said.values())))  # a value none of them has a word of is skipped cheaply
     for value, text, superseded_by in db.conn.execute(
         "SELECT value, text, superseded_by FROM memories WHERE status = 'superseded' AND superseded_by IS NOT NULL"
     ):
         # a fact kept without a value ("I work at Nordwind", key user.employer): its names are the value
         values = [value] if value else sorted(distinctive(text))
-        for v in (v for v in values if len(v) >= 3):
+        for v in (v for v in values if len(v) >= 3 and set(words(v)[:1]) <= present):
             pattern = re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE)
             found = [mid for mid in message_ids if pattern.search(said[mid])]
             current = _current(db, superseded_by) if found else None
