@@ -385,6 +385,8 @@ def test_a_message_is_about_a_category_by_its_words_or_broader_cues():
         ("running", "run"),
         ("classes", "class"),
         ("stressed", "stress"),
+        ("moved", "move"),
+        ("lived", "live"),
     ],
 )
 def test_the_stemmer_meets_word_forms(word, same):

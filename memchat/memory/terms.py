@@ -39,6 +39,8 @@ def stem(word: str) -> str:
             break
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # "running" -> "runn" -> "run"
+    elif len(word) > 3 and word.endswith("e"):
+        word = word[:-1]  # "move" meets "moved" -> "mov", "live" meets "lived"
     return word[:6]
 
 
