@@ -216,6 +216,28 @@ def test_numbers_and_politeness_do_not_make_a_general_question_personal(cli, api
     assert "Klaus" in system_of(api)
 
 
+def test_asking_politely_about_someone_memory_knows_still_finds_them(cli, api, real_encoder):
+    """The words of asking ("can you tell me", "do you know") are not what is asked about: they are
+    not searched for; a person memory names, however the memory says it, makes a message
+    personal when written as a name (a capital), not as a word ("a rose")."""
+    for text in (
+        "My friend Jonas builds furniture in his garage.",
+        "My brother, Tiago, works as a pilot for TAP.",
+        "Klaus is my landlord and he lives downstairs.",
+        "My daughter Rose has a peanut allergy.",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    for prompt, expected in (
+        ("tell me about Jonas", "builds furniture"),
+        ("can you tell me what Tiago does for a living?", "pilot"),
+        ("do you know who Klaus is?", "landlord"),
+    ):
+        assert cli("ask", prompt).exit_code == 0
+        assert expected in system_of(api), (prompt, memory_lines(system_of(api)))
+    assert cli("ask", "What does a rose symbolise in poetry?").exit_code == 0
+    assert "peanut" not in system_of(api)
+
+
 def test_a_reply_is_as_private_as_the_message_it_answers(cli, api, real_encoder, memchat_home):
     db = open_db(memchat_home / "default.db")
     old = sessions.create_session(db)

@@ -27,7 +27,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from memchat.memory import relevance, sensitive
-from memchat.memory.personal import about_someone
+from memchat.memory.personal import about_someone, without_request
 from memchat.memory.terms import STOPWORDS, content_stems, stem, words
 from memchat.text import neutralise
 
@@ -183,6 +183,7 @@ def build(
         if m.id not in seen:
             seen.add(m.id)
             candidates.append(Item("rules", neutralise(m.text), "rule", memory_id=m.id))
+    query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
     if query.strip():
         hits = recall(

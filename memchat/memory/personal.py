@@ -23,35 +23,59 @@ _PERSONAL = re.compile(
     r"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before)\b",
     re.IGNORECASE,
 )
-# "can you ...", "could you tell me ...", "do you know ...": the message asks the assistant for something
+# "can you ...", "could you tell me about ...", "do you know ...": the message asks the assistant for
+# something. These words say nothing about what it asks: they are not searched for either.
 _REQUEST = re.compile(
-    r"\b(?:can|could|would|will|do|won't|wouldn't)\s+you\b|\byou\s+know\b|\bthank\s+you\b|\bif\s+you\b|"
-    r"\b(?:tell|show|give|help|teach)\s+me\b|\bexplain\s+(?:\S+\s+){0,6}?to\s+me\b",
+    r"\b(?:(?:can|could|would|will|won't|wouldn't)\s+you(?:\s+please)?(?:\s+(?:tell|show|give|write|remind)\s+me)?"
+    r"|do\s+you\s+know|you\s+know|thank\s+you|if\s+you|let\s+me\s+know|i\s+wonder|please"
+    r"|(?:tell|show|give|write|teach)\s+me(?:\s+(?:about|of))?|explain\s+to\s+me"
+    r"|your\s+(?:opinion|view|take|thoughts)(?:\s+(?:on|of|about))?)\b",
     re.IGNORECASE,
 )
-# Someone memory knows by name: "my sister Ana", "a cat called Pixel", "Biscuit is my dog" (not "Toyota")
+# Someone memory knows by name: "my sister Ana", "my brother, Tiago,", "a cat called Pixel", "my
+# sister's name is Lena", "Biscuit is my dog", "Ana, my sister, ..." (not "Toyota")
+_RELATION = (
+    r"(?:sister|brother|mother|father|mum|mom|dad|son|daughter|wife|husband|partner|friend|boss|manager|"
+    r"colleague|coworker|co-worker|roommate|flatmate|housemate|landlord|landlady|tenant|mentor|student|"
+    r"classmate|girlfriend|boyfriend|fianc[eé]e?|child|kid|baby|aunt|uncle|cousin|grandma|grandpa|"
+    r"grandmother|grandfather|niece|nephew|neighbou?r|teacher|doctor|dr\.?|cat|dog|puppy|kitten|pet|"
+    r"hamster|rabbit|horse|parrot)"
+)
 _PERSON = re.compile(
-    r"\b(?:sister|brother|mother|father|mum|mom|dad|son|daughter|wife|husband|partner|friend|boss|manager|"
-    r"colleague|girlfriend|boyfriend|fianc[eé]e?|child|kid|baby|aunt|uncle|cousin|grandma|grandpa|grandmother|"
-    r"grandfather|niece|nephew|neighbou?r|teacher|doctor|dr\.?|cat|dog|puppy|kitten|called|named)\s+"
-    r"([A-Z][\w-]+)|^\s*([A-Z][\w-]+)(?:'s|’s)?\s+(?:is|was)\s+(?:my|our)\b",
+    rf"\b{_RELATION},?\s+([A-Z][\w-]+)|\b(?:called|named|name\s+is)\s+([A-Z][\w-]+)"
+    rf"|(?:^|[.!?]\s+)([A-Z][\w-]+)(?:'s|’s)?,?\s+(?:is|was)\s+(?:my|our)\b"
+    rf"|(?:^|[.!?]\s+)([A-Z][\w-]+),\s+(?:my|our)\s+{_RELATION}\b",
     re.MULTILINE,
 )
 # a name as people write it: capitalised, not the first word of a sentence
 _CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
 
 
+def without_request(text: str) -> str:
+    """The message without the words of asking ("can you tell me about Jonas?" -> "Jonas?"):
+    what to search memory for, and what a general question must share with a memory."""
+    stripped = _REQUEST.sub(" ", text)
+    if re.search(r"\bexplain\b", stripped, re.IGNORECASE):  # "explain TCP to me"
+        stripped = re.sub(r"\bto\s+me\b", " ", stripped, flags=re.IGNORECASE)
+    stripped = " ".join(stripped.split())
+    return stripped if words(stripped) else text
+
+
 def about_someone(query: str, hits: list[Hit]) -> bool:
     """Whether the message is about someone's own world: it says I, my, we, she..., or names
-    someone the memory knows (a speaker of the transcript, or a name in a memory). "You" in a
-    request ("can you tell me about Toyota?") is politeness, not the user's world."""
-    if _PERSONAL.search(_REQUEST.sub(" ", query)):
+    someone the memory knows: a speaker of the transcript (written any way), or a person a memory
+    or a past message names ("my sister Ana"), written with a capital as names are ("what does a
+    rose symbolise?" is not about a daughter called Rose). "You" in a request ("can you tell me
+    about Toyota?") is politeness, not the user's world."""
+    if _PERSONAL.search(without_request(query)):
         return True
+    said = {w for w in words(query) if len(w) >= 3 and w not in STOPWORDS}
     speakers = {w for h in hits if h.name for w in words(h.name) if w not in STOPWORDS}
-    known = speakers | {
-        name.lower() for h in hits if h.memory is not None for pair in _PERSON.findall(h.text) for name in pair if name
-    }
-    if {w for w in words(query) if len(w) >= 3 and w not in STOPWORDS} & known:
+    if said & speakers:
+        return True
+    people = {name.lower() for h in hits for group in _PERSON.findall(h.text) for name in group if name}
+    capitalised = _names(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
+    if capitalised & people:
         return True
     return any(name.startswith(w) for w in _names(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
