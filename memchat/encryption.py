@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ _COUNTED = ("sessions", "messages", "memories", "memory_history", "usage", "audi
 # another process could write under them and corrupt it. So the file is read only before the
 # process's first connection to it, and the answer is kept (a conversion updates it).
 _KNOWN: dict[str, bool] = {}
+CONVERTING_STALE_SECONDS = 60  # a copy untouched this long is a killed conversion's, not a running one's
 PROBE = threading.Lock()  # a header read in one thread completes before another thread can connect
 
 
@@ -247,7 +249,9 @@ def recover(path: Path) -> None:
     old = path.with_name(path.name + ".old")
     if not old.exists():
         tmp = path.with_name(path.name + ".converting")
-        if tmp.exists() and not other_users(tmp):  # killed while writing the copy: a plaintext half
+        # Killed while writing the copy (a plaintext half): gone when no one has it open and it is
+        # no longer being written (a conversion running now writes it, checks it and renames it).
+        if tmp.exists() and time.time() - tmp.stat().st_mtime > CONVERTING_STALE_SECONDS and not other_users(tmp):
             for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
                 shred(leftover)
         return

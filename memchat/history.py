@@ -15,21 +15,21 @@ from pathlib import Path
 
 def history_file(profile_key: str) -> Path:
     """The profile's history file, created 0600 (parent 0700) if new."""
-    from memchat.config import state_dir
     from memchat.files import touch_private
 
-    path = location(profile_key)
-    legacy = state_dir() / "history"  # before 0.2 every profile shared one file: it becomes the default's
-    if profile_key == "default" and not path.exists() and legacy.is_file():
-        legacy.rename(path)
-    return touch_private(path)
+    return touch_private(location(profile_key))
 
 
 def location(profile_key: str) -> Path:
-    """Where the profile's history file is, without creating it (what a scrub needs)."""
+    """Where the profile's history file is, without creating it (what a scrub needs); the file of
+    before 0.2, which every profile shared, becomes the default profile's first."""
     from memchat.config import state_dir
 
-    return state_dir() / f"history-{profile_key}"
+    path = state_dir() / f"history-{profile_key}"
+    legacy = state_dir() / "history"
+    if profile_key == "default" and not path.exists() and legacy.is_file():
+        legacy.rename(path)
+    return path
 
 
 def has_entries(path: Path) -> bool:

@@ -143,6 +143,10 @@ def test_a_conversion_killed_while_writing_leaves_no_plaintext_copy_or_history(e
     history = encrypted / "history-default"
     history.write_text(f"\n# 2026-01-01 10:00:00\n+{SECRET_TURN}\n")
     assert "ZX9123456" in run_memchat("memories", "list", env=KEY).stdout.decode()
+    assert half.exists()  # just written: a conversion may be running right now, it is left to finish
+    long_ago = time.time() - 120
+    os.utime(half, (long_ago, long_ago))
+    assert "ZX9123456" in run_memchat("memories", "list", env=KEY).stdout.decode()
     assert not half.exists() and not (encrypted / "default.db.converting-wal").exists() and not history.exists()
     assert not any(m in _everything_under(encrypted) for m in MARKERS)
 

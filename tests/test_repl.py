@@ -348,3 +348,22 @@ def test_a_slow_first_token_says_the_reply_is_awaited(api, memchat_home):
     child.expect_exact("(Ctrl-C stops)")
     child.expect_exact("here it is")
     quit_(child)
+
+
+def test_sigterm_while_any_command_waits_exits_143(memchat_home):
+    """Not only a reply: a command waiting on a question ends with the signal's code too."""
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "memchat", "memories", "add", "The spare key is in the blue pot"], cwd=str(ROOT)
+        ).returncode
+        == 0
+    )
+    child = pexpect.spawn(
+        sys.executable, ["-m", "memchat", "memories", "forget", "1"], cwd=str(ROOT), encoding="utf-8", timeout=15
+    )
+    child.expect_exact("for good? [y/N]")
+    child.kill(signal.SIGTERM)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 143
+    assert db_rows(memchat_home, "SELECT status FROM memories") == [("active",)]  # nothing was forgotten

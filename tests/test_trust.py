@@ -354,10 +354,60 @@ def test_a_large_profile_is_compacted_on_request(cli, memchat_home, monkeypatch)
         cli("memories", "add", f"Entry {i}: the safe word is Kumquatorium{i}")
     result = cli("memories", "forget", "1", "--yes")
     assert result.exit_code == 0 and "memchat profile compact" in result.stderr
+    cli("memories", "add", "--key", "user.city", "--value", "Quernsby", "--", "I live in Quernsby")
+    cli("memories", "add", "--key", "user.city", "--value", "Lisbon", "--", "I live in Lisbon")
+    conn = sqlite3.connect(memchat_home / "default.db")
+    conn.execute("UPDATE memories SET valid_to = '2001-01-01T00:00:00' WHERE status = 'superseded'")
+    conn.commit()
+    conn.close()
+    purged = cli("purge", "--superseded", "--older-than", "1y", "--yes")
+    assert purged.exit_code == 0 and "purged" in purged.stdout, purged.stderr
+    assert "memchat profile compact" in purged.stderr
     compacted = cli("profile", "compact")
     assert compacted.exit_code == 0 and "compacted" in compacted.stdout
     assert b"Kumquatorium0" not in raw_bytes(memchat_home / "default.db")
     assert db_rows(memchat_home, "SELECT action FROM audit_log ORDER BY id DESC LIMIT 1") == [("compact profile",)]
+
+
+def test_a_reader_holding_a_snapshot_costs_one_compaction_not_one_per_open(cli, memchat_home, monkeypatch):
+    """While another process reads an old snapshot only the checkpoint is owed: later opens retry
+    that, they do not compact (append a copy of the file to the WAL) again each time."""
+    from memchat.memory import scrub
+
+    monkeypatch.setattr(scrub, "WAL_RESTART_WAIT_MS", 100)  # how long a checkpoint waits for the reader
+    db_path = memchat_home / "default.db"
+    store = MemoryStore(open_db(db_path))
+    for i in range(200):
+        store.add(f"Entry {i}: the vault word is Quillfeather{i} " + "x" * 300)
+    reader = sqlite3.connect(db_path)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM memories").fetchone()
+    try:
+        assert cli("memories", "forget", "1", "--yes").exit_code == 0
+        assert db_rows(memchat_home, "SELECT items FROM pending_scrubs") == [('[{"files": "checkpoint"}]',)]
+        wal = db_path.with_name(db_path.name + "-wal")
+        sizes = []
+        for _ in range(3):
+            assert cli("memories", "list").exit_code == 0  # each open retries the owed scrub
+            sizes.append(wal.stat().st_size)
+        assert sizes[2] - sizes[0] < db_path.stat().st_size // 2, sizes  # no new copy of the file each time
+    finally:
+        reader.rollback()
+        reader.close()
+    assert cli("memories", "list").exit_code == 0
+    assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(0,)]
+    assert b"Quillfeather0 " not in raw_bytes(db_path)
+
+
+def test_the_input_history_of_before_profiles_is_scrubbed_too(cli, memchat_home):
+    """The history file every profile shared before 0.2 becomes the default profile's: forget
+    scrubs it (it used to be renamed only when the REPL opened it)."""
+    legacy = memchat_home / "history"
+    legacy.write_text("\n# 2025-01-01 10:00:00\n+/remember My sister Ana lives in Porto\n")
+    assert cli("memories", "add", "My sister Ana lives in Porto").exit_code == 0
+    assert cli("memories", "forget", "1", "--yes").exit_code == 0
+    for path in (legacy, memchat_home / "history-default"):
+        assert not path.exists() or "Porto" not in path.read_text()
 
 
 def test_a_reader_holding_an_old_snapshot_is_said_and_the_scrub_finishes_after_it(cli, memchat_home):

@@ -172,7 +172,8 @@ class Memories(Profile):
         store = self.store
         store.forget(memory_ids, purge_sources=purge_sources, actor=actor)
         done = store.last_forget
-        if more := [pair for pair in done.said if pair not in set(said)]:
+        scrubbed = set(said)
+        if more := [pair for pair in done.said if pair not in scrubbed]:
             self.scrub_history_of(lambda: more)
         return done
 

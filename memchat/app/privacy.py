@@ -208,3 +208,11 @@ class Privacy(Profile):
         after = path.stat().st_size if path.exists() else 0
         self.record("compact profile", {"bytes before": before, "bytes after": after})
         return before, after, finished
+
+    def compaction_owed(self) -> bool:
+        """Whether the database is too large for forget and purge to compact it on the way
+        (`memchat profile compact` does it)."""
+        from memchat.memory.scrub import COMPACT_MAX_BYTES
+
+        path = self.settings.db_path
+        return path.exists() and path.stat().st_size > COMPACT_MAX_BYTES

@@ -176,6 +176,8 @@ def main() -> None:
         else:
             sys.stderr.write(f"memchat: {internal_error(exc)}\n")
             code = ExitCode.SOFTWARE
+    if signals.terminated():  # a `kill` says so whatever the command was doing (click reports it as 130)
+        code = ExitCode.TERMINATED
     _fast_exit(code)
 
 

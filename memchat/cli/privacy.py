@@ -8,7 +8,7 @@ from dataclasses import asdict
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import confirm
+from memchat.cli.common import confirm, scrub_notes
 from memchat.errors import UsageError
 from memchat.text import plural
 
@@ -109,7 +109,8 @@ def purge(
         console.note("nothing purged")
         return
     complete = memchat.purge(doomed)
-    console.say(f"purged {listing}" + ("" if complete else " (the file scrub finishes when another memchat closes)"))
+    console.say(f"purged {listing}")
+    scrub_notes(complete, not memchat.compaction_owed())
 
 
 def audit(

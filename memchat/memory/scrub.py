@@ -91,14 +91,16 @@ def finish(db: Database) -> ScrubResult:
             for s in i.get("sources") or []
         }
         _withhold_and_purge(db, redactor, mentioning, replies_of(db, purge))
+    work = [row for row in rows if not _marker(row[2])]
+    # The file work owed: compaction after new deletions (or one a busy lock put off), else only
+    # the checkpoint a reader's old snapshot held back - never a VACUUM on every open for that.
+    compact_owed = bool(work) or any(_marker(row[2]) == "compact" for row in rows)
     if rows:
         # FTS5 keeps the tokens of deleted rows in old segments until they are merged: merge the
         # memories' index once here (not per batch: each merge reads the whole index), and the
         # messages' when messages were deleted (a session delete, recorded with no items) or purged.
-        messages_changed = (
-            any(row[1] for row in rows)
-            or len(items) < len(entries)
-            or any(not json.loads(row[2] or "[]") for row in rows)
+        messages_changed = any(
+            row[1] or not json.loads(row[2] or "[]") or any("session" in e for e in json.loads(row[2])) for row in work
         )
         with immediate(db):
             if items:
@@ -106,24 +108,38 @@ def finish(db: Database) -> ScrubResult:
             if messages_changed:
                 db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
             db.conn.execute("DELETE FROM pending_scrubs WHERE id <= ?", (rows[-1][0],))
-            # Until the vector copy is gone and the WAL checkpointed, a record says the file scrub is
-            # owed: a kill or a busy reader leaves it for the next open (which finishes it).
-            owed = inserted_id(
-                db.conn.execute(
-                    "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
-                )
-            )
-    result.compacted = _size(db) <= COMPACT_MAX_BYTES
-    result.complete = _files(db, compact=result.compacted)
+            # Until the vector copy is gone, the file compacted and the WAL checkpointed, a record
+            # says so: a kill or a busy reader leaves it for the next open (which finishes it).
+            owed = _owe(db, "compact" if compact_owed else "checkpoint")
+    result.compacted = not compact_owed or _size(db) <= COMPACT_MAX_BYTES
+    vacuumed, checkpointed = _files(db, compact=compact_owed and result.compacted)
+    result.complete = checkpointed and (vacuumed or not (compact_owed and result.compacted))
     if rows and result.complete:
         with immediate(db):
             db.conn.execute("DELETE FROM pending_scrubs WHERE id = ?", (owed,))
-    elif not result.complete and not rows:
-        with immediate(db):  # the checkpoint is still owed: the next open retries it
-            db.conn.execute(
-                "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, '[]')", (utcnow(),)
-            )
+    elif rows and vacuumed:
+        with immediate(db):  # compacted: only the checkpoint is left for the next open
+            db.conn.execute("UPDATE pending_scrubs SET items = ? WHERE id = ?", (_FILES["checkpoint"], owed))
+    elif not rows and not result.complete:
+        with immediate(db):
+            _owe(db, "checkpoint")
     return result
+
+
+_FILES = {what: json.dumps([{"files": what}]) for what in ("compact", "checkpoint")}
+
+
+def _marker(items: str | None) -> str | None:
+    """ "compact" or "checkpoint" for a record of owed file work, None for a scrub to carry out."""
+    return next((what for what, text in _FILES.items() if items == text), None)
+
+
+def _owe(db: Database, what: str) -> int:
+    return inserted_id(
+        db.conn.execute(
+            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, ?)", (utcnow(), _FILES[what])
+        )
+    )
 
 
 def _delete_session_rows(db: Database, session_id: int) -> None:
@@ -248,25 +264,29 @@ def _size(db: Database) -> int:
 def compact(db: Database) -> bool:
     """Rewrite the file without the unused space of its pages, then checkpoint; False if another
     process keeps it from finishing (a writer, or a reader of an old snapshot)."""
-    return _files(db, compact=True)
+    vacuumed, checkpointed = _files(db, compact=True)
+    return vacuumed and checkpointed
 
 
-def _files(db: Database, *, compact: bool) -> bool:
-    """Delete the vector copy, compact, then checkpoint the WAL; True when no old page image is left."""
+def _files(db: Database, *, compact: bool) -> tuple[bool, bool]:
+    """Delete the vector copy, compact, then checkpoint the WAL: (compacted, no old page image left
+    in the WAL). A compaction that fails (busy, no room for its copy) still lets the checkpoint run."""
     from memchat.memory.vector_file import drop_disk_cache
 
     drop_disk_cache(db)
     conn = db.conn
     conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
+    vacuumed = False
     try:
         if compact:
             try:
                 conn.execute("VACUUM")
-            except sql_errors():  # busy, or the disk is full: owed, done on the next open
-                return False
+                vacuumed = True
+            except sql_errors():  # owed: the next open tries again
+                pass
         # Copy the pages back first without the write lock; TRUNCATE then holds it only briefly.
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return not busy and (log in (-1, 0) or log == done)
+    return vacuumed, not busy and (log in (-1, 0) or log == done)

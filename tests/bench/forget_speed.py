@@ -5,11 +5,12 @@
 
 For each size: a profile of that many synthetic memories (as tests/bench/recall_speed.py
 builds them: Zipf-drawn sentences, FTS-indexed, random unit vectors; every 100th names a
-secret word), then `memchat memories forget --all --yes` in a fresh process while this
-process writes one small row every 20 ms in its own transactions, as a chat would. Printed:
+secret word; an input history of 200 lines that name it), then `memchat memories forget --all
+--yes` in a fresh process while this process writes one small row every 20 ms in its own
+transactions, as a chat would. Printed:
 the wall time of the forget, the forget's cost per 1,000 memories, the longest and p99 wait
 of the other writer, its lock errors, and whether the secret word is left anywhere in the
-database files afterwards. Exit 1 if any writer failed or a secret was left.
+database files or the input history afterwards. Exit 1 if any writer failed or a secret was left.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ def run(size: int) -> dict:
         db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
         db.conn.execute("CREATE TABLE bench_writes (at REAL)")  # the other writer's rows
     db.conn.close()
+    # A chat's input history, as a user has one: forget scrubs it of every forgotten text too.
+    history = home / "history-default"
+    history.write_text("".join(f"\n# 2026-01-01 10:00:00\n+/remember note {i} {SECRET}\n" for i in range(200)))
+    history.chmod(0o600)
     stop, waits, errors = threading.Event(), [], []
     writer = threading.Thread(target=other_writer, args=(db_path, stop, waits, errors))
     writer.start()
@@ -90,7 +95,7 @@ def run(size: int) -> dict:
         "writes": len(waits),
         "errors": len(errors),
         "left": left,
-        "secret": secret_on_disk(db_path, SECRET),
+        "secret": secret_on_disk(db_path, SECRET) or SECRET in history.read_text(),
     }
 
 

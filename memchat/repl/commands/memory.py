@@ -80,6 +80,8 @@ def _forget(repl: Repl, arg: str) -> None:
     n = done.summary_redactions
     redacted = f" (and {n} summary sentence(s) that mentioned it)" if n else ""
     repl.info(f"forgot #{m.id}{redacted}")
+    if not done.compacted:
+        repl.info("the database is large: `memchat profile compact` takes what was deleted out of its unused space")
 
 
 @command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)
