@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.errors import ExitCode, MemchatError, StoreError, UsageError, require_unicode
 from memchat.repl import registry
 from memchat.sessions import title_from
-from memchat.signals import Terminated, terminated
+from memchat.signals import Terminated, ending_with, terminated
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
 
@@ -240,7 +240,8 @@ class Repl:
             self.info("memchat · /help for commands · Ctrl-D to quit")
         while self.running and not terminated():
             try:
-                line = prompt.prompt(PROMPT, pre_run=self.warm)
+                with ending_with(lambda: _end_prompt(prompt)):
+                    line = prompt.prompt(PROMPT, pre_run=self.warm)
             except Terminated:
                 break
             except KeyboardInterrupt:
@@ -284,6 +285,21 @@ class Repl:
                 self.info("memories from this session are saved in the background")
         except MemchatError as exc:  # a database gone read-only: the next run catches up
             self.error(exc.message)
+
+
+def _end_prompt(prompt: Any) -> bool:
+    """End a running prompt as Ctrl-D would (from a signal handler: through the loop, thread-safe)."""
+    application = prompt.app
+    loop = getattr(application, "loop", None)
+    if not application.is_running or loop is None:
+        return False  # not started yet, or done: the plain exception is safe there
+
+    def end() -> None:
+        if application.future is not None and not application.future.done():
+            application.exit(exception=EOFError())
+
+    loop.call_soon_threadsafe(end)
+    return True
 
 
 def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
