@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pexpect
 from conftest import ROOT, db_rows, run_memchat
+from test_repl import quit_
 
 from memchat.db import open_db
 from memchat.memory.store import MemoryStore
@@ -41,9 +42,7 @@ def test_the_first_chat_asks_once_and_enter_means_yes(memchat_home):
     child.expect_exact("Learn memories from your chats? [Y/n]")
     child.sendline("")
     child.expect_exact("memory capture on")
-    child.expect_exact("›")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
+    quit_(child)
     assert _consent(memchat_home) == [("yes",)]
     again = _spawn_fresh()
     index = again.expect_exact(["Learn memories", "›"])
@@ -62,9 +61,7 @@ def test_an_unclear_answer_is_asked_again_not_taken_for_no(memchat_home):
     child.expect_exact("›")
     child.sendline("/capture off")
     child.expect_exact("memory capture is off for this chat")
-    child.expect_exact("›")
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
+    quit_(child)
     assert _consent(memchat_home) == [("yes",)]
 
 

@@ -68,12 +68,15 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
                 state.now.append(current)
     # A value that was superseded, stated again in any message ("I live in Berlin" after the move), or
     # in the message a reply answers ("Kreuzberg is lovely" after "I live in Berlin").
+    replaced = db.conn.execute(
+        "SELECT value, text, superseded_by FROM memories WHERE status = 'superseded' AND superseded_by IS NOT NULL"
+    ).fetchall()
+    if not replaced:  # most turns of most profiles: nothing to look up
+        return states
     answered = _answered(db, message_ids)
     said = {mid: f"{texts.get(mid, '')}\n{answered.get(mid, '')}" for mid in message_ids}
     present = set(words(" ".join(said.values())))  # a value none of them has a word of is skipped cheaply
-    for value, text, superseded_by in db.conn.execute(
-        "SELECT value, text, superseded_by FROM memories WHERE status = 'superseded' AND superseded_by IS NOT NULL"
-    ):
+    for value, text, superseded_by in replaced:
         # a fact kept without a value ("I work at Nordwind", key user.employer): its names are the value
         values = [value] if value else sorted(distinctive(text))
         for v in (v for v in values if len(v) >= 3 and set(words(v)[:1]) <= present):
