@@ -77,13 +77,13 @@ def test_an_encrypted_profile_leaves_no_plaintext_and_still_works(api, encrypted
     found = json.loads(run_memchat("recall", "--json", "passport number", env=KEY).stdout)
     assert any("ZX9123456" in h["text"] for h in found)
     (tmp_path / "more.jsonl").write_text(
-        json.dumps({"session": "s", "role": "user", "content": "My locker is 4417"}) + "\n"
+        json.dumps({"session": "s", "role": "user", "content": "My locker is 4417692"}) + "\n"
     )
     assert run_memchat("import", str(tmp_path / "more.jsonl"), env=KEY).returncode == 0
     out = tmp_path / "memories.json"
     assert run_memchat("memories", "export", "-o", str(out), env=KEY).returncode == 0
     assert b"ZX9123456" in out.read_bytes()  # an export is yours, in the clear, where you asked
-    assert not any(m in _everything_under(home) for m in (*MARKERS, b"4417"))  # still nothing in the profile
+    assert not any(m in _everything_under(home) for m in (*MARKERS, b"4417692"))  # still nothing in the profile
     assert not list(home.glob("*.vectors"))  # no vector copy beside an encrypted database
     doctor = run_memchat("doctor", "--quick", env=KEY).stdout.decode()
     assert "encrypted (SQLCipher)" in doctor
@@ -178,13 +178,13 @@ def test_the_repl_of_an_encrypted_profile_keeps_no_input_history(encrypted, memc
 
     monkeypatch.setenv("MEMCHAT_DB_KEY", KEY["MEMCHAT_DB_KEY"])
     child = spawn("--provider", "echo")
-    child.sendline("my bike lock code is 5521")
+    child.sendline("my bike lock code is 5521873")
     child.expect_exact("(echo) my bike lock")  # the reply, not the typed line
     child.expect_exact("›")
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
     time.sleep(0.2)
-    assert b"5521" not in _everything_under(memchat_home)
+    assert b"5521873" not in _everything_under(memchat_home)
 
 
 def test_encryption_without_sqlcipher_says_how_to_get_it(memchat_home):

@@ -147,8 +147,9 @@ def test_forget_leaves_no_bytes_in_the_database_or_its_wal(tmp_path, fake_embedd
     store = MemoryStore(db)
     for i in range(40):
         store.add(f"Filler memory {i} about tea, biscuits and the weather in spring")
-    secret = "My locker combination at the Quokkaville gym is 7731"
-    m = store.add(secret, key="user.locker", value="7731")
+    # Seven digits: timestamps hold six (microseconds), so a shorter number could be on disk by chance.
+    secret = "My locker combination at the Quokkaville gym is 7731946"
+    m = store.add(secret, key="user.locker", value="7731946")
     store.edit(m.id, secret + " since March")  # the old text now also sits in the history
     successor = store.add("The Quokkaville locker was emptied", key="user.locker")
     later = store.add("Zebrafinch lockers cost extra", kind="event")
@@ -163,7 +164,7 @@ def test_forget_leaves_no_bytes_in_the_database_or_its_wal(tmp_path, fake_embedd
     store.forget([m.id, successor.id, later.id])
 
     data = raw()
-    for needle in (b"Quokkaville", b"quokkavil", b"locker combination", b"Zebrafinch", b"zebrafinch", b"7731"):
+    for needle in (b"Quokkaville", b"quokkavil", b"locker combination", b"Zebrafinch", b"zebrafinch", b"7731946"):
         assert data.find(needle) == -1, f"{needle!r} is still on disk"
     for row in (m, successor, later):
         gone = store.get(row.id)

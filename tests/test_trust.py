@@ -185,25 +185,25 @@ def test_forget_follows_the_whole_chain_and_every_text_it_ever_had(memchat_home)
 
 
 def test_purge_sources_takes_the_reply_and_the_title_too(cli, api, memchat_home):
-    api.enqueue_text("Got it: your safe code is 77341.")
-    assert cli("ask", "Remember that my safe code is 77341.").exit_code == 0
+    api.enqueue_text("Got it: your safe code is 7734129.")
+    assert cli("ask", "Remember that my safe code is 7734129.").exit_code == 0
     assert cli("memories", "forget", "1", "--purge-sources", "--yes").exit_code == 0
     assert db_rows(memchat_home, "SELECT content FROM messages") == [("[forgotten]",), ("[forgotten]",)]
-    assert "77341" not in db_rows(memchat_home, "SELECT title FROM sessions")[0][0]
-    assert b"77341" not in raw_bytes(memchat_home / "default.db")
+    assert "7734129" not in db_rows(memchat_home, "SELECT title FROM sessions")[0][0]
+    assert b"7734129" not in raw_bytes(memchat_home / "default.db")
 
 
 def test_forget_takes_the_lines_out_of_the_input_history(cli, memchat_home):
     history = memchat_home / "history-default"
     history.write_text(
-        "\n# 2026-01-01 10:00:00\n+/remember my locker code is 5521\n"
+        "\n# 2026-01-01 10:00:00\n+/remember my locker code is 5521873\n"
         "\n# 2026-01-01 10:01:00\n+what is the weather like\n"
     )
     os.chmod(history, 0o600)
-    cli("memories", "add", "My locker code is 5521")
+    cli("memories", "add", "My locker code is 5521873")
     assert cli("memories", "forget", "1", "--yes").exit_code == 0
     text = history.read_text()
-    assert "5521" not in text and "what is the weather like" in text
+    assert "5521873" not in text and "what is the weather like" in text
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
 
 
@@ -222,16 +222,16 @@ def test_the_input_history_is_scrubbed_before_anything_is_deleted(cli, memchat_h
     history = memchat_home / "history-default"
     db = open_db(memchat_home / "default.db")
     s = sessions.create_session(db)
-    sessions.add_message(db, s.id, "user", "my gate code is 7731")
+    sessions.add_message(db, s.id, "user", "my gate code is 7731946")
     sessions.update_session(db, s.id, title="Gate ZQ-title")
     event = MemoryStore(db).add("Knee surgery at St Ivel ZQ-event", kind="event")
     db.conn.execute("UPDATE memories SET created_at = '2001-01-01T00:00:00', valid_from = '2001-01-01T00:00:00'")
     db.conn.commit()
-    fact = MemoryStore(db).add("My locker code is 5521")
+    fact = MemoryStore(db).add("My locker code is 5521873")
     _typed(
         history,
-        "/remember my locker code is 5521",
-        "my gate code is 7731",
+        "/remember my locker code is 5521873",
+        "my gate code is 7731946",
         "/title Gate ZQ-title",
         "/remember event: Knee surgery at St Ivel ZQ-event",
         "what is the weather like",
@@ -265,7 +265,7 @@ def test_the_input_history_is_scrubbed_before_anything_is_deleted(cli, memchat_h
                 continue
     text = history.read_text()
     if cut == "killed after the history":
-        assert not any(w in text for w in ("5521", "7731", "ZQ-title", "ZQ-event")), text
+        assert not any(w in text for w in ("5521873", "7731946", "ZQ-title", "ZQ-event")), text
     assert "what is the weather like" in text
     assert db_rows(memchat_home, "SELECT count(*) FROM memories WHERE status = 'active'") == [(2,)]
     assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(1,)]
