@@ -197,11 +197,13 @@ def build(
             exclude_private=True,
             catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
         )
-    answered = dict(_rows(db, sorted({h.previous_id for h in hits if h.role == "assistant" and h.previous_id})))
-    passed = gate(hits, query, bar, personal=about_someone(query, hits), answered=answered)
+    # The turns beside each message, read once: the gate needs what a reply answers, the snippets
+    # their context.
+    beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
+    passed = gate(hits, query, bar, personal=about_someone(query, hits), answered=beside)
     passed = [h for h in passed if not (h.type == "memory" and h.id in seen)]
     topics = sensitive.topics(query)
-    candidates += _retrieved(db, passed, topics, seen, content_stems(query))[:MAX_RETRIEVED]
+    candidates += _retrieved(db, passed, topics, seen, content_stems(query), beside)[:MAX_RETRIEVED]
     return _assemble(candidates, budget, count, factor)
 
 
@@ -242,13 +244,16 @@ def gate(
     return passed
 
 
-def _retrieved(db: Database, hits: list[Hit], topics: frozenset[str], seen: set[int], focus: set[str]) -> list[Item]:
-    """Facts, events and snippets that cleared the gate, in relevance order, in the state they are in now."""
+def _retrieved(
+    db: Database, hits: list[Hit], topics: frozenset[str], seen: set[int], focus: set[str], beside: dict[int, str]
+) -> list[Item]:
+    """Facts, events and snippets that cleared the gate, in relevance order, in the state they are in
+    now (`beside`: the texts of the turns around them)."""
     from memchat.memory.state import message_states
 
     messages = [h for h in hits if h.type == "message"]
     context_ids = {i for h in messages for i in (h.previous_id, h.next_id) if i}
-    texts = {h.id: h.text for h in messages} | dict(_rows(db, sorted(context_ids)))
+    texts = {h.id: h.text for h in messages} | {i: beside[i] for i in context_ids if i in beside}
     states = message_states(db, sorted({h.id for h in messages} | context_ids), texts)
     covered = {
         i for h in hits if h.memory is not None and h.memory.status == "active" for i in h.memory.source_message_ids

@@ -70,8 +70,11 @@ def finish(db: Database) -> ScrubResult:
     from memchat.memory.redact import Redactor
 
     result = ScrubResult()
-    rows = db.conn.execute("SELECT id, purge_sources, items FROM pending_scrubs ORDER BY id").fetchall()
-    entries: list[dict[str, Any]] = [item for row in rows for item in json.loads(row[2] or "[]")]
+    rows: list[tuple[int, int, list[dict[str, Any]]]] = [
+        (row_id, purged, json.loads(items or "[]"))
+        for row_id, purged, items in db.conn.execute("SELECT id, purge_sources, items FROM pending_scrubs ORDER BY id")
+    ]
+    entries = [entry for _, _, row_items in rows for entry in row_items]
     for gone in sorted({int(e["session"]) for e in entries if "session" in e}):
         _delete_session_rows(db, gone)  # a session delete, also one a kill cut short
     items = [e for e in entries if "text" in e]
@@ -84,9 +87,9 @@ def finish(db: Database) -> ScrubResult:
         result.withheld = len(mentioning)
         purge = {
             int(s)
-            for row in rows
-            if row[1]
-            for i in json.loads(row[2] or "[]")
+            for _, purged, row_items in rows
+            if purged
+            for i in row_items
             if "text" in i
             for s in i.get("sources") or []
         }
@@ -100,7 +103,7 @@ def finish(db: Database) -> ScrubResult:
         # memories' index once here (not per batch: each merge reads the whole index), and the
         # messages' when messages were deleted (a session delete, recorded with no items) or purged.
         messages_changed = any(
-            row[1] or not json.loads(row[2] or "[]") or any("session" in e for e in json.loads(row[2])) for row in work
+            purged or not row_items or any("session" in e for e in row_items) for _, purged, row_items in work
         )
         with immediate(db):
             if items:
@@ -129,9 +132,9 @@ def finish(db: Database) -> ScrubResult:
 _FILES = {what: json.dumps([{"files": what}]) for what in ("compact", "checkpoint")}
 
 
-def _marker(items: str | None) -> str | None:
+def _marker(items: list[dict[str, Any]]) -> str | None:
     """ "compact" or "checkpoint" for a record of owed file work, None for a scrub to carry out."""
-    return next((what for what, text in _FILES.items() if items == text), None)
+    return str(items[0]["files"]) if len(items) == 1 and "files" in items[0] else None
 
 
 def _owe(db: Database, what: str) -> int:
