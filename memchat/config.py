@@ -115,7 +115,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "memory.relevance",
         0.05,
-        "The relevance bar, 0 to 1: a fact, event or past message goes into a call (and `memchat recall` shows it) "
+        "The relevance bar, 0 to 1: a fact, event or past message goes into a call unasked "
         "only when its relevance to the message clears this. Pinned memories and rules always go. Lower brings back "
         "more; higher, less. Sensitive memories need a higher bar and a message about them.",
         minimum=0,
@@ -132,6 +132,15 @@ SETTINGS: tuple[Setting, ...] = (
         "auto",
         "How the embedding model runs: auto (onnxruntime, exported once from sentence-transformers and verified to agree to a cosine of 0.999; else sentence-transformers), onnx (insist) or torch (always sentence-transformers).",
         choices=("auto", "onnx", "torch"),
+    ),
+    Setting(
+        "recall.weak",
+        0.05,
+        "`memchat recall`, /recall and MCP recall always show their best matches, by rank; a match whose "
+        "relevance (0 to 1) is below this is labelled weak. Only a label: --min-score filters. Independent of "
+        "memory.relevance, which decides what goes into a call unasked.",
+        minimum=0,
+        maximum=1,
     ),
 )
 

@@ -30,6 +30,7 @@ HIT_FIELDS = [
     "fused",
     "previous_id",
     "next_id",
+    "weak",
 ]
 MEMORY_FIELDS = [
     "id",
@@ -104,7 +105,7 @@ def test_recall_prints_a_table_or_a_json_array(cli, embedder):
     only = json.loads(cli("recall", "webhook", "--kind", "message", "--session", "1", "--json").stdout)
     assert {(h["kind"], h["session_id"]) for h in only} == {("message", 1)}
     none = cli("recall", "webhook", "--kind", "rule")
-    assert none.exit_code == 0 and none.stdout == "" and "nothing relevant" in none.stderr
+    assert none.exit_code == 0 and none.stdout == "" and "nothing in memory matches these filters" in none.stderr
     assert json.loads(cli("recall", "webhook", "--kind", "rule", "--json").stdout) == []
     bad = cli("recall", "x", "--since", "soon")
     assert bad.exit_code == 2 and "not a date" in bad.stderr
@@ -220,7 +221,7 @@ def test_repl_memory_commands(cli, memchat_home, embedder):
     result = cli("--provider", "echo", input=script)
     out = result.stdout
     assert "remembered #1 (rule): answer in British English" in out and "remembered #2 (fact): I like green tea" in out
-    assert re.search(r"^\d\.\d{3}  fact +#2  I like green tea$", out, re.M)  # /recall: score, kind, id, text
+    assert re.search(r"^\d\.\d{3} +fact +#2  I like green tea$", out, re.M)  # /recall: score, kind, id, text
     assert "pinned #2: I like green tea" in out and "unpinned #2: I like green tea" in out and "forgot #2" in out
     assert "usage: /forget ID" in result.stderr and "no memory 99" in result.stderr
     assert db_rows(memchat_home, "SELECT id, status, origin FROM memories") == [

@@ -152,16 +152,22 @@ def test_a_message_that_leans_on_the_last_turn_finds_its_subject(cli, api, real_
     assert "paediatric nurse" in system
 
 
-def test_recall_says_nothing_relevant_for_a_word_found_nowhere(cli, real_encoder):
-    cli("memories", "add", "The staging server is called Kestrel.")
-    result = cli("recall", "Falcon")
-    assert result.exit_code == 0 and result.stdout == "" and "nothing relevant" in result.stderr
+def test_recall_shows_the_nearest_match_marked_weak_and_min_score_filters(cli, real_encoder):
+    empty = cli("recall", "Falcon")
+    assert empty.exit_code == 0 and empty.stdout == "" and "memory is empty" in empty.stderr
     assert json.loads(cli("recall", "Falcon", "--json").stdout) == []
-    weakest = json.loads(cli("recall", "Falcon", "--all", "--json").stdout)
-    assert [h["text"] for h in weakest] == ["The staging server is called Kestrel."]
+    cli("memories", "add", "The staging server is called Kestrel.")
+    weakest = json.loads(cli("recall", "Falcon", "--json").stdout)
+    assert [(h["text"], h["weak"]) for h in weakest] == [("The staging server is called Kestrel.", True)]
+    table = cli("recall", "Falcon")
+    assert "weak" in table.stdout and "Kestrel" in table.stdout
     assert json.loads(cli("recall", "Falcon", "--min-score", "0", "--json").stdout) == weakest
+    assert json.loads(cli("recall", "Falcon", "--min-score", "0.5", "--json").stdout) == []
+    strict = cli("recall", "Falcon", "--min-score", "0.5")
+    assert strict.stdout == "" and "nothing in memory reaches relevance 0.5; the nearest is fact" in strict.stderr
+    assert "Kestrel" in strict.stderr
     found = json.loads(cli("recall", "what is the staging server called?", "--json").stdout)
-    assert found and found[0]["text"] == "The staging server is called Kestrel." and 0 < found[0]["score"] <= 1
+    assert found[0]["text"] == "The staging server is called Kestrel." and 0 < found[0]["score"] <= 1
 
 
 def test_context_shows_the_memory_section_that_why_lists(cli, api, real_encoder, memchat_home):
@@ -442,3 +448,61 @@ def test_a_reply_that_makes_no_sense_alone_brings_its_question(db, fake_embedder
     (item,) = [i for i in section.items if i.section == "history"]
     assert "Which city should we move to" in item.text and "Lisbon, definitely." in item.text
     assert len(item.context_ids) == 1
+
+
+# A person's own memories and questions that share no word with the memory that answers them.
+OWN_MEMORIES = [
+    "My daughter Mira plays the cello.",
+    "I live in Lisbon.",
+    "I'm allergic to penicillin.",
+    "My dentist is Dr. Okafor on Rua Augusta.",
+    "I drive a blue 2015 Honda Fit.",
+    "The wifi password is on the fridge.",
+    "We adopted a greyhound, Pixel, last spring.",
+    "I work as a backend developer at a logistics startup.",
+]
+ASKED_IN_OTHER_WORDS = [
+    ("what is my kid called?", 0),
+    ("what car do I have?", 4),
+    ("what instrument does my child practise?", 0),
+    ("which antibiotics should I avoid?", 2),
+    ("which city is home for me?", 1),
+    ("what kind of pet do we have?", 6),
+    ("what do I do for a job?", 7),
+    ("how do I get online at home?", 5),
+]
+
+
+@pytest.fixture
+def own_memories(cli, real_encoder):
+    for text in OWN_MEMORIES:
+        assert cli("memories", "add", text).exit_code == 0
+    return cli
+
+
+@pytest.mark.parametrize(("question", "answer"), ASKED_IN_OTHER_WORDS, ids=[q for q, _ in ASKED_IN_OTHER_WORDS])
+def test_recall_finds_a_memory_asked_for_in_other_words_first(own_memories, question, answer):
+    hits = json.loads(own_memories("recall", question, "--json").stdout)
+    assert hits and hits[0]["text"] == OWN_MEMORIES[answer]
+    assert all(isinstance(h["weak"], bool) and 0 <= h["score"] <= 1 for h in hits)
+
+
+def test_recall_label_and_injection_bar_are_separate_settings(own_memories, api, monkeypatch):
+    question = "what is my kid called?"
+    monkeypatch.setenv("MEMCHAT_RECALL_WEAK", "0")  # nothing is weak: recall shows the same hits, unlabelled
+    assert not any(h["weak"] for h in json.loads(own_memories("recall", question, "--json").stdout))
+    assert own_memories("ask", "why is the sky blue?").exit_code == 0
+    assert not any(text in system_of(api) for text in OWN_MEMORIES)  # an off-topic prompt still gets nothing
+    monkeypatch.setenv("MEMCHAT_MEMORY_RELEVANCE", "1")  # the injection sends nothing retrieved: recall unmoved
+    assert json.loads(own_memories("recall", question, "--json").stdout)[0]["text"] == OWN_MEMORIES[0]
+
+
+def test_repl_recall_shows_the_best_match_labelled_and_says_when_memory_is_empty(cli, real_encoder):
+    empty = cli("--provider", "echo", input="/recall what is my kid called?\n")
+    assert "memory is empty" in empty.stdout
+    for text in OWN_MEMORIES:
+        cli("memories", "add", text)
+    out = cli("--provider", "echo", input="/recall what car do I have?\n/recall zebra crossings\n").stdout
+    lines = [line for line in out.splitlines() if "#" in line]
+    assert lines[0].endswith("I drive a blue 2015 Honda Fit.")
+    assert any(" weak " in line for line in lines)  # nothing is about zebras: the nearest, labelled weak

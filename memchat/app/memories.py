@@ -37,21 +37,21 @@ class Memories(Profile):
         until: str | None = None,
         session: str | int | None = None,
         min_score: float | None = None,
-        everything: bool = False,
         private: bool = True,
         progress: Progress | None = None,
         on_prepare: Notice | None = None,
     ) -> list[Hit]:
         """Search memories and past conversations, best first (embedding what has no vector yet).
 
-        Only what clears the relevance bar (`memory.relevance`) is returned, so an empty list means
-        "nothing relevant"; `min_score` sets another bar for this search, `everything` drops it.
+        The best `limit` matches come back whatever their relevance (a person searching their own
+        memory wants the nearest there is), each marked `weak` below the `recall.weak` label; an
+        empty list means nothing matched at all. `min_score` keeps only hits of at least that
+        relevance. The injection's bar (`memory.relevance`) plays no part here.
         private=False is what another tool asks for (only the user's own search shows the rest):
         it leaves out the messages of memory-off sessions and every message never to be sent to a
         model again (it mentions something forgotten, or a memory waiting for review), and marks a
         message whose value was superseded with the current one.
         """
-        from memchat.memory import relevance
         from memchat.memory.search import recall
 
         session_id = sessions.get_session(self.db, session).id if session is not None else None
@@ -71,12 +71,10 @@ class Memories(Profile):
         )
         if not private:
             hits = self._as_sent(hits)
-        if everything:
-            return hits
-        if min_score is not None:
-            return [h for h in hits if h.score >= min_score]
-        floor = relevance.floor([h.score for h in hits], self.settings.get("memory.relevance"))
-        return [] if floor is None else [h for h in hits if h.score >= floor]
+        weak = self.settings.get("recall.weak")
+        for hit in hits:
+            hit.weak = hit.score < weak
+        return hits if min_score is None else [h for h in hits if h.score >= min_score]
 
     def _as_sent(self, hits: list[Hit]) -> list[Hit]:
         """The hits as a model may see them: no withheld message, an old value beside the current one."""

@@ -29,8 +29,9 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ('memchat ask --json "what is my dentist\'s name?"', "One JSON object: reply, tokens, cost, memories sent."),
     ],
     "recall": [
-        ('memchat recall "where do I live"', "Best hits first; says so when nothing is relevant."),
+        ('memchat recall "where do I live"', "Best hits first; weak matches are labelled."),
         ("memchat recall dentist -k fact -n 3", "Only facts, three at most."),
+        ('memchat recall "my car" --min-score 0.3 --json', "Only strong matches, for a script."),
         ('memchat recall "flight" --since 2026-11-01 --json', "From November on, as JSON."),
     ],
     "memories": [

@@ -18,12 +18,17 @@ def recall(
     until: str | None = typer.Option(None, "--until", help="Only up to this date/time."),
     session: str | None = typer.Option(None, "--session", "-s", help="Only this session."),
     min_score: float | None = typer.Option(
-        None, "--min-score", min=0.0, max=1.0, help="Show hits of at least this relevance (0-1), not the bar's."
+        None, "--min-score", min=0.0, max=1.0, help="Only hits of at least this relevance (0-1), for scripts."
     ),
-    all_: bool = typer.Option(False, "--all", help="Show the best hits however weak."),
-    json_out: bool = typer.Option(False, "--json", help="A JSON array of hits ([] when nothing is relevant)."),
+    all_: bool = typer.Option(False, "--all", hidden=True, help="Kept for scripts: recall always shows its best."),
+    json_out: bool = typer.Option(
+        False, "--json", help="A JSON array of hits, each with its score and weak flag ([] when none)."
+    ),
 ) -> None:
-    """Search what memchat remembers: memories and past conversations, by relevance."""
+    """Search what memchat remembers: memories and past conversations, best first.
+
+    Shows the best matches whatever their relevance; weak ones (below `recall.weak`) are labelled.
+    """
     from memchat.ui import console
     from memchat.ui import memory as show
 
@@ -31,25 +36,30 @@ def recall(
     if session is not None:
         memchat.session(session)  # a bad or unknown session is said before anything loads
     load_encoder(memchat, alongside=memchat.preload_vectors)
-    with progress_bar("embedding new messages") as progress:
-        hits = memchat.recall(
-            " ".join(query),
-            kinds=kind or None,
-            limit=limit,
-            since=since,
-            until=until,
-            session=session,
-            min_score=min_score,
-            everything=all_,
-            progress=progress,
-        )
+    text = " ".join(query)
+
+    def search(limit: int, min_score: float | None = None) -> list:
+        with progress_bar("embedding new messages") as progress:
+            return memchat.recall(
+                text,
+                kinds=kind or None,
+                limit=limit,
+                since=since,
+                until=until,
+                session=session,
+                min_score=min_score,
+                progress=progress,
+            )
+
+    hits = search(limit, min_score)
     if json_out:
         console.print_json([show.hit_json(h) for h in hits])
-    elif not hits:
-        bar = min_score if min_score is not None else memchat.settings.get("memory.relevance")
-        console.note(f"nothing relevant (no memory or past message reaches relevance {bar:g}; --all shows the closest)")
-    else:
+    elif hits:
         console.out().print(show.hits_table(hits))
+    else:
+        nearest = search(1) if min_score is not None else []
+        filtered = bool(kind) or any(v is not None for v in (since, until, session))
+        console.note(show.no_hits(nearest[0] if nearest else None, min_score, filtered))
 
 
 def reindex(ctx: typer.Context, full: bool = typer.Option(False, "--full", help="Re-embed everything.")) -> None:

@@ -29,7 +29,8 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "Long-term memory of the user, kept by memchat on their machine: facts, events and rules from "
     "their past conversations. Call recall before answering a question about the user, their "
-    "projects or earlier conversations; an empty result means nothing relevant is remembered. "
+    "projects or earlier conversations; each hit has a relevance score (weak ones are marked): use "
+    "what answers, and say so when nothing does. "
     "Call remember only when the user asks you to remember something. The rules resource says how "
     "the user wants to be worked with."
 )
@@ -85,8 +86,9 @@ def build(app: Memchat) -> Any:
         k: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
     ) -> list[dict[str, Any]]:
         """Search what memchat remembers about the user: memories and past conversations, best
-        first. Only results that clear memchat's relevance bar are returned: [] means nothing
-        relevant is remembered (say so rather than guess)."""
+        first. The best matches come back whatever their relevance: `score` is the probability (0-1)
+        that a hit holds what the query asks for, and `weak` marks a low one; judge whether it
+        answers, and say so rather than guess when none does. [] means memory holds nothing."""
         hits = run(lambda: app.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
         return [hit_json(h) for h in hits]
 

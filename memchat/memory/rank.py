@@ -75,6 +75,7 @@ class Hit:
     fused: float = 0.0  # the first stage's score
     previous_id: int | None = None  # the turn before and after (messages)
     next_id: int | None = None
+    weak: bool = False  # below the `recall.weak` label: shown by a search, marked as a weak match
     memory: Memory | None = field(default=None, repr=False, compare=False)
     features: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 

@@ -56,17 +56,38 @@ def hits_table(hits: list[Hit]) -> Table:
     table = _table(("score", "right"), ("kind", "left"), ("text", "left"), ("when", "left"), ("source", "left"))
     for h in hits:
         kind = h.kind + (" 📌" if h.pinned else "")
-        table.add_row(*_plain(f"{h.score:.3f}", kind, one_line(hit_text(h), 300), when(h.when), one_line(h.source)))
+        cells = _plain(score(h), kind, one_line(hit_text(h), 300), when(h.when), one_line(h.source))
+        if h.weak:
+            for cell in cells:
+                cell.stylize("dim")
+        table.add_row(*cells)
     return table
+
+
+def score(hit: Hit) -> str:
+    """The relevance, labelled when it is a weak match (below `recall.weak`)."""
+    return f"{hit.score:.3f}" + (" weak" if hit.weak else "")
 
 
 def hit_lines(hits: list[Hit]) -> str:
     """Plain lines for the REPL: score, kind, id, text."""
     return "\n".join(
-        f"{h.score:5.3f}  {h.kind:<7} {('#' + str(h.id)) if h.type == 'memory' else 'msg ' + str(h.id):>8}  "
+        f"{score(h):<10} {h.kind:<7} {('#' + str(h.id)) if h.type == 'memory' else 'msg ' + str(h.id):>8}  "
         f"{one_line(hit_text(h), 160)}"
         for h in hits
     )
+
+
+def no_hits(nearest: Hit | None, min_score: float | None, filtered: bool) -> str:
+    """Why a search came back empty, in one line: the bar it set, its filters, or an empty memory."""
+    if nearest is not None and min_score is not None:
+        return (
+            f"nothing in memory reaches relevance {min_score:g}; the nearest is {nearest.kind} "
+            f"({nearest.score:.3f}): {one_line(hit_text(nearest), 100)}"
+        )
+    if filtered:
+        return "nothing in memory matches these filters"
+    return "memory is empty: nothing remembered or said yet (memchat memories add TEXT, or chat)"
 
 
 def memories_table(memories: list[Memory]) -> Table:

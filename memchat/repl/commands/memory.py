@@ -42,14 +42,14 @@ def _remember(repl: Repl, arg: str) -> None:
 
 @command("recall", "Search memories and past conversations.", args="QUERY")
 def _recall(repl: Repl, arg: str) -> None:
-    from memchat.ui.memory import hit_lines
+    from memchat.ui.memory import hit_lines, no_hits
 
     if not arg.strip():
         raise UsageError("usage: /recall QUERY")
     if not repl.app.embedder_loaded():
         repl.info("loading the embedding model (first search of this session)…")
     hits = repl.app.recall(arg, limit=8)
-    repl.say(hit_lines(hits) if hits else "nothing relevant")
+    repl.say(hit_lines(hits) if hits else no_hits(None, None, filtered=False))
 
 
 @command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")
