@@ -20,7 +20,7 @@ from memchat import sessions, tokens
 from memchat.compaction import Compactor
 from memchat.context import Compiled, compile_context
 from memchat.errors import MemchatError, ProviderError
-from memchat.memory.inject import Section
+from memchat.memory.judge.inject import Section
 from memchat.providers import ChatRequest, Provider, Reply, get_provider
 from memchat.sessions import Message, Session
 
@@ -68,19 +68,19 @@ class Engine:
         self.remembered_existed = False
 
     def _load_embedder(self, on_notice: Notice | None = None) -> Any:
-        from memchat.memory.embed import configured
+        from memchat.memory.recall.embed import configured
 
         return configured(self.settings, note=on_notice)
 
     # --- long-term memory -----------------------------------------------------------------
     def memory_section(self, session: Session, user: Message, on_notice: Notice | None = None) -> Section:
         """Retrieve and lay out what long-term memory says about this message."""
-        from memchat.memory import inject
+        from memchat.memory.judge import inject
 
         if not self.use_memory:
             return Section()
-        from memchat.memory.dates import message_date
-        from memchat.memory.index import ReindexNeeded
+        from memchat.memory.recall.dates import message_date
+        from memchat.memory.recall.index import ReindexNeeded
 
         previous = [m for m in sessions.messages(self.db, session.id) if m.id < user.id][-2:]
         query = inject.retrieval_query(user.content, previous)
@@ -110,18 +110,18 @@ class Engine:
 
     def _has_memory(self, session_id: int) -> bool:
         """Anything for the encoder to search: memories, or messages of other sessions."""
-        from memchat.memory.store import MemoryStore
+        from memchat.memory.store.memories import MemoryStore
 
         return MemoryStore(self.db).has_active() or sessions.has_other_messages(self.db, session_id)
 
     def remember(self, user: Message) -> int | None:
         """Store "remember that ..." directly, as stated, in the user's words."""
-        from memchat.memory.store import MemoryStore
+        from memchat.memory.store.memories import MemoryStore
 
         match = REMEMBER.match(user.content)
         if not (self.use_memory and match):
             return None
-        from memchat.memory.kinds import kind_of
+        from memchat.memory.store.kinds import kind_of
 
         kind, text = kind_of(match.group("text"))
         text = text[:1].upper() + text[1:]  # "remember that my dentist..." -> "My dentist..."
@@ -131,7 +131,7 @@ class Engine:
         return memory.id
 
     def _kind(self, memory_id: int) -> str:
-        from memchat.memory.store import MemoryStore
+        from memchat.memory.store.memories import MemoryStore
 
         return MemoryStore(self.db).get(memory_id).kind
 
@@ -222,7 +222,7 @@ class Engine:
         return compiled
 
     def _always_sent(self) -> Section:
-        from memchat.memory import inject
+        from memchat.memory.judge import inject
 
         return inject.build(
             self.db,
@@ -263,12 +263,12 @@ class Engine:
     def index_written(self, message_ids: list[int], memory_ids: list[int]) -> None:
         """After the reply, embed what the turn stored (and a small backlog other processes left),
         so that no search has to do it while someone waits. Only with the encoder loaded."""
-        from memchat.memory.embed import is_loaded
+        from memchat.memory.recall.embed import is_loaded
 
         if not self.use_memory or not is_loaded(self.settings.get("memory.embedding_model")):
             return
-        from memchat.memory import index
-        from memchat.memory.search import CATCH_UP
+        from memchat.memory.recall import index
+        from memchat.memory.recall.search import CATCH_UP
 
         embedder = self._embedder(None)
         try:
@@ -321,7 +321,7 @@ class Engine:
         if reply.input_tokens and provider.real_usage:
             tokens.record_usage(self.db, self.settings.model, compiled.estimate, reply.input_tokens)
         if section.memory_ids:
-            from memchat.memory.store import MemoryStore
+            from memchat.memory.store.memories import MemoryStore
 
             MemoryStore(self.db).mark_used(section.memory_ids)
         result = self._finish(session, user, reply, started, "ok", None, compiled)

@@ -78,7 +78,7 @@ def m002_create_token_calibration(db: Database) -> None:
 
 @_migration
 def m003_create_memories(db: Database) -> None:
-    from memchat.memory.schema import MEMORIES
+    from memchat.memory.store.schema import MEMORIES
 
     for sql in MEMORIES:
         db.execute(sql)
@@ -86,7 +86,7 @@ def m003_create_memories(db: Database) -> None:
 
 @_migration
 def m004_index_messages(db: Database) -> None:
-    from memchat.memory.schema import MESSAGE_INDEX
+    from memchat.memory.store.schema import MESSAGE_INDEX
 
     for sql in MESSAGE_INDEX:
         db.execute(sql)

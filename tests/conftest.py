@@ -25,8 +25,8 @@ def shared_cache(tmp_path_factory):
     cache = Path(kept) if kept else tmp_path_factory.mktemp("memchat-cache")
     os.environ["MEMCHAT_CACHE_DIR"] = str(cache)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from memchat.memory import onnx_embed
-    from memchat.memory.models import DEFAULT_MODEL
+    from memchat.memory.recall import onnx_embed
+    from memchat.memory.recall.models import DEFAULT_MODEL
 
     if not onnx_embed.ready(DEFAULT_MODEL):
         onnx_embed.prepare(DEFAULT_MODEL)
@@ -165,7 +165,7 @@ def cli():
 def embedder(shared_cache):
     """The real bundled model (all-MiniLM-L6-v2), loaded once for the whole test session
     (from the export shared_cache prepared); the CLI run in-process shares this one."""
-    from memchat.memory.embed import get_embedder
+    from memchat.memory.recall.embed import get_embedder
 
     return get_embedder()
 
@@ -180,8 +180,8 @@ def fake_encoder_by_default(request, monkeypatch):
     if REAL_ENCODER_FIXTURES & set(request.fixturenames):
         return None
     fake = FakeEmbedder()
-    monkeypatch.setattr("memchat.memory.embed.configured", lambda settings, note=None: fake)
-    monkeypatch.setattr("memchat.memory.embed.is_loaded", lambda name=None: True)
+    monkeypatch.setattr("memchat.memory.recall.embed.configured", lambda settings, note=None: fake)
+    monkeypatch.setattr("memchat.memory.recall.embed.is_loaded", lambda name=None: True)
     return fake
 
 

@@ -212,7 +212,7 @@ def seed_secrets(db_path: Path, memories: int = 600, chats: int = 3) -> None:
     """Memories that name SECRET, chats that name CHAT_SECRET, and one chat that names neither."""
     from memchat import sessions as s_api
     from memchat.db import open_db
-    from memchat.memory.store import MemoryStore
+    from memchat.memory.store.memories import MemoryStore
 
     db = open_db(db_path)
     store = MemoryStore(db)

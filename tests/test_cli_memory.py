@@ -246,7 +246,7 @@ def test_bad_choices_are_usage_errors(cli, args):
 
 def test_forget_all_on_many_memories_lists_the_first_and_counts_the_rest(cli, memchat_home):
     from memchat.db import open_db
-    from memchat.memory.store import MemoryStore
+    from memchat.memory.store.memories import MemoryStore
 
     store = MemoryStore(open_db(memchat_home / "default.db"))
     for i in range(60):
@@ -374,7 +374,7 @@ def test_a_listing_cut_short_by_its_reader_exits_quietly(memchat_home):
     from conftest import ROOT
 
     from memchat.db import open_db
-    from memchat.memory.store import MemoryStore
+    from memchat.memory.store.memories import MemoryStore
 
     store = MemoryStore(open_db(memchat_home / "default.db"))
     for i in range(400):

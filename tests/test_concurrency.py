@@ -243,7 +243,7 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
 # terminals or scripts starting on a new profile (or after an upgrade that adds a migration) can.
 _AT_ONCE = """
 import os, sys, time
-import memchat.cli.main, memchat.db, memchat.memory.store, sqlite_utils  # noqa: E401 - warm before the start
+import memchat.cli.main, memchat.db, memchat.memory.store.memories, sqlite_utils  # noqa: E401 - warm before the start
 go = sys.argv[1]
 sys.argv = ["memchat", *sys.argv[2:]]
 print("ready", flush=True)
@@ -296,7 +296,7 @@ _RECALLER = """
 import json, os, sys, time
 import numpy as np
 from memchat.db import immediate, open_db
-from memchat.memory.search import recall
+from memchat.memory.recall.search import recall
 
 class Encoder:  # the bundled model's name and width, random unit vectors: no model to load
     model_name, dim = "all-MiniLM-L6-v2", 384
@@ -377,7 +377,7 @@ def test_the_encoder_loads_in_a_thread_while_the_main_thread_imports_numpy(share
     encoder imported numpy through its package first. Fresh processes, as the race needs."""
     code = (
         "import threading\n"
-        "from memchat.memory.embed import get_embedder\n"
+        "from memchat.memory.recall.embed import get_embedder\n"
         "failed = []\n"
         "def load():\n"
         "    try:\n"

@@ -90,7 +90,7 @@ def test_an_encrypted_profile_leaves_no_plaintext_and_still_works(api, encrypted
 
 
 def test_the_vector_copy_is_never_written_for_an_encrypted_database(encrypted):
-    from memchat.memory.vector_file import disk_dir
+    from memchat.memory.recall.vector_file import disk_dir
 
     os.environ.update(KEY)
     try:

@@ -10,10 +10,10 @@ from memchat import sessions
 from memchat.config import load_settings
 from memchat.db import db_file, open_db
 from memchat.engine import Engine
-from memchat.memory.background import CaptureWorker
-from memchat.memory.capture import capture_session
-from memchat.memory.embed import configured
-from memchat.memory.store import MemoryStore
+from memchat.memory.capture.background import CaptureWorker
+from memchat.memory.capture.turns import capture_session
+from memchat.memory.recall.embed import configured
+from memchat.memory.store.memories import MemoryStore
 from memchat.providers import get_provider
 
 

@@ -5,9 +5,10 @@ import pytest
 from memchat import tokens
 from memchat.db import open_db
 from memchat.errors import ProviderError
-from memchat.memory import inject, policy
-from memchat.memory.extract import Candidate, build_prompt, parse_candidates
-from memchat.memory.store import MemoryStore
+from memchat.memory.capture import policy
+from memchat.memory.capture.extract import Candidate, build_prompt, parse_candidates
+from memchat.memory.judge import inject
+from memchat.memory.store.memories import MemoryStore
 from memchat.sessions import Message
 
 

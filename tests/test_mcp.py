@@ -13,7 +13,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memchat.db import open_db
-from memchat.memory.store import MemoryStore
+from memchat.memory.store.memories import MemoryStore
 
 
 def _params(*args: str) -> StdioServerParameters:

@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from memchat.memory import onnx_embed
-from memchat.memory.embed import DEFAULT_MODEL, load_sentence_transformer
+from memchat.memory.recall import onnx_embed
+from memchat.memory.recall.embed import DEFAULT_MODEL, load_sentence_transformer
 
 TEXTS = onnx_embed.VERIFY_TEXTS + [
     "Short.",
@@ -100,7 +100,7 @@ def test_a_model_that_is_not_a_local_directory_cannot_be_exported():
 
 
 def test_auto_encoder_falls_back_to_sentence_transformers_when_the_export_failed(tmp_path, monkeypatch):
-    from memchat.memory import embed
+    from memchat.memory.recall import embed
 
     monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "own-cache"))
     monkeypatch.setattr(onnx_embed, "MIN_COSINE", 1.5)
@@ -112,7 +112,7 @@ def test_auto_encoder_falls_back_to_sentence_transformers_when_the_export_failed
 
 
 def test_auto_encoder_uses_onnx_when_verified(exported, monkeypatch):
-    from memchat.memory import embed
+    from memchat.memory.recall import embed
 
     monkeypatch.setattr(embed, "_EMBEDDERS", {})
     assert isinstance(embed.get_embedder(DEFAULT_MODEL, encoder="auto"), onnx_embed.OnnxEmbedder)
@@ -146,9 +146,9 @@ def test_a_graph_built_from_weights_matches_sentence_transformers(embedder, tmp_
     verified on: long, short, padded in one batch."""
     import numpy as np
 
-    from memchat.memory import onnx_build
-    from memchat.memory.models import default_model_path, load_sentence_transformer
-    from memchat.memory.onnx_embed import OnnxEmbedder, _externalise, _optimise
+    from memchat.memory.recall import onnx_build
+    from memchat.memory.recall.models import default_model_path, load_sentence_transformer
+    from memchat.memory.recall.onnx_embed import OnnxEmbedder, _externalise, _optimise
 
     onnx_build.build_onnx(default_model_path(), tmp_path / "raw.onnx")
     _optimise(tmp_path / "raw.onnx", tmp_path / "opt.onnx")
@@ -166,8 +166,8 @@ def test_an_architecture_it_cannot_build_is_declined_not_guessed(tmp_path):
 
     import pytest
 
-    from memchat.memory import onnx_build
-    from memchat.memory.models import default_model_path
+    from memchat.memory.recall import onnx_build
+    from memchat.memory.recall.models import default_model_path
 
     model = tmp_path / "model"
     shutil.copytree(default_model_path(), model)
@@ -180,7 +180,7 @@ def test_an_architecture_it_cannot_build_is_declined_not_guessed(tmp_path):
 def test_a_model_the_direct_build_declines_is_exported_through_torch(tmp_path, monkeypatch, embedder):
     """Another architecture (forced here) still gets a fast encoder: the torch export, verified
     against sentence-transformers itself."""
-    from memchat.memory import onnx_build
+    from memchat.memory.recall import onnx_build
 
     monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "own-cache"))
 

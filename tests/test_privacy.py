@@ -6,7 +6,7 @@ import os
 from conftest import run_memchat
 
 from memchat.db import open_db
-from memchat.memory.store import MemoryStore
+from memchat.memory.store.memories import MemoryStore
 
 KEY = "sk-ant-CANARY-7f3b9e1d"
 

@@ -15,7 +15,7 @@ from conftest import ROOT, db_rows, run_memchat
 from test_repl import quit_
 
 from memchat.db import open_db
-from memchat.memory.store import MemoryStore
+from memchat.memory.store.memories import MemoryStore
 
 
 def _spawn_fresh(env_extra=None):

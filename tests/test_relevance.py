@@ -11,7 +11,7 @@ from conftest import db_rows
 
 from memchat import sessions
 from memchat.db import open_db
-from memchat.memory.store import MemoryStore
+from memchat.memory.store.memories import MemoryStore
 
 UNRELATED = [
     "Why is the sky blue?",
@@ -334,7 +334,7 @@ def test_what_an_old_value_led_to_is_marked_earlier_too(cli, api, real_encoder, 
 def test_dates_and_periods_named_in_a_message(text, start, end):
     from datetime import date
 
-    from memchat.memory.dates import period_in
+    from memchat.memory.recall.dates import period_in
 
     period = period_in(text, today=date(2026, 6, 10))
     assert period is not None and (period.start.isoformat(), period.end.isoformat()) == (start, end)
@@ -342,14 +342,14 @@ def test_dates_and_periods_named_in_a_message(text, start, end):
 
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])
 def test_no_period_where_there_is_none(text):
-    from memchat.memory.dates import period_in
+    from memchat.memory.recall.dates import period_in
 
     assert period_in(text) is None
 
 
 def test_recall_ranks_the_named_period_first(db, fake_embedder):
     from memchat.importer import ImportedMessage, ImportedSession, import_sessions
-    from memchat.memory.search import recall
+    from memchat.memory.recall.search import recall
 
     sessions_ = [
         ImportedSession(
@@ -383,13 +383,13 @@ def test_recall_ranks_the_named_period_first(db, fake_embedder):
     ],
 )
 def test_sensitive_categories(text, expected):
-    from memchat.memory.sensitive import categories
+    from memchat.memory.judge.sensitive import categories
 
     assert set(categories(text)) == expected
 
 
 def test_a_message_is_about_a_category_by_its_words_or_broader_cues():
-    from memchat.memory.sensitive import topics
+    from memchat.memory.judge.sensitive import topics
 
     assert "identity_document" in topics("What do I need for my trip to Japan?")
     assert "children" in topics("What did we do as a family last summer?")
@@ -418,13 +418,13 @@ def test_a_message_is_about_a_category_by_its_words_or_broader_cues():
     ],
 )
 def test_the_stemmer_meets_word_forms(word, same):
-    from memchat.memory.terms import stem
+    from memchat.memory.text import stem
 
     assert stem(word) == stem(same)
 
 
 def test_personal_messages_and_impersonal_ones():
-    from memchat.memory.personal import about_someone as personal
+    from memchat.memory.judge.personal import about_someone as personal
 
     assert personal("What is my cat called?", []) and personal("and what does she do?", [])
     assert not personal("Why is the sky blue?", []) and not personal("What is the capital of Australia?", [])
@@ -436,7 +436,7 @@ def test_personal_messages_and_impersonal_ones():
 
 def test_a_reply_that_makes_no_sense_alone_brings_its_question(db, fake_embedder):
     from memchat import tokens
-    from memchat.memory import inject
+    from memchat.memory.judge import inject
 
     old = sessions.create_session(db)
     sessions.add_message(db, old.id, "user", "Which city should we move to next year, do you think?")

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import UsageError
-from memchat.memory import index
-from memchat.memory.search import fts_query, recall, with_tuning
-from memchat.memory.store import MemoryStore
+from memchat.memory.recall import index
+from memchat.memory.recall.search import fts_query, recall, with_tuning
+from memchat.memory.store.memories import MemoryStore
 
 CORPUS = [
     "The staging webhook fails its signature check with error code HX-4471",

@@ -138,7 +138,7 @@ def test_a_search_reads_vectors_without_holding_the_whole_matrix(tmp_path):
     """The scan of a memory-mapped copy lets each chunk's pages go: exact scores, small footprint."""
     import numpy as np
 
-    from memchat.memory import scan
+    from memchat.memory.recall import scan
 
     rng = np.random.default_rng(3)
     matrix = rng.standard_normal((100_000, 32)).astype(np.float32)

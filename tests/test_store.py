@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import NotFoundError, UsageError
-from memchat.memory import index
-from memchat.memory.search import recall
-from memchat.memory.store import FORGOTTEN_MESSAGE, MemoryStore
+from memchat.memory.recall import index
+from memchat.memory.recall.search import recall
+from memchat.memory.store.memories import FORGOTTEN_MESSAGE, MemoryStore
 
 
 def actions(store, memory_id):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from memchat.db import immediate, open_db, utcnow
-from memchat.memory import index, vector_file
-from memchat.memory.store import MemoryStore
+from memchat.memory.recall import index, vector_file
+from memchat.memory.store.memories import MemoryStore
 
 
 def seed(db, n=1200, model="fake-embedder", dim=16):

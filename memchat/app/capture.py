@@ -12,8 +12,8 @@ from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
     from memchat.engine import TurnResult
-    from memchat.memory.background import CaptureWorker
-    from memchat.memory.capture import CaptureResult
+    from memchat.memory.capture.background import CaptureWorker
+    from memchat.memory.capture.turns import CaptureResult
     from memchat.sessions import Session
 
 
@@ -51,8 +51,8 @@ class Capture(Profile):
         left, under the profile's capture lock (after 30 s of another holder: nothing, it is
         retried next time); a failure is logged against its session, never raised.
         """
-        from memchat.memory.background import IDLE_MINUTES, capture_lock
-        from memchat.memory.capture import capture_session, idle_sessions, pending_sessions, save_pointer
+        from memchat.memory.capture.background import IDLE_MINUTES, capture_lock
+        from memchat.memory.capture.turns import capture_session, idle_sessions, pending_sessions, save_pointer
 
         given = [sessions.get_session(self.db, session_id).id] if session_id is not None else []
         provider = self.provider
@@ -90,7 +90,7 @@ class Capture(Profile):
         so quitting never waits. True if one was started."""
         if not self.can_capture:
             return False
-        from memchat.memory.capture import pending_sessions, unsummarised
+        from memchat.memory.capture.turns import pending_sessions, unsummarised
 
         left = session is not None and (session.id in pending_sessions(self.db) or unsummarised(self.db, session.id))
         if not (left or self.capture_pending):
@@ -103,8 +103,8 @@ class Capture(Profile):
 
     def resume_capture(self) -> None:
         """Start a detached capture of sessions a dead process left uncaptured (at REPL start)."""
-        from memchat.memory.background import IDLE_MINUTES
-        from memchat.memory.capture import idle_sessions
+        from memchat.memory.capture.background import IDLE_MINUTES
+        from memchat.memory.capture.turns import idle_sessions
 
         if not self.can_capture:
             return
@@ -130,14 +130,14 @@ class Capture(Profile):
         """Capture a finished session (and any idle one left uncaptured) in a detached process,
         so the command returns at once."""
         if self.can_capture:
-            from memchat.memory.background import spawn_capture
+            from memchat.memory.capture.background import spawn_capture
 
             spawn_capture(self.settings.db_path, session.id if session else None, config_path=self.config_path)
 
     @property
     def worker(self) -> CaptureWorker:
         if self._worker is None:
-            from memchat.memory.background import CaptureWorker
+            from memchat.memory.capture.background import CaptureWorker
 
             self._worker = CaptureWorker(self.settings.db_path, self.settings, embedder=self.embedder)
         return self._worker
@@ -155,7 +155,7 @@ class Capture(Profile):
         session with nothing worth keeping), its input about the text's tokens plus the prompt."""
         from memchat import usage
         from memchat.context import eligible
-        from memchat.memory.capture import worth_capturing
+        from memchat.memory.capture.turns import worth_capturing
 
         model = self.settings.get("memory.model") or self.settings.model
         estimate = CaptureEstimate(model)
@@ -173,7 +173,7 @@ class Capture(Profile):
         from memchat.db import immediate
         from memchat.errors import UsageError
         from memchat.importer import unmark_captured
-        from memchat.memory.background import spawn_capture
+        from memchat.memory.capture.background import spawn_capture
 
         self.provider.ready()
         if not self.provider.can_call_tools:

@@ -12,7 +12,7 @@ from memchat.errors import MemchatError, UsageError
 if TYPE_CHECKING:
     from memchat.context import Compiled
     from memchat.engine import TurnResult
-    from memchat.memory.forget import Forgotten
+    from memchat.memory.forget.erase import Forgotten
     from memchat.sessions import Message, Session
 
 
@@ -83,7 +83,7 @@ class Conversation(Profile):
         """Delete a session and everything drawn only from it, scrubbed like forget; the input
         history loses the lines typed in it."""
         from memchat import history
-        from memchat.memory.forget import delete_session
+        from memchat.memory.forget.erase import delete_session
 
         session = sessions.get_session(self.db, session_id)
         typed = {

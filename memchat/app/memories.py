@@ -10,11 +10,11 @@ from memchat.app.profile import Notice, Profile, Progress, where_to
 
 if TYPE_CHECKING:
     from memchat.importer import ImportResult
-    from memchat.memory.forget import Forgotten
-    from memchat.memory.index import ReindexResult
-    from memchat.memory.search import Hit
-    from memchat.memory.store import HistoryEntry, Memory
-    from memchat.memory.transfer import ImportResult as MemoryImportResult
+    from memchat.memory.forget.erase import Forgotten
+    from memchat.memory.recall.index import ReindexResult
+    from memchat.memory.recall.search import Hit
+    from memchat.memory.store.memories import HistoryEntry, Memory
+    from memchat.memory.store.transfer import ImportResult as MemoryImportResult
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Memories(Profile):
         model again (it mentions something forgotten, or a memory waiting for review), and marks a
         message whose value was superseded with the current one.
         """
-        from memchat.memory.search import recall
+        from memchat.memory.recall.search import recall
 
         session_id = sessions.get_session(self.db, session).id if session is not None else None
         embedder = self.embedder_alongside(self.preload_vectors, on_prepare)
@@ -78,7 +78,7 @@ class Memories(Profile):
 
     def _as_sent(self, hits: list[Hit]) -> list[Hit]:
         """The hits as a model may see them: no withheld message, an old value beside the current one."""
-        from memchat.memory.state import message_states
+        from memchat.memory.judge.state import message_states
 
         messages = {h.id: h.text for h in hits if h.type == "message"}
         states = message_states(self.db, sorted(messages), messages)
@@ -106,7 +106,7 @@ class Memories(Profile):
     ) -> Remembered:
         """Store what the user asked to keep, in their words; without a kind, an instruction to the
         assistant ("always answer in British English", "rule: ...") is a rule, anything else a fact."""
-        from memchat.memory.kinds import kind_of
+        from memchat.memory.store.kinds import kind_of
 
         if kind is None:
             kind, text = kind_of(text)
@@ -144,8 +144,8 @@ class Memories(Profile):
 
     def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[tuple[Memory, float]]:
         """Memories a query is about, with their relevance, best first (what clears the relevance bar)."""
-        from memchat.memory import relevance
-        from memchat.memory.search import recall
+        from memchat.memory.recall import relevance
+        from memchat.memory.recall.search import recall
 
         hits = recall(
             self.db,
@@ -162,7 +162,7 @@ class Memories(Profile):
     def forget(self, memory_ids: list[int], *, purge_sources: bool = False, actor: str = "user") -> Forgotten:
         """Forget for good: rows, history, indexes, vectors, summaries, what past messages said of it
         (withheld; redacted with purge_sources), and the lines of the input history that said it."""
-        from memchat.memory.forget import said_by
+        from memchat.memory.forget.erase import said_by
 
         # The input history first: a kill or a full disk after it leaves nothing typed behind, and
         # one before it leaves the memory to forget again.
@@ -190,7 +190,7 @@ class Memories(Profile):
         self.store.reject(memory_id)
 
     def export_memories(self, fmt: str = "json", *, to: str = "-") -> str:
-        from memchat.memory.transfer import export_text
+        from memchat.memory.store.transfer import export_text
 
         text = export_text(self.store, fmt)
         self.record("export memories", {"format": fmt, "to": where_to(to)})
@@ -198,7 +198,7 @@ class Memories(Profile):
 
     def import_memories(self, path: str) -> MemoryImportResult:
         from memchat.importer import read_file
-        from memchat.memory.transfer import import_text
+        from memchat.memory.store.transfer import import_text
 
         text, name = read_file(path)
         result = import_text(self.store, text, name)
@@ -226,13 +226,13 @@ class Memories(Profile):
 
     def embed_backlog(self, progress: Progress | None = None, on_prepare: Notice | None = None) -> int:
         """Embed every memory and message that has no vector yet (after an import, or an interrupted one)."""
-        from memchat.memory.index import catch_up
+        from memchat.memory.recall.index import catch_up
 
         return catch_up(self.db, self.embedder(on_prepare), progress)
 
     def reindex(
         self, *, full: bool = False, progress: Progress | None = None, on_prepare: Notice | None = None
     ) -> ReindexResult:
-        from memchat.memory.index import reindex
+        from memchat.memory.recall.index import reindex
 
         return reindex(self.db, self.embedder(on_prepare), progress, full=full)

@@ -9,7 +9,7 @@ from memchat.app.profile import Profile
 
 if TYPE_CHECKING:
     from memchat.db import Database
-    from memchat.memory.retention import Expired, Windows
+    from memchat.memory.forget.retention import Expired, Windows
     from memchat.privacy import AuditEntry, Consent
 
 RETENTION_EVERY_HOURS = 12  # the background application of the windows runs at most this often
@@ -38,7 +38,7 @@ class Privacy(Profile):
     def retention_windows(self, *, older_than: int | None = None, superseded: bool = False) -> Windows:
         """The configured windows; `older_than` (days) replaces the transcript and event windows for
         one purge; `superseded` adds superseded facts to what goes (with the same window)."""
-        from memchat.memory.retention import Windows
+        from memchat.memory.forget.retention import Windows
 
         days = self.settings.get("history.retention_days") or None
         events = self.settings.get("memory.event_retention_days") or None
@@ -52,7 +52,7 @@ class Privacy(Profile):
         )
 
     def expired(self, windows: Windows) -> Expired:
-        from memchat.memory.retention import expired
+        from memchat.memory.forget.retention import expired
 
         return expired(self.db, windows)
 
@@ -60,7 +60,7 @@ class Privacy(Profile):
         """Delete what expired for good (scrubbed like forget; the input history loses what was
         typed in the deleted messages). False if the file scrub waits for another reader."""
         from memchat import history
-        from memchat.memory.retention import purge
+        from memchat.memory.forget.retention import purge
         from memchat.privacy import record
 
         typed = {
@@ -76,7 +76,7 @@ class Privacy(Profile):
         if typed:
             history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
         if doomed.memories:
-            from memchat.memory.forget import said_by
+            from memchat.memory.forget.erase import said_by
 
             self.scrub_history_of(lambda: said_by(self.db, doomed.memories))
         complete = purge(self.db, doomed)
@@ -124,7 +124,7 @@ class Privacy(Profile):
         connection, bounded batches), so the chat never waits for them."""
         from datetime import UTC, datetime
 
-        from memchat.memory.retention import expired
+        from memchat.memory.forget.retention import expired
         from memchat.privacy import set_setting
 
         with self.side_connection() as own:  # the warm-up thread, beside the chat's connection
@@ -133,7 +133,7 @@ class Privacy(Profile):
             if not expired(own, self.retention_windows()):  # nothing to do: no process, checked again in 12 h
                 set_setting(own, LAST_RETENTION, datetime.now(UTC).isoformat())
                 return
-        from memchat.memory.background import spawn_detached
+        from memchat.memory.capture.background import spawn_detached
 
         spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)
 
@@ -152,7 +152,7 @@ class Privacy(Profile):
 
         from memchat import encryption
         from memchat.errors import UsageError
-        from memchat.memory.vector_file import drop_disk_cache
+        from memchat.memory.recall.vector_file import drop_disk_cache
 
         path = self.settings.db_path
         if encryption.is_encrypted(path):
@@ -200,7 +200,7 @@ class Privacy(Profile):
     def compact_file(self) -> tuple[int, int, bool]:
         """Rewrite the database without the unused space of its pages (where SQLite can leave old
         copies of deleted text), and checkpoint; (bytes before, bytes after, finished)."""
-        from memchat.memory import scrub
+        from memchat.memory.forget import scrub
 
         path = self.settings.db_path
         before = path.stat().st_size if path.exists() else 0
@@ -212,7 +212,7 @@ class Privacy(Profile):
     def compaction_owed(self) -> bool:
         """Whether the database is too large for forget and purge to compact it on the way
         (`memchat profile compact` does it)."""
-        from memchat.memory.scrub import COMPACT_MAX_BYTES
+        from memchat.memory.forget.scrub import COMPACT_MAX_BYTES
 
         path = self.settings.db_path
         return path.exists() and path.stat().st_size > COMPACT_MAX_BYTES

@@ -17,9 +17,9 @@ from memchat.errors import MemchatError
 if TYPE_CHECKING:
     from memchat.db import Database
     from memchat.engine import Engine
-    from memchat.memory.background import CaptureWorker
-    from memchat.memory.embed import Embedder
-    from memchat.memory.store import MemoryStore
+    from memchat.memory.capture.background import CaptureWorker
+    from memchat.memory.recall.embed import Embedder
+    from memchat.memory.store.memories import MemoryStore
     from memchat.providers import Provider
 
 
@@ -94,7 +94,7 @@ class Profile:
 
                 self._db = open_db(self.settings.db_path)
                 self._warn_about_access()
-                from memchat.memory import scrub
+                from memchat.memory.forget import scrub
 
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
                     scrub.finish(self._db)
@@ -111,7 +111,7 @@ class Profile:
 
     @property
     def store(self) -> MemoryStore:
-        from memchat.memory.store import MemoryStore
+        from memchat.memory.store.memories import MemoryStore
 
         return MemoryStore(self.db)
 
@@ -194,7 +194,7 @@ class Profile:
 
     def unfinished_work(self) -> dict[str, int]:
         """What a kill left to finish: forget scrubs owed (finished on open) and imports cut short."""
-        from memchat.memory import scrub
+        from memchat.memory.forget import scrub
 
         conn = self.db.conn
         return {
@@ -220,8 +220,8 @@ class Profile:
         """Remove from the input history every line that says one of these (text, value) pairs
         (computed only when there is a history to scrub); returns them."""
         from memchat import history
-        from memchat.memory.redact import Forgotten as Target
-        from memchat.memory.redact import Redactor
+        from memchat.memory.forget.redact import Forgotten as Target
+        from memchat.memory.forget.redact import Redactor
 
         if not history.has_entries(self.history_to_scrub):
             return []
@@ -241,7 +241,7 @@ class Profile:
     # --- the embedding model ------------------------------------------------------------------
     def embedder(self, on_prepare: Notice | None = None) -> Embedder:
         """The configured encoder, loaded once per process (on_prepare hears of a one-time preparation)."""
-        from memchat.memory.embed import configured
+        from memchat.memory.recall.embed import configured
 
         return configured(self.settings, note=on_prepare)
 
@@ -274,8 +274,8 @@ class Profile:
 
     def preload_vectors(self) -> None:
         """Open the database and map the configured model's vectors (kept in this process)."""
-        from memchat.memory import index
-        from memchat.memory.models import canonical_name
+        from memchat.memory.recall import index
+        from memchat.memory.recall.models import canonical_name
 
         model = canonical_name(self.settings.get("memory.embedding_model"))
         for which in ("memories", "messages"):
@@ -286,7 +286,7 @@ class Profile:
     ) -> None:
         """Embed what was just stored, so no search has to: with the encoder loaded, or ready to
         load (~0.2 s); never the one-time preparation (then the next catch-up does it)."""
-        from memchat.memory import index, onnx_embed
+        from memchat.memory.recall import index, onnx_embed
 
         name = self.settings.get("memory.embedding_model")
         if not self.embedder_loaded() and not (
@@ -304,7 +304,7 @@ class Profile:
             get_logger().warning("could not embed what was stored: %s", exc.message)
 
     def embedder_loaded(self) -> bool:
-        from memchat.memory.embed import is_loaded
+        from memchat.memory.recall.embed import is_loaded
 
         return is_loaded(self.settings.get("memory.embedding_model"))
 

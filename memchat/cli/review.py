@@ -11,7 +11,7 @@ from memchat.cli.common import load_encoder
 from memchat.text import sanitize
 
 if TYPE_CHECKING:
-    from memchat.memory.capture import CaptureResult
+    from memchat.memory.capture.turns import CaptureResult
 
 
 def capture(

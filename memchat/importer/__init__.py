@@ -16,7 +16,7 @@ Claude and llm), or else by a hash of its fields (and its place among identical 
 whole file is read and checked before anything is stored (unreadable JSON imports nothing; a
 single malformed conversation in an export is skipped and counted); rows then go in by
 batches, the new sessions hidden until the file is complete. Embedding happens after
-(memchat.memory.index). Imported sessions are never captured into memory on their own:
+(memchat.memory.recall.index). Imported sessions are never captured into memory on their own:
 `memchat import --capture` asks first.
 """
 

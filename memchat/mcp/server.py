@@ -43,8 +43,8 @@ def build(app: Memchat) -> Any:
 
     from memchat import __version__
     from memchat.errors import MemchatError
-    from memchat.memory.rank import hit_json
-    from memchat.memory.records import memory_json
+    from memchat.memory.recall.rank import hit_json
+    from memchat.memory.store.records import memory_json
 
     lock = threading.Lock()
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.rank import hit_json  # noqa: F401 - the shells' JSON, re-exported
-from memchat.memory.records import memory_json  # noqa: F401
+from memchat.memory.recall.rank import hit_json  # noqa: F401 - the shells' JSON, re-exported
+from memchat.memory.store.records import memory_json  # noqa: F401
 from memchat.text import one_line, sanitize
 
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
     from rich.table import Table
 
-    from memchat.memory.search import Hit
-    from memchat.memory.store import HistoryEntry, Memory
+    from memchat.memory.recall.search import Hit
+    from memchat.memory.store.memories import HistoryEntry, Memory
 
 
 def when(timestamp: str | None) -> str:

@@ -71,7 +71,7 @@ def build(conv: str, rows: list[dict], tmp: Path, embedder):
     """Import one conversation as memchat would; returns (db, seconds to import and embed)."""
     from memchat.db import open_db
     from memchat.importer import import_file
-    from memchat.memory.index import embed_messages
+    from memchat.memory.recall.index import embed_messages
 
     lines = tmp / f"{conv}.jsonl"
     with open(lines, "w", encoding="utf-8") as fh:
@@ -100,7 +100,7 @@ def plain_baselines(db, embedder):
     """BM25 and cosine over the message text alone, as the eval README defines them."""
     import numpy as np
 
-    from memchat.memory.search import fts_query
+    from memchat.memory.recall.search import fts_query
 
     ids, texts = zip(*db.conn.execute("SELECT id, content FROM messages ORDER BY id").fetchall(), strict=False)
     matrix = embedder.inner.encode(list(texts))
@@ -132,7 +132,7 @@ def plain_baselines(db, embedder):
 
 
 def memchat_variants(db, embedder):
-    from memchat.memory.search import TUNING, Tuning, recall
+    from memchat.memory.recall.search import TUNING, Tuning, recall
 
     plain = Tuning(
         rrf_k=60,
@@ -195,7 +195,7 @@ def main() -> None:
     eval_dir = Path(args.eval_dir)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-eval-")
 
-    from memchat.memory.embed import get_embedder
+    from memchat.memory.recall.embed import get_embedder
 
     started = time.perf_counter()
     embedder = CachedEmbedder(get_embedder(encoder=args.encoder))
@@ -252,7 +252,7 @@ def print_tables(results: dict[str, dict]) -> None:
 
 
 def sweep(dbs, questions, embedder, all_questions) -> None:
-    from memchat.memory.search import TUNING, recall
+    from memchat.memory.recall.search import TUNING, recall
 
     grid = {
         "rrf_k": [3, 5, 10, 15, 20, 60],

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit the relevance model's weights (memchat.memory.relevance) on the LoCoMo development set.
+"""Fit the relevance model's weights (memchat.memory.recall.relevance) on the LoCoMo development set.
 
     python tests/bench/fit_relevance.py [--eval-dir ../shared/eval] [--c 1.0]
 
@@ -54,8 +54,8 @@ def collect(eval_dir: Path):
     """[(conversation, qid, category, [(features, label)])] from the shipped first stage."""
     from eval_locomo import CachedEmbedder, build, load
 
-    from memchat.memory.embed import get_embedder
-    from memchat.memory.search import TUNING, recall
+    from memchat.memory.recall.embed import get_embedder
+    from memchat.memory.recall.search import TUNING, recall
 
     embedder = CachedEmbedder(get_embedder())
     convs, questions = load(eval_dir)
@@ -116,7 +116,7 @@ def main() -> None:
     ap.add_argument("--c", type=float, default=1.0, help="Inverse L2 strength.")
     args = ap.parse_args()
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-fit-")
-    from memchat.memory import relevance
+    from memchat.memory.recall import relevance
 
     data = collect(Path(args.eval_dir))
     for lexical, label in ((False, "WEIGHTS (hybrid)"), (True, "LEXICAL (no vectors)")):

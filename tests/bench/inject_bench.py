@@ -38,7 +38,7 @@ def main() -> None:
     from memchat.config import load_settings
     from memchat.db import open_db
     from memchat.engine import Engine
-    from memchat.memory.embed import DEFAULT_MODEL, configured
+    from memchat.memory.recall.embed import DEFAULT_MODEL, configured
 
     settings = load_settings()
     db = open_db(settings.db_path)

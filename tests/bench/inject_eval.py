@@ -114,7 +114,7 @@ def main() -> None:
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-inject-eval-")
     os.environ["MEMCHAT_PROVIDER"] = "echo"
     from memchat.config import load_settings
-    from memchat.memory.embed import get_embedder
+    from memchat.memory.recall.embed import get_embedder
 
     embedder = get_embedder()
     convs, questions = load(Path(args.eval_dir))

@@ -4,7 +4,7 @@
     python tests/bench/prepare.py [--runs 3]
 
 "after": what `prepare` does today for the bundled all-MiniLM-L6-v2 (the graph built from
-its weights by memchat.memory.onnx_build, verified against shipped reference vectors, no
+its weights by memchat.memory.recall.onnx_build, verified against shipped reference vectors, no
 torch). "before": the torch route every model took until then (sentence-transformers loaded,
 torch.onnx.export, verification against sentence-transformers), forced in the same process
 code by making the direct build decline. Both then optimise with onnxruntime, externalise
@@ -22,9 +22,9 @@ import tempfile
 
 SNIPPET = """
 import sys
-from memchat.memory import onnx_embed
+from memchat.memory.recall import onnx_embed
 if sys.argv[1] == "before":
-    import memchat.memory.onnx_build as build
+    import memchat.memory.recall.onnx_build as build
     def decline(*a, **k):
         raise ValueError("forced: the torch route")
     build.build_onnx = decline

@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def vocabulary() -> list[str]:
     """English words in frequency order: the whole words of the bundled model's WordPiece
     vocabulary (about 21,000), so a Zipf draw gives text with realistic term statistics."""
-    from memchat.memory.embed import default_model_path
+    from memchat.memory.recall.embed import default_model_path
 
     words = (default_model_path() / "vocab.txt").read_text(encoding="utf-8").split()
     return [w for w in words if w.isascii() and w.isalpha() and w.islower() and len(w) >= 3]
@@ -127,7 +127,7 @@ def pct(values: list[float], p: float) -> float:
 
 def bench_recall(args, embedder) -> list[tuple[str, str, str]]:
     from memchat.db import open_db
-    from memchat.memory import index, scan, search
+    from memchat.memory.recall import index, scan, search
 
     rng = random.Random(42)
     db = open_db(Path(tempfile.mkdtemp(prefix="memchat-speed-")) / "speed.db")
@@ -211,7 +211,7 @@ def bench_import(lines: list[dict], embedder) -> tuple[float, float]:
     """(messages/s for the whole import, messages/s for the insert alone)."""
     from memchat.db import open_db
     from memchat.importer import import_file
-    from memchat.memory.index import embed_messages
+    from memchat.memory.recall.index import embed_messages
 
     tmp = Path(tempfile.mkdtemp(prefix="memchat-import-"))
     path = tmp / "in.jsonl"
@@ -252,7 +252,7 @@ def main() -> None:
         print("\n## after (this tree)\n", flush=True)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-bench-")
 
-    from memchat.memory.embed import get_embedder
+    from memchat.memory.recall.embed import get_embedder
 
     t0 = time.perf_counter()
     embedder = get_embedder(encoder=args.encoder)

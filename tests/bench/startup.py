@@ -116,8 +116,8 @@ def main() -> None:
         versions = {"before": dict(env0, PYTHONPATH=str(Path(args.baseline).resolve())), "after": env0}
 
     os.environ.update(MEMCHAT_CACHE_DIR=str(cache), MEMCHAT_HOME=str(base / "prep"))
-    from memchat.memory import onnx_embed
-    from memchat.memory.embed import DEFAULT_MODEL
+    from memchat.memory.recall import onnx_embed
+    from memchat.memory.recall.embed import DEFAULT_MODEL
 
     if not onnx_embed.ready(DEFAULT_MODEL):
         print("preparing the ONNX export (not measured)…", file=sys.stderr)

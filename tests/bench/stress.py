@@ -12,8 +12,8 @@ all at once); then --procs processes start together and each runs --writes write
   (`sessions.add_message` for a user turn, `sessions.record_reply` for the reply to it), in
   the process's own session;
 - with the encoder, each write embeds what it stored, as memchat's writers do (a chat turn
-  after its reply, `remember`): `memchat.memory.index.embed_messages`;
-- a recall is `memchat.memory.search.recall` over memories and messages with the configured
+  after its reply, `remember`): `memchat.memory.recall.index.embed_messages`;
+- a recall is `memchat.memory.recall.search.recall` over memories and messages with the configured
   encoder (the bundled all-MiniLM-L6-v2 through onnxruntime), as a chat turn runs it: it
   embeds nothing itself (catch_up=False). --no-embedder: no embedding anywhere, BM25 alone.
 
@@ -107,10 +107,10 @@ def worker(number: int, db_path: str, writes: int, recalls: int, use_embedder: b
         from memchat import sessions
         from memchat.config import load_settings
         from memchat.db import open_db
-        from memchat.memory.embed import configured
-        from memchat.memory.index import embed_messages
-        from memchat.memory.search import recall
-        from memchat.memory.store import MemoryStore
+        from memchat.memory.recall.embed import configured
+        from memchat.memory.recall.index import embed_messages
+        from memchat.memory.recall.search import recall
+        from memchat.memory.store.memories import MemoryStore
 
         rng = random.Random(number)
         embedder = configured(load_settings()) if use_embedder else None
@@ -214,7 +214,7 @@ def main() -> int:
     if not args.no_embedder:
         # Make sure the encoder's ONNX export exists, so the processes load it instead of each building it.
         from memchat.config import load_settings
-        from memchat.memory.embed import configured
+        from memchat.memory.recall.embed import configured
 
         encoder = configured(load_settings())
         print(f"encoder: {type(encoder).__name__}, model {encoder.model_name}", file=sys.stderr)

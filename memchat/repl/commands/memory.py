@@ -30,7 +30,7 @@ def _one_id(arg: str, usage: str) -> str:
 
 @command("remember", "Remember something for good (prefix rule: or event: for those kinds).", args="TEXT")
 def _remember(repl: Repl, arg: str) -> None:
-    from memchat.memory.kinds import kind_of
+    from memchat.memory.store.kinds import kind_of
 
     kind, text = kind_of(arg.strip())
     if not text:

@@ -1,10 +1,10 @@
 """The second half of forgetting: everything that still mentions what was forgotten, and the files.
 
-`finish` carries out the pending scrubs that memchat.memory.forget (and deleting a session)
+`finish` carries out the pending scrubs that memchat.memory.forget.erase (and deleting a session)
 recorded, in bounded transactions:
 
 - sentences of session summaries and of episodic summary memories that mention a forgotten
-  memory become "[forgotten]" (memchat.memory.redact decides what "mentions" means);
+  memory become "[forgotten]" (memchat.memory.forget.redact decides what "mentions" means);
 - past messages that mention it are withheld from every prompt; with purge_sources, the
   turns it came from become "[forgotten]", and the sentences of other messages and the
   session titles that mention it are redacted;
@@ -34,13 +34,13 @@ from memchat.db import (
     sql_errors,
     utcnow,
 )
-from memchat.memory.records import FORGOTTEN_MESSAGE, log_history
-from memchat.memory.state import replies_of, withhold
-from memchat.memory.terms import fts_query
+from memchat.memory.judge.state import replies_of, withhold
+from memchat.memory.store.records import FORGOTTEN_MESSAGE, log_history
+from memchat.memory.text import fts_query
 
 if TYPE_CHECKING:
     from memchat.db import Database
-    from memchat.memory.redact import Redactor
+    from memchat.memory.forget.redact import Redactor
 
 SUMMARY_BATCH = 200  # summaries redacted per transaction
 MESSAGE_BATCH = 2000  # messages read per step when the whole transcript must be read
@@ -66,8 +66,8 @@ def pending(db: Database) -> int:
 
 def finish(db: Database) -> ScrubResult:
     """Carry out every pending scrub; idempotent, so a second process doing it too does no harm."""
-    from memchat.memory.redact import Forgotten as Target
-    from memchat.memory.redact import Redactor
+    from memchat.memory.forget.redact import Forgotten as Target
+    from memchat.memory.forget.redact import Redactor
 
     result = ScrubResult()
     rows: list[tuple[int, int, list[dict[str, Any]]]] = [
@@ -274,7 +274,7 @@ def compact(db: Database) -> bool:
 def _files(db: Database, *, compact: bool) -> tuple[bool, bool]:
     """Delete the vector copy, compact, then checkpoint the WAL: (compacted, no old page image left
     in the WAL). A compaction that fails (busy, no room for its copy) still lets the checkpoint run."""
-    from memchat.memory.vector_file import drop_disk_cache
+    from memchat.memory.recall.vector_file import drop_disk_cache
 
     drop_disk_cache(db)
     conn = db.conn

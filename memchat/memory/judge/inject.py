@@ -2,14 +2,14 @@
 
 Always sent: pinned memories, and "How to work with you" (every active rule). Everything else
 must clear the relevance bar (`memory.relevance`, a calibrated probability from
-memchat.memory.relevance) for this message, read with the turn before it when the message
+memchat.memory.recall.relevance) for this message, read with the turn before it when the message
 leans on it ("and what about her sister?"):
 
 - "What I know about you": facts; "What happened before": events and dated snippets of
   older sessions, each with the turn it answers or that answers it when it needs one.
 - Never a superseded, forgotten or pending value: a snippet whose content moved on is sent
-  beside the current value ("earlier; now: ..."), or not at all (memchat.memory.state).
-- Sensitive categories (memchat.memory.sensitive) are need-to-know: only when the message is
+  beside the current value ("earlier; now: ..."), or not at all (memchat.memory.judge.state).
+- Sensitive categories (memchat.memory.judge.sensitive) are need-to-know: only when the message is
   about the same category, and over a stricter bar.
 
 When nothing clears the bar the section holds pinned items and rules only; its size follows
@@ -26,15 +26,16 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
-from memchat.memory import relevance, sensitive
-from memchat.memory.personal import about_someone, without_request
-from memchat.memory.terms import STOPWORDS, content_stems, stem, words
+from memchat.memory.judge import sensitive
+from memchat.memory.judge.personal import about_someone, without_request
+from memchat.memory.recall import relevance
+from memchat.memory.text import STOPWORDS, content_stems, stem, words
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
     from memchat.db import Database
-    from memchat.memory.embed import Embedder
-    from memchat.memory.search import Hit
+    from memchat.memory.recall.embed import Embedder
+    from memchat.memory.recall.search import Hit
     from memchat.sessions import Message
 
 HEADER = (
@@ -170,8 +171,8 @@ def build(
     today: date | None = None,
 ) -> Section:
     """The memory section for a call whose retrieval query is `query` (see `retrieval_query`)."""
-    from memchat.memory.search import recall
-    from memchat.memory.store import MemoryStore
+    from memchat.memory.recall.search import recall
+    from memchat.memory.store.memories import MemoryStore
 
     store = MemoryStore(db)
     candidates: list[Item] = []
@@ -249,7 +250,7 @@ def _retrieved(
 ) -> list[Item]:
     """Facts, events and snippets that cleared the gate, in relevance order, in the state they are in
     now (`beside`: the texts of the turns around them)."""
-    from memchat.memory.state import message_states
+    from memchat.memory.judge.state import message_states
 
     messages = [h for h in hits if h.type == "message"]
     context_ids = {i for h in messages for i in (h.previous_id, h.next_id) if i}

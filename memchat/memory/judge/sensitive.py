@@ -1,10 +1,10 @@
 """Sensitive categories: which private subjects a text touches, so they travel only when needed.
 
-The categories are the review queue's (memchat.memory.extract.SENSITIVE): health, religion,
+The categories are the review queue's (memchat.memory.capture.extract.SENSITIVE): health, religion,
 politics, sexual orientation and gender identity, finances, legal status, workplace
 conflicts, precise location, identity documents, children. A memory or past message that
 touches one goes into a call only when the message at hand is about the same category, and
-clears a stricter relevance bar (memchat.memory.inject). Detection is by words and by the
+clears a stricter relevance bar (memchat.memory.judge.inject). Detection is by words and by the
 shapes of numbers (card, IBAN, social security, passport); it errs towards "sensitive".
 """
 

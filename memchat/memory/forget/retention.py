@@ -3,7 +3,7 @@
 `expired` lists what the windows let go (what `memchat purge --dry-run` shows); `purge` deletes
 it for good, in bounded batches, with the same scrubbing as forget: messages leave their rows,
 the full-text index (merged) and the vectors (the vector copy is rewritten, the WAL
-checkpointed); events and guesses are forgotten through memchat.memory.forget (history,
+checkpointed); events and guesses are forgotten through memchat.memory.forget.erase (history,
 summaries that quote them). A session whose every message went is deleted with its episodic
 summary; a session that lost its oldest messages loses its title and compaction summary, which
 quote them. Never expired: facts (stated, learnt or pinned), pinned events and pinned
@@ -118,8 +118,8 @@ def expired(db: Database, windows: Windows, now: datetime | None = None) -> Expi
 def purge(db: Database, doomed: Expired, actor: str = "retention") -> bool:
     """Delete what `expired` listed, for good; False if a reader's old snapshot keeps the scrub of
     the files pending (the next open finishes it)."""
-    from memchat.memory import scrub
-    from memchat.memory.forget import forget, live_memories
+    from memchat.memory.forget import scrub
+    from memchat.memory.forget.erase import forget, live_memories
 
     if doomed.memories:
         forget(db, live_memories(db, doomed.memories), actor=actor)  # history: forget by retention

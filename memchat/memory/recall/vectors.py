@@ -1,7 +1,7 @@
 """A set of vectors as one matrix, and the counter that says when it is stale.
 
-Shared by the vector index (memchat.memory.index) and its on-disk copy
-(memchat.memory.vector_file): triggers bump a set's `index_state` generation on every change
+Shared by the vector index (memchat.memory.recall.index) and its on-disk copy
+(memchat.memory.recall.vector_file): triggers bump a set's `index_state` generation on every change
 a cached matrix depends on, from any process, so a matrix is good while its generation holds.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memchat.memory.records import KINDS, STATUSES
+from memchat.memory.store.records import KINDS, STATUSES
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,7 +1,7 @@
 """Whether a past message may reach a prompt as it is: the memory it gave rise to may have moved on.
 
 A message is the raw record; what memchat learnt from it has a state. Before a past message
-goes into a call as a snippet, memchat.memory.inject asks here:
+goes into a call as a snippet, memchat.memory.judge.inject asks here:
 
 - withheld: the user forgot what it said (forget marks every message that mentions the
   forgotten memory), or a memory drawn from it waits for review (pending) - it is not sent;
@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memchat.memory.redact import distinctive
-from memchat.memory.terms import words
+from memchat.memory.forget.redact import distinctive
+from memchat.memory.text import words
 
 if TYPE_CHECKING:
     from memchat.db import Database

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.capture import capture_session, save_pointer
+from memchat.memory.capture.turns import capture_session, save_pointer
 
 if TYPE_CHECKING:
     from memchat.config import Settings

@@ -1,7 +1,7 @@
 """Whether a message is about someone's own world, or a general question.
 
 A message with no person in it ("why is the sky blue?", "can you explain TCP to me?") is not
-about the user's past: memchat.memory.inject then sends a memory only when most of the
+about the user's past: memchat.memory.judge.inject then sends a memory only when most of the
 message's words are in it. A message is about someone when it says I, my, we, she..., or
 names someone memory knows: a speaker of the transcript, or a person a memory names ("my
 sister Ana", "a cat called Pixel", "Biscuit is my dog") - not a brand ("my car is a Toyota").
@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memchat.memory.terms import STOPWORDS, words
+from memchat.memory.text import STOPWORDS, words
 
 if TYPE_CHECKING:
-    from memchat.memory.search import Hit
+    from memchat.memory.recall.search import Hit
 
 _PERSONAL = re.compile(
     r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself|i'm|i've|i'd|"

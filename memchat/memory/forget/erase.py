@@ -9,7 +9,7 @@ long enough to lock out a chat (each batch is one short transaction, ~BATCH memo
    (merging the FTS segments that still hold the deleted words, the summaries and past
    messages that mention it) is recorded as a pending scrub, with the texts it needs, in the
    same commit. Between batches forget pauses (db.let_others_write) so a chat gets the lock.
-2. The pending scrubs are then carried out (memchat.memory.scrub): the FTS index is merged,
+2. The pending scrubs are then carried out (memchat.memory.forget.scrub): the FTS index is merged,
    sentences of summaries that mention the memory are redacted, past messages that mention
    it are withheld from every prompt (or, with purge_sources, redacted), the on-disk copy of
    the vectors is deleted, and the WAL is checkpointed so that, with `secure_delete` on, no page image of
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, let_others_write, utcnow
-from memchat.memory.records import COLUMNS, Memory, log_history, memory_from_row
+from memchat.memory.store.records import COLUMNS, Memory, log_history, memory_from_row
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -88,7 +88,7 @@ def forget(
     db: Database, targets: list[Memory], *, actor: str = "user", purge_sources: bool = False, action: str = "forget"
 ) -> Forgotten:
     """Forget these memories, and the versions they superseded, for good."""
-    from memchat.memory import scrub
+    from memchat.memory.forget import scrub
 
     ids = chain(db, [m.id for m in targets])
     done = Forgotten()
@@ -189,7 +189,7 @@ def delete_session(db: Database, session_id: int) -> Forgotten:
     The messages go through a pending scrub recorded first (with the title, which quotes the
     first message): a kill part-way is finished by the next open of the profile.
     """
-    from memchat.memory import scrub
+    from memchat.memory.forget import scrub
 
     derived = [
         r[0]

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.extract import Candidate
+from memchat.memory.capture.extract import Candidate
 
 if TYPE_CHECKING:
-    from memchat.memory.embed import Embedder
-    from memchat.memory.store import Memory, MemoryStore
+    from memchat.memory.recall.embed import Embedder
+    from memchat.memory.store.memories import Memory, MemoryStore
 
 DUPLICATE = 0.90
 RELATED = 0.72
@@ -62,7 +62,7 @@ def _neighbours(store: MemoryStore, embedder: Embedder | None, c: Candidate) -> 
     """Active memories of the same kind most similar to the candidate, with their cosine."""
     if embedder is None:
         return [(m, 1.0) for m in store.find(kind=c.kind, status="active") if _norm(m.text) == _norm(c.text)]
-    from memchat.memory.search import recall
+    from memchat.memory.recall.search import recall
 
     hits = recall(store.db, c.text, embedder, kinds=(c.kind,), limit=5)
     found = store.get_many([h.id for h in hits if h.type == "memory"])

@@ -2,7 +2,7 @@
 
 Absolute dates and months are read as they are; relative ones ("yesterday", "last month",
 "3 days ago") from the message's own date. Recall ranks what happened in the period first
-(memchat.memory.relevance); nothing outside it is excluded, since people misremember dates.
+(memchat.memory.recall.relevance); nothing outside it is excluded, since people misremember dates.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How relevant a candidate is to the message at hand: a calibrated probability, from a few features.
 
-The first stage (memchat.memory.search) finds candidates by BM25 and cosine and fuses their
+The first stage (memchat.memory.recall.search) finds candidates by BM25 and cosine and fuses their
 ranks; rank-based scores say which candidate is best, not whether any is good. The second
 stage reads each candidate (and its neighbouring turns) against the query and combines:
 
@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memchat.memory.terms import STOPWORDS, content_stems, stem, words
+from memchat.memory.text import STOPWORDS, content_stems, stem, words
 
 if TYPE_CHECKING:
     from memchat.db import Database

@@ -3,7 +3,7 @@
 Importing sentence-transformers costs ~7 s (torch, transformers, scipy); onnxruntime and
 tokenizers load in ~0.2 s and a session with memory-mapped weights in ~0.1 s. The ONNX
 graph (mean pooling over the attention mask and L2 normalisation inside it) is built once
-from the model's weights (memchat.memory.onnx_build; the torch export for architectures it
+from the model's weights (memchat.memory.recall.onnx_build; the torch export for architectures it
 does not know), optimised once, saved with its weights as external data, and verified on a
 fixed set of texts before it is ever used: against vectors sentence-transformers made for
 the bundled model (shipped with memchat), or against sentence-transformers itself for any
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.models import canonical_name, load_sentence_transformer, resolve_model
+from memchat.memory.recall.models import canonical_name, load_sentence_transformer, resolve_model
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,7 +119,7 @@ def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
 def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
     """Build, optimise, verify and cache the ONNX model. Returns True when it verified.
 
-    A BERT-family model is built straight from its weights (memchat.memory.onnx_build: no
+    A BERT-family model is built straight from its weights (memchat.memory.recall.onnx_build: no
     torch, ~1 s, ~200 MB); the bundled model is verified against reference vectors shipped
     with memchat. Another architecture, or another model's verification, needs torch and
     sentence-transformers (~15 s, ~900 MB). Once per model and machine.
@@ -137,7 +137,7 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
     with tempfile.TemporaryDirectory(dir=str(target.parent) if target.parent.exists() else None) as tmp:
         work = Path(tmp)
         try:
-            from memchat.memory.onnx_build import build_onnx
+            from memchat.memory.recall.onnx_build import build_onnx
 
             build_onnx(model_dir, work / "raw.onnx")
         except ValueError:  # not a plain BERT + mean pooling: export through torch
@@ -185,7 +185,7 @@ def _shipped_reference(model_name: str, model_dir: Path) -> Any:
     with memchat (memory/minilm_reference.json), when this is that model: verification without torch."""
     import numpy as np
 
-    from memchat.memory.models import DEFAULT_MODEL, default_model_path
+    from memchat.memory.recall.models import DEFAULT_MODEL, default_model_path
 
     if canonical_name(model_name) != DEFAULT_MODEL or model_dir.resolve() != default_model_path().resolve():
         return None

@@ -1,6 +1,6 @@
 """Scanning vectors: the n rows of a matrix nearest a query vector, on two cores.
 
-Pure numpy over a VectorSet's matrix (memchat.memory.vectors); the index keeps the matrices,
+Pure numpy over a VectorSet's matrix (memchat.memory.recall.vectors); the index keeps the matrices,
 search decides what to scan and with which filters.
 """
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-    from memchat.memory.vectors import VectorSet
+    from memchat.memory.recall.vectors import VectorSet
 
 _SPLIT_ROWS = 20_000
 _CHUNK_ROWS = 32_768  # rows scanned between letting go of their pages

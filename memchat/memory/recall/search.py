@@ -18,18 +18,18 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import UsageError
-from memchat.memory import index, scan
-from memchat.memory.dates import Period, period_in
-from memchat.memory.rank import TUNING, Hit, Query, Tuning, rank, with_tuning
-from memchat.memory.store import KINDS, STATUSES
-from memchat.memory.terms import fts_query
-from memchat.memory.vectors import VectorSet, kind_status_code
+from memchat.memory.recall import index, scan
+from memchat.memory.recall.dates import Period, period_in
+from memchat.memory.recall.rank import TUNING, Hit, Query, Tuning, rank, with_tuning
+from memchat.memory.recall.vectors import VectorSet, kind_status_code
+from memchat.memory.store.memories import KINDS, STATUSES
+from memchat.memory.text import fts_query
 
 if TYPE_CHECKING:
     import numpy as np
 
     from memchat.db import Database
-    from memchat.memory.embed import Embedder
+    from memchat.memory.recall.embed import Embedder
 
 ALL_KINDS = (*KINDS, "message")
 CATCH_UP = 32  # texts a search embeds on its own; a larger backlog waits for recall/import/reindex

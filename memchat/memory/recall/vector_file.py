@@ -13,7 +13,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file
-from memchat.memory.vectors import VectorSet, generation
+from memchat.memory.recall.vectors import VectorSet, generation
 
 if TYPE_CHECKING:
     from memchat.db import Database

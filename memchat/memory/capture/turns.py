@@ -4,7 +4,7 @@ A session's capture pointer (capture_state.through_message_id) moves only after 
 candidates are stored, so a failed or interrupted extraction is simply retried next time.
 At a session's end the same call also writes its episodic summary (what was done, decided,
 left open), stored as an event linked to the session. Small talk costs no call at all.
-Where capture runs (a thread, a detached process) is memchat.memory.background.
+Where capture runs (a thread, a detached process) is memchat.memory.capture.background.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from memchat.db import immediate, utcnow
 if TYPE_CHECKING:
     from memchat.config import Settings
     from memchat.db import Database
-    from memchat.memory.policy import Outcome
+    from memchat.memory.capture.policy import Outcome
     from memchat.sessions import Message
 
 MIN_WORDS = 4  # fewer words from the user in all: nothing to capture
@@ -132,10 +132,10 @@ def capture_session(
     when final: one call to memory.model (none for small talk); raises on failure."""
     from memchat import sessions
     from memchat.context import eligible
-    from memchat.memory import policy
-    from memchat.memory.extract import extract
-    from memchat.memory.search import recall
-    from memchat.memory.store import MemoryStore
+    from memchat.memory.capture import policy
+    from memchat.memory.capture.extract import extract
+    from memchat.memory.recall.search import recall
+    from memchat.memory.store.memories import MemoryStore
 
     result = CaptureResult(session_id)
     through, summarised = pointer(db, session_id)
@@ -194,6 +194,6 @@ def _embed_new(db: Database, embedder: Any, memory_ids: list[int]) -> None:
     if callable(embedder) and not hasattr(embedder, "encode"):
         embedder = embedder()
     if embedder is not None and memory_ids:
-        from memchat.memory.index import embed_messages
+        from memchat.memory.recall.index import embed_messages
 
         embed_messages(db, embedder, [], memory_ids=memory_ids)

@@ -3,7 +3,7 @@
 1. Reciprocal rank fusion: fused = sum over lists of weight / (rrf_k + rank), divided by
    what first place in every list would score (so 1.0 is the best possible).
 2. The first FIRST_STAGE candidates, and the turns around the best messages, are read and
-   re-scored by memchat.memory.relevance: a calibrated probability that the candidate holds
+   re-scored by memchat.memory.recall.relevance: a calibrated probability that the candidate holds
    what the query asks for. That is `Hit.score`.
 3. The score: that probability, its odds times a light boost for recency, importance, pins and use.
 """
@@ -15,15 +15,15 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory import relevance
-from memchat.memory.store import Memory, MemoryStore
+from memchat.memory.recall import relevance
+from memchat.memory.store.memories import Memory, MemoryStore
 
 if TYPE_CHECKING:
     import numpy as np
 
     from memchat.db import Database
-    from memchat.memory.dates import Period
-    from memchat.memory.vectors import VectorSet
+    from memchat.memory.recall.dates import Period
+    from memchat.memory.recall.vectors import VectorSet
 
 FIRST_STAGE = 60  # candidates the second stage reads
 

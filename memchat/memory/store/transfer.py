@@ -15,7 +15,7 @@ from typing import Any
 
 from memchat.db import utcnow
 from memchat.errors import UsageError, require_unicode
-from memchat.memory.store import KINDS, ORIGINS, Memory, MemoryStore
+from memchat.memory.store.memories import KINDS, ORIGINS, Memory, MemoryStore
 from memchat.text import shorten
 
 FORMAT = "memchat-memories"
