@@ -253,50 +253,11 @@ _NAMES_A_MODEL = ("model", "memory.model")
 
 
 def _coerce(setting: Setting, value: Any, origin: str) -> Any:
+    """A setting's value from the config file, the environment or a flag, checked: its type, its
+    range, its choices (a ConfigError that names the setting and where the value came from)."""
     want = type(setting.default)
-    if want is bool:
-        if isinstance(value, bool):
-            result: Any = value
-        elif isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
-            result = True
-        elif isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
-            result = False
-        else:
-            raise ConfigError(f"setting '{setting.name}' ({origin}) must be true or false, got {value!r}")
-    elif want is float:
-        try:
-            if isinstance(value, bool):
-                raise ValueError
-            result = float(value)
-        except (TypeError, ValueError, OverflowError):
-            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a number, got {value!r}") from None
-        low = setting.minimum if setting.minimum is not None else -math.inf
-        high = setting.maximum if setting.maximum is not None else math.inf
-        if not low <= result <= high:  # also refuses nan
-            raise ConfigError(
-                f"setting '{setting.name}' ({origin}) must be between {low:g} and {high:g}, got {value!r}"
-            )
-    elif want is int:
-        if isinstance(value, bool):
-            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}")
-        try:
-            result = int(value)
-        except (TypeError, ValueError, OverflowError):
-            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a whole number, got {value!r}") from None
-        if setting.minimum is not None and result < setting.minimum:
-            raise ConfigError(f"setting '{setting.name}' ({origin}) must be at least {setting.minimum}, got {result}")
-        if setting.maximum is not None and result > setting.maximum:
-            raise ConfigError(
-                f"setting '{setting.name}' ({origin}) must be at most {int(setting.maximum):,}, got {result}"
-            )
-    else:
-        if not isinstance(value, str):
-            raise ConfigError(f"setting '{setting.name}' ({origin}) must be a string, got {value!r}")
-        if "\x00" in value:
-            raise ConfigError(f"setting '{setting.name}' ({origin}) cannot contain a NUL character")
-        result = value
-        if setting.name in _NAMES_A_MODEL and not value.strip():
-            raise ConfigError(f"setting '{setting.name}' ({origin}) needs a model name, got an empty one")
+    coerce = {bool: _to_bool, float: _to_float, int: _to_int}.get(want, _to_text)
+    result: Any = coerce(setting, value, f"setting '{setting.name}' ({origin})")
     allowed = setting.choices
     if setting.name == "provider":
         from memchat.providers import names  # the built-in ones, and any registered (a test's fake)
@@ -307,6 +268,54 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     if setting.name == "profile" and not PROFILE_RE.match(result):
         raise ConfigError(f"profile name {result!r} ({origin}) may use only letters, digits, '-', '_' and '.'")
     return result
+
+
+def _to_bool(setting: Setting, value: Any, what: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{what} must be true or false, got {value!r}")
+
+
+def _to_float(setting: Setting, value: Any, what: str) -> float:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        result = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{what} must be a number, got {value!r}") from None
+    low = setting.minimum if setting.minimum is not None else -math.inf
+    high = setting.maximum if setting.maximum is not None else math.inf
+    if not low <= result <= high:  # also refuses nan
+        raise ConfigError(f"{what} must be between {low:g} and {high:g}, got {value!r}")
+    return result
+
+
+def _to_int(setting: Setting, value: Any, what: str) -> int:
+    if isinstance(value, bool):
+        raise ConfigError(f"{what} must be a whole number, got {value!r}")
+    try:
+        result = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{what} must be a whole number, got {value!r}") from None
+    if setting.minimum is not None and result < setting.minimum:
+        raise ConfigError(f"{what} must be at least {setting.minimum}, got {result}")
+    if setting.maximum is not None and result > setting.maximum:
+        raise ConfigError(f"{what} must be at most {int(setting.maximum):,}, got {result}")
+    return result
+
+
+def _to_text(setting: Setting, value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{what} must be a string, got {value!r}")
+    if "\x00" in value:
+        raise ConfigError(f"{what} cannot contain a NUL character")
+    if setting.name in _NAMES_A_MODEL and not value.strip():
+        raise ConfigError(f"{what} needs a model name, got an empty one")
+    return value
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:

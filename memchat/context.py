@@ -190,16 +190,7 @@ def compile_context(
             f"{reserve:,}-token reply reserve): shorten it, lower max_tokens or raise context_window"
         )
     disposition: dict[int, str] = {}
-    candidates: list[Message] = []
-    for m in history:
-        if current is not None and m.id == current.id:
-            continue
-        if not eligible(m):
-            disposition[m.id] = "unsent"
-        elif summary_through is not None and m.id <= summary_through and not m.pinned:
-            disposition[m.id] = "summarised"
-        else:
-            candidates.append(m)
+    candidates = _candidates(history, current, summary_through, disposition)
     pinned = [m for m in candidates if m.pinned]
     pinned_cost = sum(cost(m) for m in pinned)
     left = history_budget - current_cost - pinned_cost
@@ -210,22 +201,8 @@ def compile_context(
         )
     turns = _turns([m for m in candidates if not m.pinned])
     if strategy == "window":
-        keep_from = max(len(turns) - window_turns, 0)
-        for turn in turns[:keep_from]:
-            for m in turn:
-                disposition[m.id] = "dropped"
-        turns = turns[keep_from:]
-    kept: list[Message] = []
-    # Newest turns first, whole turns only, until the budget is spent.
-    for i in range(len(turns) - 1, -1, -1):
-        turn_cost = sum(cost(m) for m in turns[i])
-        if turn_cost > left:
-            for older in turns[: i + 1]:
-                for m in older:
-                    disposition[m.id] = "dropped"
-            break
-        left -= turn_cost
-        kept = turns[i] + kept
+        turns = _last_turns(turns, window_turns, disposition)
+    kept = _newest_that_fit(turns, left, cost, disposition)
     chosen = sorted(pinned + kept, key=lambda m: m.id)
     for m in chosen:
         disposition[m.id] = "pinned" if m.pinned else "sent"
@@ -240,18 +217,63 @@ def compile_context(
         history_budget=history_budget,
         margin=margin,
     )
-    # The uncorrected estimate of the request, from counts already at hand (no re-encoding).
-    raw = count(full_system) + sum(
-        (m.tokens if m.tokens is not None else count(m.content)) + MESSAGE_OVERHEAD
-        for m in chosen + ([current] if current is not None else [])
-    )
     return Compiled(
         system=full_system,
         messages=to_api(chosen, current),
         budget=budget,
         disposition=disposition,
         notices=notices,
-        estimate=raw,
+        estimate=_raw_estimate(full_system, chosen + ([current] if current is not None else []), count),
+    )
+
+
+def _candidates(
+    history: list[Message], current: Message | None, summary_through: int | None, disposition: dict[int, str]
+) -> list[Message]:
+    """The history that may be sent; what may not is marked in `disposition` (unsent or summarised)."""
+    candidates: list[Message] = []
+    for m in history:
+        if current is not None and m.id == current.id:
+            continue
+        if not eligible(m):
+            disposition[m.id] = "unsent"
+        elif summary_through is not None and m.id <= summary_through and not m.pinned:
+            disposition[m.id] = "summarised"
+        else:
+            candidates.append(m)
+    return candidates
+
+
+def _last_turns(turns: list[list[Message]], window_turns: int, disposition: dict[int, str]) -> list[list[Message]]:
+    """The `window` strategy: the last window_turns turns; the older ones are marked dropped."""
+    keep_from = max(len(turns) - window_turns, 0)
+    for turn in turns[:keep_from]:
+        for m in turn:
+            disposition[m.id] = "dropped"
+    return turns[keep_from:]
+
+
+def _newest_that_fit(
+    turns: list[list[Message]], left: int, cost: Callable[[Message], int], disposition: dict[int, str]
+) -> list[Message]:
+    """Newest turns first, whole turns only, until the budget `left` is spent; the rest are marked dropped."""
+    kept: list[Message] = []
+    for i in range(len(turns) - 1, -1, -1):
+        turn_cost = sum(cost(m) for m in turns[i])
+        if turn_cost > left:
+            for older in turns[: i + 1]:
+                for m in older:
+                    disposition[m.id] = "dropped"
+            break
+        left -= turn_cost
+        kept = turns[i] + kept
+    return kept
+
+
+def _raw_estimate(full_system: str, sent: list[Message], count: Callable[[str], int]) -> int:
+    """The uncorrected estimate of the request, from counts already at hand (no re-encoding)."""
+    return count(full_system) + sum(
+        (m.tokens if m.tokens is not None else count(m.content)) + MESSAGE_OVERHEAD for m in sent
     )
 
 

@@ -112,12 +112,47 @@ def let_others_write() -> None:
 
 def open_db(path: Path | str) -> Database:
     """Open (creating if needed) and migrate the database at path."""
-    from memchat import encryption, schema
-    from memchat.files import describe_os_error
+    from memchat import encryption
 
     path = Path(path)
     with contextlib.suppress(OSError, ValueError):
         encryption.recover(path)  # an encrypt or decrypt a crash cut short
+    st = _stat_database(path)
+    # The header is read (once per process, under encryption.PROBE) before this process holds any
+    # lock on the file: see encryption.is_encrypted.
+    encrypted = st is not None and encryption.is_encrypted(path)
+    found = encryption.key_for(path) if encrypted else None
+    if encrypted and found is None:
+        raise StoreError(
+            f"{path} is an encrypted profile and no key was found (set {encryption.KEY_ENV}, or unlock "
+            "the OS keyring that `memchat profile encrypt` stored it in), or not a memchat database; "
+            "it was left untouched"
+        )
+    try:
+        if found is not None:
+            conn = encryption.connect(path, found[0], found[1], BUSY_TIMEOUT_MS / 1000)
+        else:
+            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        db = _prepare(path, conn, encrypted)
+    except StoreError:
+        raise
+    except sql_errors() as exc:
+        raise _fail(path, exc) from None
+    for suffix in ("-wal", "-shm"):
+        side = Path(str(path) + suffix)
+        with contextlib.suppress(OSError):  # SQLite's own files, made for this database: private
+            side_stat = os.lstat(side)
+            if stat.S_ISREG(side_stat.st_mode) and side_stat.st_mode & 0o077:
+                os.chmod(side, 0o600)
+    return db
+
+
+def _stat_database(path: Path) -> os.stat_result | None:
+    """The file's stat (None: it did not exist, and was created 0600), or a StoreError that says
+    why it cannot be the database (a directory, a device, a name with a NUL...)."""
+    from memchat import encryption
+    from memchat.files import describe_os_error
+
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -139,57 +174,38 @@ def open_db(path: Path | str) -> Database:
             encryption.known(path, False)
     except OSError as exc:
         raise StoreError(f"cannot create the database {path}: {describe_os_error(exc)}") from None
-    # The header is read (once per process, under encryption.PROBE) before this process holds any
-    # lock on the file: see encryption.is_encrypted.
-    encrypted = st is not None and encryption.is_encrypted(path)
-    found = encryption.key_for(path) if encrypted else None
-    if encrypted:
-        if found is None:
-            raise StoreError(
-                f"{path} is an encrypted profile and no key was found (set {encryption.KEY_ENV}, or unlock "
-                "the OS keyring that `memchat profile encrypt` stored it in), or not a memchat database; "
-                "it was left untouched"
-            )
-    try:
-        if found is not None:
-            conn = encryption.connect(path, found[0], found[1], BUSY_TIMEOUT_MS / 1000)
-        else:
-            conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        # Reading the schema proves the file is a database before anything writes to it.
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        db = Database(conn, encrypted=encrypted)
-        known = set(schema.names())
-        unknown = set(schema.applied(conn)) - known
-        if unknown:
-            conn.close()
-            raise StoreError(
-                f"{path} was written by a newer memchat (it has migration {sorted(unknown)[0]}); "
-                "upgrade memchat to open it. The file was not changed."
-            )
-        _enable_wal(conn)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        # Forget means gone: deleted content is zeroed, not left in free pages.
-        conn.execute("PRAGMA secure_delete = ON")
-        if known - set(schema.applied(conn)):
-            # The write lock is held for the whole migration, and what is pending is read again
-            # once it is ours: another process may have migrated while this one waited.
-            from sqlite_utils import Database as Migratable
+    return st
 
-            with immediate(db):
-                if known - set(schema.applied(conn)):
-                    schema.runner().apply(Migratable(conn, execute_plugins=False))
-    except StoreError:
-        raise
-    except sql_errors() as exc:
-        raise _fail(path, exc) from None
-    for suffix in ("-wal", "-shm"):
-        side = Path(str(path) + suffix)
-        with contextlib.suppress(OSError):  # SQLite's own files, made for this database: private
-            side_stat = os.lstat(side)
-            if stat.S_ISREG(side_stat.st_mode) and side_stat.st_mode & 0o077:
-                os.chmod(side, 0o600)
+
+def _prepare(path: Path, conn: sqlite3.Connection, encrypted: bool) -> Database:
+    """Settings of every connection, and the migrations this file lacks (refusing a newer file)."""
+    from memchat import schema
+
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    # Reading the schema proves the file is a database before anything writes to it.
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    db = Database(conn, encrypted=encrypted)
+    known = set(schema.names())
+    unknown = set(schema.applied(conn)) - known
+    if unknown:
+        conn.close()
+        raise StoreError(
+            f"{path} was written by a newer memchat (it has migration {sorted(unknown)[0]}); "
+            "upgrade memchat to open it. The file was not changed."
+        )
+    _enable_wal(conn)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    # Forget means gone: deleted content is zeroed, not left in free pages.
+    conn.execute("PRAGMA secure_delete = ON")
+    if known - set(schema.applied(conn)):
+        # The write lock is held for the whole migration, and what is pending is read again
+        # once it is ours: another process may have migrated while this one waited.
+        from sqlite_utils import Database as Migratable
+
+        with immediate(db):
+            if known - set(schema.applied(conn)):
+                schema.runner().apply(Migratable(conn, execute_plugins=False))
     return db
 
 

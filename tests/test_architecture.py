@@ -1,4 +1,4 @@
-"""The architecture holds: layers import only downwards, no import cycle, modules stay small.
+"""The architecture holds: layers import only downwards, no import cycle, every module says why it exists.
 
 Layers, top first: shells (memchat.cli, memchat.repl, memchat.mcp) > memchat.ui (terminal
 output, used by the shells) and memchat.app (the use cases) > the core (everything else),
@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memchat"
-MAX_LINES = 400
 SHELLS = ("memchat.cli", "memchat.repl", "memchat.mcp")
 TERMINAL_LIBRARIES = ("typer", "click", "prompt_toolkit", "rich")
 
@@ -150,11 +149,11 @@ def test_imports_point_down_the_layers(name):
     assert wrong == [], f"{name} imports {wrong}"
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_every_module_is_small_and_says_why_it_exists(name):
-    source = MODULES[name].read_text()
-    assert len(source.splitlines()) <= MAX_LINES, f"{name} holds more than one idea: split it by concern"
-    assert ast.get_docstring(ast.parse(source)), f"{name} has no module docstring"
+def test_every_module_says_why_it_exists():
+    # Size is held by ruff's complexity rules (C901, PLR0912, PLR0915 in pyproject.toml), per
+    # function, not by a line count per file.
+    silent = sorted(name for name, path in MODULES.items() if not ast.get_docstring(ast.parse(path.read_text())))
+    assert silent == [], f"modules without a docstring: {silent}"
 
 
 def test_the_checker_sees_lazy_imports_and_ignores_type_only_ones():

@@ -4,13 +4,45 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import typer
 
 from memchat.cli.common import state
 from memchat.errors import ExitCode
 from memchat.text import plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memchat.app import Memchat
+
+
+class _Report:
+    """Prints one line per check and counts the failures: any failure makes doctor exit 1."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.failures = 0
+
+    def __call__(self, ok: bool | None, what: str, detail: str = "") -> None:
+        from memchat.ui.console import escape
+
+        mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[yellow]![/yellow]"}[ok]
+        if ok is False:
+            self.failures += 1
+        self.console.print(f"{mark} {what}" + (f" [dim]— {escape(detail)}[/dim]" if detail else ""), soft_wrap=True)
+
+    def check(self, what: str, fn: Callable[[], str]) -> None:
+        """Runs one check, timed; whatever it raises is reported as its failure."""
+        started = time.monotonic()
+        try:
+            detail = fn()
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure in plain words
+            self(False, what, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
+        else:
+            self(True, what, f"{detail} ({time.monotonic() - started:.1f} s)" if detail else "")
 
 
 def doctor(
@@ -22,31 +54,29 @@ def doctor(
     The server check makes one free, authenticated request (counting the tokens of "hi"): it
     shows whether the base URL answers, the key is accepted and the model exists, and how long
     the round trip took."""
-    from memchat.ui.console import escape, out
+    from memchat.ui.console import out
 
     console = out()
-    failures = 0
+    report = _Report(console)
+    memchat = _configuration(ctx, report)
+    _check_key(report, memchat)
+    _check_server(report, memchat, quick)
+    report.check("database", lambda: _database(memchat))
+    _check_consent(report, memchat)
+    _check_private_files(report, memchat)
+    _check_unfinished_work(report, memchat)
+    report.check("tokenizer (offline)", _tokenizer)
+    _check_embedder(report, memchat, console, quick)
+    if report.failures:
+        raise typer.Exit(ExitCode.FAILURE)
 
-    def report(ok: bool | None, what: str, detail: str = "") -> None:
-        nonlocal failures
-        mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[yellow]![/yellow]"}[ok]
-        if ok is False:
-            failures += 1
-        console.print(f"{mark} {what}" + (f" [dim]— {escape(detail)}[/dim]" if detail else ""), soft_wrap=True)
 
-    def check(what: str, fn: Any) -> None:
-        started = time.monotonic()
-        try:
-            detail = fn()
-        except Exception as exc:  # noqa: BLE001 - doctor reports every failure in plain words
-            report(False, what, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
-        else:
-            report(True, what, f"{detail} ({time.monotonic() - started:.1f} s)" if detail else "")
-
+def _configuration(ctx: typer.Context, report: _Report) -> Memchat:
+    """The open profile; without one nothing else can be checked, so doctor stops here."""
     st = state(ctx)
     try:
         memchat = st.app()
-        memchat.on_warning = None  # doctor reports access itself, below
+        memchat.on_warning = None  # doctor reports access itself, in _check_private_files
         settings = memchat.settings
     except Exception as exc:  # noqa: BLE001
         report(False, "configuration", getattr(exc, "message", str(exc)))
@@ -56,51 +86,61 @@ def doctor(
         "configuration",
         f"{settings.config_path}" + ("" if settings.config_path.exists() else " (defaults; no file)"),
     )
+    return memchat
 
-    if settings.provider == "anthropic":
-        key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-        if key:
-            report(True, "API key", "ANTHROPIC_API_KEY is set (not shown)")
-        else:
-            report(
-                False,
-                "API key",
-                "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
-            )
+
+def _has_key() -> bool:
+    return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
+
+
+def _check_key(report: _Report, memchat: Memchat) -> None:
+    provider = memchat.settings.provider
+    if provider != "anthropic":
+        report(True, "provider", f"{provider} needs no key")
+    elif _has_key():
+        report(True, "API key", "ANTHROPIC_API_KEY is set (not shown)")
     else:
-        report(True, "provider", f"{settings.provider} needs no key")
+        report(
+            False,
+            "API key",
+            "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
+        )
 
+
+def _check_server(report: _Report, memchat: Memchat, quick: bool) -> None:
     def server() -> str:
         memchat.provider.ready()  # no key, a malformed base_url: said before any request
-        return memchat.provider.check(settings.model)
+        return memchat.provider.check(memchat.settings.model)
 
     if quick:
         report(None, "server", "skipped (--quick)")
-    elif settings.provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY", "").strip():
+    elif memchat.settings.provider == "anthropic" and not _has_key():
         report(None, "server", "not tried without a key")
     else:
-        check("server", server)
+        report.check("server", server)
 
-    def database() -> str:
-        from memchat.app.profile import known_failure
-        from memchat.errors import StoreError
 
-        try:
-            ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
-            count = len(memchat.list_sessions(None))
-        except Exception as exc:  # noqa: BLE001 - a damaged page: said with what to do
-            raise known_failure(exc, settings.db_path) or exc from None
-        if ok != "ok":
-            raise StoreError(
-                f"{settings.db_path} is damaged ({ok}); restore a backup, or rescue what can be read: "
-                f"sqlite3 {settings.db_path} .recover > rescue.sql"
-            )
-        mode = oct(os.stat(settings.db_path).st_mode & 0o777)
-        sealed = ", encrypted (SQLCipher)" if memchat.encrypted else ""
-        return f"{settings.db_path}, {plural(count, 'session')}, mode {mode}{sealed}"
+def _database(memchat: Memchat) -> str:
+    from memchat.app.profile import known_failure
+    from memchat.errors import StoreError
 
-    check("database", database)
+    db_path = memchat.settings.db_path
+    try:
+        ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
+        count = len(memchat.list_sessions(None))
+    except Exception as exc:  # noqa: BLE001 - a damaged page: said with what to do
+        raise known_failure(exc, db_path) or exc from None
+    if ok != "ok":
+        raise StoreError(
+            f"{db_path} is damaged ({ok}); restore a backup, or rescue what can be read: "
+            f"sqlite3 {db_path} .recover > rescue.sql"
+        )
+    mode = oct(os.stat(db_path).st_mode & 0o777)
+    sealed = ", encrypted (SQLCipher)" if memchat.encrypted else ""
+    return f"{db_path}, {plural(count, 'session')}, mode {mode}{sealed}"
 
+
+def _check_consent(report: _Report, memchat: Memchat) -> None:
     said = memchat.consent()
     if said is None:
         report(None, "consent", "not asked yet: the first chat on a terminal asks; until then memory.capture decides")
@@ -108,11 +148,16 @@ def doctor(
         state_ = "yes: memories are learnt from chats" if said.capture else "no: nothing is learnt from chats"
         report(True, "consent", f"{state_} (answered {said.at[:10]}; `memchat consent yes|no` changes it)")
 
+
+def _check_private_files(report: _Report, memchat: Memchat) -> None:
     warnings = memchat.access_warnings()
     for warning in warnings:
         report(None, "private files", warning)
     if not warnings:
         report(True, "private files", "the database, its vectors, history and config are readable by you alone")
+
+
+def _check_unfinished_work(report: _Report, memchat: Memchat) -> None:
     left = memchat.unfinished_work()
     if left["pending_scrubs"]:  # opening the profile finishes them: what is left waits for another reader
         report(
@@ -126,12 +171,15 @@ def doctor(
             "run the same `memchat import FILE` again to finish it",
         )
 
-    def tokenizer() -> str:
-        from memchat import tokens
 
-        return f"{tokens.ENCODING}, 'hello world' = {tokens.count('hello world')} tokens"
+def _tokenizer() -> str:
+    from memchat import tokens
 
-    check("tokenizer (offline)", tokenizer)
+    return f"{tokens.ENCODING}, 'hello world' = {tokens.count('hello world')} tokens"
+
+
+def _check_embedder(report: _Report, memchat: Memchat, console: Console, quick: bool) -> None:
+    from memchat.ui.console import escape
 
     def embedder() -> str:
         enc = memchat.embedder(on_prepare=lambda text: console.print(f"[dim]  {escape(text)}[/dim]"))
@@ -145,6 +193,4 @@ def doctor(
         console.print(
             "[dim]  loading the embedding model (the first time it is also prepared for onnxruntime, ~2 s)…[/dim]"
         )
-        check("embedding model (offline)", embedder)
-    if failures:
-        raise typer.Exit(ExitCode.FAILURE)
+        report.check("embedding model (offline)", embedder)

@@ -177,37 +177,10 @@ def install() -> bool:
     if getattr(param.display_type, "memchat_plain", False):
         return True
 
-    def display_type(self: Any, ctx: Any) -> str:
-        if self.metavar is not None:
-            return str(self.metavar)
-        desc = self.type_descriptor
-        if desc.is_choice:
-            return "|".join(str(c) for c in desc.choices or ())
-        annotation = desc.annotation
-        if get_origin(annotation) is list:
-            (annotation,) = get_args(annotation) or (str,)
-        if annotation is str and self.name:
-            return str(self.name).upper()
-        return _PLAIN_TYPES.get(annotation, "VALUE")
-
-    def usage_name(self: Any) -> str:
-        name = str(self.display_name_raw)
-        if not self.required and not name.startswith("["):
-            name = f"[{name}]"
-        return name + ("..." if self.nargs != 1 else "")
-
-    def describe_number_range(min: float | None, max: float | None) -> str | None:  # typer passes them by these names
-        if min is None and max is None:
-            return None
-        if min is None:
-            return f"at most {max}"
-        if max is None:
-            return f"at least {min}"
-        return f"{min} to {max}"
-
     original_epilog = Command.format_epilog
 
     def format_epilog(self: Any, ctx: Any, formatter: Any) -> None:
+        """Typer's epilog followed by the command's examples."""
         original_epilog(self, ctx, formatter)
         examples = examples_for(ctx.command_path)
         if examples:
@@ -219,11 +192,45 @@ def install() -> bool:
                     with formatter.indentation(), formatter.indentation():
                         formatter.write_text(what)
 
-    display_type.memchat_plain = True  # type: ignore[attr-defined]
-    param.display_type = display_type
-    argument._usage_display_name = usage_name
+    _display_type.memchat_plain = True  # type: ignore[attr-defined]
+    param.display_type = _display_type
+    argument._usage_display_name = _usage_name
     argument.display_type_rich = lambda self, ctx: None  # the argument's name says it
     if hasattr(core, "describe_number_range"):
-        core.describe_number_range = describe_number_range
+        core.describe_number_range = _describe_number_range
     Command.format_epilog = format_epilog  # type: ignore[method-assign]
     return True
+
+
+# The hooks `install` puts in place of typer's: each takes what the method it replaces takes.
+
+
+def _display_type(self: Any, ctx: Any) -> str:
+    if self.metavar is not None:
+        return str(self.metavar)
+    desc = self.type_descriptor
+    if desc.is_choice:
+        return "|".join(str(c) for c in desc.choices or ())
+    annotation = desc.annotation
+    if get_origin(annotation) is list:
+        (annotation,) = get_args(annotation) or (str,)
+    if annotation is str and self.name:
+        return str(self.name).upper()
+    return _PLAIN_TYPES.get(annotation, "VALUE")
+
+
+def _usage_name(self: Any) -> str:
+    name = str(self.display_name_raw)
+    if not self.required and not name.startswith("["):
+        name = f"[{name}]"
+    return name + ("..." if self.nargs != 1 else "")
+
+
+def _describe_number_range(min: float | None, max: float | None) -> str | None:  # typer passes them by these names
+    if min is None and max is None:
+        return None
+    if min is None:
+        return f"at most {max}"
+    if max is None:
+        return f"at least {min}"
+    return f"{min} to {max}"

@@ -29,27 +29,10 @@ def install() -> bool:
     @dataclass(frozen=True)
     class PlainRuntimeParam(RuntimeParam):
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            annotation = self.annotation
-            if get_origin(annotation) is list:
-                return [_text(v) for v in (value if isinstance(value, list | tuple) else [value])]
-            if annotation is str:
-                return _text(value)
-            if annotation is bool:
-                try:
-                    return _flag(value)
-                except ValueError:
-                    raise BadParameter(f"{value!r} is not true or false", ctx=ctx, param=param) from None
             try:
-                number = _number(annotation, value)
-            except ValueError:
-                kind = "a whole number" if annotation is int else "a number"
-                raise BadParameter(f"{value!r} is not {kind}", ctx=ctx, param=param) from None
-            info = self.parameter_info
-            if info.min is not None and number < info.min:
-                raise BadParameter(f"{number} is below the minimum, {info.min}", ctx=ctx, param=param)
-            if info.max is not None and number > info.max:
-                raise BadParameter(f"{number} is above the maximum, {info.max}", ctx=ctx, param=param)
-            return number
+                return _plain_value(self.annotation, self.parameter_info, value)
+            except _Refused as refused:
+                raise BadParameter(str(refused), ctx=ctx, param=param) from None
 
     def build_runtime_param(descriptor: Any) -> Any:
         annotation, info = descriptor.annotation, descriptor.parameter_info
@@ -63,6 +46,33 @@ def install() -> bool:
     build_runtime_param.memchat_plain = True  # type: ignore[attr-defined]
     core.build_runtime_param = build_runtime_param
     return True
+
+
+class _Refused(Exception):
+    """A value the parameter cannot take; its text is the message for the user."""
+
+
+def _plain_value(annotation: Any, info: Any, value: Any) -> Any:
+    """`value` as the parameter's type and bounds (typer's ParameterInfo `info`) want it, or _Refused."""
+    if get_origin(annotation) is list:
+        return [_text(v) for v in (value if isinstance(value, list | tuple) else [value])]
+    if annotation is str:
+        return _text(value)
+    if annotation is bool:
+        try:
+            return _flag(value)
+        except ValueError:
+            raise _Refused(f"{value!r} is not true or false") from None
+    try:
+        number = _number(annotation, value)
+    except ValueError:
+        kind = "a whole number" if annotation is int else "a number"
+        raise _Refused(f"{value!r} is not {kind}") from None
+    if info.min is not None and number < info.min:
+        raise _Refused(f"{number} is below the minimum, {info.min}")
+    if info.max is not None and number > info.max:
+        raise _Refused(f"{number} is above the maximum, {info.max}")
+    return number
 
 
 def _text(value: Any) -> str:

@@ -121,28 +121,11 @@ def _load_many(
 
 
 def _load_text(text: str, name: str, fmt: str | None, skipped: Skipped) -> tuple[list[ImportedSession], str, Skipped]:
-    from memchat.importer import chatgpt, claude
-
     stripped = text.strip()
     if not stripped:
         raise UsageError(f"{name} is empty: nothing to import")
     if fmt in ("chatgpt", "claude") or (fmt is None and stripped.startswith("[")):
-        data = load_json(stripped, name, lambda exc: f": invalid JSON ({exc.msg}, line {exc.lineno})")
-        if not isinstance(data, list):
-            raise UsageError(f"{name}: a {fmt} export is a JSON list of conversations, not a {type(data).__name__}")
-        reader = {"chatgpt": chatgpt, "claude": claude}.get(fmt or "")
-        if reader is None:
-            reader = chatgpt if chatgpt.looks_like(data) else claude if claude.looks_like(data) else None
-        if reader is None:
-            if not data:
-                raise UsageError(f"{name} is an empty list: no conversations to import")
-            if fmt is None and not any(isinstance(c, dict) for c in data):
-                return parse_lines(text, name), "jsonl", skipped  # says what a line should be
-            raise UsageError(f"{name}: a JSON list of {_describe(data)}: not a ChatGPT or Claude export")
-        sessions = reader.parse(data, skipped)
-        if not sessions and not skipped:
-            raise UsageError(f"{name} has no conversations to import")
-        return sessions, reader.SOURCE, skipped
+        return _load_json_list(text, stripped, name, fmt, skipped)
     if fmt == "llm":
         raise UsageError(f"{name} is not a SQLite database: not llm's logs.db")
     if fmt == "memchat" or (fmt is None and stripped.startswith("{")):
@@ -152,6 +135,30 @@ def _load_text(text: str, name: str, fmt: str | None, skipped: Skipped) -> tuple
         if fmt == "memchat":
             raise UsageError(f"{name} is not a memchat session export (no 'format' field)")
     return parse_lines(text, name), "jsonl", skipped
+
+
+def _load_json_list(
+    text: str, stripped: str, name: str, fmt: str | None, skipped: Skipped
+) -> tuple[list[ImportedSession], str, Skipped]:
+    """A JSON list: a ChatGPT or Claude export (as `fmt` says, else as it looks), or JSON lines of scalars."""
+    from memchat.importer import chatgpt, claude
+
+    data = load_json(stripped, name, lambda exc: f": invalid JSON ({exc.msg}, line {exc.lineno})")
+    if not isinstance(data, list):
+        raise UsageError(f"{name}: a {fmt} export is a JSON list of conversations, not a {type(data).__name__}")
+    reader = {"chatgpt": chatgpt, "claude": claude}.get(fmt or "")
+    if reader is None:
+        reader = chatgpt if chatgpt.looks_like(data) else claude if claude.looks_like(data) else None
+    if reader is None:
+        if not data:
+            raise UsageError(f"{name} is an empty list: no conversations to import")
+        if fmt is None and not any(isinstance(c, dict) for c in data):
+            return parse_lines(text, name), "jsonl", skipped  # says what a line should be
+        raise UsageError(f"{name}: a JSON list of {_describe(data)}: not a ChatGPT or Claude export")
+    sessions = reader.parse(data, skipped)
+    if not sessions and not skipped:
+        raise UsageError(f"{name} has no conversations to import")
+    return sessions, reader.SOURCE, skipped
 
 
 def _whole_json(text: str) -> Any:

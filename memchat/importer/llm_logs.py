@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,53 +125,76 @@ def _store(conn: sqlite3.Connection, tables: set[str], sessions: dict) -> None:
     parts: dict[str, list[dict]] = {}
     for p in conn.execute("SELECT message_hash, type, text, payload FROM parts ORDER BY message_hash, position"):
         parts.setdefault(p["message_hash"], []).append(dict(p))
-    first_seen: dict[str, tuple[Any, Any]] = {}  # a message's time and model: the first turn that ends in it
+    first_seen = _first_seen(conn, tables, messages)
+
+    def text_of(h: str) -> str:
+        return _parts_text(parts.get(h, []), fragments)
+
+    for thread in conn.execute("SELECT id, name, tip_message_hash, datetime_utc FROM threads ORDER BY id"):
+        _add_session(sessions, _thread(thread, messages, text_of, first_seen))
+
+
+def _first_seen(conn: sqlite3.Connection, tables: set[str], messages: dict[str, dict]) -> dict[str, tuple[Any, Any]]:
+    """A message's time and model: those of the first turn that ends in it."""
+    first_seen: dict[str, tuple[Any, Any]] = {}
     if "turns" in tables:
         for turn in conn.execute("SELECT tip_message_hash, datetime_utc, model FROM turns ORDER BY id"):
             for h in _chain(messages, turn["tip_message_hash"]):
                 first_seen.setdefault(h, (turn["datetime_utc"], turn["model"]))
+    return first_seen
 
-    def text_of(h: str) -> str:
-        out = []
-        for p in parts.get(h, []):
-            if p["type"] != "text":
-                continue
-            if p["text"] is not None:
-                out.append(str(p["text"]))
-                continue
-            try:
-                refs = json.loads(p["payload"] or "{}").get("text_ref", [])
-            except (ValueError, AttributeError):
-                refs = []
-            out.append(
-                "".join(
-                    str(x.get("literal") or fragments.get(x.get("fragment"), "")) for x in refs if isinstance(x, dict)
-                )
-            )
-        return "".join(out).strip()
 
-    for thread in conn.execute("SELECT id, name, tip_message_hash, datetime_utc FROM threads ORDER BY id"):
-        session = ImportedSession(SOURCE, str(thread["id"]), thread["name"] or None)
-        when = as_time(thread["datetime_utc"]) or utcnow()
-        for h in reversed(_chain(messages, thread["tip_message_hash"])):
-            role, text = messages[h]["role"], text_of(h)
-            if role == "system":
-                session.system = session.system or text or None
-                continue
-            if role not in ("user", "assistant") or not text:
-                continue  # tool results, reasoning-only or tool-call-only messages
-            seen_at, model = first_seen.get(h, (None, None))
-            when = as_time(seen_at) or when
-            session.messages.append(ImportedMessage(h, role, text, when, model=model if role == "assistant" else None))
-            if role == "assistant" and model:
-                session.model = model
-        earlier = sessions.get(session.external_id)
-        if earlier is None:
-            sessions[session.external_id] = session
-        else:  # a conversation begun before llm 0.32 and continued after: one session
-            earlier.messages.extend(session.messages)
-            earlier.model = session.model or earlier.model
-            earlier.system = earlier.system or session.system
+def _parts_text(parts: list[dict], fragments: dict) -> str:
+    """The text parts of a message, literal or put together from fragments (other parts are skipped)."""
+    out = []
+    for p in parts:
+        if p["type"] != "text":
+            continue
+        if p["text"] is not None:
+            out.append(str(p["text"]))
+            continue
+        try:
+            refs = json.loads(p["payload"] or "{}").get("text_ref", [])
+        except (ValueError, AttributeError):
+            refs = []
+        out.append(
+            "".join(str(x.get("literal") or fragments.get(x.get("fragment"), "")) for x in refs if isinstance(x, dict))
+        )
+    return "".join(out).strip()
+
+
+def _thread(
+    thread: sqlite3.Row,
+    messages: dict[str, dict],
+    text_of: Callable[[str], str],
+    first_seen: dict[str, tuple[Any, Any]],
+) -> ImportedSession:
+    """One thread, root to tip: its system prompt, and the user's and assistant's messages with text."""
+    session = ImportedSession(SOURCE, str(thread["id"]), thread["name"] or None)
+    when = as_time(thread["datetime_utc"]) or utcnow()
+    for h in reversed(_chain(messages, thread["tip_message_hash"])):
+        role, text = messages[h]["role"], text_of(h)
+        if role == "system":
+            session.system = session.system or text or None
+            continue
+        if role not in ("user", "assistant") or not text:
+            continue  # tool results, reasoning-only or tool-call-only messages
+        seen_at, model = first_seen.get(h, (None, None))
+        when = as_time(seen_at) or when
+        session.messages.append(ImportedMessage(h, role, text, when, model=model if role == "assistant" else None))
+        if role == "assistant" and model:
+            session.model = model
+    return session
+
+
+def _add_session(sessions: dict, session: ImportedSession) -> None:
+    earlier = sessions.get(session.external_id)
+    if earlier is None:
+        sessions[session.external_id] = session
+    else:  # a conversation begun before llm 0.32 and continued after: one session
+        earlier.messages.extend(session.messages)
+        earlier.model = session.model or earlier.model
+        earlier.system = earlier.system or session.system
 
 
 def _chain(messages: dict[str, dict], tip: Any) -> list[str]:

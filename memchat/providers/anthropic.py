@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError, NeedsKeyError, ProviderError
 from memchat.providers import ChatRequest, Provider, Reply
+
+if TYPE_CHECKING:
+    from anthropic import APIStatusError
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_URL = "https://api.anthropic.com"
@@ -41,30 +44,7 @@ def explain(
 
     kept = " The partial reply was kept (marked incomplete)." if partial else ""
     if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        detail = _api_message(exc)
-        if status == 200:
-            # An `error` event inside a stream that had started fine: the status is in the body, and
-            # nothing was retried (a started stream never is).
-            kind = getattr(exc, "type", None) or ""
-            status = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}.get(kind, 500)
-            retries = 0
-        tries = f" after {retries} retries" if retries else ""
-        if status == 401:
-            text = f"the API rejected the key (401): {detail}. Check {KEY_ENV_VAR}."
-        elif status == 403:
-            text = f"the key is not allowed to do this (403): {detail}"
-        elif status == 404:
-            text = f"model {model!r} was not found (404): {detail}. Choose another with --model."
-        elif status == 429:
-            text = f"rate limited by the API (429){tries}: {detail}. Wait a moment and try again."
-        elif status == 529:
-            text = f"the API is overloaded (529){tries}: {detail}. Try again shortly."
-        elif status >= 500:
-            text = f"the API had a server error ({status}){tries}: {detail}"
-        else:
-            text = f"the API refused the request ({status}): {detail}"
-        return ProviderError(text + kept, status=status, partial=partial)
+        return _refused(exc, model=model, retries=retries, partial=partial, kept=kept)
     if isinstance(exc, anthropic.APITimeoutError):
         tries = f", {retries + 1} tries" if retries else ""
         return ProviderError(
@@ -79,6 +59,37 @@ def explain(
     if partial:
         return ProviderError(f"the reply stream broke ({name}).{kept}", partial=partial)
     return ProviderError(f"the API call failed ({name}: {exc})", partial=partial)
+
+
+def _refused(exc: APIStatusError, *, model: str, retries: int, partial: str, kept: str) -> ProviderError:
+    """An error status from the API, or an `error` event inside a stream."""
+    status = exc.status_code
+    detail = _api_message(exc)
+    if status == 200:
+        # An `error` event inside a stream that had started fine: the status is in the body, and
+        # nothing was retried (a started stream never is).
+        kind = getattr(exc, "type", None) or ""
+        status = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}.get(kind, 500)
+        retries = 0
+    tries = f" after {retries} retries" if retries else ""
+    return ProviderError(_status_text(status, detail, model, tries) + kept, status=status, partial=partial)
+
+
+def _status_text(status: int, detail: str, model: str, tries: str) -> str:
+    """What an error status means, and what to do about it."""
+    if status == 401:
+        return f"the API rejected the key (401): {detail}. Check {KEY_ENV_VAR}."
+    if status == 403:
+        return f"the key is not allowed to do this (403): {detail}"
+    if status == 404:
+        return f"model {model!r} was not found (404): {detail}. Choose another with --model."
+    if status == 429:
+        return f"rate limited by the API (429){tries}: {detail}. Wait a moment and try again."
+    if status == 529:
+        return f"the API is overloaded (529){tries}: {detail}. Try again shortly."
+    if status >= 500:
+        return f"the API had a server error ({status}){tries}: {detail}"
+    return f"the API refused the request ({status}): {detail}"
 
 
 class AnthropicProvider(Provider):

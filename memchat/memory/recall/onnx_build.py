@@ -22,6 +22,7 @@ import json
 import math
 import mmap
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -263,8 +264,6 @@ def build_onnx(model_dir: Path, out_path: Path) -> None:
     weights = tdir / "model.safetensors"
     if not weights.exists():
         raise ValueError(f"no model.safetensors in {tdir}")
-    hidden, heads = hp["hidden_size"], hp["num_attention_heads"]
-    head_dim, eps = hidden // heads, hp["layer_norm_eps"]
 
     st = SafeTensors(weights)
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -273,75 +272,108 @@ def build_onnx(model_dir: Path, out_path: Path) -> None:
         _check_shapes(st, p, hp)
         location = f"{out_path.name}.data"
         with open(out_path.parent / location, "wb") as data:
+            # The phases run in graph order: node names are numbered, and weights are written, as they come.
             g = _Graph(data, location)
-            # Embeddings: (word + token_type) + position[0:seq], then LayerNorm (BertEmbeddings' order).
-            word = g.op(
-                "Gather", [g.const("word_embeddings", st.get(f"{p}embeddings.word_embeddings.weight")), "input_ids"]
-            )
-            token_type = g.op(
-                "Gather",
-                [
-                    g.const("token_type_embeddings", st.get(f"{p}embeddings.token_type_embeddings.weight")),
-                    "token_type_ids",
-                ],
-            )
-            seq = g.op("Shape", ["input_ids"], start=1, end=2)
-            positions = g.op(
-                "Slice",
-                [
-                    g.const("position_embeddings", st.get(f"{p}embeddings.position_embeddings.weight")),
-                    g.const("zero", _i64(0)),
-                    seq,
-                    g.const("axis0", _i64(0)),
-                ],
-            )
-            x = g.op("Add", [g.op("Add", [word, token_type]), positions])
-            x = _layer_norm(g, st, x, f"{p}embeddings.LayerNorm", "embeddings.LayerNorm", eps)
-
-            # Additive attention mask [batch, 1, 1, seq]: 0 where attended, float32 min where padded.
-            mask_f = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
-            one = g.const("one", _f32(1.0))
-            neg = g.op("Mul", [g.op("Sub", [one, mask_f]), g.const("mask_min", _f32(float(np.finfo(np.float32).min)))])
-            neg = g.op("Unsqueeze", [neg, g.const("axes12", _i64(1, 2))])
-
-            split = g.const("split_heads", _i64(0, 0, heads, head_dim))
-            merge = g.const("merge_heads", _i64(0, 0, hidden))
-            scale = g.const("sqrt_head_dim", _f32(math.sqrt(head_dim)))
-            sqrt2, half = g.const("sqrt2", _f32(math.sqrt(2.0))), g.const("half", _f32(0.5))
-
+            x = _embeddings(g, st, p, hp["layer_norm_eps"])
+            shared = _shared(g, hp)
             for n in range(hp["num_hidden_layers"]):
-                key, name = f"{p}encoder.layer.{n}.", f"layer.{n}."
-                q, k, v = (
-                    g.op("Reshape", [_linear(g, st, x, f"{key}attention.self.{s}", f"{name}{s}"), split])
-                    for s in ("query", "key", "value")
-                )
-                q = g.op("Transpose", [q], perm=[0, 2, 1, 3])  # [b, h, s, d]
-                k = g.op("Transpose", [k], perm=[0, 2, 3, 1])  # [b, h, d, s]
-                v = g.op("Transpose", [v], perm=[0, 2, 1, 3])
-                scores = g.op("Add", [g.op("Div", [g.op("MatMul", [q, k]), scale]), neg])
-                ctx = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), v])
-                ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), merge])
-                attn = _linear(g, st, ctx, f"{key}attention.output.dense", f"{name}attention.output")
-                x = _layer_norm(
-                    g, st, g.op("Add", [attn, x]), f"{key}attention.output.LayerNorm", f"{name}attention.LayerNorm", eps
-                )
-                # FFN with exact gelu: 0.5 * h * (1 + erf(h / sqrt(2))).
-                h = _linear(g, st, x, f"{key}intermediate.dense", f"{name}intermediate")
-                h = g.op("Mul", [g.op("Mul", [h, g.op("Add", [g.op("Erf", [g.op("Div", [h, sqrt2])]), one])]), half])
-                h = _linear(g, st, h, f"{key}output.dense", f"{name}output")
-                x = _layer_norm(g, st, g.op("Add", [h, x]), f"{key}output.LayerNorm", f"{name}output.LayerNorm", eps)
-
-            # Mean pooling over the mask, then L2 normalisation (as torch.nn.functional.normalize).
-            axis1 = g.const("axis1", _i64(1))
-            mask3 = g.op("Unsqueeze", [mask_f, g.const("axis_last", _i64(-1))])
-            summed = g.op("ReduceSum", [g.op("Mul", [x, mask3]), axis1], keepdims=0)
-            count = g.op("Max", [g.op("ReduceSum", [mask3, axis1], keepdims=0), g.const("min_count", _f32(1e-9))])
-            pooled = g.op("Div", [summed, count])
-            norm = g.op("Max", [g.op("ReduceL2", [pooled], axes=[1], keepdims=1), g.const("min_norm", _f32(1e-12))])
-            g.nodes.append(helper.make_node("Div", [pooled, norm], ["embedding"], name="normalize"))
+                x = _encoder_layer(g, st, x, f"{p}encoder.layer.{n}.", f"layer.{n}.", shared)
+            _pool_and_normalise(g, x, shared.mask_f)
     finally:
         st.close()
+    _save(g, out_path, hp["hidden_size"])
 
+
+def _embeddings(g: _Graph, st: SafeTensors, p: str, eps: float) -> str:
+    """(word + token_type) + position[0:seq], then LayerNorm (BertEmbeddings' order)."""
+    word = g.op("Gather", [g.const("word_embeddings", st.get(f"{p}embeddings.word_embeddings.weight")), "input_ids"])
+    token_type = g.op(
+        "Gather",
+        [
+            g.const("token_type_embeddings", st.get(f"{p}embeddings.token_type_embeddings.weight")),
+            "token_type_ids",
+        ],
+    )
+    seq = g.op("Shape", ["input_ids"], start=1, end=2)
+    positions = g.op(
+        "Slice",
+        [
+            g.const("position_embeddings", st.get(f"{p}embeddings.position_embeddings.weight")),
+            g.const("zero", _i64(0)),
+            seq,
+            g.const("axis0", _i64(0)),
+        ],
+    )
+    x = g.op("Add", [g.op("Add", [word, token_type]), positions])
+    return _layer_norm(g, st, x, f"{p}embeddings.LayerNorm", "embeddings.LayerNorm", eps)
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """Tensors every encoder layer uses (and the mask pooling uses), made once."""
+
+    mask_f: str  # attention_mask as float32 [batch, seq]
+    neg: str  # the additive attention mask [batch, 1, 1, seq]
+    one: str
+    split: str  # shapes that split the hidden size into heads and merge them back
+    merge: str
+    scale: str
+    sqrt2: str
+    half: str
+    eps: float
+
+
+def _shared(g: _Graph, hp: dict[str, Any]) -> _Shared:
+    hidden, heads = hp["hidden_size"], hp["num_attention_heads"]
+    head_dim = hidden // heads
+    # Additive attention mask [batch, 1, 1, seq]: 0 where attended, float32 min where padded.
+    mask_f = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    one = g.const("one", _f32(1.0))
+    neg = g.op("Mul", [g.op("Sub", [one, mask_f]), g.const("mask_min", _f32(float(np.finfo(np.float32).min)))])
+    neg = g.op("Unsqueeze", [neg, g.const("axes12", _i64(1, 2))])
+
+    split = g.const("split_heads", _i64(0, 0, heads, head_dim))
+    merge = g.const("merge_heads", _i64(0, 0, hidden))
+    scale = g.const("sqrt_head_dim", _f32(math.sqrt(head_dim)))
+    sqrt2, half = g.const("sqrt2", _f32(math.sqrt(2.0))), g.const("half", _f32(0.5))
+    return _Shared(mask_f, neg, one, split, merge, scale, sqrt2, half, hp["layer_norm_eps"])
+
+
+def _encoder_layer(g: _Graph, st: SafeTensors, x: str, key: str, name: str, c: _Shared) -> str:
+    """One BERT layer: self-attention, then the feed-forward block, each with its residual and LayerNorm."""
+    q, k, v = (
+        g.op("Reshape", [_linear(g, st, x, f"{key}attention.self.{s}", f"{name}{s}"), c.split])
+        for s in ("query", "key", "value")
+    )
+    q = g.op("Transpose", [q], perm=[0, 2, 1, 3])  # [b, h, s, d]
+    k = g.op("Transpose", [k], perm=[0, 2, 3, 1])  # [b, h, d, s]
+    v = g.op("Transpose", [v], perm=[0, 2, 1, 3])
+    scores = g.op("Add", [g.op("Div", [g.op("MatMul", [q, k]), c.scale]), c.neg])
+    ctx = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), v])
+    ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), c.merge])
+    attn = _linear(g, st, ctx, f"{key}attention.output.dense", f"{name}attention.output")
+    x = _layer_norm(
+        g, st, g.op("Add", [attn, x]), f"{key}attention.output.LayerNorm", f"{name}attention.LayerNorm", c.eps
+    )
+    # FFN with exact gelu: 0.5 * h * (1 + erf(h / sqrt(2))).
+    h = _linear(g, st, x, f"{key}intermediate.dense", f"{name}intermediate")
+    h = g.op("Mul", [g.op("Mul", [h, g.op("Add", [g.op("Erf", [g.op("Div", [h, c.sqrt2])]), c.one])]), c.half])
+    h = _linear(g, st, h, f"{key}output.dense", f"{name}output")
+    return _layer_norm(g, st, g.op("Add", [h, x]), f"{key}output.LayerNorm", f"{name}output.LayerNorm", c.eps)
+
+
+def _pool_and_normalise(g: _Graph, x: str, mask_f: str) -> None:
+    """Mean pooling over the mask, then L2 normalisation (as torch.nn.functional.normalize): the output."""
+    axis1 = g.const("axis1", _i64(1))
+    mask3 = g.op("Unsqueeze", [mask_f, g.const("axis_last", _i64(-1))])
+    summed = g.op("ReduceSum", [g.op("Mul", [x, mask3]), axis1], keepdims=0)
+    count = g.op("Max", [g.op("ReduceSum", [mask3, axis1], keepdims=0), g.const("min_count", _f32(1e-9))])
+    pooled = g.op("Div", [summed, count])
+    norm = g.op("Max", [g.op("ReduceL2", [pooled], axes=[1], keepdims=1), g.const("min_norm", _f32(1e-12))])
+    g.nodes.append(helper.make_node("Div", [pooled, norm], ["embedding"], name="normalize"))
+
+
+def _save(g: _Graph, out_path: Path, hidden: int) -> None:
     inputs = [
         helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"])
         for n in ("input_ids", "attention_mask", "token_type_ids")

@@ -149,8 +149,25 @@ def recall(
     # Any text is a query, but the tokenizer takes only valid Unicode: lone surrogates (undecodable
     # argv bytes, \ud800 escapes) become "?" for the encoder; BM25 never sees them as words.
     q.vector = embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0]
-    scans = []
-    vectors = {}
+    scans, vectors = _vector_scans(db, q, model, memories, messages)
+    bm25 = scan.workers().submit(_bm25_lists, db, q, memories, messages)
+    try:
+        nearest = [
+            (typ, how, scan.nearest(vs, q.vector, mask, n, since, until))
+            for typ, how, vs, mask, n, since, until in scans
+        ]
+    finally:
+        lists = bm25.result()
+    for typ, how, ranked in nearest:
+        lists.append((typ, how, _drop_undone(db, ranked)[: q.tuning.pool] if typ == "message" else ranked))
+    return rank(db, lists, Query(query, q.vector, q.period, vectors), q.tuning, limit)
+
+
+def _vector_scans(db: Database, q: _Query, model: str, memories: bool, messages: bool) -> tuple[list, dict]:
+    """What to scan for the cosine half, [(type, how, vectors, mask, n, since, until)], and the
+    vector sets by type (the second stage reads cosines from them)."""
+    scans: list[tuple] = []
+    vectors: dict[str, VectorSet] = {}
     if memories:
         vectors["memory"], mask = _memory_scan(db, q, model)
         scans.append(("memory", "vector", vectors["memory"], mask, q.tuning.pool, q.since, q.until))
@@ -169,17 +186,7 @@ def recall(
             scans.append(
                 ("message", "period", vs, in_session, PERIOD_POOL, max(start, q.since or ""), min(end, q.until or end))
             )
-    bm25 = scan.workers().submit(_bm25_lists, db, q, memories, messages)
-    try:
-        nearest = [
-            (typ, how, scan.nearest(vs, q.vector, mask, n, since, until))
-            for typ, how, vs, mask, n, since, until in scans
-        ]
-    finally:
-        lists = bm25.result()
-    for typ, how, ranked in nearest:
-        lists.append((typ, how, _drop_undone(db, ranked)[: q.tuning.pool] if typ == "message" else ranked))
-    return rank(db, lists, Query(query, q.vector, q.period, vectors), q.tuning, limit)
+    return scans, vectors
 
 
 def _bm25_lists(db: Database, q: _Query, memories: bool, messages: bool) -> list[tuple[str, str, list]]:

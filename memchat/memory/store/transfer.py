@@ -81,12 +81,22 @@ def _check_record(r: Any, where: str) -> None:
         raise UsageError(f"{where} must be an object")
     if not isinstance(r.get("text"), str) or not r["text"].strip():
         raise UsageError(f"{where} needs a non-empty 'text'")
+    _check_choices(r, where)
+    _check_types(r, where)
+
+
+def _check_choices(r: dict[str, Any], where: str) -> None:
+    """The fields that take one of a few words."""
     if r.get("kind", "fact") not in KINDS:
         raise UsageError(f"{where}: 'kind' must be one of {', '.join(KINDS)}")
     if r.get("status", "active") not in _EXPORTED:
         raise UsageError(f"{where}: 'status' must be one of {', '.join(_EXPORTED)}")
     if r.get("origin", "stated") not in ORIGINS:
         raise UsageError(f"{where}: 'origin' must be one of {', '.join(ORIGINS)}")
+
+
+def _check_types(r: dict[str, Any], where: str) -> None:
+    """The optional fields: strings (valid Unicode), numbers and ids, when given."""
     for field in ("key", "value", "created_at", "valid_from", "valid_to"):
         if r.get(field) is not None and not isinstance(r[field], str):
             raise UsageError(f"{where}: {field!r} must be a string")
