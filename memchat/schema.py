@@ -208,6 +208,13 @@ def m015_profile_settings_and_audit(db: Database) -> None:
     db.execute("CREATE INDEX audit_log_at ON audit_log(at)")
 
 
+@_migration
+def m016_private_memories(db: Database) -> None:
+    # A memory the user marks private is never sent to a model unasked (nor to another tool over
+    # MCP); only the user's own `recall` shows it.
+    db.execute("ALTER TABLE memories ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

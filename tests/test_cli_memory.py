@@ -53,6 +53,7 @@ MEMORY_FIELDS = [
     "last_used_at",
     "use_count",
     "embedding_model",
+    "private",
 ]
 
 

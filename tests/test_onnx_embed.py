@@ -128,7 +128,7 @@ def test_the_bundled_model_is_prepared_without_torch_and_verified(tmp_path):
 
     code = (
         "import sys\n"
-        "from memchat.memory import onnx_embed\n"
+        "from memchat.memory.recall import onnx_embed\n"
         "assert onnx_embed.prepare('all-MiniLM-L6-v2')\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
         "print(onnx_embed.manifest('all-MiniLM-L6-v2'))\n"

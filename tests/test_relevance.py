@@ -44,7 +44,7 @@ def memory_lines(system: str) -> list[str]:
 
 
 def retrieved_sections(system: str) -> set[str]:
-    return {t for t in ("## What I know about you", "## What happened before") if t in system}
+    return {t for t in ("## What I know about you", "## Coming up", "## What happened before") if t in system}
 
 
 @pytest.fixture
@@ -506,3 +506,67 @@ def test_repl_recall_shows_the_best_match_labelled_and_says_when_memory_is_empty
     lines = [line for line in out.splitlines() if "#" in line]
     assert lines[0].endswith("I drive a blue 2015 Honda Fit.")
     assert any(" weak " in line for line in lines)  # nothing is about zebras: the nearest, labelled weak
+
+
+SECRET = "My bank card PIN is 4471923"
+
+
+def test_a_private_memory_is_never_sent_unasked_but_the_users_recall_finds_it(cli, api, real_encoder, memchat_home):
+    added = cli("memories", "add", "--private", SECRET)
+    assert added.exit_code == 0 and "private" in added.stdout
+    cli("memories", "add", "My bank is Monzo and I bank online.")
+    for prompt in ("What is my bank card PIN?", "Which bank do I use, and what's my PIN?"):
+        assert cli("ask", prompt).exit_code == 0
+        assert "4471923" not in system_of(api)
+    hits = json.loads(cli("recall", "bank card PIN", "--json").stdout)
+    assert hits[0]["text"] == SECRET and hits[0]["source"].endswith("· private")
+    # pinned or not: private wins
+    cli("memories", "pin", "1")
+    assert cli("ask", "What is my bank card PIN?").exit_code == 0 and "4471923" not in system_of(api)
+    cli("memories", "unpin", "1")
+    # the user can take it back, and the memory is sent again when a message needs it
+    assert cli("memories", "edit", "1", "--no-private").exit_code == 0
+    assert cli("ask", "What is my bank card PIN?").exit_code == 0 and "4471923" in system_of(api)
+    assert cli("memories", "edit", "1", "--private").exit_code == 0
+    assert json.loads(cli("memories", "show", "1", "--json").stdout)["private"] is True
+
+
+def test_what_a_private_memory_was_drawn_from_is_withheld_too(cli, api, real_encoder, memchat_home):
+    db = open_db(memchat_home / "default.db")
+    said = sessions.add_message(db, sessions.create_session(db).id, "user", "The office alarm code is 5512877, FYI")
+    mid = MemoryStore(db).add("The office alarm code is 5512877", source_message_ids=[said.id]).id
+    from memchat.memory.recall import index
+
+    index.catch_up(db, real_encoder)  # as the writers do
+    assert cli("ask", "What is the office alarm code again?").exit_code == 0
+    assert "5512877" in system_of(api)  # the memory (or the message it came from) answers
+    assert cli("--provider", "echo", input=f"/private {mid}\n").exit_code == 0
+    assert cli("ask", "What is the office alarm code again?").exit_code == 0
+    assert "5512877" not in system_of(api), system_of(api)  # neither the memory nor the message that said it
+
+
+def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home, embedder):
+    from datetime import date
+
+    from memchat.memory.judge import inject
+
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    store.add("I'm flying to Oslo on May 9 for the Nordic design week", created_at="2027-03-01T10:00:00.000000Z")
+    store.add("Our anniversary is June 14", created_at="2027-03-01T10:00:00.000000Z")
+    from memchat.memory.recall import index
+
+    index.catch_up(db, embedder)
+
+    def section(today: date) -> str:
+        return inject.build(
+            db, "When am I flying to Oslo?", embedder=embedder, budget=1500, count=len, today=today
+        ).text
+
+    before = section(date(2027, 4, 20))
+    assert "## Coming up\n- [2027-05-09] I'm flying to Oslo on May 9" in before
+    assert "## What I know about you" not in before or "Oslo" not in before.split("## What I know about you")[1]
+    after = section(date(2027, 6, 1))
+    assert "[2027-05-09, past] I'm flying to Oslo on May 9" in after and "## Coming up" not in after
+    anniversary = inject.build(db, "When is our anniversary?", embedder=embedder, budget=1500, count=len).text
+    assert "- Our anniversary is June 14" in anniversary  # a recurring date is a fact, not a plan

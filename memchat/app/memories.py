@@ -85,7 +85,7 @@ class Memories(Profile):
         out = []
         for h in hits:
             state = states.get(h.id) if h.type == "message" else None
-            if state is not None and state.withheld:
+            if (state is not None and state.withheld) or (h.memory is not None and h.memory.private):
                 continue
             if state is not None and state.now:
                 h.text = f"{h.text} (earlier; now: {'; '.join(state.now)})"
@@ -101,6 +101,7 @@ class Memories(Profile):
         value: str | None = None,
         importance: float = 0.5,
         pinned: bool = False,
+        private: bool = False,
         origin: str = "manual",
         actor: str = "user",
     ) -> Remembered:
@@ -112,9 +113,19 @@ class Memories(Profile):
             kind, text = kind_of(text)
         store = self.store
         memory = store.add(
-            text, kind=kind, key=key, value=value, importance=importance, pinned=pinned, origin=origin, actor=actor
+            text,
+            kind=kind,
+            key=key,
+            value=value,
+            importance=importance,
+            pinned=pinned,
+            private=private,
+            origin=origin,
+            actor=actor,
         )
         if store.last_add_existed:
+            if private and not memory.private:  # said again, now as private: it becomes private
+                memory = store.update(memory.id, private=True, actor=actor)
             return Remembered(memory, existed=True)
         self.embed_written(memory_ids=[memory.id])
         return Remembered(memory, store.replaced(memory.id))
@@ -127,8 +138,11 @@ class Memories(Profile):
         pinned: bool | None = None,
         limit: int | None = None,
         newest_first: bool = False,
+        private: bool | None = None,
     ) -> list[Memory]:
-        return self.store.find(kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first)
+        return self.store.find(
+            kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first, private=private
+        )
 
     def memory(self, memory_id: str | int) -> Memory:
         return self.store.get(memory_id)
@@ -138,6 +152,11 @@ class Memories(Profile):
 
     def pin_memory(self, memory_id: str | int, pinned: bool = True) -> Memory:
         return self.store.pin(memory_id) if pinned else self.store.unpin(memory_id)
+
+    def mark_private(self, memory_id: str | int, private: bool = True) -> Memory:
+        """A private memory is never sent to a model unasked, nor served over MCP: only the user's
+        own recall shows it (and what it was drawn from is withheld like it)."""
+        return self.store.update(memory_id, private=private)
 
     def memory_history(self, memory_id: str | int) -> list[HistoryEntry]:
         return self.store.history(memory_id)

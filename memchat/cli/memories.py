@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -19,6 +19,11 @@ from memchat.cli.common import (
 )
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, one_line, plural, sanitize
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
+    from memchat.memory.forget.erase import Forgotten
+    from memchat.memory.store.memories import Memory
 
 memories_app = typer.Typer(help="List, show, add, edit, pin, forget, export and import memories.", no_args_is_help=True)
 
@@ -81,13 +86,20 @@ def add(
     value: str | None = typer.Option(None, "--value", help="The value for --key, e.g. Lisbon."),
     importance: float = typer.Option(0.5, "--importance", min=0.0, max=1.0, help="0 to 1."),
     pin: bool = typer.Option(False, "--pin", help="Pin it."),
+    private: bool = typer.Option(
+        False, "--private", help="Never send it to a model unasked: only your own `recall` shows it."
+    ),
 ) -> None:
     """Add a memory (yours: origin manual)."""
-    done = open_app(ctx).remember(" ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin)
+    done = open_app(ctx).remember(
+        " ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin, private=private
+    )
+    m = done.memory
+    marks = f"{m.kind}, private" if m.private else m.kind
     if done.existed:
-        typer.echo(f"already remembered as memory {done.memory.id} ({done.memory.kind}): {sanitize(done.memory.text)}")
+        typer.echo(f"already remembered as memory {m.id} ({marks}): {sanitize(m.text)}")
         return
-    typer.echo(f"memory {done.memory.id} ({done.memory.kind}): {sanitize(done.memory.text)}")
+    typer.echo(f"memory {m.id} ({marks}): {sanitize(m.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
 
@@ -100,12 +112,20 @@ def edit(
     ),
     text: str | None = typer.Option(None, "--text", "-t", help="The new text (default: open $EDITOR)."),
     value: str | None = typer.Option(None, "--value", help="A new value for its key."),
+    private: bool | None = typer.Option(
+        None, "--private/--no-private", help="Never send it to a model unasked (only `recall` shows it), or again."
+    ),
 ) -> None:
-    """Change a memory's text (opens $EDITOR without --text)."""
+    """Change a memory's text (opens $EDITOR without --text), or whether it is private."""
     from memchat.ui.terminal import edit_in_editor, stdin_is_tty
 
     memchat = open_app(ctx)
     m = memchat.memory(memory_id)
+    if private is not None:
+        m = memchat.mark_private(m.id, private)
+        typer.echo(f"memory {m.id} is {'private' if private else 'no longer private'}: {sanitize(m.text)}")
+        if text is None and value is None:
+            return
     if text is None and value is None:
         if not stdin_is_tty():
             raise UsageError("no terminal to open an editor on: pass --text")
@@ -169,23 +189,7 @@ def forget(
     if sum(x is not None and x is not False for x in (memory_id, query, all_ or None)) != 1:
         raise UsageError('give one of: an ID, --query "...", or --all')
     memchat = open_app(ctx)
-    if memory_id is not None:
-        targets = [memchat.memory(memory_id)]
-    elif all_:
-        targets = memchat.forgettable()
-    else:
-        load_encoder(memchat)
-        found = memchat.matching(query or "", limit)
-        sure = [m for m, score in found if score >= FORGET_SURE]
-        if found:
-            console.err().print(show.relevance_table(found, FORGET_SURE))
-        targets = sure if yes else [m for m, _ in found]
-        if yes and len(sure) < len(found):
-            console.note(
-                f"--yes forgets only the clear matches (relevance {FORGET_SURE:g} or more): "
-                f"{plural(len(sure), 'memory', 'memories')}; the others need an ID or a question"
-            )
-    targets = [m for m in targets if m.status != "forgotten"]
+    targets = _forget_targets(memchat, memory_id, query, all_, limit, yes)
     if not targets:
         console.note("nothing to forget" + (f": no memory is clearly about {query!r}" if query else ""))
         return
@@ -204,6 +208,44 @@ def forget(
         console.note("nothing forgotten")
         raise typer.Exit(ExitCode.FAILURE)
     done = memchat.forget([m.id for m in targets], purge_sources=purge_sources)
+    _said_forgotten(targets, done, purge_sources)
+
+
+def _forget_targets(
+    memchat: Memchat, memory_id: str | None, query: str | None, all_: bool, limit: int, yes: bool
+) -> list[Memory]:
+    """The memories `forget` was pointed at (by ID, --all or --query), less those already forgotten."""
+    if memory_id is not None:
+        targets = [memchat.memory(memory_id)]
+    elif all_:
+        targets = memchat.forgettable()
+    else:
+        targets = _forget_matching(memchat, query or "", limit, yes)
+    return [m for m in targets if m.status != "forgotten"]
+
+
+def _forget_matching(memchat: Memchat, query: str, limit: int, yes: bool) -> list[Memory]:
+    """The memories a query is about, shown with their relevance; with --yes only the clear matches."""
+    from memchat.ui import console
+    from memchat.ui import memory as show
+
+    load_encoder(memchat)
+    found = memchat.matching(query, limit)
+    sure = [m for m, score in found if score >= FORGET_SURE]
+    if found:
+        console.err().print(show.relevance_table(found, FORGET_SURE))
+    if yes and len(sure) < len(found):
+        console.note(
+            f"--yes forgets only the clear matches (relevance {FORGET_SURE:g} or more): "
+            f"{plural(len(sure), 'memory', 'memories')}; the others need an ID or a question"
+        )
+    return sure if yes else [m for m, _ in found]
+
+
+def _said_forgotten(targets: list[Memory], done: Forgotten, purge_sources: bool) -> None:
+    """What was forgotten, and what of it is left to know: redacted summaries, kept sources, the scrub."""
+    from memchat.ui import console
+
     typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {id_ranges(done.ids)}")
     for m in targets[:LIST_AT_MOST]:
         typer.echo(f"  {m.id}: {sanitize(one_line(m.text, 100))}")

@@ -39,17 +39,35 @@ INSTRUCTIONS = (
 def build(app: Memchat) -> Any:
     """The MCPServer for one open profile (imports the SDK: call it only to serve)."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
 
     from memchat import __version__
-    from memchat.errors import MemchatError
-    from memchat.memory.recall.rank import hit_json
-    from memchat.memory.store.records import memory_json
 
-    lock = threading.Lock()
+    server = MCPServer(
+        "memchat", lifespan=_lifespan, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+    run = _Serialised(app)
+    _add_recall(server, app, run)
+    _add_remember(server, app, run)
+    _add_forget(server, app, run)
+    _add_list_memories(server, app, run)
+    _add_resources(server, app, run)
+    return server
 
-    def run(fn: Callable[[], T]) -> T:
-        with lock:
+
+class _Serialised:
+    """Runs a tool's work under one lock (the profile has a single SQLite connection), its errors
+    turned into the one line the client sees."""
+
+    def __init__(self, app: Memchat) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+
+    def __call__(self, fn: Callable[[], T]) -> T:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        from memchat.errors import MemchatError
+
+        with self.lock:
             try:
                 return fn()
             except MemchatError as exc:
@@ -58,22 +76,27 @@ def build(app: Memchat) -> Any:
                 from memchat.app.profile import known_failure
                 from memchat.log import internal_error
 
-                known = known_failure(exc, app.settings.db_path)
+                known = known_failure(exc, self.app.settings.db_path)
                 raise ToolError(known.message if known is not None else internal_error(exc)) from None
 
-    @asynccontextmanager
-    async def lifespan(_server: Any) -> AsyncIterator[None]:
-        # The SDK took its own handle on fd 1 for the wire before this runs; from here on a stray
-        # print (ours or a library's) goes to stderr instead of breaking the protocol.
-        saved, sys.stdout = sys.stdout, sys.stderr
-        try:
-            yield
-        finally:
-            sys.stdout = saved
 
-    server = MCPServer(
-        "memchat", lifespan=lifespan, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+@asynccontextmanager
+async def _lifespan(_server: Any) -> AsyncIterator[None]:
+    # The SDK took its own handle on fd 1 for the wire before this runs; from here on a stray
+    # print (ours or a library's) goes to stderr instead of breaking the protocol.
+    saved, sys.stdout = sys.stdout, sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+# One function per tool: each registers it on the server (the tool takes its name from the inner function
+# and its description from the docstring).
+
+
+def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
+    from memchat.memory.recall.rank import hit_json
 
     @server.tool()
     def recall(
@@ -91,6 +114,10 @@ def build(app: Memchat) -> Any:
         answers, and say so rather than guess when none does. [] means memory holds nothing."""
         hits = run(lambda: app.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
         return [hit_json(h) for h in hits]
+
+
+def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:
+    from memchat.memory.store.records import memory_json
 
     @server.tool()
     def remember(
@@ -112,6 +139,10 @@ def build(app: Memchat) -> Any:
             "replaced": [m.id for m in done.replaced],
         }
 
+
+def _add_forget(server: Any, app: Memchat, run: _Serialised) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
     @server.tool()
     def forget(
         id: Annotated[int, Field(description="The memory's id, as recall or list_memories gives it.")],
@@ -127,32 +158,43 @@ def build(app: Memchat) -> Any:
 
         return run(go)
 
+
+def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
+    from memchat.memory.store.records import memory_json
+
     @server.tool()
     def list_memories(
         kind: Annotated[str | None, Field(description="fact, event or rule.")] = None,
         pinned: Annotated[bool, Field(description="Only pinned memories.")] = False,
         limit: Annotated[int, Field(ge=1, le=500, description="How many, newest first.")] = 50,
     ) -> list[dict[str, Any]]:
-        """The active memories, newest first (pending guesses the user has not confirmed are
-        never listed)."""
+        """The active memories, newest first (pending guesses the user has not confirmed, and what
+        the user marked private, are never listed)."""
         found = run(
             lambda: app.memories(
-                kind=kind, status="active", pinned=True if pinned else None, limit=limit, newest_first=True
+                kind=kind,
+                status="active",
+                pinned=True if pinned else None,
+                limit=limit,
+                newest_first=True,
+                private=False,
             )
         )
         return [memory_json(m) for m in found]
 
+
+def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
+    from memchat.memory.store.records import memory_json
+
     @server.resource("memchat://pinned", mime_type="application/json", description="Memories the user pinned.")
     def pinned_memories() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.memories(status="active", pinned=True))]
+        return [memory_json(m) for m in run(lambda: app.memories(status="active", pinned=True, private=False))]
 
     @server.resource(
         "memchat://rules", mime_type="application/json", description="How the user wants to be worked with."
     )
     def rules() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.memories(kind="rule", status="active"))]
-
-    return server
+        return [memory_json(m) for m in run(lambda: app.memories(kind="rule", status="active", private=False))]
 
 
 def serve(app: Memchat) -> None:

@@ -120,7 +120,7 @@ def main() -> None:
         [
             sys.executable,
             "-c",
-            "from memchat.memory import onnx_embed as o; from memchat.memory.recall.models import DEFAULT_MODEL as m; o.prepare(m)",
+            "from memchat.memory.recall import onnx_embed as o; from memchat.memory.recall.models import DEFAULT_MODEL as m; o.prepare(m)",
         ],
         env=dict(os.environ, MEMCHAT_CACHE_DIR=cache, HF_HUB_OFFLINE="1"),
         check=True,

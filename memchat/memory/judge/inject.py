@@ -23,12 +23,13 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from memchat.memory.judge import sensitive
 from memchat.memory.judge.personal import about_someone, without_request
 from memchat.memory.recall import relevance
+from memchat.memory.recall.dates import planned_day
 from memchat.memory.text import STOPWORDS, content_stems, stem, words
 from memchat.text import neutralise
 
@@ -179,9 +180,10 @@ def build(
     seen: set[int] = set()
     for m in store.find(status="active", pinned=True):
         seen.add(m.id)
-        candidates.append(Item("pinned", neutralise(m.text), "pinned", memory_id=m.id))
+        if not m.private:  # private: never sent unasked, pinned or not
+            candidates.append(Item("pinned", neutralise(m.text), "pinned", memory_id=m.id))
     for m in sorted(store.top("rule", MAX_RULES), key=lambda m: (-m.importance, m.id)):
-        if m.id not in seen:
+        if m.id not in seen and not m.private:
             seen.add(m.id)
             candidates.append(Item("rules", neutralise(m.text), "rule", memory_id=m.id))
     query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
@@ -202,9 +204,10 @@ def build(
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     passed = gate(hits, query, bar, personal=about_someone(query, hits), answered=beside)
-    passed = [h for h in passed if not (h.type == "memory" and h.id in seen)]
+    passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
-    candidates += _retrieved(db, passed, topics, seen, content_stems(query), beside)[:MAX_RETRIEVED]
+    today = today or datetime.now(UTC).date()
+    candidates += _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     return _assemble(candidates, budget, count, factor)
 
 
@@ -246,7 +249,13 @@ def gate(
 
 
 def _retrieved(
-    db: Database, hits: list[Hit], topics: frozenset[str], seen: set[int], focus: set[str], beside: dict[int, str]
+    db: Database,
+    hits: list[Hit],
+    topics: frozenset[str],
+    seen: set[int],
+    focus: set[str],
+    beside: dict[int, str],
+    today: date,
 ) -> list[Item]:
     """Facts, events and snippets that cleared the gate, in relevance order, in the state they are in
     now (`beside`: the texts of the turns around them)."""
@@ -265,11 +274,7 @@ def _retrieved(
         reason = f"relevance {h.score:.2f}"
         if h.type == "memory":
             seen.add(h.id)
-            section, text = (
-                ("facts", neutralise(h.text))
-                if h.kind == "fact"
-                else ("history", f"[{_date(h.when)}] {neutralise(h.text)}")
-            )
+            section, text = _memory_line(h, today)
             items.append(Item(section, text, reason, memory_id=h.id, score=h.score))
             continue
         state = states.get(h.id)
@@ -296,6 +301,20 @@ def _retrieved(
             )
         )
     return items
+
+
+def _memory_line(hit: Hit, today: date) -> tuple[str, str]:
+    """Where a retrieved memory goes, and how it reads: a fact as it is; a one-off plan with its
+    day, as coming up before it and as past after it (never as a current fact); an event dated."""
+    text = neutralise(hit.text)
+    day = planned_day(hit.text, hit.memory.created_at if hit.memory is not None else hit.when)
+    if day is not None:
+        return (
+            ("plans", f"[{day.isoformat()}] {text}")
+            if day >= today
+            else ("history", f"[{day.isoformat()}, past] {text}")
+        )
+    return ("facts", text) if hit.kind == "fact" else ("history", f"[{_date(hit.when)}] {text}")
 
 
 def _context(
@@ -335,6 +354,7 @@ _TITLES = {
     "pinned": "Pinned",
     "rules": "How to work with you",
     "facts": "What I know about you",
+    "plans": "Coming up",
     "history": "What happened before",
 }
 

@@ -4,7 +4,8 @@ A message is the raw record; what memchat learnt from it has a state. Before a p
 goes into a call as a snippet, memchat.memory.judge.inject asks here:
 
 - withheld: the user forgot what it said (forget marks every message that mentions the
-  forgotten memory), or a memory drawn from it waits for review (pending) - it is not sent;
+  forgotten memory), a memory drawn from it waits for review (pending), or the user marked
+  that memory private - it is not sent;
 - replaced: a fact drawn from it, or a value it states, was superseded - it is sent only with
   the current value beside it ("earlier; now: ...") so the current value wins.
 """
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class MessageState:
-    withheld: str | None = None  # forgotten | pending
+    withheld: str | None = None  # forgotten | pending | private
     now: list[str] = field(default_factory=list)  # current memories that replaced what it said
 
 
@@ -53,26 +54,37 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
         f"SELECT message_id, reason FROM withheld_messages WHERE message_id IN ({marks})", message_ids
     ):
         states.setdefault(mid, MessageState()).withheld = reason
-    wanted = set(message_ids)
-    # Memories drawn from these messages that are not current: few (pending and superseded only).
-    # The assistant's reply to a source message usually repeats it: it shares the source's state.
-    for status, superseded_by, sources in db.conn.execute(
-        "SELECT status, superseded_by, source_message_ids FROM memories "
-        "WHERE status IN ('pending', 'superseded') AND source_message_ids != '[]'"
+    _drawn_from(db, set(message_ids), states)
+    _stating_old_values(db, message_ids, texts, states)
+    return states
+
+
+def _drawn_from(db: Database, wanted: set[int], states: dict[int, MessageState]) -> None:
+    """The state of the messages memories were drawn from, where that memory is not plainly current:
+    few (pending, superseded, private). The assistant's reply to a source message usually repeats
+    it: it shares the source's state."""
+    for status, superseded_by, sources, private in db.conn.execute(
+        "SELECT status, superseded_by, source_message_ids, private FROM memories "
+        "WHERE (status IN ('pending', 'superseded') OR private = 1) AND source_message_ids != '[]'"
     ):
         for mid in replies_of(db, set(json.loads(sources or "[]"))) & wanted:
             state = states.setdefault(mid, MessageState())
-            if status == "pending":
+            if private and status != "forgotten":  # what a private memory was drawn from is private too
+                state.withheld = state.withheld or "private"
+            elif status == "pending":
                 state.withheld = state.withheld or "pending"
             elif (current := _current(db, superseded_by)) and current not in state.now:
                 state.now.append(current)
+
+
+def _stating_old_values(db: Database, message_ids: list[int], texts: dict[int, str], states: dict) -> None:
     # A value that was superseded, stated again in any message ("I live in Berlin" after the move), or
     # in the message a reply answers ("Kreuzberg is lovely" after "I live in Berlin").
     replaced = db.conn.execute(
         "SELECT value, text, superseded_by FROM memories WHERE status = 'superseded' AND superseded_by IS NOT NULL"
     ).fetchall()
     if not replaced:  # most turns of most profiles: nothing to look up
-        return states
+        return
     answered = _answered(db, message_ids)
     said = {mid: f"{texts.get(mid, '')}\n{answered.get(mid, '')}" for mid in message_ids}
     present = set(words(" ".join(said.values())))  # a value none of them has a word of is skipped cheaply
@@ -89,7 +101,6 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
                 state = states.setdefault(mid, MessageState())
                 if current not in state.now:
                     state.now.append(current)
-    return states
 
 
 def _answered(db: Database, message_ids: list[int]) -> dict[int, str]:

@@ -121,6 +121,43 @@ def period_in(text: str, today: date | None = None) -> Period | None:
     return None
 
 
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!\.?,?\s+(?:19|20)\d\d)", re.I)
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+(?:19|20)\d\d)(?!\s*:)", re.I)
+
+
+def day_named(text: str, stated: date) -> date | None:
+    """The one day a memory names ("on May 9", "2027-03-12", "12th of March 2027"), or None.
+
+    A day without a year is the next one on or after `stated` (the day the memory was kept: a
+    plan is told before it happens). A month or a year alone names no day.
+    """
+    if (period := period_in(text, stated)) is not None:
+        return period.start if period.start == period.end and not _RELATIVE.search(text) else None
+    for pattern, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
+        if m := pattern.search(text):
+            month, day = _month(m.group(month_group)), int(m.group(day_group))
+            for year in (stated.year, stated.year + 1):
+                when = _safe(date, year, month, day)
+                if when is not None and when >= stated:
+                    return when
+    return None
+
+
+_RECURRING = re.compile(
+    r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily)\b", re.I
+)
+
+
+def planned_day(text: str, stated: str | None) -> date | None:
+    """The day of a one-off plan a memory states ("flying to Oslo on May 9"), or None: a day named
+    on or after the day the memory was kept, not a recurring one (birthdays, "every Monday")."""
+    kept = message_date(stated)
+    if kept is None or _RECURRING.search(text):
+        return None
+    day = day_named(text, kept)
+    return day if day is not None and day >= kept else None
+
+
 def message_date(timestamp: str | None) -> date | None:
     """The day a stored timestamp falls on (relative periods in a message count from it)."""
     try:

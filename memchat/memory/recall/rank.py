@@ -252,6 +252,8 @@ def _details(db: Database, chosen: dict[tuple[str, int], dict[str, Any]]) -> lis
         origin = f"memory #{m.id} · {m.origin}"
         if m.source_message_ids:
             origin += f" · from message {m.source_message_ids[0]}"
+        if m.private:
+            origin += " · private"
         hits.append(
             Hit(
                 "memory",

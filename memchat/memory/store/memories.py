@@ -89,8 +89,10 @@ class MemoryStore:
         key: str | None = None,
         limit: int | None = None,
         newest_first: bool = False,
+        private: bool | None = None,
     ) -> list[Memory]:
-        """Memories in id order (or newest first); status None means every status."""
+        """Memories in id order (or newest first); status None means every status; None for pinned
+        or private means either."""
         where: list[str] = ["1"]
         params: list[Any] = []
         if kind:
@@ -108,6 +110,9 @@ class MemoryStore:
         if key:
             where.append("key = ?")
             params.append(key)
+        if private is not None:
+            where.append("private = ?")
+            params.append(int(private))
         order = "ORDER BY id" + (" DESC" if newest_first else "") + (f" LIMIT {int(limit)}" if limit else "")
         return self._select("WHERE " + " AND ".join(where), params, order)
 
@@ -170,6 +175,7 @@ class MemoryStore:
         sensitive: bool = False,
         importance: float = 0.5,
         pinned: bool = False,
+        private: bool = False,
         source_message_ids: list[int] | tuple[int, ...] = (),
         actor: str = "user",
         created_at: str | None = None,
@@ -216,6 +222,7 @@ class MemoryStore:
                 confidence=float(confidence),
                 sensitive=int(sensitive),
                 importance=float(importance),
+                private=int(private),
                 source_message_ids=json.dumps(sources),
                 valid_from=valid_from or created,
                 created_at=created,

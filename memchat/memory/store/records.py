@@ -40,6 +40,7 @@ class Memory:
     last_used_at: str | None = None
     use_count: int = 0
     embedding_model: str | None = None
+    private: bool = False  # never sent unasked: only the user's own recall shows it
 
 
 @dataclass
@@ -55,7 +56,18 @@ class HistoryEntry:
 
 
 COLUMNS = [f.name for f in fields(Memory)]
-UPDATABLE = {"kind", "key", "value", "origin", "confidence", "sensitive", "importance", "valid_from", "valid_to"}
+UPDATABLE = {
+    "kind",
+    "key",
+    "value",
+    "origin",
+    "confidence",
+    "sensitive",
+    "importance",
+    "valid_from",
+    "valid_to",
+    "private",
+}
 
 
 def parse_memory_id(value: str | int) -> int:
@@ -81,6 +93,7 @@ def memory_from_row(row: tuple, names: list[str]) -> Memory:
     data = dict(zip(names, row, strict=True))
     data["pinned"] = bool(data["pinned"])
     data["sensitive"] = bool(data["sensitive"])
+    data["private"] = bool(data["private"])
     data["source_message_ids"] = json.loads(data["source_message_ids"] or "[]")
     return Memory(**data)
 

@@ -1,4 +1,5 @@
-"""Slash commands for long-term memory: /remember, /recall, /memories, /forget, /pin-memory, /unpin-memory."""
+"""Slash commands for long-term memory: /remember, /recall, /memories, /forget, /pin-memory, /unpin-memory,
+/private, /unprivate."""
 
 from __future__ import annotations
 
@@ -94,3 +95,20 @@ def _pin_memory(repl: Repl, arg: str) -> None:
 def _unpin_memory(repl: Repl, arg: str) -> None:
     m = repl.app.pin_memory(_one_id(arg, "/unpin-memory ID"), False)
     repl.info(f"unpinned #{m.id}: {m.text}")
+
+
+@command(
+    "private",
+    "Mark a memory private: never sent to a model unasked, only shown by /recall.",
+    args="ID",
+    complete=_memory_ids,
+)
+def _private(repl: Repl, arg: str) -> None:
+    m = repl.app.mark_private(_one_id(arg, "/private ID"), True)
+    repl.info(f"private #{m.id}: {m.text} (never sent unasked; /recall still finds it)")
+
+
+@command("unprivate", "Let a private memory be sent again when a message needs it.", args="ID", complete=_memory_ids)
+def _unprivate(repl: Repl, arg: str) -> None:
+    m = repl.app.mark_private(_one_id(arg, "/unprivate ID"), False)
+    repl.info(f"not private #{m.id}: {m.text}")
