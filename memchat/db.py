@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memchat.errors import StoreError
+from memchat.locks import hold_profile, release_profile
 
 BUSY_TIMEOUT_MS = 10_000
 # SQLite's automatic checkpoint (every 1000 pages, ~4 MB) copies the WAL into the database but can
@@ -40,12 +41,22 @@ class Database:
     only when a migration is pending, to apply it.
     """
 
-    def __init__(self, conn: sqlite3.Connection, *, encrypted: bool = False) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, encrypted: bool = False, path: Path | None = None) -> None:
         self.conn = conn
         self.encrypted = encrypted  # SQLCipher: no plaintext side files (memchat.encryption)
+        self.path = path  # set when open_db holds the profile lock for it
 
     def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
+
+    def close(self) -> None:
+        """Close the connection (SQLite checkpoints the WAL) and let go of the profile lock."""
+        try:
+            self.conn.close()
+        finally:
+            if self.path is not None:
+                release_profile(self.path)
+                self.path = None
 
 
 def sql_errors() -> tuple[type[Exception], ...]:
@@ -111,10 +122,28 @@ def let_others_write() -> None:
 
 
 def open_db(path: Path | str) -> Database:
-    """Open (creating if needed) and migrate the database at path."""
+    """Open (creating if needed) and migrate the database at path, sharing the profile lock
+    (memchat.locks) until `Database.close`."""
+    path = Path(path)
+    held = False
+    with contextlib.suppress(ValueError, OSError):  # a NUL in the name, a directory: said below
+        if not path.is_dir():
+            hold_profile(path)
+            held = True
+    try:
+        db = _open_held(path)
+    except BaseException:
+        if held:
+            release_profile(path)
+        raise
+    if held:
+        db.path = path
+    return db
+
+
+def _open_held(path: Path) -> Database:
     from memchat import encryption
 
-    path = Path(path)
     with contextlib.suppress(OSError, ValueError):
         encryption.recover(path)  # an encrypt or decrypt a crash cut short
     st = _stat_database(path)

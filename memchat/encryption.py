@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memchat.errors import StoreError, UsageError
+from memchat.locks import profile_alone
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KEY_ENV = "MEMCHAT_DB_KEY"
@@ -72,7 +73,7 @@ def driver() -> Any:
         from sqlcipher3 import dbapi2
     except ImportError:
         raise UsageError(
-            "encryption needs the sqlcipher3 package: pip install 'memchat[encrypt]' (or pip install sqlcipher3)"
+            "encryption needs the sqlcipher3 package: pip install sqlcipher3 keyring (in a clone of memchat: pip install -e '.[encrypt]')"
         ) from None
     return dbapi2
 
@@ -173,14 +174,19 @@ def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
     (None: plain); verified, synced and swapped in, the old file zeroed and removed."""
 
     sc = driver()
-    users = other_users(path)
-    if users:
-        raise UsageError(
-            f"another process ({', '.join(map(str, users[:3]))}) has {path} open: close every memchat "
-            "(a chat, `memchat mcp`) first; nothing was changed"
-        )
+    with profile_alone(path):  # from the check through the swap: no process opens it meanwhile
+        users = other_users(path)
+        if users:
+            raise UsageError(
+                f"another process ({', '.join(map(str, users[:3]))}) has {path} open: close every memchat "
+                "(a chat, `memchat mcp`) first; nothing was changed"
+            )
+        _convert_alone(sc, path, key_in, key_out)
+
+
+def _convert_alone(sc: Any, path: Path, key_in: str | None, key_out: str | None) -> None:
     tmp = path.with_name(path.name + ".converting")
-    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal")):
         shred(leftover)
     try:
         _export(sc, path, tmp, key_in, key_out)
@@ -251,15 +257,22 @@ def recover(path: Path) -> None:
         tmp = path.with_name(path.name + ".converting")
         # Killed while writing the copy (a plaintext half): gone when no one has it open and it is
         # no longer being written (a conversion running now writes it, checks it and renames it).
-        if tmp.exists() and time.time() - tmp.stat().st_mtime > CONVERTING_STALE_SECONDS and not other_users(tmp):
-            for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-                shred(leftover)
+        leftovers = (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal"))
+        if tmp.exists():
+            stale = time.time() - tmp.stat().st_mtime > CONVERTING_STALE_SECONDS
+            if stale and not other_users(tmp):
+                for leftover in leftovers:
+                    shred(leftover)
+        elif leftovers[3].exists():  # the copy's rollback journal, left by a conversion cut short
+            shred(leftovers[3])
         return
     if path.exists():
         shred(old)
     else:
         os.replace(old, path)
-        shred(path.with_name(path.name + ".converting"))
+        tmp = path.with_name(path.name + ".converting")
+        for leftover in (tmp, Path(f"{tmp}-journal")):
+            shred(leftover)
 
 
 def other_users(path: Path) -> list[int]:

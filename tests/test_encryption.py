@@ -111,7 +111,9 @@ def test_without_its_key_a_profile_refuses_in_one_line_and_is_not_changed(encryp
         assert ("no key was found" if key is None else "is wrong") in err
         assert "ERROR" not in err and (key or "correct horse") not in err
     assert hashlib.sha256((encrypted / "default.db").read_bytes()).hexdigest() == before
-    assert sorted(p.name for p in encrypted.glob("default.db*")) == ["default.db"]
+    # nothing beside it but the empty lock file every process that opens a profile shares
+    assert sorted(p.name for p in encrypted.glob("default.db*")) == ["default.db", "default.db.lock"]
+    assert (encrypted / "default.db.lock").stat().st_size == 0
 
 
 def test_decrypt_gives_back_the_same_profile_in_plain_sqlite(encrypted):
@@ -195,7 +197,9 @@ def test_encryption_without_sqlcipher_says_how_to_get_it(memchat_home):
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, env=dict(os.environ, **KEY), cwd=str(ROOT)
     )
-    assert result.returncode != 0 and "pip install 'memchat[encrypt]'" in result.stderr.decode()
+    said = result.stderr.decode()
+    # a command that works both from PyPI and from a clone (where 'memchat[encrypt]' finds nothing)
+    assert result.returncode != 0 and "pip install sqlcipher3 keyring" in said and "-e '.[encrypt]'" in said
 
 
 def test_the_database_file_is_never_opened_beside_a_live_connection(memchat_home, monkeypatch):
@@ -222,3 +226,65 @@ def test_the_database_file_is_never_opened_beside_a_live_connection(memchat_home
         open_db(path).conn.close()  # another thread's own connection, as the REPL's warm-up makes
         assert Memchat.load().encrypted is False
     assert os.path.abspath(path) not in opened
+
+
+def _big_plain_profile(home, messages: int) -> None:
+    """A plain profile with many messages, so that a conversion takes a while."""
+    from memchat import sessions as sess
+    from memchat.db import open_db
+
+    db = open_db(home / "default.db")
+    sid = sess.create_session(db).id
+    rows = [
+        (
+            sid,
+            "user",
+            f"note {i}: the quick brown fox jumps over the lazy dog " * 4,
+            "2026-01-01T00:00:00.000000Z",
+            "ok",
+        )
+        for i in range(messages)
+    ]
+    db.conn.executemany(
+        "INSERT INTO messages (session_id, role, content, created_at, status) VALUES (?, ?, ?, ?, ?)", rows
+    )
+    db.conn.commit()
+    db.close()
+
+
+def test_a_writer_racing_an_encryption_never_loses_an_acknowledged_write(memchat_home):
+    """Processes that start while `profile encrypt` runs wait for it (or say the profile is being
+    converted): every memory a writer was told it stored is in the encrypted profile."""
+    _big_plain_profile(memchat_home, 20_000)
+    env = dict(os.environ, **KEY)
+    converter = subprocess.Popen(
+        [sys.executable, "-m", "memchat", "profile", "encrypt", "--yes"],
+        env=env,
+        cwd=str(ROOT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    # the race: writers that start after the conversion has checked that no one else has the file
+    converting = memchat_home / "default.db.converting"
+    while not converting.exists() and converter.poll() is None:
+        time.sleep(0.01)
+    acknowledged, refused = [], []
+    deadline = time.monotonic() + 60
+    i = 0
+    while converter.poll() is None and time.monotonic() < deadline or i < 3:
+        text = f"Racing fact number {i} is {9000000 + i}"
+        done = run_memchat("memories", "add", text, env=KEY)
+        if done.returncode == 0:
+            acknowledged.append(text)
+        else:
+            said = done.stderr.decode()
+            assert "damaged" not in said and "Traceback" not in said, said
+            assert said.count("\n") == 1, said
+            refused.append(said)
+        i += 1
+    _, err = converter.communicate(timeout=60)
+    assert converter.returncode == 0, err
+    assert (memchat_home / "default.db").read_bytes()[:16] != b"SQLite format 3\x00"  # encrypted
+    stored = run_memchat("memories", "list", "--json", env=KEY).stdout.decode()
+    assert acknowledged and all(text in stored for text in acknowledged)
+    assert not (memchat_home / "default.db.converting-journal").exists()

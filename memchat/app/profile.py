@@ -160,7 +160,7 @@ class Profile:
         """Close the database (checkpointing the WAL). Safe to call twice."""
         if self._db is not None:
             try:
-                self._db.conn.close()
+                self._db.close()
             except Exception:  # noqa: BLE001 - closing on the way out; SQLite recovers the WAL on next open
                 pass
             self._db = None
@@ -352,7 +352,7 @@ class Profile:
         try:
             yield own
         finally:
-            own.conn.close()
+            own.close()
 
     def after_open(self) -> None:
         """What a fresh interactive run does as soon as the profile is open (in the warm-up thread)."""

@@ -1,0 +1,96 @@
+"""The profile lock: who may use a database file while a conversion swaps it for another.
+
+A conversion (encrypt, decrypt: memchat.encryption) replaces the database file. A process that
+had opened the old file would go on writing to it after the swap, and lose what it wrote. So
+every process that uses a profile holds a shared lock on `<db>.lock` (flock: apart from
+SQLite's own POSIX locks, which closing any descriptor of the database would drop) for as long
+as it lives, and a conversion holds it exclusively from its check to its swap. Other processes
+wait a little, then say the profile is being converted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from memchat.errors import StoreError
+
+_HELD: dict[str, list[int]] = {}  # lock file -> [this process's descriptor, how many hold it]
+CONVERSION_WAIT_SECONDS = 10.0
+
+
+def _name(path: Path) -> str:
+    return str(path.resolve()) + ".lock"
+
+
+def _open(name: str) -> int | None:
+    try:
+        return os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except (OSError, ValueError):
+        return None  # a read-only folder (where no conversion can run either), a NUL in the name
+
+
+def hold_profile(path: Path) -> None:
+    """Share the profile with other processes while this one has it open (release_profile when
+    done), waiting a little while a conversion runs."""
+    name = _name(path)
+    if name in _HELD:
+        _HELD[name][1] += 1
+        return
+    fd = _open(name)
+    if fd is None:
+        return
+    deadline = time.monotonic() + CONVERSION_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise StoreError(
+                    f"{path} is being encrypted or decrypted by another memchat; try again when it is done"
+                ) from None
+            time.sleep(0.05)
+    _HELD[name] = [fd, 1]
+
+
+def release_profile(path: Path) -> None:
+    """This process is done with one of its connections to the profile."""
+    name = _name(path)
+    held = _HELD.get(name)
+    if held is None:
+        return
+    held[1] -= 1
+    if held[1] <= 0:
+        del _HELD[name]
+        os.close(held[0])  # drops the lock
+
+
+@contextlib.contextmanager
+def profile_alone(path: Path) -> Iterator[None]:
+    """Hold the profile exclusively (a conversion): no other process has it open, and none opens
+    it until the block ends (this process's own connections, if any, share the one lock)."""
+    name = _name(path)
+    held = _HELD.get(name)
+    fd = held[0] if held is not None else _open(name)
+    if fd is None:
+        raise StoreError(f"cannot lock {path} for its conversion: its folder is not writable; nothing was changed")
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(
+                f"another process has {path} open: close every memchat (a chat, `memchat mcp`) first; "
+                "nothing was changed"
+            ) from None
+        yield
+    finally:
+        if held is not None:
+            fcntl.flock(fd, fcntl.LOCK_SH)  # back to sharing it
+        else:
+            os.close(fd)
