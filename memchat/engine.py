@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memchat import sessions, tokens
 from memchat.compaction import Compactor
 from memchat.context import Compiled, compile_context
-from memchat.errors import MemchatError, ProviderError
+from memchat.errors import MemchatError, ProviderError, check_size
 from memchat.memory.judge.inject import Section
 from memchat.providers import ChatRequest, Provider, Reply, get_provider
 from memchat.sessions import Message, Session
@@ -249,6 +249,7 @@ class Engine:
         self, session: Session, text: str, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
     ) -> TurnResult:
         """Store the user's message, then get and store the reply."""
+        check_size(text)
         user = sessions.add_message(self.db, session.id, "user", text, status="unanswered", tokens=tokens.count(text))
         remembered = self.remember(user)
         if remembered and on_notice:

@@ -68,6 +68,20 @@ class StoreError(MemchatError):
 
 
 MAX_ID = 2**63 - 1  # SQLite's largest INTEGER
+# The most text one message (a prompt, a paste, an imported message) or one memory may hold: 1 MiB
+# of characters, about 260,000 tokens, more than any model's window. A turn reads a bounded window
+# of stored text (memchat.memory.text.TEXT_WINDOW) whatever this is.
+MAX_MESSAGE_CHARS = 1 << 20
+
+
+def check_size(text: str, what: str = "the message") -> str:
+    """Refuse text over MAX_MESSAGE_CHARS in one line that says the limit."""
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise UsageError(
+            f"{what} is {len(text):,} characters; memchat takes at most {MAX_MESSAGE_CHARS:,} in one "
+            "(about 260,000 tokens, more than a model reads at once): send a part of it"
+        )
+    return text
 # ASCII digits only: int() also takes Arabic-Indic and other Unicode digits ("١" is 1).
 _ID = re.compile(r"#?([+-]?[0-9]+)")
 

@@ -9,6 +9,17 @@ from __future__ import annotations
 import re
 
 MAX_TERMS = 32
+# What a turn reads of one stored text (ranking, the gate, snippets, what a message's state is):
+# a window, so a turn's cost does not grow with the largest message in the profile (a pasted
+# 100 MB log). The encoder reads 256 tokens of it anyway; full text search still indexes it all.
+TEXT_WINDOW = 8_000
+
+
+def window(text: str) -> str:
+    """The first TEXT_WINDOW characters of a stored text, marked when cut."""
+    return text if len(text) <= TEXT_WINDOW else text[:TEXT_WINDOW] + " …"
+
+
 _WORD = re.compile(r"[^\W_]+")
 STOPWORDS = frozenset(
     """

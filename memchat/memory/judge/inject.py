@@ -30,7 +30,7 @@ from memchat.memory.judge import sensitive
 from memchat.memory.judge.personal import about_someone, without_request
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import planned_day
-from memchat.memory.text import STOPWORDS, content_stems, stem, words
+from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, stem, window, words
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
@@ -345,9 +345,11 @@ def _context(
 def _rows(db: Database, ids: list[int]) -> list[tuple[int, str]]:
     if not ids:
         return []
-    return db.conn.execute(
-        f"SELECT id, content FROM messages WHERE id IN ({', '.join('?' * len(ids))})", ids
-    ).fetchall()
+    rows = db.conn.execute(
+        f"SELECT id, substr(content, 1, {TEXT_WINDOW + 1}) FROM messages WHERE id IN ({', '.join('?' * len(ids))})",
+        ids,
+    )
+    return [(i, window(text)) for i, text in rows]
 
 
 _TITLES = {

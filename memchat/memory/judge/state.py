@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat.memory.forget.redact import distinctive
-from memchat.memory.text import words
+from memchat.memory.text import TEXT_WINDOW, words
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -108,7 +108,7 @@ def _answered(db: Database, message_ids: list[int]) -> dict[int, str]:
     marks = ", ".join("?" * len(message_ids))
     return dict(
         db.conn.execute(
-            "SELECT a.id, q.content FROM messages a JOIN messages q ON q.id = "
+            f"SELECT a.id, substr(q.content, 1, {TEXT_WINDOW}) FROM messages a JOIN messages q ON q.id = "
             "(SELECT max(id) FROM messages WHERE session_id = a.session_id AND id < a.id) "
             f"WHERE a.id IN ({marks}) AND a.role = 'assistant'",
             message_ids,

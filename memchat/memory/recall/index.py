@@ -25,6 +25,7 @@ from memchat.db import db_file, immediate, sql_errors
 from memchat.errors import MemchatError
 from memchat.memory.recall.vector_file import read_copy, write_copy
 from memchat.memory.recall.vectors import VectorSet, generation, kind_status_code
+from memchat.memory.text import window
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,13 +59,16 @@ def memory_text(text: str) -> str:
     """What is embedded for a memory: in the user's own voice. Extracted facts say "The user lives in
     Lisbon"; people ask "where do I live?", and the model matches first person to first person
     (cosine 0.30 -> 0.46 for that pair, 0.26 -> 0.49 for "how should you contact me?")."""
+    text = window(text)
     for pattern, replacement in _THIRD_PERSON:
         text = pattern.sub(replacement, text)
     return text
 
 
 def message_text(name: str | None, content: str) -> str:
-    """What is embedded for a message: the speaker's name travels with the words."""
+    """What is embedded for a message: the speaker's name travels with the words (a window of
+    them: the encoder reads 256 tokens, and the tokenizer need not read a pasted 100 MB log)."""
+    content = window(content)
     return f"{name}: {content}" if name else content
 
 

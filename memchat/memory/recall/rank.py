@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.memory.recall import relevance
 from memchat.memory.store.memories import Memory, MemoryStore
+from memchat.memory.text import TEXT_WINDOW, window
 
 if TYPE_CHECKING:
     import numpy as np
@@ -220,9 +221,13 @@ def _texts(db: Database, ids: list[int]) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for start in range(0, len(ids), 500):
         part = ids[start : start + 500]
-        out += db.conn.execute(
-            f"SELECT id, content FROM messages WHERE id IN ({', '.join('?' * len(part))})", part
-        ).fetchall()
+        out += [
+            (i, window(text))
+            for i, text in db.conn.execute(
+                f"SELECT id, substr(content, 1, {TEXT_WINDOW + 1}) FROM messages WHERE id IN ({', '.join('?' * len(part))})",
+                part,
+            )
+        ]
     return out
 
 
@@ -259,7 +264,7 @@ def _details(db: Database, chosen: dict[tuple[str, int], dict[str, Any]]) -> lis
                 "memory",
                 m.id,
                 m.kind,
-                m.text,
+                window(m.text),
                 0.0,
                 m.created_at,
                 origin,
@@ -273,7 +278,7 @@ def _details(db: Database, chosen: dict[tuple[str, int], dict[str, Any]]) -> lis
     for start in range(0, len(ids), 500):
         part = ids[start : start + 500]
         for mid, sid, role, name, content, created, before, after in db.conn.execute(
-            "SELECT m.id, m.session_id, m.role, m.name, m.content, m.created_at, "
+            f"SELECT m.id, m.session_id, m.role, m.name, substr(m.content, 1, {TEXT_WINDOW + 1}), m.created_at, "
             "(SELECT max(p.id) FROM messages p WHERE p.session_id = m.session_id AND p.id < m.id "
             "AND p.status != 'undone'), "
             "(SELECT min(n.id) FROM messages n WHERE n.session_id = m.session_id AND n.id > m.id "
@@ -285,7 +290,7 @@ def _details(db: Database, chosen: dict[tuple[str, int], dict[str, Any]]) -> lis
                     "message",
                     mid,
                     "message",
-                    content,
+                    window(content),
                     0.0,
                     created,
                     f"session {sid} · message {mid}",

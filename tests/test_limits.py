@@ -1,0 +1,64 @@
+"""One large message must not make every later call slow, nor get in at all past the limit.
+
+Every way in (an `ask` argument or stdin, a REPL paste, `memories add`, MCP `remember`) refuses
+text over MAX_MESSAGE_CHARS in one line; and what a turn does with stored text (ranking, the
+gate, snippets, embedding) reads a bounded window of it, whatever the largest message holds.
+"""
+
+from __future__ import annotations
+
+import json
+
+from conftest import db_rows, run_memchat
+
+from memchat import sessions
+from memchat.db import open_db
+from memchat.errors import MAX_MESSAGE_CHARS
+from memchat.memory.recall import index
+from memchat.memory.text import TEXT_WINDOW
+
+OVER = "word " * (MAX_MESSAGE_CHARS // 5 + 1)
+
+
+def test_every_way_in_refuses_a_message_over_the_limit_in_one_line(cli, memchat_home):
+    for args, stdin in (
+        (["--provider", "echo", "ask", OVER], None),
+        (["--provider", "echo", "ask"], OVER),
+        (["memories", "add", OVER], None),
+    ):
+        result = cli(*args, input=stdin)
+        assert result.exit_code == 2, (args[:2], result.stderr[:300])
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and f"at most {MAX_MESSAGE_CHARS:,}" in lines[0] and len(lines[0]) < 300
+    # the REPL says so and goes on with the next message
+    repl = cli("--provider", "echo", input=f"{OVER}\nhello after\n")
+    assert f"at most {MAX_MESSAGE_CHARS:,}" in repl.stderr and "(echo) hello after" in repl.stdout
+    assert all(n <= MAX_MESSAGE_CHARS for (n,) in db_rows(memchat_home, "SELECT length(content) FROM messages"))
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
+
+
+def test_mcp_remember_refuses_a_memory_over_the_limit(memchat_home):
+    from test_mcp import _serve
+
+    async def calls(s):
+        return await s.call_tool("remember", {"text": OVER})
+
+    _, result = _serve(calls)
+    assert result.is_error and f"at most {MAX_MESSAGE_CHARS:,}" in result.content[0].text
+
+
+def test_a_turn_reads_a_window_of_a_huge_stored_message(cli, api, memchat_home, real_encoder):
+    """A message stored before the limit existed (or by an older import): 5 MB whose words match."""
+    db = open_db(memchat_home / "default.db")
+    huge = "deploy log: database timeout retried, release gate green. " * 90_000
+    sessions.add_message(db, sessions.create_session(db).id, "user", huge)
+    index.catch_up(db, real_encoder)
+    assert len(index.message_text("Ana", huge)) <= TEXT_WINDOW + 10  # what the encoder is given
+    db.close()
+    hits = json.loads(cli("recall", "--json", "database timeout in the deploy log").stdout)
+    assert hits and all(len(h["text"]) <= TEXT_WINDOW + 2 for h in hits)
+    assert cli("ask", "what did the deploy log say about the database timeout?").exit_code == 0
+    system = api.requests[-1].get("system", "")
+    assert "database timeout" in system and len(system) < 20_000  # a snippet of it, not 5 MB
+    found = run_memchat("recall", "--json", "release gate")  # a fresh process, as a user runs it
+    assert found.returncode == 0 and len(found.stdout) < 200_000
