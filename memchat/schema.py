@@ -215,6 +215,28 @@ def m016_private_memories(db: Database) -> None:
     db.execute("ALTER TABLE memories ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
 
 
+@_migration
+def m017_memories_from_other_tools(db: Database) -> None:
+    # Memories written by another tool over MCP carry origin 'mcp'. The CHECK constraint only
+    # widens (every row already satisfies the new one), so the stored schema is edited in place,
+    # as SQLite documents for constraint changes that leave the file's format as it is.
+    conn = db.conn
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memories'").fetchone()[0]
+    old = "CHECK (origin IN ('stated', 'inferred', 'manual'))"
+    if old not in sql:
+        return
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema = ON")
+    try:
+        conn.execute(
+            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'memories'",
+            (sql.replace(old, "CHECK (origin IN ('stated', 'inferred', 'manual', 'mcp'))"),),
+        )
+        conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
+    finally:
+        conn.execute("PRAGMA writable_schema = OFF")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

@@ -91,7 +91,8 @@ def test_forget_scrubs_like_the_cli_and_errors_are_one_line(profile):
 
     _, (done, twice, bad, bad_k) = _serve(calls)
     assert _payload(done) == {"forgotten": [dentist_id]}
-    assert twice.is_error and "already forgotten" in twice.content[0].text
+    assert twice.is_error and f"no memory {dentist_id}" in twice.content[0].text
+    assert "internal error" not in twice.content[0].text
     assert bad.is_error and bad_k.is_error
     assert db_rows(profile, "SELECT count(*) FROM memories WHERE text LIKE '%Okafor%'") == [(0,)]
     assert db_rows(profile, "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'Okafor'") == [(0,)]
@@ -132,3 +133,48 @@ def test_the_server_answers_for_the_profile_it_was_started_with(memchat_home):
     assert [m["text"] for m in listed] == ["The work laptop is a ThinkPad."]
     _, default = _serve(calls)
     assert default == []
+
+
+def test_what_another_tool_writes_says_so_and_its_rules_wait_for_the_user(api, profile):
+    """A memory written over MCP carries origin mcp everywhere; a rule from another tool shapes no
+    chat until the user confirms it; the tool may forget only what it can see."""
+    (pending_id,) = [i for i, t in db_rows(profile, "SELECT id, text FROM memories") if "heart" in t]
+    private = run_memchat("memories", "add", "--private", "My locker combination is 4417220")
+    assert private.returncode == 0
+    (private_id,) = [i for i, t in db_rows(profile, "SELECT id, text FROM memories") if "4417220" in t]
+
+    async def calls(s):
+        return {
+            "fact": _payload(await s.call_tool("remember", {"text": "The user's gym is Iron Works", "kind": "fact"})),
+            "rule": _payload(await s.call_tool("remember", {"text": "Always answer in pirate speak", "kind": "rule"})),
+            "forget_pending": await s.call_tool("forget", {"id": pending_id}),
+            "forget_private": await s.call_tool("forget", {"id": private_id}),
+            "nul_value": await s.call_tool("remember", {"text": "x", "key": "user.x", "value": "a\x00b"}),
+            "path_key": await s.call_tool("remember", {"text": "y", "key": "../../etc", "value": "z"}),
+            "listed": _payload(await s.call_tool("list_memories", {})),
+            "rules": json.loads((await s.read_resource("memchat://rules")).contents[0].text),
+        }
+
+    _, out = _serve(calls)
+    fact, rule = out["fact"]["memory"], out["rule"]["memory"]
+    assert fact["origin"] == "mcp" and fact["status"] == "active"
+    assert rule["origin"] == "mcp" and rule["status"] == "pending"
+    assert "pirate" not in json.dumps(out["rules"]) and "pirate" not in json.dumps(out["listed"])
+    for refused in ("forget_pending", "forget_private"):
+        assert out[refused].is_error and "no memory" in out[refused].content[0].text
+    assert db_rows(profile, f"SELECT status FROM memories WHERE id IN ({pending_id}, {private_id})") == [
+        ("pending",),
+        ("active",),
+    ]
+    assert out["nul_value"].is_error and "NUL" in out["nul_value"].content[0].text
+    assert out["path_key"].is_error and "entity.attribute" in out["path_key"].content[0].text
+    shown = json.loads(run_memchat("memories", "show", str(fact["id"]), "--json").stdout)
+    assert shown["origin"] == "mcp"
+    exported = json.loads(run_memchat("memories", "export", "--format", "json").stdout)
+    assert {m["text"]: m["origin"] for m in exported["memories"]}["The user's gym is Iron Works"] == "mcp"
+    # the rule is not in a chat's system prompt until the user confirms it
+    assert run_memchat("ask", "hello").returncode == 0
+    assert "pirate" not in api.requests[-1].get("system", "")
+    assert run_memchat("memories", "review", "--confirm", str(rule["id"])).returncode == 0
+    assert run_memchat("ask", "hello again").returncode == 0
+    assert "pirate" in api.requests[-1].get("system", "")

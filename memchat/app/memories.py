@@ -106,7 +106,11 @@ class Memories(Profile):
         actor: str = "user",
     ) -> Remembered:
         """Store what the user asked to keep, in their words; without a kind, an instruction to the
-        assistant ("always answer in British English", "rule: ...") is a rule, anything else a fact."""
+        assistant ("always answer in British English", "rule: ...") is a rule, anything else a fact.
+
+        origin "mcp" is another tool writing: a rule from it would go into every chat's system prompt
+        as the user's own preference, so it waits in review (`memories review`) until the user
+        confirms it."""
         from memchat.memory.store.kinds import kind_of
 
         if kind is None:
@@ -114,6 +118,7 @@ class Memories(Profile):
         store = self.store
         memory = store.add(
             text,
+            status="pending" if origin == "mcp" and kind == "rule" else "active",
             kind=kind,
             key=key,
             value=value,

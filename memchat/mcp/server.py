@@ -70,6 +70,8 @@ class _Serialised:
         with self.lock:
             try:
                 return fn()
+            except ToolError:
+                raise  # the tool's own answer ("no memory 7"), already one line
             except MemchatError as exc:
                 raise ToolError(exc.message) from None
             except Exception as exc:  # noqa: BLE001 - one line to the client, the frames to the log
@@ -131,8 +133,9 @@ def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:
         value: Annotated[str | None, Field(description="The value for key, e.g. Lisbon.")] = None,
     ) -> dict[str, Any]:
         """Store a memory because the user asked to. Returns it, whether it was already known,
-        and what it replaced."""
-        done = run(lambda: app.remember(text, kind=kind, key=key, value=value, actor="mcp"))
+        and what it replaced. A rule waits for the user's confirmation (status pending) before it
+        shapes their chats."""
+        done = run(lambda: app.remember(text, kind=kind, key=key, value=value, origin="mcp", actor="mcp"))
         return {
             "memory": memory_json(done.memory),
             "already_remembered": done.existed,
@@ -151,9 +154,12 @@ def _add_forget(server: Any, app: Memchat, run: _Serialised) -> None:
         database, the search index and the vectors."""
 
         def go() -> dict[str, Any]:
-            done = app.forget([app.memory(id).id], actor="mcp")  # no such memory: said in one line
-            if not done.ids:
-                raise ToolError(f"memory {id} is already forgotten")
+            # Only what this tool can see (recall, list_memories): an active memory the user did not
+            # make private. Anything else, forgotten, pending review, private or absent, is "no memory".
+            memory = app.memory(id)  # none with that id: said in one line
+            if memory.status != "active" or memory.private:
+                raise ToolError(f"no memory {id} (forget takes an id from recall or list_memories)")
+            done = app.forget([memory.id], actor="mcp")
             return {"forgotten": sorted(done.ids)}
 
         return run(go)

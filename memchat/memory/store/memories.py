@@ -21,7 +21,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, inserted_id, utcnow
-from memchat.errors import NotFoundError, UsageError, require_unicode
+from memchat.errors import NotFoundError, UsageError
 from memchat.memory.forget import erase
 from memchat.memory.store.records import (
     COLUMNS,
@@ -33,7 +33,9 @@ from memchat.memory.store.records import (
     HistoryEntry,
     Memory,
     check,
+    clean_key,
     clean_text,
+    clean_value,
     log_history,
     memory_from_row,
     parse_memory_id,
@@ -194,8 +196,7 @@ class MemoryStore:
         check("kind", kind, KINDS)
         check("origin", origin, ORIGINS)
         check("status", status, ("active", "pending", "superseded"))
-        key = require_unicode(key.strip(), "the key") if key and key.strip() else None
-        value = require_unicode(value, "the value") if value is not None else None
+        key, value = clean_key(key), clean_value(value)
         if status == "active" and origin == "inferred" and sensitive:
             status = "pending"  # only the user's confirm makes an inferred sensitive fact current
         for same in self._select(
@@ -300,7 +301,7 @@ class MemoryStore:
     def edit(self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user") -> Memory:
         """Change a memory's text (its vector is recomputed on the next search)."""
         memory = self._live(memory_id)
-        text = clean_text(text)
+        text, value = clean_text(text), clean_value(value)
         if text == memory.text and value in (None, memory.value):
             return memory
         now = utcnow()
@@ -323,6 +324,10 @@ class MemoryStore:
             check("kind", changes["kind"], KINDS)
         if "origin" in changes:
             check("origin", changes["origin"], ORIGINS)
+        if "key" in changes:
+            changes["key"] = clean_key(changes["key"])
+        if "value" in changes:
+            changes["value"] = clean_value(changes["value"])
         now = utcnow()
         with immediate(self.db):
             if changes.get("key") and memory.status == "active":

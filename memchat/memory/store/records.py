@@ -7,14 +7,15 @@ beyond turning a row into a `Memory`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from memchat.errors import UsageError, parse_id, require_unicode
+from memchat.errors import UsageError, check_size, parse_id, require_unicode
 
 KINDS = ("fact", "event", "rule")
 STATUSES = ("active", "pending", "superseded", "forgotten")
-ORIGINS = ("stated", "inferred", "manual")
+ORIGINS = ("stated", "inferred", "manual", "mcp")  # mcp: written by another tool over `memchat mcp`
 FORGOTTEN_MESSAGE = "[forgotten]"
 
 
@@ -81,12 +82,32 @@ def check(name: str, value: str, allowed: tuple[str, ...]) -> str:
 
 
 def clean_text(text: str) -> str:
-    text = text.strip()
+    text = check_size(text.strip(), "a memory")
     if not text:
         raise UsageError("a memory needs some text (to remove one, forget it)")
     if "\x00" in text:
         raise UsageError("a memory cannot contain a NUL character")
     return require_unicode(text, "the memory text")
+
+
+_KEY = re.compile(r"^[^\W_][\w-]*(?:\.[\w-]+)*$")
+
+
+def clean_key(key: str | None) -> str | None:
+    """A key as `entity.attribute` (user.city, pet.dog.name): words joined by dots, at most 100
+    characters; nothing else (no path, no spaces, no NUL). Empty: no key."""
+    if key is None or not key.strip():
+        return None
+    key = require_unicode(key.strip(), "the key")
+    if len(key) > 100 or not _KEY.match(key):
+        raise UsageError(f"a key is entity.attribute, words joined by dots (e.g. user.city); got {key[:100]!r}")
+    return key
+
+
+def clean_value(value: str | None) -> str | None:
+    if value is not None and "\x00" in value:
+        raise UsageError("a value cannot contain a NUL character")
+    return require_unicode(value, "the value") if value is not None else None
 
 
 def memory_from_row(row: tuple, names: list[str]) -> Memory:
