@@ -82,6 +82,8 @@ def check_size(text: str, what: str = "the message") -> str:
             "(about 260,000 tokens, more than a model reads at once): send a part of it"
         )
     return text
+
+
 # ASCII digits only: int() also takes Arabic-Indic and other Unicode digits ("١" is 1).
 _ID = re.compile(r"#?([+-]?[0-9]+)")
 

@@ -570,3 +570,72 @@ def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home
     assert "[2027-05-09, past] I'm flying to Oslo on May 9" in after and "## Coming up" not in after
     anniversary = inject.build(db, "When is our anniversary?", embedder=embedder, budget=1500, count=len).text
     assert "- Our anniversary is June 14" in anniversary  # a recurring date is a fact, not a plan
+
+
+# A person's memories as `memories add` stores them (written for these tests; no word of the
+# requests below is in the memory that serves them).
+HOUSEHOLD = [
+    "I'm allergic to shellfish",
+    "My wife Ana is vegetarian",
+    "Our twins Leo and Bea are nine and mad about football",
+    "We have an old cat called Miso who hates the car",
+    "I live in Porto",
+    "I work as a backend developer; we use Go and PostgreSQL",
+    "My bank account number is 40112233 at Millennium",
+    "I'm on lithium for bipolar disorder",
+]
+
+
+@pytest.fixture
+def household(cli, api, real_encoder):
+    for text in HOUSEHOLD:
+        assert cli("memories", "add", text).exit_code == 0
+    return cli
+
+
+def sent_for(cli, api, prompt: str) -> str:
+    assert cli("ask", prompt).exit_code == 0
+    return system_of(api)
+
+
+def test_a_request_gets_what_its_topic_needs_though_no_word_matches(household, api):
+    dinner = sent_for(household, api, "What should I cook tonight for the four of us?")
+    assert "shellfish" in dinner and "vegetarian" in dinner
+    code = sent_for(household, api, "Set up CI for our repo, with the tests running on every push.")
+    assert "Go and PostgreSQL" in code
+
+
+def test_the_profile_is_small_labelled_and_never_sensitive(household, api):
+    explained = json.loads(household("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
+    profile = [m for m in explained["memory"] if m["section"] == "profile"]
+    assert profile and "## About you" in system_of(api)
+    assert not any(word in m["text"] for m in profile for word in ("lithium", "40112233"))
+    from memchat import tokens
+
+    assert sum(tokens.count(m["text"]) + 2 for m in profile) <= 150
+
+
+def test_technical_and_general_questions_get_no_sensitive_or_retrieved_memory(household, api):
+    for prompt in (
+        "How do I validate a bank account number's check digit in Python?",
+        "How does lithium-ion battery chemistry work?",
+        "How do I kill a child process in Go?",
+    ):
+        system = sent_for(household, api, prompt)
+        assert "40112233" not in system and "lithium for bipolar" not in system, prompt
+    general = sent_for(household, api, "What is the population of Porto?")
+    retrieved = [line for line in memory_lines(general) if "## About you" not in general.split(line)[0][-40:]]
+    assert "What I know about you" not in general and "What happened before" not in general, retrieved
+
+
+def test_a_health_question_of_the_users_own_reaches_the_health_memory(household, api):
+    assert "lithium for bipolar" in sent_for(household, api, "Is it safe for me to take ibuprofen with my medication?")
+
+
+def test_direct_questions_work_on_a_profile_with_memories_and_no_sessions(household, api):
+    for prompt, expected in (
+        ("Which city do I live in?", "I live in Porto"),
+        ("What are my kids' names?", "Leo and Bea"),
+        ("What's our cat called?", "Miso"),
+    ):
+        assert expected in sent_for(household, api, prompt), prompt

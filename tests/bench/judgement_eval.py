@@ -62,6 +62,7 @@ class Outcome:
     tokens: list[int] = field(default_factory=list)
     profile_tokens: list[int] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    junk_by: dict[str, int] = field(default_factory=dict)  # unneeded items by why they were sent
 
 
 def load_sets(eval_dir: Path) -> list[Profile]:
@@ -146,7 +147,7 @@ def judge(profile: Profile, ids: dict[int, int], base: Path, workdir: Path) -> O
         need = set(case.get("need", []))
         out.calls += 1
         out.tokens.append(section.tokens if section is not None else 0)
-        out.profile_tokens.append(getattr(section, "profile_tokens", 0) if section is not None else 0)
+        out.profile_tokens.append(section.profile_tokens if section is not None else 0)
         if need:
             out.needed += len(need)
             out.needed_sent += len(need & sent)
@@ -166,6 +167,16 @@ def judge(profile: Profile, ids: dict[int, int], base: Path, workdir: Path) -> O
                 out.misses.append(f"  leak {case['prompt']!r}: {[i.text[:70] for i in items if i.section != 'rules']}")
         unneeded = [i for i in retrieved if not (i.memory_id in ids and ids[i.memory_id] in need)]
         out.junk += len(unneeded)
+        for item in items:
+            if item.reason.startswith("topic") and os.environ.get("JUDGE_SCORES"):
+                ok = item.memory_id in ids and ids[item.memory_id] in need
+                print(f"SCORE {int(ok)} {item.reason.split()[-1]} {item.reason.split()[1]}")
+            if item.memory_id in ids and ids[item.memory_id] in need:
+                why = "needed " + item.reason.split()[0]
+                out.junk_by[why] = out.junk_by.get(why, 0) + 1
+        for item in unneeded:
+            why = item.reason.split()[0] + (" (message)" if item.message_id else "")
+            out.junk_by[why] = out.junk_by.get(why, 0) + 1
     return out
 
 
@@ -193,6 +204,7 @@ def main() -> None:
             if args.cases:
                 print(f"# {label}")
                 print("\n".join(out.misses) or "  (none)")
+                print(f"  unneeded items by reason: {out.junk_by}")
     print()
     print(
         "| set | need sent | leaks (sensitive) | leaks (any) | junk/call | median tokens | max tokens | max profile |"

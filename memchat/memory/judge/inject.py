@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
-from memchat.memory.judge import sensitive
+from memchat.memory.judge import need, sensitive
 from memchat.memory.judge.personal import about_someone, without_request
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import planned_day
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from memchat.db import Database
     from memchat.memory.recall.embed import Embedder
     from memchat.memory.recall.search import Hit
+    from memchat.memory.store.memories import Memory
     from memchat.sessions import Message
 
 HEADER = (
@@ -84,6 +85,7 @@ class Section:
     text: str = ""
     items: list[Item] = field(default_factory=list)
     tokens: int = 0
+    profile_tokens: int = 0  # of them, the profile block's
 
     @property
     def memory_ids(self) -> list[int]:
@@ -186,6 +188,8 @@ def build(
         if m.id not in seen and not m.private:
             seen.add(m.id)
             candidates.append(Item("rules", neutralise(m.text), "rule", memory_id=m.id))
+    profile = need.profile(db, embedder, count, exclude=seen) if embedder is not None else []
+    seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
     query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
     if query.strip():
@@ -203,22 +207,56 @@ def build(
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
-    passed = gate(hits, query, bar, personal=about_someone(query, hits), answered=beside)
+    personal = about_someone(query, hits)
+    request = need.read(query, embedder) if embedder is not None and query.strip() else None
+    # A general or technical question ("how do I validate an IBAN's checksum?") reaches no sensitive
+    # memory, whatever words it shares with one; one that names someone memory knows is not general.
+    technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
+    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical)
+    profile_tokens = 0
+    if not technical:  # a question about no one needs nothing of the person, not even the profile
+        for m in profile:
+            candidates.append(Item("profile", neutralise(m.text), "profile", memory_id=m.id))
+            profile_tokens += count(m.text) + 2
     passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
     today = today or datetime.now(UTC).date()
-    candidates += _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
-    return _assemble(candidates, budget, count, factor)
+    retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
+    if request is not None and embedder is not None:
+        more = _by_topic(db, request, embedder, seen, today, personal)
+        retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
+    section = _assemble(candidates + retrieved, budget, count, factor)
+    section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
+    return section
+
+
+def _by_topic(
+    db: Database, request: need.Request, embedder: Embedder, seen: set[int], today: date, personal: bool
+) -> list[Item]:
+    """What the request's topic calls for that retrieval did not bring (memchat.memory.judge.need)."""
+    items = []
+    for found in need.by_topic(db, request, embedder, exclude=seen, personal=personal):
+        seen.add(found.memory.id)
+        section, text = _memory_line_of(found.memory, today)
+        items.append(Item(section, text, f"topic {found.topic} {found.score:.2f}", memory_id=found.memory.id))
+    return items
 
 
 def gate(
-    hits: list[Hit], query: str, bar: float, *, personal: bool = True, answered: dict[int, str] | None = None
+    hits: list[Hit],
+    query: str,
+    bar: float,
+    *,
+    personal: bool = True,
+    answered: dict[int, str] | None = None,
+    technical: bool = False,
 ) -> list[Hit]:
     """The candidates that clear the relevance bar for this message, best first.
 
     Nothing clears it unless the best candidate does; then each needs a share of the bar and of
-    the best candidate's relevance. A sensitive item needs a message about its category; a reply
-    is as sensitive as the message it answers (`answered`: their texts by id).
+    the best candidate's relevance. A sensitive item needs a message about its category, and one
+    that is not a general or technical question (`technical`, by meaning); a reply is as
+    sensitive as the message it answers (`answered`: their texts by id).
     """
     floor = relevance.floor([h.score for h in hits], bar)
     if floor is None:
@@ -242,7 +280,7 @@ def gate(
             touched |= sensitive.categories(answered[h.previous_id])
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
-        if touched and not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar)):
+        if touched and (technical or not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar))):
             continue
         passed.append(h)
     return passed
@@ -304,17 +342,25 @@ def _retrieved(
 
 
 def _memory_line(hit: Hit, today: date) -> tuple[str, str]:
-    """Where a retrieved memory goes, and how it reads: a fact as it is; a one-off plan with its
-    day, as coming up before it and as past after it (never as a current fact); an event dated."""
+    """Where a retrieved memory goes, and how it reads (see _memory_line_of)."""
+    if hit.memory is not None:
+        return _memory_line_of(hit.memory, today)
     text = neutralise(hit.text)
-    day = planned_day(hit.text, hit.memory.created_at if hit.memory is not None else hit.when)
+    return ("facts", text) if hit.kind == "fact" else ("history", f"[{_date(hit.when)}] {text}")
+
+
+def _memory_line_of(memory: Memory, today: date) -> tuple[str, str]:
+    """A fact as it is; a one-off plan with its day, as coming up before it and as past after it
+    (never as a current fact); an event dated."""
+    text = neutralise(memory.text)
+    day = planned_day(memory.text, memory.created_at)
     if day is not None:
         return (
             ("plans", f"[{day.isoformat()}] {text}")
             if day >= today
             else ("history", f"[{day.isoformat()}, past] {text}")
         )
-    return ("facts", text) if hit.kind == "fact" else ("history", f"[{_date(hit.when)}] {text}")
+    return ("facts", text) if memory.kind == "fact" else ("history", f"[{_date(memory.created_at)}] {text}")
 
 
 def _context(
@@ -355,6 +401,7 @@ def _rows(db: Database, ids: list[int]) -> list[tuple[int, str]]:
 _TITLES = {
     "pinned": "Pinned",
     "rules": "How to work with you",
+    "profile": "About you",
     "facts": "What I know about you",
     "plans": "Coming up",
     "history": "What happened before",

@@ -61,13 +61,13 @@ def without_request(text: str) -> str:
     return stripped if words(stripped) else text
 
 
-def about_someone(query: str, hits: list[Hit]) -> bool:
+def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool:
     """Whether the message is about someone's own world: it says I, my, we, she..., or names
     someone the memory knows: a speaker of the transcript (written any way), or a person a memory
     or a past message names ("my sister Ana"), written with a capital as names are ("what does a
     rose symbolise?" is not about a daughter called Rose). "You" in a request ("can you tell me
     about Toyota?") is politeness, not the user's world."""
-    if _PERSONAL.search(without_request(query)):
+    if pronouns and _PERSONAL.search(without_request(query)):
         return True
     said = {w for w in words(query) if len(w) >= 3 and w not in STOPWORDS}
     speakers = {w for h in hits if h.name for w in words(h.name) if w not in STOPWORDS}

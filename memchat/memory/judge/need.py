@@ -1,0 +1,217 @@
+"""Need-to-know by meaning: the profile block, and the memories a request's topic calls for.
+
+Retrieval finds what shares words or meaning with a message; a person's request often shares
+neither with what it needs ("what should I get at the coffee shop?" needs an intolerance; "plan
+a barbecue" needs the vegetarian partner). Two things close that gap, by the topic model of
+memchat.memory.judge.topics:
+
+- **The profile**: the few stable facts most calls benefit from (diet and allergies, family
+  and pets, home, work), chosen by meaning, never a sensitive or private memory, capped at
+  PROFILE_TOKENS, sent with every call but a general question about no one.
+- **Topic need**: for a request about someone's own world, the memories whose topic is the
+  request's (a diet request and the diet memories, a car question and the car), best first by
+  meaning, at most TOPIC_ITEMS; a sensitive one only for a health or money request about its
+  own topic. A general question (about no one, or like the general examples) gets none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memchat.memory.judge import sensitive
+from memchat.memory.judge.topics import TopicModel, model_for
+from memchat.memory.recall import index
+from memchat.memory.recall.vectors import kind_status_code
+from memchat.memory.store.memories import Memory, MemoryStore
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from memchat.db import Database
+    from memchat.memory.recall.embed import Embedder
+
+PROFILE_TOKENS = 150
+PROFILE_TOPICS = ("diet", "family", "pets", "home", "work")
+TOPIC_ITEMS = 2  # memories a request's topic adds, at most
+CLOSE = 0.08  # topics within this of the best one count as the text's topics too
+TOPIC_WEIGHT = 1.0  # how much the topic agreement adds to the cosine, ranking within a topic
+SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is sensitive
+# What a profile is for, not a secret: an allergy or an intolerance (a diet fact the word lists file
+# under health), and the family's children (their names, ages, tastes; not their school or health).
+_DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
+SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
+CANDIDATES = 200  # nearest memories by meaning that topic need reads
+PER_TOPIC = 40  # nearest memories to each topic's examples
+
+
+GENERAL = 0.0  # a request more like the general examples than its best topic by this is about no one
+PLAIN_REQUEST = -0.2  # one this far on the other side is the user's own though it names no one
+
+
+@dataclass
+class Request:
+    """What a message asks about, by meaning."""
+
+    vector: np.ndarray
+    topics: np.ndarray  # its score for each topic
+    topic: str  # the best one
+    general: float  # how much more it is like a general question than like its best topic
+
+    @property
+    def about_no_one(self) -> bool:
+        return self.general > GENERAL
+
+
+def read(query: str, embedder: Embedder) -> Request:
+    import numpy as np
+
+    model = model_for(embedder)
+    vector = np.asarray(embedder.encode([query])[0], dtype=np.float32)
+    topics = model.of_prompt(vector)
+    return Request(vector, topics, model.names[int(topics.argmax())], model.generality(vector) - float(topics.max()))
+
+
+@dataclass
+class Needed:
+    memory: Memory
+    score: float
+    topic: str
+
+
+def _active_rows(vs: object) -> np.ndarray:
+    import numpy as np
+
+    codes = [kind_status_code(k, "active") for k in ("fact", "event")]
+    return np.isin(vs.group, codes)  # type: ignore[attr-defined]
+
+
+def _nearest(matrix: np.ndarray, allowed: np.ndarray, vector: np.ndarray, n: int) -> np.ndarray:
+    import numpy as np
+
+    sims = np.where(allowed, matrix @ vector, -np.inf)
+    n = min(n, int(allowed.sum()))
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-sims, n - 1)[:n]
+    return top[np.isfinite(sims[top])]
+
+
+def _centroid(examples: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    c = examples.mean(axis=0)
+    return c / max(float(np.linalg.norm(c)), 1e-9)
+
+
+def _is_sensitive(m: Memory, like: float, topic: str) -> bool:
+    """Flagged, very like a sensitive category's examples, or named by the word lists (but see
+    _DIET_HEALTH)."""
+    if m.sensitive or like >= SENSITIVE_LIKE:
+        return True
+    categories = set(sensitive.categories(m.text)) - {"children"}
+    if topic == "diet" and _DIET_HEALTH.search(m.text):
+        categories.discard("health")
+    return bool(categories)
+
+
+def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclude: set[int]) -> list[Memory]:
+    """The profile block's memories, within PROFILE_TOKENS."""
+    import numpy as np
+
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    allowed = _active_rows(vs)
+    rows = np.unique(
+        np.concatenate(
+            [
+                _nearest(vs.matrix, allowed, _centroid(model.memory_examples[model.names.index(t)]), 20)
+                for t in PROFILE_TOPICS
+            ]
+        )
+    )
+    if rows.size == 0:
+        return []
+    topics = model.of_memories(np.asarray(vs.matrix[rows]))
+    like = model.sensitivity(np.asarray(vs.matrix[rows])).max(axis=1)
+    found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows])
+    queues: dict[str, list[tuple[float, Memory]]] = {t: [] for t in PROFILE_TOPICS}
+    for j, r in enumerate(rows):
+        m = found.get(int(vs.ids[r]))
+        best = model.names[int(np.argmax(topics[j]))]
+        if m is None or m.private or m.kind != "fact" or m.id in exclude or best not in queues:
+            continue
+        if not _is_sensitive(m, float(like[j]), best):
+            queues[best].append((float(topics[j].max()), m))
+    for queue in queues.values():
+        queue.sort(key=lambda pair: (-pair[0], pair[1].id))
+    chosen: list[Memory] = []
+    used = 0
+    while any(queues.values()):
+        for topic in PROFILE_TOPICS:
+            if queues[topic]:
+                m = queues[topic].pop(0)[1]
+                cost = count(m.text) + 2
+                if used + cost <= PROFILE_TOKENS:
+                    chosen.append(m)
+                    used += cost
+    return chosen
+
+
+def by_topic(db: Database, request: Request, embedder: Embedder, exclude: set[int], personal: bool) -> list[Needed]:
+    """The memories the request's topic calls for, best first: none for a general question, nor
+    for one that names no one unless it is plainly the user's own ("write the deploy script")."""
+    import numpy as np
+
+    if request.about_no_one or not (personal or request.general < PLAIN_REQUEST):
+        return []
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    vector, asked = request.vector, request.topics
+    wanted = {i for i in range(len(model.names)) if asked[i] >= asked.max() - CLOSE}
+    allowed = _active_rows(vs)
+    parts = [_nearest(vs.matrix, allowed, vector, CANDIDATES)]
+    parts += [_nearest(vs.matrix, allowed, _centroid(model.memory_examples[t]), PER_TOPIC) for t in wanted]
+    rows = np.unique(np.concatenate(parts))
+    if rows.size == 0:
+        return []
+    vectors = np.asarray(vs.matrix[rows])
+    return _ranked(db, model, vs.ids[rows], vectors, vector, asked, wanted, exclude)
+
+
+def _ranked(
+    db: Database,
+    model: TopicModel,
+    ids: np.ndarray,
+    vectors: np.ndarray,
+    vector: np.ndarray,
+    asked: np.ndarray,
+    wanted: set[int],
+    exclude: set[int],
+) -> list[Needed]:
+    topics = model.of_memories(vectors)
+    like = model.sensitivity(vectors).max(axis=1)
+    scores = vectors @ vector + TOPIC_WEIGHT * (topics @ asked) / max(float(asked.sum()), 1e-9)
+    found = MemoryStore(db).get_many([int(i) for i in ids])
+    request_topic = model.names[int(asked.argmax())]
+    out: list[Needed] = []
+    for j in sorted(range(len(ids)), key=lambda j: -scores[j]):
+        m = found.get(int(ids[j]))
+        if m is None or m.private or m.id in exclude:
+            continue
+        own = {i for i in range(len(model.names)) if topics[j, i] >= topics[j].max() - CLOSE}
+        if not own & wanted:
+            continue
+        topic = model.names[int(topics[j].argmax())]
+        if _is_sensitive(m, float(like[j]), topic) and SENSITIVE_TOPICS.get(request_topic) != topic:
+            continue
+        out.append(Needed(m, float(scores[j]), topic))
+        if len(out) >= TOPIC_ITEMS:
+            break
+    return out
