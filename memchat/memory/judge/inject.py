@@ -192,6 +192,7 @@ def build(
     seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
     query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
+    request = need.read(query, embedder) if embedder is not None and query.strip() else None
     if query.strip():
         hits = recall(
             db,
@@ -203,12 +204,12 @@ def build(
             exclude_session=session_id,
             exclude_private=True,
             catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
+            vector=request.vector if request is not None else None,  # one encoding of the message
         )
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     personal = about_someone(query, hits)
-    request = need.read(query, embedder) if embedder is not None and query.strip() else None
     # A general or technical question ("how do I validate an IBAN's checksum?") reaches no sensitive
     # memory, whatever words it shares with one; one that names someone memory knows is not general.
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)

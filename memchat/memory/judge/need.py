@@ -21,10 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memchat.db import db_file
 from memchat.memory.judge import sensitive
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index
-from memchat.memory.recall.vectors import kind_status_code
+from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import Memory, MemoryStore
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 # under health), and the family's children (their names, ages, tastes; not their school or health).
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
-CANDIDATES = 200  # nearest memories by meaning that topic need reads
+CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
 
 
@@ -69,7 +70,8 @@ def read(query: str, embedder: Embedder) -> Request:
     import numpy as np
 
     model = model_for(embedder)
-    vector = np.asarray(embedder.encode([query])[0], dtype=np.float32)
+    # as search encodes a query (it is handed this vector): any text, lone surrogates as "?"
+    vector = np.asarray(embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0], dtype=np.float32)
     topics = model.of_prompt(vector)
     return Request(vector, topics, model.names[int(topics.argmax())], model.generality(vector) - float(topics.max()))
 
@@ -117,12 +119,25 @@ def _is_sensitive(m: Memory, like: float, topic: str) -> bool:
     return bool(categories)
 
 
+_PROFILES: dict[tuple, list[Memory]] = {}  # (database, memories' generation, model) -> the profile
+
+
 def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclude: set[int]) -> list[Memory]:
-    """The profile block's memories, within PROFILE_TOKENS."""
+    """The profile block's memories, within PROFILE_TOKENS (kept until a memory changes)."""
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    key = (str(db_file(db)), vs.generation, embedder.model_name, frozenset(exclude))
+    if key not in _PROFILES:
+        _PROFILES.clear()  # one profile per process, in practice
+        _PROFILES[key] = _profile(db, embedder, vs, count, exclude)
+    return _PROFILES[key]
+
+
+def _profile(
+    db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[str], int], exclude: set[int]
+) -> list[Memory]:
     import numpy as np
 
     model = model_for(embedder)
-    vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
     allowed = _active_rows(vs)

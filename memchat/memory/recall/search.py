@@ -94,6 +94,7 @@ def recall(
     catch_up: bool | int = CATCH_UP,
     progress: index.Progress | None = None,
     today: date | None = None,
+    vector: np.ndarray | None = None,
 ) -> list[Hit]:
     """Search memories and messages; best first.
 
@@ -106,6 +107,7 @@ def recall(
             wait (the default: a chat turn embeds the few new messages, never a backlog).
         progress: called as (done, total) while catching up.
         today: the date relative periods in the query ("last week") count from (default: today).
+        vector: the query's embedding, when the caller has it already (else it is computed).
         exclude_session: leave out this session's messages (a chat turn searches the *other* sessions:
             its own are in the context already, and would crowd out the rest).
         exclude_private: leave out the messages of sessions run with memory off (--no-memory):
@@ -148,7 +150,7 @@ def recall(
     # left to that thread until it is done: what the scan needs is read before.
     # Any text is a query, but the tokenizer takes only valid Unicode: lone surrogates (undecodable
     # argv bytes, \ud800 escapes) become "?" for the encoder; BM25 never sees them as words.
-    q.vector = embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0]
+    q.vector = vector if vector is not None else embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0]
     scans, vectors = _vector_scans(db, q, model, memories, messages)
     bm25 = scan.workers().submit(_bm25_lists, db, q, memories, messages)
     try:
