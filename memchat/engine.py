@@ -33,6 +33,9 @@ Notice = Callable[[str], None]
 EmbedderFor = Callable[[Notice | None], Any]
 # "Remember that ...", "please remember: ...", "remember, ..." at the start of a message.
 REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\S.*)", re.IGNORECASE | re.DOTALL)
+# "remember when we went to Paris?", "remember what Ana said?": a question about the past, not
+# something to keep (and a request never ends with a question mark).
+_ASKS = re.compile(r"^(?:when|what|where|who|whom|whose|which|why|how|if|whether)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -119,7 +122,7 @@ class Engine:
         from memchat.memory.store.memories import MemoryStore
 
         match = REMEMBER.match(user.content)
-        if not (self.use_memory and match):
+        if not (self.use_memory and match) or _ASKS.match(match.group("text")) or user.content.rstrip().endswith("?"):
             return None
         from memchat.memory.store.kinds import kind_of
 

@@ -218,6 +218,22 @@ def test_remember_that_is_stored_as_stated_in_the_users_words(world, script):
     assert memory.source_message_ids == [result.user_message.id]
 
 
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "remember when we went to Paris?",
+        "Remember what Ana said about the lease?",
+        "Do you remember that I moved to Lisbon?",
+        "remember if I paid the plumber",
+        "Remember that my dentist is Dr. Okafor?",
+    ],
+)
+def test_a_question_about_the_past_is_not_a_request_to_remember(world, script, asked):
+    db, _, engine, _ = world
+    result = engine.send(sessions.create_session(db), asked)
+    assert result.remembered is None and MemoryStore(db).find(status=None) == []
+
+
 def test_no_memory_sends_no_memory_section_and_stores_nothing(api, http_script, memchat_home):
     MemoryStore(open_db(memchat_home / "default.db")).add("The user likes tea.", kind="fact", origin="stated")
     result = run_memchat("ask", "--no-memory", "remember that I like coffee")

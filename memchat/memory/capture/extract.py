@@ -122,6 +122,8 @@ what will still matter in a later conversation:
 - events: problems, decisions, finished tasks, milestones, plans, with a date when known;
 - rules: how the user wants the assistant to work, especially corrections ("don't use bullet points",
   "stop apologising"); write them as instructions.
+A question or a hypothetical is not a fact: "remember when we went to Paris?", "what if I moved to
+Lisbon?" and "should I buy a Tesla?" record nothing about Paris, Lisbon or a Tesla.
 Mark origin "stated" only when the user said it; "inferred" when you concluded it. Mark a sensitive
 category (health, religion, politics, sexual orientation, finances, legal status, workplace conflicts,
 precise location, identity documents, children) when it applies. Do not record small talk, the
