@@ -104,3 +104,19 @@ def totals(
         params,
     ).fetchall()
     return [Total(d, m, p, n, i, o, cost(m, i, o, prices)) for d, m, p, n, i, o in rows]
+
+
+def by_purpose(rows: list[Total]) -> list[Total]:
+    """The rows summed by purpose (chat, memory, summary, in that order), over every day and model:
+    what the conversation cost apart from what learning from it cost. A sum's cost counts the
+    priced rows (None when none is priced)."""
+    sums: dict[str, Total] = {}
+    for r in rows:
+        s = sums.setdefault(r.purpose, Total("", "", r.purpose, 0, 0, 0, None))
+        s.calls += r.calls
+        s.input_tokens += r.input_tokens
+        s.output_tokens += r.output_tokens
+        if r.cost is not None:
+            s.cost = (s.cost or 0.0) + r.cost
+    order = {p: i for i, p in enumerate(PURPOSES)}
+    return sorted(sums.values(), key=lambda t: order.get(t.purpose, len(order)))

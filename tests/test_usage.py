@@ -95,3 +95,83 @@ def test_the_repl_shows_a_reply_cost_and_cost_sums_the_session(api):
     child.expect_exact("claude-sonnet-5-5")
     child.expect_exact("today")
     assert quit_(child) == 0
+
+
+def _record(home, *rows: tuple[str, str, int, int]) -> None:
+    from memchat import usage
+    from memchat.db import open_db
+
+    db = open_db(home / "default.db")
+    for model, purpose, tokens_in, tokens_out in rows:
+        usage.record(db, model, purpose, tokens_in, tokens_out, None)
+    db.conn.close()
+
+
+def test_usage_and_cost_say_what_chat_and_memory_each_cost(cli, memchat_home):
+    from conftest import run_memchat
+
+    _record(
+        memchat_home,
+        ("claude-sonnet-5-5", "chat", 2000, 100),  # $0.0075
+        ("claude-sonnet-5-5", "chat", 2000, 100),
+        ("claude-haiku-4-5", "memory", 1000, 200),  # $0.0020
+    )
+    out = cli("usage").stdout
+    assert "by purpose: chat 2 calls $0.0150 · memory 1 call $0.0020" in out
+    piped = run_memchat("--provider", "echo", input="/cost\n").stdout.decode()
+    assert "today: chat 2 calls $0.0150 · memory 1 call $0.0020" in piped
+
+
+def test_what_capture_costs_is_counted_as_memory_apart_from_the_chat(api, memchat_home, monkeypatch):
+    import re
+    import time
+
+    from conftest import db_rows, run_memchat, wait_for_detached
+
+    def model(body):
+        if (body.get("tool_choice") or {}).get("name") == "record_memories":
+            fact = {
+                "text": "The user has a parrot called Kiwi.",
+                "origin": "stated",
+                "sensitive": "none",
+                "sources": [1],
+            }
+            return {"tool_input": {"facts": [fact], "events": [], "rules": []}}
+        return "ok"
+
+    api.set_default(model)
+    monkeypatch.delenv("MEMCHAT_MEMORY_CAPTURE")
+    env = {"MEMCHAT_MEMORY_MODEL": "claude-haiku-4-5"}
+    assert run_memchat("consent", "yes").returncode == 0
+    assert run_memchat("ask", "I adopted a parrot called Kiwi and I live in Aveiro.", env=env).returncode == 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not db_rows(memchat_home, "SELECT 1 FROM usage WHERE purpose = 'memory'"):
+        time.sleep(0.2)
+    wait_for_detached(memchat_home)
+    out = run_memchat("usage").stdout.decode()
+    assert re.search(r"by purpose: chat 1 call \$[0-9.]+ · memory 1 call \$[0-9.]+", out), out
+def test_the_line_after_a_reply_shows_what_memory_has_cost_this_session(api, memchat_home, monkeypatch):
+    import time
+
+    from conftest import db_rows
+
+    def model(body):
+        if (body.get("tool_choice") or {}).get("name") == "record_memories":
+            fact = {"text": "The user has a parrot called Kiwi.", "origin": "stated", "sensitive": "none", "sources": [1]}
+            return {"tool_input": {"facts": [fact], "events": [], "rules": []}}
+        return "ok"
+
+    api.set_default(model)
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE_EVERY", "1")
+    child = spawn()
+    child.sendline("I adopted a parrot called Kiwi and I live in Aveiro.")
+    child.expect(r"\d\.\d s")  # the line after the first reply: nothing learnt yet
+    child.expect_exact("›")
+    assert "memory $" not in child.before
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not db_rows(memchat_home, "SELECT 1 FROM usage WHERE purpose = 'memory'"):
+        time.sleep(0.1)
+    child.sendline("What should I feed him?")
+    child.expect(r"· memory \$[0-9.]+ this session")
+    assert quit_(child) == 0

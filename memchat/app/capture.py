@@ -11,10 +11,13 @@ from memchat.app.profile import Profile
 from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
+    from memchat.db import Database
     from memchat.engine import TurnResult
+    from memchat.log import WorkerFailure
     from memchat.memory.capture.background import CaptureWorker
     from memchat.memory.capture.turns import CaptureResult
     from memchat.sessions import Session
+    from memchat.usage import Total
 
 
 PROMPT_TOKENS = 1500  # the extraction prompt and tool definition, per call
@@ -29,13 +32,64 @@ class CaptureEstimate:
     cost: float | None = None  # None: no price known for the model
 
 
+@dataclass
+class CaptureStatus:
+    """What `memchat doctor` and `memchat consent` say about capture."""
+
+    on: bool  # whether chats of this profile are captured (consent, config, a provider that can)
+    last_run: str | None  # when a capture run last finished without a failure (UTC); None: never
+    waiting: int  # sessions with turns not yet read
+    failure: WorkerFailure | None  # the newest background failure logged, when newer than last_run
+
+
 class Capture(Profile):
-    """Memories from conversations: the policy, decided once for every shell."""
+    """Memories from conversations: the policy, decided once for every shell.
+
+    No extraction call before the person said yes: capture runs only with their answer (asked
+    once on a terminal, by the first chat or `ask`; or `memchat consent yes`), an explicit
+    `memory.capture = true` (config file, environment), or `/capture on` in a chat. The default
+    of memory.capture alone is not a yes: a script on a fresh profile learns nothing.
+    """
+
+    _capture_agreed = False  # the person's yes, once seen (a no turns capture_on off instead)
 
     @property
     def can_capture(self) -> bool:
-        """Whether this run may extract memories: memory on, capture on, and a provider that can."""
-        return self.capture_on and self.provider.can_call_tools
+        """Whether this run may extract memories: memory on, capture on, the person agreed, and a
+        provider that can."""
+        return self.capture_on and self.capture_agreed() and self.provider.can_call_tools
+
+    @property
+    def capture_configured(self) -> bool:
+        """Whether memory.capture was set explicitly (config file, environment, a flag): a decision."""
+        return self.settings.sources.get("memory.capture", "default") != "default"
+
+    def capture_agreed(self, db: Database | None = None) -> bool:
+        """Whether the person agreed to learning from their chats (read through `db` when given:
+        a background thread must not share the profile's connection)."""
+        if self._capture_agreed or self.capture_configured:
+            return True
+        source = db or self._db
+        if source is None:  # not open yet (a toolbar drawn while it opens): nothing captures before it is
+            return False
+        from memchat.privacy import consent
+
+        said = consent(source)
+        self._capture_agreed = said is not None and said.capture
+        return self._capture_agreed
+
+    def consent_unasked(self) -> bool:
+        """Whether a terminal should ask (once) before anything is learnt: memory on, nothing
+        decided in the config, and no answer stored."""
+        from memchat.privacy import consent
+
+        return self.use_memory and not self.capture_configured and consent(self.db) is None
+
+    def choose_capture(self, on: bool) -> None:
+        """`/capture on|off`: for the rest of this chat, whatever the profile's answer."""
+        self.capture_on = on and self.use_memory
+        if on:
+            self._capture_agreed = True
 
     def capture(
         self,
@@ -49,14 +103,14 @@ class Capture(Profile):
 
         background (a detached run): this session, if any, and every idle session with turns
         left, under the profile's capture lock (after 30 s of another holder: nothing, it is
-        retried next time); a failure is logged against its session, never raised.
+        retried next time); a failure is logged (one line) and kept against its session, never
+        raised. A run that finishes without a failure is stamped (`memchat doctor` shows when).
         """
         from memchat.memory.capture.background import IDLE_MINUTES, capture_lock
-        from memchat.memory.capture.turns import capture_session, idle_sessions, pending_sessions, save_pointer
+        from memchat.memory.capture.turns import idle_sessions, mark_run, pending_sessions
 
         given = [sessions.get_session(self.db, session_id).id] if session_id is not None else []
-        provider = self.provider
-        provider.ready()
+        self.provider.ready()
         results: list[CaptureResult] = []
         with capture_lock(self.settings.db_path, wait=30 if background else 300) as mine:
             if not mine:
@@ -65,25 +119,53 @@ class Capture(Profile):
                 ids = list(dict.fromkeys(given + idle_sessions(self.db, IDLE_MINUTES)))
             else:
                 ids = given or pending_sessions(self.db)
+            failed = False
             for sid in ids:
-                try:
-                    result = capture_session(
-                        self.db,
-                        self.settings,
-                        provider,
-                        sid,
-                        final=final or background or not given,
-                        embedder=self.embedder,
-                    )
-                except MemchatError as exc:
-                    if not background:
-                        raise
-                    save_pointer(self.db, sid, error=exc.message[:500])
-                    continue
-                results.append(result)
-                if on_result:
-                    on_result(result)
+                result = self._capture_one(sid, final=final or background or not given, background=background)
+                failed = failed or result is None
+                if result is not None:
+                    results.append(result)
+                    if on_result:
+                        on_result(result)
+            if not failed:
+                mark_run(self.db)
         return results
+
+    def _capture_one(self, session_id: int, *, final: bool, background: bool) -> CaptureResult | None:
+        """One session's capture; in the background a failure is logged and kept against the
+        session (None), never raised."""
+        from memchat.log import worker_failed
+        from memchat.memory.capture.turns import capture_session, save_pointer
+
+        try:
+            return capture_session(
+                self.db, self.settings, self.provider, session_id, final=final, embedder=self.embedder
+            )
+        except MemchatError as exc:
+            if not background:
+                raise
+            worker_failed("capture", self.settings.db_path, f"session {session_id}: {exc.message} (retried next time)")
+            save_pointer(self.db, session_id, error=exc.message[:500])
+            return None
+
+    def capture_status(self) -> CaptureStatus:
+        """When capture last ran, how many sessions wait to be read, and the newest failure of a
+        background worker since (from the log)."""
+        from memchat.log import last_worker_failure
+        from memchat.memory.capture.turns import last_run, pending_sessions
+
+        ran = last_run(self.db)
+        failure = last_worker_failure(self.settings.db_path)
+        if failure is not None and ran is not None and failure.at < ran:
+            failure = None  # a run finished since: it is behind us
+        return CaptureStatus(self.can_capture, ran, len(pending_sessions(self.db)), failure)
+
+    def memory_spent(self, session: Session | None) -> list[Total]:
+        """The session's memory calls so far (capture: extraction, decisions, its summary), by day
+        and model: what learning from it cost, shown beside the chat's cost."""
+        if session is None:
+            return []
+        return [t for t in self.usage(session_id=session.id) if t.purpose == "memory"]
 
     def end_session(self, session: Session | None) -> bool:
         """A conversation ends (REPL quit): what is left to capture goes to a detached process,
@@ -106,10 +188,10 @@ class Capture(Profile):
         from memchat.memory.capture.background import IDLE_MINUTES
         from memchat.memory.capture.turns import idle_sessions
 
-        if not self.can_capture:
+        if not (self.capture_on and self.provider.can_call_tools):
             return
         with self.side_connection() as own:  # the warm-up thread: never the chat's connection
-            idle = idle_sessions(own, IDLE_MINUTES)
+            idle = self.capture_agreed(own) and idle_sessions(own, IDLE_MINUTES)
         if idle:
             self.capture_detached(None)
 

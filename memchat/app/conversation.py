@@ -49,6 +49,25 @@ class Conversation(Profile):
             self.db, model=self.settings.model, system=system, memory_off=not self.use_memory
         )
 
+    def discard_if_empty(self, session: Session) -> bool:
+        """Remove a session this run created when a turn failed before storing anything in it (a
+        full disk, Ctrl-C, a tokenizer that cannot load): a failed ask leaves no empty session.
+        A session that holds a message (your words, kept unanswered) stays. True if removed."""
+        from memchat.db import immediate
+
+        try:
+            with immediate(self.db):
+                gone = self.db.conn.execute(
+                    "DELETE FROM sessions WHERE id = ? AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = ?)",
+                    (session.id, session.id),
+                ).rowcount
+        except Exception as exc:  # noqa: BLE001 - on the way out of a failure: never hide that one
+            from memchat.log import get_logger
+
+            get_logger().warning("could not remove empty session %s: %s", session.id, type(exc).__name__)
+            return False
+        return bool(gone)
+
     def enter(self, session: Session) -> Session:
         """Continue a session: one run with --no-memory keeps it out of long-term memory for good,
         and a session kept out turns memory off for this run."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -11,6 +11,11 @@ from memchat.cli.common import state
 from memchat.errors import ProviderError, UsageError
 from memchat.signals import interrupted_exit_code
 from memchat.ui.terminal import read_stdin, stdin_is_tty
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
+    from memchat.engine import TurnResult
+    from memchat.sessions import Session
 
 
 def gather_prompt(words: list[str] | None) -> str:
@@ -63,9 +68,12 @@ def ask(
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
     explain: bool = typer.Option(False, "--explain", help="Also show which memories were sent, and why."),
 ) -> None:
-    """Send one prompt and print the reply; the exchange is stored as a session."""
+    """Send one prompt and print the reply; the exchange is stored as a session.
+
+    On a terminal, the first time (nothing decided yet), it asks once whether memchat may learn
+    memories from your chats; piped or in a script it never asks, and learns nothing until
+    `memchat consent yes` (or memory.capture = true in the config)."""
     from memchat.ui import console, tables
-    from memchat.ui.stream import ReplyWriter
 
     st = state(ctx)  # `memchat -c ask ...`: the global flags, where the README puts global flags
     session_id, continue_ = session_id or st.session, continue_ or st.continue_
@@ -76,40 +84,62 @@ def ask(
     if no_memory:
         memchat.memory_off()
     memchat.provider.ready()  # a missing key fails before anything is stored
+    if stdin_is_tty() and console.stdout_is_tty() and memchat.consent_unasked():
+        from memchat.repl.loop import ask_consent
+
+        ask_consent(memchat)  # the first chat or ask on a terminal asks, once, before anything is learnt
     session = memchat.start_session(session_id=session_id, continue_=continue_, system=system)
     assert session is not None
-    settings = memchat.settings
-    writer = None if json_out else ReplyWriter(markdown=settings.markdown if markdown is None else markdown)
-    if writer:
-        writer.waiting()
     try:
-        result = memchat.send(session, text, on_text=writer.write if writer else None, on_notice=console.note)
-    finally:
-        if writer:
-            writer.close()
+        result = _send(memchat, session, text, json_out=json_out, markdown=markdown)
+    except BaseException:
+        if session_id is None and not continue_:  # a new session that never got your message
+            memchat.discard_if_empty(session)
+        raise
     if explain and not json_out:
         tables.explain_memory(result.memory)
     if result.reply_message is not None:
-        memchat.capture_detached(session)
+        memchat.capture_detached(session)  # only with the person's yes (Memchat.can_capture)
     if json_out:
-        console.print_json(
-            {
-                "session_id": result.session.id,
-                "message_id": result.reply_message.id if result.reply_message else None,
-                "model": result.reply.model or settings.model,
-                "reply": result.reply.text,
-                "input_tokens": result.reply.input_tokens,
-                "output_tokens": result.reply.output_tokens,
-                "cost_usd": reply_cost(result.reply, settings, billed=memchat.provider.real_usage),
-                "stop_reason": result.reply.stop_reason,
-                "status": result.status,
-                **({"error": str(result.error)} if result.error else {}),
-                **({"memory": tables.memory_items(result.memory)} if explain else {}),
-            }
-        )
+        console.print_json(_json_reply(memchat, result, explain))
     if result.status == "interrupted":
         console.note(f"[interrupted: the partial reply was kept in session {result.session.id}]")
         raise typer.Exit(interrupted_exit_code())
     if result.error is not None:
         kept = f" (your message is saved in session {result.session.id})"
         raise ProviderError(str(result.error).rstrip(".") + "." + kept)
+
+
+def _send(memchat: Memchat, session: Session, text: str, *, json_out: bool, markdown: bool | None) -> TurnResult:
+    """The turn, its reply streamed to the terminal (or kept for --json)."""
+    from memchat.ui import console
+    from memchat.ui.stream import ReplyWriter
+
+    settings = memchat.settings
+    writer = None if json_out else ReplyWriter(markdown=settings.markdown if markdown is None else markdown)
+    if writer:
+        writer.waiting()
+    try:
+        return memchat.send(session, text, on_text=writer.write if writer else None, on_notice=console.note)
+    finally:
+        if writer:
+            writer.close()
+
+
+def _json_reply(memchat: Memchat, result: TurnResult, explain: bool) -> dict[str, Any]:
+    from memchat.ui import tables
+
+    settings = memchat.settings
+    return {
+        "session_id": result.session.id,
+        "message_id": result.reply_message.id if result.reply_message else None,
+        "model": result.reply.model or settings.model,
+        "reply": result.reply.text,
+        "input_tokens": result.reply.input_tokens,
+        "output_tokens": result.reply.output_tokens,
+        "cost_usd": reply_cost(result.reply, settings, billed=memchat.provider.real_usage),
+        "stop_reason": result.reply.stop_reason,
+        "status": result.status,
+        **({"error": str(result.error)} if result.error else {}),
+        **({"memory": tables.memory_items(result.memory)} if explain else {}),
+    }

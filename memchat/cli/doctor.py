@@ -63,6 +63,7 @@ def doctor(
     _check_server(report, memchat, quick)
     report.check("database", lambda: _database(memchat))
     _check_consent(report, memchat)
+    _check_capture(report, memchat)
     _check_private_files(report, memchat)
     _check_unfinished_work(report, memchat)
     report.check("tokenizer (offline)", _tokenizer)
@@ -143,10 +144,33 @@ def _database(memchat: Memchat) -> str:
 def _check_consent(report: _Report, memchat: Memchat) -> None:
     said = memchat.consent()
     if said is None:
-        report(None, "consent", "not asked yet: the first chat on a terminal asks; until then memory.capture decides")
+        report(None, "consent", unasked(memchat))
     else:
         state_ = "yes: memories are learnt from chats" if said.capture else "no: nothing is learnt from chats"
         report(True, "consent", f"{state_} (answered {said.at[:10]}; `memchat consent yes|no` changes it)")
+
+
+def unasked(memchat: Memchat) -> str:
+    """What holds while the person has not answered: nothing is learnt, unless the config says so."""
+    if memchat.capture_configured:
+        value = "true" if memchat.settings.get("memory.capture") else "false"
+        return f"not asked: memory.capture = {value} ({memchat.settings.sources['memory.capture']}) decides"
+    return (
+        "not asked yet: nothing is learnt from chats until you say yes (`memchat consent yes`; "
+        "the first chat or ask on a terminal asks)"
+    )
+
+
+def _check_capture(report: _Report, memchat: Memchat) -> None:
+    """When capture last ran, what waits to be read, and the newest failure of a background worker."""
+    from memchat.ui.tables import capture_status_line
+
+    try:
+        status = memchat.capture_status()
+    except Exception as exc:  # noqa: BLE001 - doctor reports every failure in plain words
+        report(None, "capture", getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
+        return
+    report(None if status.failure else True, "capture", capture_status_line(status))
 
 
 def _check_private_files(report: _Report, memchat: Memchat) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,6 +12,9 @@ from memchat.cli.common import app as open_app
 from memchat.cli.common import confirm, scrub_notes
 from memchat.errors import UsageError
 from memchat.text import plural
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
 
 _AGE = re.compile(r"^\s*([0-9]+)\s*(d|days?|w|weeks?|m|months?|y|years?)\s*$", re.ASCII | re.IGNORECASE)
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
@@ -41,11 +45,7 @@ def consent(
 
     memchat = open_app(ctx)
     if answer is None:
-        said = memchat.consent()
-        if said is None:
-            console.say("capture: not asked yet (the first chat on a terminal asks); until then the config decides")
-        else:
-            console.say(f"capture: {'yes' if said.capture else 'no'} (since {said.at[:10]})")
+        _consent_status(memchat)
         return
     if answer.lower() not in ("yes", "no", "y", "n"):
         raise UsageError(f"answer yes or no, not {answer!r}")
@@ -54,6 +54,21 @@ def consent(
     console.say(
         "capture: " + ("yes: memchat learns from your chats" if capture else "no: nothing is learnt from your chats")
     )
+
+
+def _consent_status(memchat: Memchat) -> None:
+    """The answer, and what capture has done: when it last ran, what waits, the last failure."""
+    from memchat.cli.doctor import unasked
+    from memchat.ui import console
+    from memchat.ui.tables import capture_status_line
+
+    said = memchat.consent()
+    console.say(
+        f"capture: {unasked(memchat)}"
+        if said is None
+        else f"capture: {'yes' if said.capture else 'no'} (since {said.at[:10]})"
+    )
+    console.say(f"memory capture: {capture_status_line(memchat.capture_status())}")
 
 
 def purge(

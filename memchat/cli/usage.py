@@ -20,12 +20,12 @@ def usage(
     """Tokens and cost of every model call, by day, model and purpose.
 
     Purposes: chat (your replies), memory (capture: facts, events, rules, session summaries)
-    and summary (compaction of long conversations). Prices come from the [prices] table of
-    the config file, over memchat's defaults for the Claude models (dollars per million tokens);
-    calls of the echo provider cost nothing and are not counted.
+    and summary (compaction of long conversations); the last line sums each apart. Prices come
+    from the [prices] table of the config file, over memchat's defaults for the Claude models
+    (dollars per million tokens); calls of the echo provider cost nothing and are not counted.
     """
     from memchat.ui import console
-    from memchat.ui.tables import usage_table
+    from memchat.ui.tables import purpose_split, usage_table
 
     memchat = open_app(ctx)
     session_id = memchat.session(session).id if session is not None else None
@@ -38,3 +38,4 @@ def usage(
         console.note("no model calls recorded" + (f" since {since}" if since else ""))
         return
     console.out().print(usage_table(rows))
+    console.say(f"by purpose: {purpose_split(rows)}")

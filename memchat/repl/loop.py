@@ -179,6 +179,7 @@ class Repl:
         if result.error is not None:
             self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
         elif result.status == "ok" and self.interactive:
+            from memchat.ui.tables import memory_so_far
             from memchat.usage import cost, dollars
 
             r = result.reply
@@ -187,7 +188,8 @@ class Repl:
                 r.model or self.settings.model, r.input_tokens or 0, r.output_tokens or 0, self.settings.prices
             )
             price = f"{dollars(spent)} · " if spent is not None and self.app.provider.real_usage else ""
-            self.info(f"{usage}{price}{result.latency_ms / 1000:.1f} s")
+            memory = memory_so_far(self.app.memory_spent(result.session))  # capture runs after replies
+            self.info(f"{usage}{price}{result.latency_ms / 1000:.1f} s" + (f" · {memory}" if memory else ""))
 
     # --- loops ----------------------------------------------------------------------------
     def warm(self) -> None:

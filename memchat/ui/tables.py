@@ -141,6 +141,42 @@ def usage_table(rows: list[Any]) -> Any:
     return table
 
 
+def purpose_split(rows: list[Any]) -> str:
+    """Under `memchat usage` and /cost: chat apart from memory (capture) and summaries, e.g.
+    'chat 3 calls $0.0120 · memory 1 call $0.0021'."""
+    from memchat.usage import by_purpose, dollars
+
+    return " · ".join(f"{t.purpose} {plural(t.calls, 'call')} {dollars(t.cost)}" for t in by_purpose(rows))
+
+
+def memory_so_far(rows: list[Any]) -> str:
+    """For the line after a reply: what learning from this session has cost so far (capture runs
+    after replies, so this is every capture before this turn's), or '' when nothing yet."""
+    from memchat.usage import by_purpose, dollars
+
+    spent = [t for t in by_purpose(rows) if t.purpose == "memory"]
+    return f"memory {dollars(spent[0].cost)} this session" if spent else ""
+
+
+def capture_status_line(status: Any) -> str:
+    """`memchat doctor` and `memchat consent`: capture on or off, when it last ran, what waits to
+    be read, and the newest background failure since."""
+    from memchat.when import local_minute
+
+    waiting = plural(status.waiting, "session") + (
+        (" waits" if status.waiting == 1 else " wait") + " to be read" if status.on else " not read (nothing is learnt)"
+    )
+    parts = [
+        "on" if status.on else "off",
+        f"last ran {local_minute(status.last_run)}" if status.last_run else "never ran yet",
+        waiting,
+    ]
+    if status.failure is not None:
+        failure = status.failure
+        parts.append(f"last error {local_minute(failure.at)} ({failure.what}): {sanitize(failure.reason)}")
+    return " · ".join(parts)
+
+
 def audit_table(entries: list[Any]) -> Any:
     """`memchat audit`: when, what, who or what caused it, which memory, details (never memory text)."""
     from rich.table import Table

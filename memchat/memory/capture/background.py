@@ -6,6 +6,12 @@ quit, and after a one-shot `ask`, what is left goes to a detached `memchat memor
 lock file beside the database (`<db>.capture.lock`, flock): two processes never extract the
 same turns twice. A capture that fails (or a process that dies) leaves its pointer where it
 was; the next detached run (the next `ask`, REPL start or quit) picks the session up again.
+
+A detached worker cannot be shadowed by the working directory (it starts with Python's -P, so
+a folder named memchat there, such as a clone seen from its parent, is never imported), and it
+never dies silently: whatever it would have printed, and a failure to start at all, is one line
+of the log (memchat.log.worker_failed); each capture run that finishes is stamped in the profile
+(turns.mark_run), so `memchat doctor` and `memchat consent` say when capture last ran.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.capture.turns import capture_session, save_pointer
+from memchat.memory.capture.turns import capture_session, mark_run, save_pointer
 
 if TYPE_CHECKING:
     from memchat.config import Settings
@@ -90,10 +96,8 @@ class CaptureWorker:
 
     def _run(self) -> None:
         from memchat.db import open_db
-        from memchat.log import get_logger
         from memchat.providers import get_provider
 
-        log = get_logger()
         db = None
         provider = None
         while True:
@@ -102,30 +106,41 @@ class CaptureWorker:
                 if item is None:
                     return
                 session_id, final = item
-                if db is None:
-                    db = open_db(self.db_path)
-                    provider = get_provider(self.settings.provider, self.settings)
-                    provider.on_usage = _recorder(db)
                 try:
-                    with capture_lock(self.db_path, wait=60) as mine:
-                        if not mine:  # another process is capturing: it, or a later run, does this one
-                            continue
-                        result = capture_session(
-                            db, self.settings, provider, session_id, final=final, embedder=self._embedder
-                        )
-                    log.info(
-                        "capture session %s: %d turns, %d candidates", session_id, result.turns, len(result.outcomes)
-                    )
+                    if db is None:
+                        db = open_db(self.db_path)
+                        provider = get_provider(self.settings.provider, self.settings)
+                        provider.on_usage = _recorder(db)
+                    self._capture(db, provider, session_id, final)
                 except Exception as exc:  # noqa: BLE001 - logged and retried next time
-                    self.errors += 1
-                    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-                    log.warning("capture session %s failed (will retry): %s", session_id, message)
-                    try:
-                        save_pointer(db, session_id, error=message[:500])
-                    except Exception:  # noqa: BLE001
-                        pass
+                    self._failed(db, session_id, exc)
             finally:
                 self._queue.task_done()
+
+    def _capture(self, db: Any, provider: Any, session_id: int, final: bool) -> None:
+        from memchat.log import get_logger
+
+        with capture_lock(self.db_path, wait=60) as mine:
+            if not mine:  # another process is capturing: it, or a later run, does this one
+                return
+            result = capture_session(db, self.settings, provider, session_id, final=final, embedder=self._embedder)
+            mark_run(db)
+        get_logger().info("capture session %s: %d turns, %d candidates", session_id, result.turns, len(result.outcomes))
+
+    def _failed(self, db: Any, session_id: int, exc: Exception) -> None:
+        """One line in the log (memchat doctor shows it); the session's pointer stays, so the next
+        run retries it."""
+        from memchat.log import worker_failed
+
+        self.errors += 1
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        worker_failed("capture", self.db_path, f"session {session_id}: {message} (retried next time)")
+        if db is None:
+            return
+        try:
+            save_pointer(db, session_id, error=message[:500])
+        except Exception:  # noqa: BLE001 - a database that refuses this too: the log has it
+            pass
 
 
 def _recorder(db: Any) -> Callable[..., None]:
@@ -141,21 +156,56 @@ def spawn_capture(db_path: Path, session_id: int | None = None, *, config_path: 
     """Capture in a detached process (`memories capture --background`): this session, if any,
     and every session idle for IDLE_MINUTES with turns left; the command returns at once."""
     args = ["memories", "capture", "--background"] + (["--session", str(session_id)] if session_id else [])
-    spawn_detached(db_path, args, config_path=config_path)
+    spawn_detached(db_path, args, config_path=config_path, what="capture")
 
 
-def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None = None) -> None:
-    """Run `memchat --db DB COMMAND` in a detached process (no terminal, no waiting)."""
-    import os
-    import subprocess
+# What a detached worker runs, as `python -P -c WORKER WHAT DB LOG <memchat arguments>`. -P keeps
+# the working directory off sys.path (PYTHONPATH still applies); the worker's stderr becomes lines
+# of the log; a worker that cannot even import memchat writes that one line to the log itself.
+WORKER = """\
+import sys, time
+what, db, log = sys.argv[1:4]
+del sys.argv[1:4]
+try:
+    from memchat.log import WorkerStderr
+    sys.stderr = WorkerStderr(what, db)
+    from memchat.cli.main import main
+except BaseException as exc:
+    if log:
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:500]
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(time.strftime("%Y-%m-%d %H:%M:%S,000") + f" ERROR background {what} failed ({db}): {reason}\\n")
+    raise SystemExit(1)
+main()
+"""
+
+
+def worker_command(db_path: Path, command: list[str], *, config_path: str | None = None, what: str = "") -> list[str]:
+    """The command line of a detached `memchat --db DB COMMAND` (see WORKER)."""
     import sys
 
-    args = [sys.executable, "-m", "memchat", "--db", str(db_path)]
+    from memchat.files import touch_private
+    from memchat.log import log_path
+
+    try:
+        log = str(touch_private(log_path()))  # created private before the worker appends to it
+    except OSError:
+        log = ""  # no state directory to write in: the worker runs, and logs nothing
+    args = [sys.executable, "-P", "-c", WORKER, what or command[0], str(db_path), log, "--db", str(db_path)]
     if config_path:
         args += ["--config", str(config_path)]
+    return args + command
+
+
+def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None = None, what: str = "") -> None:
+    """Run `memchat --db DB COMMAND` in a detached process (no terminal, no waiting); `what` names
+    the work in the log (default: the command)."""
+    import os
+    import subprocess
+
     try:
         subprocess.Popen(
-            args + command,
+            worker_command(db_path, command, config_path=config_path, what=what),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -164,6 +214,6 @@ def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None
             env=dict(os.environ),
         )
     except OSError as exc:  # the next run catches up; never fail the user's command for this
-        from memchat.log import get_logger
+        from memchat.log import worker_failed
 
-        get_logger().warning("could not start %s in the background: %s", command[0], exc)
+        worker_failed(what or command[0], db_path, f"could not start: {exc}")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from memchat.memory.capture.policy import Outcome
     from memchat.sessions import Message
 
+LAST_RUN = "capture.last_run"  # profile_settings: when a capture run last finished
 MIN_WORDS = 4  # fewer words from the user in all: nothing to capture
 # Messages that carry nothing to keep: greetings, thanks, acknowledgements.
 _SMALL_TALK = re.compile(
@@ -76,6 +77,21 @@ def save_pointer(
                 utcnow(),
             ),
         )
+
+
+def mark_run(db: Database) -> None:
+    """Stamp the profile: capture read its sessions now (`memchat doctor` says when it last did)."""
+    from memchat.privacy import set_setting
+
+    set_setting(db, LAST_RUN, utcnow())
+
+
+def last_run(db: Database) -> str | None:
+    """When a capture run last finished without a failure (UTC), or None if none ever did."""
+    from memchat.privacy import get_setting
+
+    found = get_setting(db, LAST_RUN)
+    return found[0] if found else None
 
 
 def pending_sessions(db: Database) -> list[int]:

@@ -33,12 +33,14 @@ def _capture(repl: Repl, arg: str) -> None:
     if arg == "on" and not repl.app.use_memory:
         raise UsageError("memory is off for this chat (--no-memory)")
     if arg:
-        repl.app.capture_on = arg == "on"
+        repl.app.choose_capture(arg == "on")  # on: your yes, for this chat
     why = ""
     if repl.app.capture_on and not repl.app.provider.can_call_tools:
         why = f": the {repl.app.settings.provider} provider cannot call tools, so it learns nothing (Claude can)"
     elif not repl.app.capture_on:
         why = " for this chat (`/capture on` turns it on; `memchat consent yes` for every chat)"
+    elif not repl.app.capture_agreed():
+        why = " until you say yes (`/capture on` for this chat; `memchat consent yes` for every chat)"
     repl.info(f"memory capture is {'on' if repl.app.can_capture else 'off'}{why}")
 
 

@@ -154,17 +154,17 @@ def _may_replace(repl: Repl, path: str) -> bool:
         return False
 
 
-@command("cost", "What this session's calls cost, and today's (chat, memory, summaries).")
+@command("cost", "What this session's calls cost, and today's (chat apart from memory and summaries).")
 def _cost(repl: Repl, arg: str) -> None:
     from memchat.ui import console
-    from memchat.ui.tables import usage_table
+    from memchat.ui.tables import purpose_split, usage_table
 
     for label, rows in (
         ("this session", repl.app.usage(session_id=repl.session.id) if repl.session else []),
         ("today", repl.app.usage(since="today")),
     ):
         if rows:
-            repl.info(label)
+            repl.info(f"{label}: {purpose_split(rows)}")
             console.out().print(usage_table(rows))
         else:
             repl.info(f"{label}: no model calls recorded")

@@ -1,0 +1,188 @@
+"""Consent holds for every way in: no extraction call before the person said yes, asked once on a
+terminal whichever command comes first; and a failed ask leaves no empty session behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pexpect
+import pytest
+from conftest import ROOT, db_rows, run_memchat, wait_for_detached
+
+PARROT = "I adopted a parrot called Kiwi and I live in Aveiro."
+
+
+class Model:
+    """The server's answers: an extraction that keeps the parrot, 'ok' to a chat message."""
+
+    def __init__(self) -> None:
+        self.extractions = 0
+
+    def __call__(self, body: dict) -> object:
+        if (body.get("tool_choice") or {}).get("name") == "record_memories":
+            self.extractions += 1
+            fact = {
+                "text": "The user has a parrot called Kiwi.",
+                "origin": "stated",
+                "sensitive": "none",
+                "sources": [1],
+            }
+            answer = {"facts": [fact], "events": [], "rules": []}
+            if "The conversation has ended" in str(body.get("messages")):
+                answer["summary"] = "The user talked about their parrot."
+            return {"tool_input": answer}
+        return "ok"
+
+
+@pytest.fixture
+def fresh(api, monkeypatch):
+    """A fresh profile on which nothing is decided: no answer, memory.capture at its default."""
+    monkeypatch.delenv("MEMCHAT_MEMORY_CAPTURE")
+    model = Model()
+    api.set_default(model)
+    return model
+
+
+def _tool_calls(api) -> list[dict]:
+    return [r for r in api.requests if "tools" in r]
+
+
+def _wait_until(check, timeout: float = 60) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _consent(home):
+    return db_rows(home, "SELECT value FROM profile_settings WHERE name = 'consent.capture'")
+
+
+def test_a_script_on_a_fresh_profile_makes_one_call_and_learns_nothing(api, fresh, memchat_home):
+    result = run_memchat("ask", PARROT)
+    assert result.returncode == 0 and result.stdout == b"ok\n", result.stderr
+    wait_for_detached(memchat_home)
+    assert len(api.requests) == 1 and _tool_calls(api) == []  # the reply only: no extraction, no tools
+    assert fresh.extractions == 0
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
+    assert _consent(memchat_home) == []  # never answered for the person
+    status = run_memchat("consent").stdout.decode()
+    assert status.startswith("capture: not asked yet") and "nothing is learnt" in status
+    # a piped chat follows the same rule
+    piped = run_memchat(input=PARROT + "\n", env={"MEMCHAT_MEMORY_CAPTURE_EVERY": "1"})
+    assert piped.returncode == 0, piped.stderr
+    wait_for_detached(memchat_home)
+    assert _tool_calls(api) == [] and fresh.extractions == 0
+
+
+def test_consent_yes_then_ask_captures(api, fresh, memchat_home):
+    assert run_memchat("consent", "yes").returncode == 0
+    assert run_memchat("ask", PARROT).returncode == 0
+    assert _wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE kind = 'fact'"))
+    wait_for_detached(memchat_home)
+    assert fresh.extractions == 1
+    assert [r["tool_choice"]["name"] for r in _tool_calls(api)] == ["record_memories"]
+
+
+def test_an_explicit_capture_setting_counts_as_decided(api, fresh, memchat_home):
+    (memchat_home / "config.toml").write_text("[memory]\ncapture = true\n")
+    assert run_memchat("ask", PARROT).returncode == 0
+    assert _wait_until(lambda: fresh.extractions == 1)
+    wait_for_detached(memchat_home)
+    assert _consent(memchat_home) == []  # decided by the config, not answered for the person
+
+
+def _ask_on_a_terminal(*args: str) -> pexpect.spawn:
+    env = {k: v for k, v in os.environ.items() if k != "MEMCHAT_MEMORY_CAPTURE"}
+    env.update(TERM="xterm-256color")
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "memchat", "ask", *args],
+        env=env,
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(30, 120),
+    )
+
+
+def test_ask_on_a_terminal_asks_once_before_anything_is_learnt(api, fresh, memchat_home):
+    child = _ask_on_a_terminal(PARROT)
+    child.expect_exact("Learn memories from your chats? [Y/n]")
+    assert api.requests == []  # asked before the message goes anywhere
+    child.sendline("n")
+    child.expect_exact("memory capture off")
+    child.expect_exact("ok")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    wait_for_detached(memchat_home)
+    assert _consent(memchat_home) == [("no",)]
+    assert _tool_calls(api) == []
+    again = _ask_on_a_terminal("and one more thing about Kiwi, my parrot")
+    assert again.expect_exact(["Learn memories", "ok"]) == 1  # asked once
+    again.expect(pexpect.EOF)
+    wait_for_detached(memchat_home)
+    assert _tool_calls(api) == []
+
+
+def test_yes_on_a_terminal_lets_that_ask_be_captured(api, fresh, memchat_home):
+    child = _ask_on_a_terminal(PARROT)
+    child.expect_exact("[Y/n]")
+    child.sendline("")
+    child.expect_exact("memory capture on")
+    child.expect_exact("ok")
+    child.expect(pexpect.EOF)
+    assert _consent(memchat_home) == [("yes",)]
+    assert _wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE kind = 'fact'"))
+    wait_for_detached(memchat_home)
+    assert fresh.extractions == 1
+
+
+# --- a failed ask leaves no empty session behind ------------------------------------------------
+
+
+def _sessions(home) -> list[tuple]:
+    return db_rows(home, "SELECT id FROM sessions ORDER BY id")
+
+
+def test_an_ask_that_fails_before_storing_the_message_leaves_no_session(cli, memchat_home, monkeypatch):
+    from memchat import sessions
+    from memchat.errors import StoreError
+
+    assert cli("--provider", "echo", "ask", "kept").exit_code == 0  # an earlier session stays as it is
+
+    def full_disk(*args, **kwargs):
+        raise StoreError("the database file is full (no space left on the disk)")
+
+    monkeypatch.setattr(sessions, "add_message", full_disk)
+    result = cli("--provider", "echo", "ask", "hello")
+    assert result.exit_code == 1 and "full" in result.stderr
+    assert _sessions(memchat_home) == [(1,)]
+    failed = cli("--provider", "echo", "ask", "-c", "and more")  # an existing session is never removed
+    assert failed.exit_code == 1
+    assert _sessions(memchat_home) == [(1,)]
+
+
+def test_an_ask_interrupted_before_storing_the_message_leaves_no_session(cli, memchat_home, monkeypatch):
+    from memchat import tokens
+
+    def interrupted(text):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tokens, "count", interrupted)
+    result = cli("--provider", "echo", "ask", "hello")
+    assert result.exit_code != 0
+    assert _sessions(memchat_home) == []
+
+
+def test_an_ask_the_api_refuses_keeps_the_session_with_the_message(cli, api, memchat_home):
+    api.enqueue_error(401, "scripted failure")
+    assert cli("ask", "hello").exit_code == 1
+    assert db_rows(
+        memchat_home, "SELECT s.id, m.content, m.status FROM sessions s JOIN messages m ON m.session_id = s.id"
+    ) == [(1, "hello", "unanswered")]
