@@ -34,7 +34,9 @@ def budget_table(budget: Any) -> Any:
     names = {
         "pinned": ("pinned memory", "pinned memories"),
         "rules": ("rule", "rules"),
+        "profile": ("profile fact", "profile facts"),
         "facts": ("fact", "facts"),
+        "plans": ("plan", "plans"),
         "history": ("past event or message", "past events and messages"),
     }
     held = ", ".join(plural(n, *names.get(k, (k, k))) for k, n in budget.memory_counts.items()) or "nothing"
