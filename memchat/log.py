@@ -134,7 +134,7 @@ def internal_error(exc: BaseException) -> str:
     get_logger().error("internal error %s\n%s", type(exc).__name__, frames)
     from memchat.text import redact_secrets
 
-    said = redact_secrets(str(exc).splitlines()[0][:200]) if str(exc) else "no message"
+    said = redact_secrets(str(exc)).splitlines()[0][:200] if str(exc) else "no message"  # redacted before it is cut
     return (
         f"internal error ({type(exc).__name__}: {said}); "
         f"this is a bug: please report it with the frames logged in {log_path()}"

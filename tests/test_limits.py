@@ -62,3 +62,16 @@ def test_a_turn_reads_a_window_of_a_huge_stored_message(cli, api, memchat_home, 
     assert "database timeout" in system and len(system) < 20_000  # a snippet of it, not 5 MB
     found = run_memchat("recall", "--json", "release gate")  # a fresh process, as a user runs it
     assert found.returncode == 0 and len(found.stdout) < 200_000
+
+
+def test_an_import_cuts_a_message_over_the_limit_and_says_so(cli, memchat_home, tmp_path):
+    lines = [
+        {"session": "s1", "role": "user", "content": "here is the whole log"},
+        {"session": "s1", "role": "assistant", "content": OVER},
+    ]
+    source = tmp_path / "history.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    result = cli("import", str(source), "--no-embed")
+    assert result.exit_code == 0 and f"cut 1 message to {MAX_MESSAGE_CHARS:,} characters" in result.stdout
+    (longest,) = db_rows(memchat_home, "SELECT max(length(content)) FROM messages")[0]
+    assert MAX_MESSAGE_CHARS < longest < MAX_MESSAGE_CHARS + 100  # kept up to the limit, with a note

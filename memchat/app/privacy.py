@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from memchat.app.profile import Profile
@@ -18,6 +21,36 @@ LAST_RETENTION = "retention.last_run"
 
 class Privacy(Profile):
     """Consent, retention windows, purge and audit for one profile."""
+
+    # The audit lines held by `audit_if_done` (the thread holding them, and the lines).
+    _held: tuple[int, list[tuple[str, object, str]]] | None = None
+
+    def record(self, action: str, detail: object = "", origin: str = "user") -> None:
+        """One line of the audit trail; held while this thread is in `audit_if_done`."""
+        held = self._held
+        if held is not None and held[0] == threading.get_ident():
+            held[1].append((action, detail, origin))
+            return
+        super().record(action, detail, origin)
+
+    @contextlib.contextmanager
+    def audit_if_done(self) -> Iterator[None]:
+        """What the block records enters the audit trail only if the block completes: an export
+        that was refused (the file exists) or failed (cannot be written) wrote nothing, and is
+        not recorded as an export.
+
+            with app.audit_if_done():
+                write_private(path, app.export_session(session_id, "md", to=path))
+        """
+        outer = self._held
+        lines: list[tuple[str, object, str]] = []
+        self._held = (threading.get_ident(), lines)
+        try:
+            yield
+        finally:
+            self._held = outer
+        for action, detail, origin in lines:  # reached only when the block completed
+            self.record(action, detail, origin)
 
     def consent(self) -> Consent | None:
         from memchat.privacy import consent

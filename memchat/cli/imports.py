@@ -8,6 +8,7 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import confirm, load_encoder, progress_bar
+from memchat.errors import MAX_MESSAGE_CHARS
 from memchat.text import plural
 
 if TYPE_CHECKING:
@@ -50,6 +51,11 @@ def import_conversations(
         f"{result.format}: imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
         f"{plural(result.sessions_updated, 'updated session')} ({result.messages_skipped} already present)"
         + (skipped if result.skipped else "")
+        + (
+            f"; cut {plural(result.messages_cut, 'message')} to {MAX_MESSAGE_CHARS:,} characters"
+            if result.messages_cut
+            else ""
+        )
     )
     if embed and (result.message_ids or result.messages_skipped):
         # Everything without a vector, not only this run's messages: an import that was

@@ -292,7 +292,9 @@ def export(
     """Export memories as JSON or Markdown."""
     chosen = export_format(fmt, output, "json")
     may_overwrite(output, force)
-    write_or_print(open_app(ctx).export_memories(chosen, to=output or "-"), output)
+    memchat = open_app(ctx)
+    with memchat.audit_if_done():  # a write that fails wrote nothing: it is not recorded
+        write_or_print(memchat.export_memories(chosen, to=output or "-"), output)
 
 
 @memories_app.command("import")

@@ -127,9 +127,10 @@ def export(
     """Export a session as Markdown or JSON."""
     chosen = export_format(fmt, output, "md")
     memchat = open_app(ctx)
-    text = memchat.export_session(session_id, chosen, to=output or "-")  # an unknown session is said first
-    may_overwrite(output, force)
-    write_or_print(text, output)
+    with memchat.audit_if_done():  # refused or failed: nothing written, nothing recorded
+        text = memchat.export_session(session_id, chosen, to=output or "-")  # an unknown session is said first
+        may_overwrite(output, force)
+        write_or_print(text, output)
 
 
 @sessions_app.command()

@@ -15,9 +15,11 @@ Re-importing is idempotent: a message is known by its `id` (the export's own ids
 Claude and llm), or else by a hash of its fields (and its place among identical lines). The
 whole file is read and checked before anything is stored (unreadable JSON imports nothing; a
 single malformed conversation in an export is skipped and counted); rows then go in by
-batches, the new sessions hidden until the file is complete. Embedding happens after
-(memchat.memory.recall.index). Imported sessions are never captured into memory on their own:
-`memchat import --capture` asks first.
+batches, the new sessions hidden until the file is complete. Two conversations of one file that
+share an id are one session, the copy counted as a duplicate, when they share a message (the
+same conversation listed twice: whatever only the copy holds is added), else two sessions
+(importer.model.one_per_id). Embedding happens after (memchat.memory.recall.index). Imported
+sessions are never captured into memory on their own: `memchat import --capture` asks first.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from memchat.importer.detect import FORMATS, load, read_file
 from memchat.importer.memchat_formats import SESSION_FORMAT, SESSION_VERSION, load_json
-from memchat.importer.model import ImportedMessage, ImportedSession, ImportResult, Skipped
+from memchat.importer.model import ImportedMessage, ImportedSession, ImportResult, Skipped, one_per_id
 from memchat.importer.store import import_sessions, mark_captured, unmark_captured
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ __all__ = [
 
 def import_file(db: Database, path: str | Path, *, keep_system: bool = False, fmt: str | None = None) -> ImportResult:
     sessions, kind, skipped = load(path, fmt)
-    result = import_sessions(db, sessions, keep_system=keep_system)
+    # Two conversations of the file that share an id: neither merged blindly nor lost, nor counted twice.
+    result = import_sessions(db, one_per_id(sessions, skipped), keep_system=keep_system)
     result.format, result.skipped = kind, skipped
     return result

@@ -59,10 +59,37 @@ class ImportResult:
     sessions_updated: int = 0
     messages_added: int = 0
     messages_skipped: int = 0
+    messages_cut: int = 0  # longer than one message may be (MAX_MESSAGE_CHARS): kept up to it
     message_ids: list[int] = field(default_factory=list)
     session_ids: list[int] = field(default_factory=list)  # every session of the file, new or already there
     format: str = ""  # what the file was read as: chatgpt, claude, llm, memchat, jsonl
     skipped: Skipped = field(default_factory=Skipped)  # conversations left out, and why
+
+
+def one_per_id(sessions: list[ImportedSession], skipped: Skipped) -> list[ImportedSession]:
+    """The conversations of one import, each once: two that share an id (a ChatGPT or Claude export
+    can list one twice, or two files of it can) are
+    - the same conversation when they share a message: one session, the copy said as a duplicate,
+      and whatever only the copy holds (a later version's new turns) added to it, never lost;
+    - else two conversations under one id: the later is imported as its own session, its id
+      completed with its first message's, so that importing the file again finds it again.
+    """
+    kept: list[ImportedSession] = []
+    by_id: dict[tuple[str, str], list[ImportedSession]] = {}
+    for s in sessions:
+        same_id = by_id.setdefault((s.source, s.external_id), [])
+        ids = {m.external_id for m in s.messages}
+        copy_of = next((e for e in same_id if ids & {m.external_id for m in e.messages}), None)
+        if copy_of is not None:
+            known = {m.external_id for m in copy_of.messages}
+            copy_of.messages += [m for m in s.messages if m.external_id not in known]
+            skipped.add("duplicate", f"conversation {s.external_id}: listed twice")
+            continue
+        if same_id and s.messages:
+            s.external_id = f"{s.external_id}#{s.messages[0].external_id}"
+        same_id.append(s)
+        kept.append(s)
+    return kept
 
 
 def as_time(value: Any) -> str | None:

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, inserted_id, utcnow
+from memchat.errors import MAX_MESSAGE_CHARS
 from memchat.importer.model import ImportedSession, ImportResult
 
 if TYPE_CHECKING:
@@ -20,74 +21,32 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
     Rows go in by IMPORT_BATCH per transaction, so a large file never holds the write lock for
     long; the sessions it creates stay hidden (importing = 1) until the whole file is in, and a
     run cut short is completed by running the same import again (it adds only what is missing).
+    A session listed twice (the same source and id) is one session, counted once.
     """
     result = ImportResult()
-    hidden: list[int] = []
-    pending = 0
+    hidden: list[int] = []  # the sessions this run creates
+    updated: set[int] = set()  # sessions that were there and got new messages
+    seen: set[int] = set()
     tx = _Batches(db)
     try:
         for s in sessions:
-            conn = tx.conn()
-            if (
-                s.native_id is not None
-                and conn.execute(
-                    "SELECT 1 FROM sessions WHERE id = ? AND created_at = ? AND external_id IS NULL",
-                    (s.native_id, s.native_created_at),
-                ).fetchone()
-            ):
+            if _from_this_database(tx.conn(), s):
                 result.messages_skipped += len(s.messages)  # exported from this very database
                 continue
-            times = [m.created_at for m in s.messages] or [utcnow()]
-            row = conn.execute(
-                "SELECT id, importing FROM sessions WHERE source = ? AND external_id = ?", (s.source, s.external_id)
-            ).fetchone()
-            if row:
-                session_id, added_session = row[0], bool(row[1])  # an interrupted import's session: still new
-            else:
-                cursor = conn.execute(
-                    "INSERT INTO sessions (title, created_at, updated_at, model, system, imported_system, summary, "
-                    "source, external_id, memory_off, importing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                    (
-                        s.title,
-                        s.native_created_at or min(times),
-                        max(times),
-                        s.model,
-                        s.system if keep_system else None,  # another tool's prompt is data unless asked
-                        s.system,
-                        s.summary,
-                        s.source,
-                        s.external_id,
-                        int(s.memory_off),
-                    ),
-                )
-                session_id, added_session = inserted_id(cursor), True
-            if added_session:
-                hidden.append(session_id)
-            elif s.memory_off:  # out of memory for good: a later export of the same session says so too
-                conn.execute("UPDATE sessions SET memory_off = 1 WHERE id = ?", (session_id,))
-            new = 0
-            for m in s.messages:
-                cursor = tx.conn().execute(
-                    "INSERT OR IGNORE INTO messages (session_id, role, content, created_at, status, pinned, model, "
-                    "name, external_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (session_id, m.role, m.content, m.created_at, m.status, m.pinned, m.model, m.name, m.external_id),
-                )
-                if cursor.rowcount:
-                    new += 1
-                    result.message_ids.append(inserted_id(cursor))
-                    pending += 1
-                    if pending >= IMPORT_BATCH:
-                        tx.commit()
-                        pending = 0
-            result.messages_added += new
-            result.messages_skipped += len(s.messages) - new
-            result.session_ids.append(session_id)
-            if added_session:
-                result.sessions_added += 1
-            elif new:
-                result.sessions_updated += 1
+            session_id, added = _session_row(tx.conn(), s, keep_system)
+            again = session_id in seen
+            if not again:
+                seen.add(session_id)
+                result.session_ids.append(session_id)
+                if added:
+                    hidden.append(session_id)
+            new = _add_messages(tx, session_id, s, result)
+            if new and (again or not added):
+                if not added:
+                    updated.add(session_id)
                 tx.conn().execute(
-                    "UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?", (max(times), session_id)
+                    "UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
+                    (max(m.created_at for m in s.messages), session_id),
                 )
         conn = tx.conn()
         mark_captured(conn, result.session_ids)
@@ -95,7 +54,71 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
         tx.commit()
     finally:
         tx.close()
+    result.sessions_added = len(hidden)
+    result.sessions_updated = len(updated)
     return result
+
+
+def _from_this_database(conn: Any, s: ImportedSession) -> bool:
+    """A memchat export of a session of this very database: nothing to import."""
+    return s.native_id is not None and bool(
+        conn.execute(
+            "SELECT 1 FROM sessions WHERE id = ? AND created_at = ? AND external_id IS NULL",
+            (s.native_id, s.native_created_at),
+        ).fetchone()
+    )
+
+
+def _session_row(conn: Any, s: ImportedSession, keep_system: bool) -> tuple[int, bool]:
+    """The session's id, found by its source and external id or created hidden; and whether it is
+    new (an interrupted import's session still is)."""
+    row = conn.execute(
+        "SELECT id, importing FROM sessions WHERE source = ? AND external_id = ?", (s.source, s.external_id)
+    ).fetchone()
+    if row:
+        if s.memory_off and not row[1]:  # out of memory for good: a later export of the same session says so too
+            conn.execute("UPDATE sessions SET memory_off = 1 WHERE id = ?", (row[0],))
+        return row[0], bool(row[1])
+    times = [m.created_at for m in s.messages] or [utcnow()]
+    cursor = conn.execute(
+        "INSERT INTO sessions (title, created_at, updated_at, model, system, imported_system, summary, "
+        "source, external_id, memory_off, importing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+        (
+            s.title,
+            s.native_created_at or min(times),
+            max(times),
+            s.model,
+            s.system if keep_system else None,  # another tool's prompt is data unless asked
+            s.system,
+            s.summary,
+            s.source,
+            s.external_id,
+            int(s.memory_off),
+        ),
+    )
+    return inserted_id(cursor), True
+
+
+def _add_messages(tx: _Batches, session_id: int, s: ImportedSession, result: ImportResult) -> int:
+    """Insert the session's messages that are not there yet, committing every IMPORT_BATCH; how many."""
+    new = 0
+    for m in s.messages:
+        content = m.content
+        if len(content) > MAX_MESSAGE_CHARS:  # a pasted log in an export: kept up to the limit, said
+            content = content[:MAX_MESSAGE_CHARS] + f"\n[… cut by memchat's import: {len(m.content):,} characters]"
+        cursor = tx.conn().execute(
+            "INSERT OR IGNORE INTO messages (session_id, role, content, created_at, status, pinned, model, "
+            "name, external_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, m.role, content, m.created_at, m.status, m.pinned, m.model, m.name, m.external_id),
+        )
+        if cursor.rowcount:
+            result.messages_cut += content is not m.content
+            new += 1
+            result.message_ids.append(inserted_id(cursor))
+            tx.written()
+    result.messages_added += new
+    result.messages_skipped += len(s.messages) - new
+    return new
 
 
 def mark_captured(conn: Any, session_ids: list[int]) -> None:
@@ -123,6 +146,13 @@ class _Batches:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._open: Any = None
+        self._pending = 0
+
+    def written(self) -> None:
+        """One more row in the open transaction: commit when the batch is full."""
+        self._pending += 1
+        if self._pending >= IMPORT_BATCH:
+            self.commit()
 
     def conn(self) -> Any:
         if self._open is None:
@@ -131,6 +161,7 @@ class _Batches:
         return self.db.conn
 
     def commit(self) -> None:
+        self._pending = 0
         if self._open is not None:
             opened, self._open = self._open, None
             opened.__exit__(None, None, None)

@@ -1,7 +1,8 @@
 """Console output for the shells: stdout and stderr consoles, error and note lines, JSON.
 
 Everything that reaches the terminal from stored or model text goes through
-memchat.text.sanitize first: no escape sequence or control character is ever written raw.
+memchat.text.sanitize first: no escape sequence, control or format character (invisible, or a bidi
+control) is ever written raw; JSON escapes them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from memchat.text import sanitize
+from memchat.text import FORMAT, sanitize
 
 _out: Console | None = None
 _err: Console | None = None
@@ -52,13 +53,23 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
-# JSON leaves these raw with ensure_ascii=False: C1 controls (\x9b is a terminal's CSI) and the
-# characters str.splitlines() breaks on. Escaped, a JSON line is one line, and inert on a terminal.
-_UNSAFE_IN_JSON = re.compile("[\x80-\x9f\u2028\u2029]")
+# JSON leaves these raw with ensure_ascii=False: C1 controls (\x9b is a terminal's CSI), the
+# characters str.splitlines() breaks on, and format characters (invisible, or bidi controls such as
+# U+202E that show what follows reversed). Escaped, a JSON line is one line, inert on a terminal,
+# and reads back as the same text.
+_UNSAFE_IN_JSON = re.compile(f"[\x80-\x9f\u2028\u2029]|{FORMAT.pattern}")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP: a surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def print_json(obj: Any) -> None:
-    text = _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json.dumps(obj, ensure_ascii=False))
+    text = _UNSAFE_IN_JSON.sub(_json_escape, json.dumps(obj, ensure_ascii=False))
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 

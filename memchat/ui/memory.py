@@ -73,7 +73,7 @@ def hit_lines(hits: list[Hit]) -> str:
     """Plain lines for the REPL: score, kind, id, text."""
     return "\n".join(
         f"{score(h):<10} {h.kind:<7} {('#' + str(h.id)) if h.type == 'memory' else 'msg ' + str(h.id):>8}  "
-        f"{one_line(hit_text(h), 160)}"
+        f"{one_line(hit_text(h), 160)}" + (" (private)" if h.memory is not None and h.memory.private else "")
         for h in hits
     )
 

@@ -28,8 +28,10 @@ def read_stdin() -> str:
 
 @contextlib.contextmanager
 def spinner(text: str, *, show: bool = True) -> Iterator[None]:
-    """A spinner on stderr while something slow runs (only on a terminal)."""
-    from memchat.ui.console import err
+    """A spinner on stderr while something slow runs (only on a terminal). The text may name a
+    setting's value (a model): sanitized, and never read as Rich markup."""
+    from memchat.text import sanitize
+    from memchat.ui.console import err, escape
 
     console = err()
     if not show or not console.is_terminal:
@@ -38,7 +40,7 @@ def spinner(text: str, *, show: bool = True) -> Iterator[None]:
     global spinning
     spinning += 1
     try:
-        with console.status(text, spinner="dots"):
+        with console.status(escape(sanitize(text)), spinner="dots"):
             yield
     finally:
         spinning -= 1

@@ -139,7 +139,8 @@ def _export(repl: Repl, arg: str) -> None:
     if Path(path).expanduser().exists() and not _may_replace(repl, path):
         repl.info(f"{path} exists; nothing written (name another file)")
         return
-    write_private(path, repl.app.export_session(repl.session.id, fmt, to=str(path)))
+    with repl.app.audit_if_done():  # recorded only once the file is written
+        write_private(path, repl.app.export_session(repl.session.id, fmt, to=str(path)))
     repl.info(f"wrote {path}")
 
 

@@ -1,0 +1,205 @@
+"""Small faults, each a class: a key echoed back redacted cleanly, only written exports in the
+audit trail, and conversations that share an id in one export neither lost nor miscounted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import db_rows
+
+from memchat.text import redact_secrets
+
+MARK = "[redacted key]"
+
+# --- an API key echoed back: replaced once, cleanly ----------------------------------------------
+
+KEYS = [
+    "sk-ant-api03-" + "A" * 40 + "-zz",
+    "gw+key.(1)*[x]?{2}|^$\\d-0123",  # every regex metacharacter
+    "live_0123456789abcdef",  # no Anthropic shape: known only as the configured key
+    'k"ey/with\\quote-2024',  # JSON escapes it
+]
+
+
+def bodies(key: str) -> list[tuple[str, int]]:
+    """Error bodies a gateway may send back, with how many times each holds the key."""
+    half = len(key) // 2
+    return [
+        (f"Authorization: Bearer {key}", 1),
+        (f"invalid key {key} {key} {key}", 3),
+        (f"bad bearer token: Bearer {key}; Bearer {key}", 2),
+        (json.dumps({"error": {"message": f"Bearer {key}", "authorization": f"Bearer {key}", "x-api-key": key}}), 3),
+        (json.dumps({"error": {"message": json.dumps({"authorization": f"Bearer {key}", "key": key})}}), 2),
+        (f"the key was\n{key[:half]}\n    {key[half:]}\nrejected", 1),  # wrapped by the gateway
+        (json.dumps({"detail": f"{key[:half]}\n{key[half:]}"}), 1),
+        (f"x-api-key: {key}\nAuthorization: Bearer {key}\n\n{key}", 3),
+    ]
+
+
+def fragments(key: str, size: int = 6) -> set[str]:
+    return {key[i : i + size] for i in range(len(key) - size + 1)}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_an_echoed_key_is_redacted_once_and_cleanly(key, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    for body, times in bodies(key):
+        said = redact_secrets(body)
+        assert said.count(MARK) == times, (body, said)
+        assert said.count("key]") == times and "Bearer [" not in said and "bearer [" not in said, said
+        leaked = [f for f in fragments(key) if f in said or json.dumps(f)[1:-1] in said]
+        assert not leaked, (body, said, leaked)
+        assert redact_secrets(said) == said  # redacting again changes nothing (errors are redacted on each layer)
+
+
+def test_key_shapes_are_redacted_once_without_the_configured_key(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    secret = "sk-ant-api03-" + "B" * 30
+    for body in (
+        f"Authorization: Bearer {secret}",
+        f'{{"authorization": "Bearer {secret}"}}',
+        f"api_key={secret} and x-api-key: {secret}",
+        json.dumps({"m": json.dumps({"x-api-key": "gateway-only-key-0042"})}),
+    ):
+        said = redact_secrets(body)
+        assert "BBBBBB" not in said and "gateway-only" not in said and "key] key]" not in said, said
+        assert redact_secrets(said) == said
+    assert redact_secrets("export ANTHROPIC_API_KEY=sk-ant-...") == "export ANTHROPIC_API_KEY=sk-ant-..."
+
+
+def test_a_401_that_echoes_the_key_reads_cleanly_everywhere(cli, api, monkeypatch, memchat_home):
+    key = KEYS[1]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    echo = json.dumps({"authorization": f"Bearer {key}", "x-api-key": key})
+    api.enqueue_error(401, f"invalid credentials: Authorization: Bearer {key} (got {echo})")
+    plain = cli("ask", "hi")
+    api.enqueue_error(401, f"invalid credentials: Bearer {key} {key}")
+    as_json = cli("ask", "--json", "hi")
+    stored = " ".join(r[0] or "" for r in db_rows(memchat_home, "SELECT error FROM messages"))
+    for said in (plain.stderr, as_json.stdout + as_json.stderr, stored):
+        assert MARK in said and "key] key]" not in said and "Bearer [" not in said, said
+        assert not [f for f in fragments(key) if f in said], said
+    assert plain.exit_code == 1 and plain.stderr.count("\n") == 1
+    assert json.loads(as_json.stdout)["error"].count(MARK) == 2
+
+
+# --- the audit trail records only exports that wrote something ------------------------------------
+
+
+def _exports(cli) -> list[dict]:
+    result = cli("audit", "--json")
+    assert result.exit_code == 0, result.stderr
+    return [e for e in map(json.loads, result.stdout.splitlines()) if e["action"].startswith("export")]
+
+
+def test_a_refused_or_failed_export_is_not_in_the_audit_trail(cli, tmp_path):
+    assert cli("ask", "--provider", "echo", "hello").exit_code == 0
+    assert cli("memories", "add", "I live in Lisbon").exit_code == 0
+    taken = tmp_path / "taken.md"
+    taken.write_text("mine")
+    unwritable = tmp_path / "no-such-dir" / "out.md"
+    for args in (
+        ["sessions", "export", "1", "-o", str(taken)],  # exists: refused, nothing written
+        ["memories", "export", "-o", str(tmp_path / "taken.md"), "-f", "json"],
+        ["sessions", "export", "1", "-o", str(unwritable)],  # cannot be written
+        ["memories", "export", "-o", str(unwritable)],
+    ):
+        result = cli(*args)
+        assert result.exit_code != 0, (args, result.stdout)
+    assert taken.read_text() == "mine" and not unwritable.parent.exists()
+    assert _exports(cli) == []
+    assert cli("sessions", "export", "1", "-o", str(taken), "--force").exit_code == 0
+    assert cli("memories", "export", "-o", str(tmp_path / "m.json")).exit_code == 0
+    assert cli("sessions", "export", "1").exit_code == 0  # to stdout: written too
+    done = _exports(cli)
+    assert [(e["action"], json.loads(e["detail"])["to"]) for e in done] == [
+        ("export session", "a file"),
+        ("export memories", "a file"),
+        ("export session", "stdout"),
+    ]
+
+
+# --- conversations that share an id in one export file ----------------------------------------------
+
+
+def _chatgpt(conv_id: str, title: str, turns: list[tuple[str, str]]) -> dict:
+    mapping: dict = {}
+    parent = None
+    for n, (node_id, text) in enumerate(turns):
+        mapping[node_id] = {
+            "id": node_id,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": node_id,
+                "author": {"role": "user" if n % 2 == 0 else "assistant"},
+                "content": {"content_type": "text", "parts": [text]},
+                "create_time": 1_700_000_000 + n,
+            },
+        }
+        if parent:
+            mapping[parent]["children"].append(node_id)
+        parent = node_id
+    return {"id": conv_id, "title": title, "create_time": 1_700_000_000, "mapping": mapping, "current_node": parent}
+
+
+def _claude(conv_id: str, title: str, turns: list[tuple[str, str]]) -> dict:
+    return {
+        "uuid": conv_id,
+        "name": title,
+        "created_at": "2024-01-01T00:00:00Z",
+        "chat_messages": [
+            {"uuid": mid, "sender": "human" if n % 2 == 0 else "assistant", "text": text}
+            for n, (mid, text) in enumerate(turns)
+        ],
+    }
+
+
+FIRST = [("a1", "Plan the Lisbon trip"), ("a2", "Alfama is lovely")]
+OTHER = [("b1", "Fix my bike chain"), ("b2", "Oil it first")]
+LONGER = [*FIRST, ("a3", "And the museum?"), ("a4", "Closed on Mondays")]
+
+
+def _titles(home) -> list[tuple]:
+    return db_rows(home, "SELECT title, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) FROM sessions s")
+
+
+@pytest.mark.parametrize("write", [_chatgpt, _claude], ids=["chatgpt", "claude"])
+def test_two_conversations_sharing_an_id_are_both_imported_and_counted(cli, tmp_path, memchat_home, write):
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([write("c-1", "Lisbon", FIRST), write("c-1", "Bike", OTHER)]))
+    first = cli("import", "--no-embed", str(path))
+    assert first.exit_code == 0, first.stderr
+    assert "4 messages into 2 new and 0 updated sessions (0 already present)" in first.stdout
+    assert sorted(_titles(memchat_home)) == [("Bike", 2), ("Lisbon", 2)]  # each its own session, none merged
+    again = cli("import", "--no-embed", str(path))
+    assert "0 messages into 0 new and 0 updated sessions (4 already present)" in again.stdout
+    assert len(_titles(memchat_home)) == 2
+
+
+@pytest.mark.parametrize("write", [_chatgpt, _claude], ids=["chatgpt", "claude"])
+def test_a_conversation_listed_twice_is_one_session_and_said_to_be_a_duplicate(cli, tmp_path, memchat_home, write):
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([write("c-1", "Lisbon", FIRST), write("c-1", "Lisbon", LONGER)]))
+    result = cli("import", "--no-embed", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (
+        f"{write.__name__[1:]}: imported 4 messages into 1 new and 0 updated sessions (0 already present); "
+        "skipped 1 conversation (1 duplicate)\n"
+    )
+    assert _titles(memchat_home) == [("Lisbon", 4)]  # the copy's newer messages are not lost
+
+
+def test_the_store_never_counts_one_session_twice(memchat_home):
+    from memchat.db import open_db
+    from memchat.importer import ImportedMessage, ImportedSession, import_sessions
+
+    db = open_db(memchat_home / "default.db")
+    twice = [
+        ImportedSession("x", "same", "t", [ImportedMessage(str(i), "user", f"m{i}", "2024-01-01")]) for i in (1, 2)
+    ]
+    result = import_sessions(db, twice)
+    assert (result.sessions_added, result.sessions_updated, result.messages_added) == (1, 0, 2)
+    assert len(set(result.session_ids)) == len(result.session_ids) == 1
+    db.conn.close()
