@@ -150,6 +150,8 @@ def test_what_capture_costs_is_counted_as_memory_apart_from_the_chat(api, memcha
     wait_for_detached(memchat_home)
     out = run_memchat("usage").stdout.decode()
     assert re.search(r"by purpose: chat 1 call \$[0-9.]+ · memory 1 call \$[0-9.]+", out), out
+
+
 def test_the_line_after_a_reply_shows_what_memory_has_cost_this_session(api, memchat_home, monkeypatch):
     import time
 
@@ -157,7 +159,12 @@ def test_the_line_after_a_reply_shows_what_memory_has_cost_this_session(api, mem
 
     def model(body):
         if (body.get("tool_choice") or {}).get("name") == "record_memories":
-            fact = {"text": "The user has a parrot called Kiwi.", "origin": "stated", "sensitive": "none", "sources": [1]}
+            fact = {
+                "text": "The user has a parrot called Kiwi.",
+                "origin": "stated",
+                "sensitive": "none",
+                "sources": [1],
+            }
             return {"tool_input": {"facts": [fact], "events": [], "rules": []}}
         return "ok"
 
