@@ -11,33 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import db_rows, wait_for_detached
-
-PARROT = "I adopted a parrot called Kiwi and I live in Aveiro."
-
-
-class Model:
-    """The server's answers: an extraction that keeps the parrot, 'ok' to a chat message."""
-
-    def __init__(self, fail_extraction: bool = False) -> None:
-        self.extractions = 0
-        self.fail_extraction = fail_extraction
-
-    def __call__(self, body: dict) -> object:
-        if (body.get("tool_choice") or {}).get("name") == "record_memories":
-            self.extractions += 1
-            if self.fail_extraction:
-                raise RuntimeError("the extraction is refused by this test")
-            fact = {
-                "text": "The user has a parrot called Kiwi.",
-                "origin": "stated",
-                "sensitive": "none",
-                "sources": [1],
-            }
-            answer = {"facts": [fact], "events": [], "rules": []}
-            if "The conversation has ended" in str(body.get("messages")):
-                answer["summary"] = "The user talked about their parrot."
-            return {"tool_input": answer}
-        return "ok"
+from test_consent import PARROT, Model
 
 
 def memchat_from(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:

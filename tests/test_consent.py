@@ -15,14 +15,18 @@ PARROT = "I adopted a parrot called Kiwi and I live in Aveiro."
 
 
 class Model:
-    """The server's answers: an extraction that keeps the parrot, 'ok' to a chat message."""
+    """The server's answers: an extraction that keeps the parrot (or fails, to test what a
+    failure leaves), 'ok' to a chat message. Shared with tests/test_background.py."""
 
-    def __init__(self) -> None:
+    def __init__(self, fail_extraction: bool = False) -> None:
         self.extractions = 0
+        self.fail_extraction = fail_extraction
 
     def __call__(self, body: dict) -> object:
         if (body.get("tool_choice") or {}).get("name") == "record_memories":
             self.extractions += 1
+            if self.fail_extraction:
+                raise RuntimeError("the extraction is refused by this test")
             fact = {
                 "text": "The user has a parrot called Kiwi.",
                 "origin": "stated",

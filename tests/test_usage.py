@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_consent import Model
 from test_repl import quit_, spawn
 
 
@@ -128,18 +129,7 @@ def test_what_capture_costs_is_counted_as_memory_apart_from_the_chat(api, memcha
 
     from conftest import db_rows, run_memchat, wait_for_detached
 
-    def model(body):
-        if (body.get("tool_choice") or {}).get("name") == "record_memories":
-            fact = {
-                "text": "The user has a parrot called Kiwi.",
-                "origin": "stated",
-                "sensitive": "none",
-                "sources": [1],
-            }
-            return {"tool_input": {"facts": [fact], "events": [], "rules": []}}
-        return "ok"
-
-    api.set_default(model)
+    api.set_default(Model())  # keeps the parrot when asked to extract
     monkeypatch.delenv("MEMCHAT_MEMORY_CAPTURE")
     env = {"MEMCHAT_MEMORY_MODEL": "claude-haiku-4-5"}
     assert run_memchat("consent", "yes").returncode == 0
@@ -157,18 +147,7 @@ def test_the_line_after_a_reply_shows_what_memory_has_cost_this_session(api, mem
 
     from conftest import db_rows
 
-    def model(body):
-        if (body.get("tool_choice") or {}).get("name") == "record_memories":
-            fact = {
-                "text": "The user has a parrot called Kiwi.",
-                "origin": "stated",
-                "sensitive": "none",
-                "sources": [1],
-            }
-            return {"tool_input": {"facts": [fact], "events": [], "rules": []}}
-        return "ok"
-
-    api.set_default(model)
+    api.set_default(Model())  # keeps the parrot when asked to extract
     monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
     monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE_EVERY", "1")
     child = spawn()
