@@ -327,11 +327,43 @@ def test_chat_returns_while_extraction_is_still_running(http_world, api, encoder
 def test_session_end_writes_an_episodic_summary(world, script, encoder):
     db, _, engine, _ = world
     s = sessions.create_session(db)
-    engine.send(s, "Let's plan the migration.")
+    for said in ("Let's plan the migration.", "Start with the billing tables.", "Then the invoices."):
+        engine.send(s, said)
     result = capture(world, s, encoder, final=True)
     summary = MemoryStore(db).get(result.summary_id)
     assert summary.kind == "event" and summary.key == f"session.{s.id}.summary"
     assert summary.text.startswith(f"Session {s.id} (") and "nothing left open" in summary.text
+
+
+def test_a_one_shot_exchange_is_summarised_only_when_it_taught_something(world, script, encoder):
+    db, _, engine, _ = world
+    quiet = sessions.create_session(db)
+    engine.send(quiet, "How do I reverse a list in Python, quickly and in place?")
+    assert capture(world, quiet, encoder, final=True).summary_id is None  # nothing about the person
+    taught = sessions.create_session(db)
+    engine.send(taught, "I'm moving to Valencia in March for a new job at Cabify.")
+    script.extractions.append(extraction(facts=[fact("The user is moving to Valencia in March.")]))
+    assert capture(world, taught, encoder, final=True).summary_id is not None
+
+
+def test_no_session_summary_outranks_the_fact_that_answers(world, encoder):
+    db = world[0]
+    store = MemoryStore(db)
+    fact_id = store.add("The user's bike is a green Brompton with a dynamo light.", origin="stated").id
+    for i in range(10):
+        store.add(
+            f'Session {i + 1} (2026-11-{i + 1:02d}, "bike"): the user asked about their bike and cycling; all answered.',
+            kind="event",
+            key=f"session.{i + 1}.summary",
+            origin="inferred",
+            actor="extractor",
+        )
+    from memchat.memory.recall import index
+    from memchat.memory.recall.search import recall
+
+    index.catch_up(db, encoder)
+    hits = recall(db, "what bike do I have?", encoder, kinds=("fact", "event"))
+    assert hits[0].id == fact_id
 
 
 def test_ask_captures_in_the_background_after_returning(api, http_script, memchat_home, monkeypatch):

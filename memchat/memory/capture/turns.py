@@ -141,6 +141,9 @@ def worth_capturing(turns: list[Message]) -> bool:
     return words >= MIN_WORDS and not all(_SMALL_TALK.match(text) for text in said)
 
 
+SUMMARY_MIN_TURNS = 3  # a session with this many messages from the user gets a summary, whatever it taught
+
+
 def capture_session(
     db: Database, settings: Settings, provider: Any, session_id: int, *, final: bool = False, embedder: Any = None
 ) -> CaptureResult:
@@ -186,7 +189,10 @@ def capture_session(
     if new:
         save_pointer(db, session_id, through=new[-1].id)
     if summarise:
-        if found.summary:
+        # A one-shot exchange that taught nothing about the person is no episode worth keeping
+        # (ten `ask`s' summaries once outranked the fact that answered); a longer session is.
+        asked = sum(1 for m in history if m.role == "user")
+        if found.summary and (found.candidates or asked >= SUMMARY_MIN_TURNS):
             session = sessions.get_session(db, session_id)
             text = f'Session {session_id} ({session.created_at[:10]}, "{session.title or "untitled"}"): {found.summary}'
             memory = store.add(

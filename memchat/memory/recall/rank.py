@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -137,8 +138,25 @@ def rank(db: Database, lists: Lists, q: Query, t: Tuning, limit: int) -> list[Hi
     for h in hits:  # pins, importance, use and recency tip the balance, a little (on the odds: still a probability)
         odds = h.score / max(1e-12, 1.0 - h.score) * _boost(h, t, now)
         h.score = round(odds / (1.0 + odds), 4)
+    _summaries_below_facts(hits)
     hits.sort(key=lambda h: (-h.score, h.type, h.id))
     return hits[:limit]
+
+
+SUMMARY_KEY = re.compile(r"^session\.\d+\.summary$")
+ANSWERING_FACT = 0.01  # a fact this relevant is taken to answer: no session summary ranks above it
+
+
+def _summaries_below_facts(hits: list[Hit]) -> None:
+    """A session's summary retells many things and matches many questions; the fact that answers
+    one says it better. So no summary outranks a fact that answers (many one-shot asks' summaries
+    once buried the fact itself)."""
+    best_fact = max((h.score for h in hits if h.type == "memory" and h.kind == "fact"), default=0.0)
+    if best_fact < ANSWERING_FACT:
+        return
+    for h in hits:
+        if h.type == "memory" and h.key and SUMMARY_KEY.match(h.key) and h.score >= best_fact:
+            h.score = round(best_fact * 0.9, 4)
 
 
 def _with_neighbours(db: Database, hits: list[Hit], fused: dict[tuple[str, int], dict[str, Any]]) -> list[Hit]:
