@@ -188,11 +188,14 @@ def build(
         if m.id not in seen and not m.private:
             seen.add(m.id)
             candidates.append(Item("rules", neutralise(m.text), "rule", memory_id=m.id))
-    profile = need.profile(db, embedder, count, exclude=seen) if embedder is not None else []
+    # Judging by meaning reads the topic model (embedded once per machine): not while memory holds
+    # no fact or event to judge (a new profile's first asks stay as fast as before).
+    judging = embedder is not None and store.has_active()
+    profile = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else []
     seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
     query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
-    request = need.read(query, embedder) if embedder is not None and query.strip() else None
+    request = need.read(query, embedder) if judging and embedder is not None and query.strip() else None
     if query.strip():
         hits = recall(
             db,

@@ -137,8 +137,10 @@ def _profile(
 ) -> list[Memory]:
     import numpy as np
 
+    if vs.matrix.shape[0] == 0:
+        return []
     model = model_for(embedder)
-    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+    if vs.matrix.shape[1] != model.general.shape[1]:
         return []
     allowed = _active_rows(vs)
     rows = np.unique(
