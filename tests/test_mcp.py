@@ -178,3 +178,19 @@ def test_what_another_tool_writes_says_so_and_its_rules_wait_for_the_user(api, p
     assert run_memchat("memories", "review", "--confirm", str(rule["id"])).returncode == 0
     assert run_memchat("ask", "hello again").returncode == 0
     assert "pirate" in api.requests[-1].get("system", "")
+
+
+def test_recall_over_mcp_finds_a_memory_asked_for_in_other_words_first(memchat_home):
+    """What `memchat recall` finds first, another tool finds first too (not [] under a bar)."""
+    from test_relevance import ASKED_IN_OTHER_WORDS, OWN_MEMORIES
+
+    for text in OWN_MEMORIES:
+        assert run_memchat("memories", "add", text).returncode == 0
+
+    async def calls(s):
+        return [_payload(await s.call_tool("recall", {"query": q, "k": 3})) for q, _ in ASKED_IN_OTHER_WORDS]
+
+    _, answers = _serve(calls)
+    for (question, answer), hits in zip(ASKED_IN_OTHER_WORDS, answers, strict=True):
+        assert hits and hits[0]["text"] == OWN_MEMORIES[answer], question
+        assert all(0 <= h["score"] <= 1 and isinstance(h["weak"], bool) for h in hits)
