@@ -120,6 +120,18 @@ def db_rows(
         conn.close()
 
 
+def wait_until(check, timeout: float = 60) -> bool:
+    """Poll `check` until it holds (a detached process's work landing), at most `timeout` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
 def run_memchat(
     *args: str, input: str | bytes | None = None, env: dict | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import db_rows, wait_for_detached
+from conftest import db_rows, wait_for_detached, wait_until
 from test_consent import PARROT, Model
 
 
@@ -23,15 +22,6 @@ def memchat_from(cwd: Path, *args: str, env: dict | None = None) -> subprocess.C
     return subprocess.run(
         [*command, *args], cwd=str(cwd), env=full, capture_output=True, stdin=subprocess.DEVNULL, timeout=60
     )
-
-
-def wait_until(check, timeout: float = 60) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def log_file() -> Path:

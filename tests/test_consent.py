@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import pexpect
 import pytest
-from conftest import ROOT, db_rows, run_memchat, wait_for_detached
+from conftest import ROOT, db_rows, run_memchat, wait_for_detached, wait_until
 
 PARROT = "I adopted a parrot called Kiwi and I live in Aveiro."
 
@@ -53,15 +52,6 @@ def _tool_calls(api) -> list[dict]:
     return [r for r in api.requests if "tools" in r]
 
 
-def _wait_until(check, timeout: float = 60) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def _consent(home):
     return db_rows(home, "SELECT value FROM profile_settings WHERE name = 'consent.capture'")
 
@@ -86,7 +76,7 @@ def test_a_script_on_a_fresh_profile_makes_one_call_and_learns_nothing(api, fres
 def test_consent_yes_then_ask_captures(api, fresh, memchat_home):
     assert run_memchat("consent", "yes").returncode == 0
     assert run_memchat("ask", PARROT).returncode == 0
-    assert _wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE kind = 'fact'"))
+    assert wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE kind = 'fact'"))
     wait_for_detached(memchat_home)
     assert fresh.extractions == 1
     assert [r["tool_choice"]["name"] for r in _tool_calls(api)] == ["record_memories"]
@@ -95,7 +85,7 @@ def test_consent_yes_then_ask_captures(api, fresh, memchat_home):
 def test_an_explicit_capture_setting_counts_as_decided(api, fresh, memchat_home):
     (memchat_home / "config.toml").write_text("[memory]\ncapture = true\n")
     assert run_memchat("ask", PARROT).returncode == 0
-    assert _wait_until(lambda: fresh.extractions == 1)
+    assert wait_until(lambda: fresh.extractions == 1)
     wait_for_detached(memchat_home)
     assert _consent(memchat_home) == []  # decided by the config, not answered for the person
 
@@ -142,7 +132,7 @@ def test_yes_on_a_terminal_lets_that_ask_be_captured(api, fresh, memchat_home):
     child.expect_exact("ok")
     child.expect(pexpect.EOF)
     assert _consent(memchat_home) == [("yes",)]
-    assert _wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE kind = 'fact'"))
+    assert wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE kind = 'fact'"))
     wait_for_detached(memchat_home)
     assert fresh.extractions == 1
 

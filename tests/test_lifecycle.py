@@ -4,7 +4,7 @@ import threading
 import time
 
 import pytest
-from conftest import db_rows, run_memchat
+from conftest import db_rows, run_memchat, wait_until
 
 from memchat import sessions
 from memchat.config import load_settings
@@ -488,20 +488,11 @@ def _memory_calls(api) -> list[dict]:
     return [r for r in api.requests if r.get("tool_choice") or "Summarise" in str(r.get("messages"))]
 
 
-def _wait_until(check, timeout: float = 60) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def test_a_one_shot_ask_costs_one_background_call_on_the_memory_model(api, http_script, memchat_home):
     env = {"MEMCHAT_MEMORY_CAPTURE": "true", "MEMCHAT_MEMORY_MODEL": "claude-haiku-4-5"}
     http_script.extractions.append(extraction(facts=[fact("The user's locker code is 4417.")]))
     assert run_memchat("ask", "My locker code is 4417, please keep that in mind.", env=env).returncode == 0
-    assert _wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE key = 'session.1.summary'"))
+    assert wait_until(lambda: db_rows(memchat_home, "SELECT 1 FROM memories WHERE key = 'session.1.summary'"))
     memory_calls = _memory_calls(api)
     assert len(memory_calls) == 1  # the facts and the session summary, together
     assert memory_calls[0]["model"] == "claude-haiku-4-5"
