@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memchat.errors import ConfigError, ProviderError
@@ -29,6 +29,19 @@ class ChatRequest:
     max_tokens: int
     purpose: str = "chat"  # chat | memory (capture, decisions) | summary (compaction): for `memchat usage`
     session_id: int | None = None  # the session the call is for, if any
+    # Tools the model may call while it chats (Anthropic's schema: name, description, input_schema).
+    # Messages are always in Anthropic's shape, tool_use / tool_result blocks included; another
+    # provider translates them to its own wire format.
+    tools: list[dict[str, Any]] | None = None
+
+
+@dataclass
+class ToolCall:
+    """A tool the model asked for mid-reply; the engine runs it and calls the provider again."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
 
 
 @dataclass
@@ -39,7 +52,8 @@ class Reply:
     model: str = ""
     input_tokens: int | None = None
     output_tokens: int | None = None
-    stop_reason: str | None = None
+    stop_reason: str | None = None  # "tool_use" when tool_calls wait for their results
+    tool_calls: list[ToolCall] = field(default_factory=list)
 
 
 class Provider:
@@ -47,7 +61,7 @@ class Provider:
 
     name = "provider"
     can_summarise = True  # its completions can be trusted to summarise (compaction)
-    can_call_tools = True  # forced tool use: memory capture and write-policy decisions
+    can_call_tools = True  # tool use: memory capture, write-policy decisions, the chat's recall tool
     real_usage = True  # reported input tokens are the model's own (they calibrate estimates)
 
     def __init__(self, settings: Any = None) -> None:
@@ -73,6 +87,9 @@ class Provider:
 
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         """Yield text chunks as they arrive; fill reply's usage and stop_reason at the end.
+
+        With request.tools, a reply that stops to call tools ends with stop_reason "tool_use" and
+        reply.tool_calls filled (the text before them streamed as usual).
 
         Raises ProviderError (with .partial) on failure; KeyboardInterrupt passes through.
         """
