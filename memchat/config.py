@@ -122,6 +122,12 @@ SETTINGS: tuple[Setting, ...] = (
         maximum=1,
     ),
     Setting(
+        "memory.recall_tool",
+        True,
+        "Let the chat model search memory itself (a `recall` tool, at most 2 searches a reply, each shown "
+        "as a note and by /why) when its memory notes lack something. Never private memories.",
+    ),
+    Setting(
         "memory.embedding_precision",
         "auto",
         "Arithmetic of the embedding model: auto (bfloat16 where the CPU has it natively, about 1.8x faster, cosine agreement 0.9999 with float32), fp32 or bf16.",

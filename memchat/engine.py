@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memchat import sessions, tokens
@@ -21,7 +21,7 @@ from memchat.compaction import Compactor
 from memchat.context import Compiled, compile_context
 from memchat.errors import MemchatError, ProviderError, check_size
 from memchat.memory.judge.inject import Section
-from memchat.providers import ChatRequest, Provider, Reply, get_provider
+from memchat.providers import ChatRequest, Provider, Reply, ToolCall, get_provider
 from memchat.sessions import Message, Session
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ class TurnResult:
     compiled: Compiled | None = None
     memory: Section | None = None
     remembered: int | None = None  # id of a memory stored from "remember that ..."
+    searches: list[str] = field(default_factory=list)  # one line per recall the model made, for the user
 
 
 class Engine:
@@ -308,12 +309,12 @@ class Engine:
             max_tokens=self.settings.max_tokens,
             session_id=session.id,
         )
+        request.tools = self._chat_tools(provider, session.id)
         reply = Reply()
         started = time.monotonic()
+        searches: list[str] = []
         try:
-            for chunk in provider.stream(request, reply):
-                if on_text:
-                    on_text(chunk)
+            rounds = self._converse(provider, request, reply, section, searches, on_text)
         except KeyboardInterrupt:
             return self._finish(session, user, reply, started, "interrupted", None, compiled, section)
         except ProviderError as exc:
@@ -322,7 +323,7 @@ class Engine:
         except Exception as exc:  # a NeedsKeyError or ConfigError before any text
             sessions.mark_unanswered(self.db, user.id, str(exc))
             raise
-        if reply.input_tokens and provider.real_usage:
+        if reply.input_tokens and provider.real_usage and rounds == 1:  # the estimate was of one call
             tokens.record_usage(self.db, self.settings.model, compiled.estimate, reply.input_tokens)
         if section.memory_ids:
             from memchat.memory.store.memories import MemoryStore
@@ -330,7 +331,80 @@ class Engine:
             MemoryStore(self.db).mark_used(section.memory_ids)
         result = self._finish(session, user, reply, started, "ok", None, compiled)
         result.memory = section
+        result.searches = searches
         return result
+
+    # --- the model's own memory search ------------------------------------------------------
+    def _chat_tools(self, provider: Provider, session_id: int) -> list[dict[str, Any]] | None:
+        """The recall tool, when the model can call tools and there is a memory to search."""
+        from memchat.memory.recall import tool
+
+        wanted = self.use_memory and provider.can_call_tools and self.settings.get("memory.recall_tool")
+        return [tool.TOOL] if wanted and self._has_memory(session_id) else None
+
+    def _converse(
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        reply: Reply,
+        section: Section,
+        searches: list[str],
+        on_text: Callable[[str], None] | None,
+    ) -> int:
+        """Stream the reply into `reply`, answering the model's recall calls in between: at most
+        tool.MAX_SEARCHES searches, then one last call that must answer in text. The text of every
+        round is the reply; usage is their sum. Returns the number of calls made."""
+        from memchat.memory.recall import tool
+
+        rounds = 0
+        while True:
+            rounds += 1
+            part = Reply()
+            try:
+                for chunk in provider.stream(request, part):
+                    if reply.text and part.text == chunk and not reply.text.endswith("\n"):
+                        chunk = "\n\n" + chunk  # a round's first text starts a new paragraph
+                    reply.text += chunk
+                    if on_text:
+                        on_text(chunk)
+            finally:
+                _add_up(reply, part)
+            if part.stop_reason != "tool_use" or not part.tool_calls or request.tool_choice == "none":
+                return rounds
+            results = [self._tool_result(call, section, searches, request.session_id) for call in part.tool_calls]
+            request.messages = [*request.messages, _assistant_turn(part), {"role": "user", "content": results}]
+            if len(searches) >= tool.MAX_SEARCHES or rounds > tool.MAX_SEARCHES:
+                request.tool_choice = "none"
+
+    def _tool_result(self, call: ToolCall, section: Section, searches: list[str], session_id: int | None) -> dict:
+        """Run one recall call (or refuse it past the bound) and record what it found in the section."""
+        from memchat.memory.judge.inject import Item
+        from memchat.memory.recall import tool
+
+        query = tool.query_of(call.input)
+        if call.name != tool.NAME or not query or len(searches) >= tool.MAX_SEARCHES:
+            why = tool.NO_MORE if call.name == tool.NAME and query else f"unknown tool call {call.name!r}"
+            return {"type": "tool_result", "tool_use_id": call.id, "content": why, "is_error": True}
+        hits = tool.search(
+            self.db, query, self._embedder(None), session_id=session_id, floor=self.settings.get("recall.weak")
+        )
+        searches.append(f"the model searched memory for {query!r}: {len(hits) or 'nothing'} found")
+        known = {("memory", i.memory_id) for i in section.items} | {("message", i.message_id) for i in section.items}
+        for h in hits:
+            if (h.type, h.id) in known:  # sent already: /why lists it once
+                continue
+            section.items.append(
+                Item(
+                    "searched",
+                    h.text,
+                    f"searched {query!r} {h.score:.2f}",
+                    memory_id=h.id if h.type == "memory" else None,
+                    message_id=h.id if h.type == "message" else None,
+                    session_id=h.session_id,
+                    score=h.score,
+                )
+            )
+        return {"type": "tool_result", "tool_use_id": call.id, "content": tool.result_text(query, hits)}
 
     def _finish(
         self,
@@ -368,3 +442,21 @@ class Engine:
             compiled,
             section,
         )
+
+
+def _add_up(total: Reply, part: Reply) -> None:
+    """Fold one call of a turn into the turn's reply: its model, stop, tool calls and usage."""
+    total.model = part.model or total.model
+    total.stop_reason = part.stop_reason
+    total.tool_calls = part.tool_calls
+    if part.input_tokens is not None:
+        total.input_tokens = (total.input_tokens or 0) + part.input_tokens
+    if part.output_tokens is not None:
+        total.output_tokens = (total.output_tokens or 0) + part.output_tokens
+
+
+def _assistant_turn(part: Reply) -> dict[str, Any]:
+    """The model's turn that asked for tools, as the next call must repeat it."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": part.text}] if part.text.strip() else []
+    blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in part.tool_calls]
+    return {"role": "assistant", "content": blocks}

@@ -241,6 +241,31 @@ def _validate(body: Any) -> str | None:
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
         if "content" not in m:
             return f"messages.{i}.content: Field required"
+    return _validate_tools(body, msgs)
+
+
+def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind] if isinstance(content, list) else []
+
+
+def _validate_tools(body: dict[str, Any], msgs: list[dict[str, Any]]) -> str | None:
+    """The real API's tool-use rules: tools defined when the messages hold tool blocks, and every
+    tool_use answered by a tool_result of the same id in the very next (user) message."""
+    if any(_blocks(m, "tool_use") or _blocks(m, "tool_result") for m in msgs) and not body.get("tools"):
+        return "Requests which include `tool_use` or `tool_result` blocks must define tools."
+    for i, m in enumerate(msgs):
+        results = {b.get("tool_use_id") for b in _blocks(m, "tool_result")}
+        asked = {b.get("id") for b in _blocks(msgs[i - 1], "tool_use")} if i else set()
+        if results - asked:
+            return f"messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks"
+        uses = {b.get("id") for b in _blocks(m, "tool_use")}
+        answered = {b.get("tool_use_id") for b in _blocks(msgs[i + 1], "tool_result")} if i + 1 < len(msgs) else set()
+        if uses and uses - answered:
+            return (
+                f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                + ", ".join(sorted(uses - answered))
+            )
     return None
 
 

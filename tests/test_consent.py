@@ -49,7 +49,9 @@ def fresh(api, monkeypatch):
 
 
 def _tool_calls(api) -> list[dict]:
-    return [r for r in api.requests if "tools" in r]
+    """Memory work: calls that force a tool (extraction, decisions). A chat call may offer the
+    model its recall tool; that learns nothing."""
+    return [r for r in api.requests if r.get("tool_choice", {}).get("type") == "tool"]
 
 
 def _consent(home):

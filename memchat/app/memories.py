@@ -70,27 +70,13 @@ class Memories(Profile):
             exclude_private=not private,
         )
         if not private:
-            hits = self._as_sent(hits)
+            from memchat.memory.judge.state import as_sent
+
+            hits = as_sent(self.db, hits)
         weak = self.settings.get("recall.weak")
         for hit in hits:
             hit.weak = hit.score < weak
         return hits if min_score is None else [h for h in hits if h.score >= min_score]
-
-    def _as_sent(self, hits: list[Hit]) -> list[Hit]:
-        """The hits as a model may see them: no withheld message, an old value beside the current one."""
-        from memchat.memory.judge.state import message_states
-
-        messages = {h.id: h.text for h in hits if h.type == "message"}
-        states = message_states(self.db, sorted(messages), messages)
-        out = []
-        for h in hits:
-            state = states.get(h.id) if h.type == "message" else None
-            if (state is not None and state.withheld) or (h.memory is not None and h.memory.private):
-                continue
-            if state is not None and state.now:
-                h.text = f"{h.text} (earlier; now: {'; '.join(state.now)})"
-            out.append(h)
-        return out
 
     def remember(
         self,

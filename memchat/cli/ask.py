@@ -73,7 +73,7 @@ def ask(
     On a terminal, the first time (nothing decided yet), it asks once whether memchat may learn
     memories from your chats; piped or in a script it never asks, and learns nothing until
     `memchat consent yes` (or memory.capture = true in the config)."""
-    from memchat.ui import console, tables
+    from memchat.ui import console
 
     st = state(ctx)  # `memchat -c ask ...`: the global flags, where the README puts global flags
     session_id, continue_ = session_id or st.session, continue_ or st.continue_
@@ -96,8 +96,8 @@ def ask(
         if session_id is None and not continue_:  # a new session that never got your message
             memchat.discard_if_empty(session)
         raise
-    if explain and not json_out:
-        tables.explain_memory(result.memory)
+    if not json_out:
+        _notes_after_reply(result, explain)
     if result.reply_message is not None:
         memchat.capture_detached(session)  # only with the person's yes (Memchat.can_capture)
     if json_out:
@@ -108,6 +108,17 @@ def ask(
     if result.error is not None:
         kept = f" (your message is saved in session {result.session.id})"
         raise ProviderError(str(result.error).rstrip(".") + "." + kept)
+
+
+def _notes_after_reply(result: TurnResult, explain: bool) -> None:
+    """The model's memory searches, then with --explain what memory was sent: after the reply,
+    never inside its stream."""
+    from memchat.ui import console, tables
+
+    for line in result.searches:
+        console.note(line)
+    if explain:
+        tables.explain_memory(result.memory)
 
 
 def _send(memchat: Memchat, session: Session, text: str, *, json_out: bool, markdown: bool | None) -> TurnResult:

@@ -33,6 +33,7 @@ class ChatRequest:
     # Messages are always in Anthropic's shape, tool_use / tool_result blocks included; another
     # provider translates them to its own wire format.
     tools: list[dict[str, Any]] | None = None
+    tool_choice: str = "auto"  # auto: the model decides; none: it must answer in text now
 
 
 @dataclass

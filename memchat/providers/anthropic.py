@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError, NeedsKeyError, ProviderError
-from memchat.providers import ChatRequest, Provider, Reply
+from memchat.providers import ChatRequest, Provider, Reply, ToolCall
 
 if TYPE_CHECKING:
     from anthropic import APIStatusError
@@ -220,6 +220,9 @@ class AnthropicProvider(Provider):
         }
         if request.system:
             kwargs["system"] = request.system
+        if request.tools:
+            kwargs["tools"] = request.tools
+            kwargs["tool_choice"] = {"type": request.tool_choice}
         try:
             with client.messages.stream(**kwargs) as stream:
                 for text in stream.text_stream:
@@ -242,6 +245,11 @@ class AnthropicProvider(Provider):
             ) from None
         reply.model = final.model or request.model
         reply.stop_reason = final.stop_reason
+        reply.tool_calls = [
+            ToolCall(block.id, block.name, block.input if isinstance(block.input, dict) else {})
+            for block in final.content
+            if block.type == "tool_use"
+        ]
         if final.usage is not None:
             reply.input_tokens = final.usage.input_tokens
             reply.output_tokens = final.usage.output_tokens

@@ -167,6 +167,8 @@ class Repl:
                 result = call(writer.write)
         finally:
             writer.close()
+        for line in result.searches:  # after the reply: never inside its live region
+            self.info(line)
         self.last_result = result
         self.session = result.session
         if result.status == "interrupted":

@@ -1,0 +1,122 @@
+"""The chat model's own memory search: a `recall` tool it may call mid-reply, through the real SDK
+against the local Messages-API server (tool_use turns scripted), bounded, shown and counted."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import db_rows
+from test_repl import quit_, spawn
+
+
+def _remember(cli, text: str, *extra: str) -> None:
+    result = cli("memories", "add", text, *extra)
+    assert result.exit_code == 0, result.stderr
+
+
+def _tool_results(request: dict) -> list[dict]:
+    last = request["messages"][-1]
+    return [b for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def test_the_model_searches_memory_and_answers_from_what_it_found(cli, api, memchat_home):
+    _remember(cli, "My dentist is Dr. Okafor on Rue Cler")
+    api.enqueue_tool_use("recall", {"query": "dentist"}, text="Let me check.", id="toolu_1")
+    api.enqueue_text("Your dentist is Dr. Okafor.", input_tokens=700, output_tokens=20)
+    result = cli("ask", "Who was that doctor I told you about?")
+    assert result.exit_code == 0, result.stderr
+    assert "Let me check." in result.stdout and "Your dentist is Dr. Okafor." in result.stdout
+    # one line for the user, after the reply
+    assert "the model searched memory for 'dentist': 1 found" in result.stderr
+
+    first, second = api.requests
+    assert [t["name"] for t in first["tools"]] == ["recall"]
+    (found,) = _tool_results(second)
+    assert found["tool_use_id"] == "toolu_1" and "Dr. Okafor on Rue Cler" in found["content"]
+    assert second["messages"][-2]["role"] == "assistant"  # the model's own tool call, repeated
+    # the stored reply is the whole answer; the turn's cost is both calls
+    ((content, input_tokens),) = db_rows(
+        memchat_home, "SELECT content, input_tokens FROM messages WHERE role = 'assistant'"
+    )
+    assert content == "Let me check.\n\nYour dentist is Dr. Okafor."
+    assert input_tokens > 700
+    assert db_rows(memchat_home, "SELECT COUNT(*) FROM usage WHERE purpose = 'chat'") == [(2,)]
+
+
+def test_what_the_model_searched_is_listed_as_sent_with_the_message(cli, api):
+    _remember(cli, "Our cat is called Miso")
+    api.enqueue_tool_use("recall", {"query": "cat's name"})
+    api.enqueue_text("Miso.")
+    result = cli("ask", "--json", "--explain", "Write a two-line poem.")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    searched = [m for m in out["memory"] if m["section"] == "searched"]
+    assert [m["text"] for m in searched] == ["Our cat is called Miso"]
+    assert "cat's name" in searched[0]["reason"]
+
+
+def test_searches_are_bounded_and_a_model_that_keeps_asking_still_ends(cli, api, memchat_home):
+    _remember(cli, "I play the cello")
+    api.enqueue_tool_use("recall", {"query": "hobby"}, id="toolu_0")
+    # two calls in one turn: the second is refused, and the next call must answer in text
+    api.enqueue_tool_use("recall", {"query": "music"}, id="toolu_1")
+    api.enqueue_text("You play the cello.")
+    api.enqueue_tool_use("recall", {"query": "never asked"}, id="toolu_9")  # left in the queue
+    result = cli("ask", "What do I do for fun?")
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 3
+    assert [r.get("tool_choice") for r in api.requests] == [{"type": "auto"}, {"type": "auto"}, {"type": "none"}]
+    assert result.stderr.count("the model searched memory for") == 2
+    assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'assistant'") == [("You play the cello.",)]
+
+
+def test_the_search_never_returns_a_private_memory_nor_an_unknown_tools_call(cli, api):
+    _remember(cli, "My IBAN is DE44 5001 0517 5407 3249 31", "--private")
+    _remember(cli, "I bank with Sparkasse")
+    api.enqueue_tool_use("recall", {"query": "IBAN bank account number"}, id="toolu_a")
+    api.enqueue_tool_use("shell", {"cmd": "ls"}, id="toolu_b")
+    api.enqueue_text("Done.")
+    result = cli("ask", "What's my account?")
+    assert result.exit_code == 0, result.stderr
+    found = _tool_results(api.requests[1])[0]["content"]
+    assert "Sparkasse" in found and "DE44" not in found
+    unknown = _tool_results(api.requests[2])[0]
+    assert unknown["is_error"] is True and "unknown tool" in unknown["content"]
+
+
+def test_no_tool_is_offered_without_memory_to_search_or_with_memory_off(cli, api, memchat_home):
+    api.enqueue_text("Hello.")
+    assert cli("ask", "hi").exit_code == 0  # an empty profile: nothing to search
+    _remember(cli, "I live in Lyon")
+    api.enqueue_text("ok")
+    assert cli("ask", "--no-memory", "where?").exit_code == 0
+    (memchat_home / "config.toml").write_text("[memory]\nrecall_tool = false\n")
+    api.enqueue_text("ok")
+    assert cli("ask", "where do I live?").exit_code == 0
+    assert [r.get("tools") for r in api.requests] == [None, None, None]
+
+
+def test_a_failed_second_call_keeps_the_first_text_and_the_message(cli, api, memchat_home):
+    _remember(cli, "I drive a 2019 Skoda Octavia")
+    api.enqueue_tool_use("recall", {"query": "car"}, text="Checking your car.")
+    api.enqueue_error(400, "bad request")
+    result = cli("ask", "Which winter tyres fit my car?")
+    assert result.exit_code != 0
+    assert "Traceback" not in result.stderr
+    rows = db_rows(memchat_home, "SELECT role, content, status FROM messages ORDER BY id")
+    assert rows[0][:2] == ("user", "Which winter tyres fit my car?")
+    assert rows[1] == ("assistant", "Checking your car.", "incomplete")
+
+
+def test_the_repl_notes_the_search_after_the_reply_and_why_lists_it(api, cli):
+    _remember(cli, "My sister Ana lives in Porto")
+    api.enqueue_tool_use("recall", {"query": "sister"})
+    api.enqueue_text("Ana lives in Porto.")
+    child = spawn()
+    child.sendline("write a two-line poem")
+    child.expect_exact("Ana lives in Porto.")
+    child.expect_exact("the model searched memory for 'sister': 1 found")
+    child.sendline("/why")
+    child.expect_exact("searched")
+    child.expect_exact("My sister Ana lives in Porto")
+    assert quit_(child) == 0
