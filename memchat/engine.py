@@ -50,7 +50,7 @@ class TurnResult:
     compiled: Compiled | None = None
     memory: Section | None = None
     remembered: int | None = None  # id of a memory stored from "remember that ..."
-    searches: list[str] = field(default_factory=list)  # one line per recall the model made, for the user
+    notes: list[str] = field(default_factory=list)  # lines for the user after the reply (the model's searches...)
 
 
 class Engine:
@@ -133,6 +133,32 @@ class Engine:
         memory = store.add(text, kind=kind, origin="stated", importance=0.8, source_message_ids=[user.id], actor="user")
         self.remembered_existed = store.last_add_existed
         return memory.id
+
+    def _reconcile(self, memory_id: int) -> list[str]:
+        """After the reply: does what the user asked to remember change something memory holds?
+        ("the Heron milestone moved to June 3"). The memory model decides; the old value becomes
+        the new one's history. Nothing when the model cannot call tools or the call fails."""
+        from memchat.memory.capture import policy
+        from memchat.memory.store.memories import MemoryStore
+
+        if not self.provider.can_call_tools:
+            return []
+        store = MemoryStore(self.db)
+        model = self.settings.get("memory.model") or self.settings.model
+        try:
+            old = policy.reconcile(
+                store, store.get(memory_id), self._embedder(None), policy.model_decider(self.provider, model)
+            )
+        except MemchatError as exc:
+            from memchat.log import get_logger
+
+            get_logger().warning("could not check memory %s against older ones: %s", memory_id, exc.message)
+            return []
+        if old is None:
+            return []
+        return [
+            f"memory {memory_id} replaces memory {old.id} ({old.text}), kept as history (memchat memories history {old.id})"
+        ]
 
     def _kind(self, memory_id: int) -> str:
         from memchat.memory.store.memories import MemoryStore
@@ -261,6 +287,8 @@ class Engine:
             on_notice(f"{said} (memory {remembered}{', a rule' if self._kind(remembered) == 'rule' else ''})")
         result = self.answer(session, user, on_text, on_notice)
         result.remembered = remembered
+        if remembered and not self.remembered_existed and result.status == "ok":
+            result.notes += self._reconcile(remembered)
         written = [user.id] + ([result.reply_message.id] if result.reply_message else [])
         self.index_written(written, [remembered] if remembered else [])
         return result
@@ -331,7 +359,7 @@ class Engine:
             MemoryStore(self.db).mark_used(section.memory_ids)
         result = self._finish(session, user, reply, started, "ok", None, compiled)
         result.memory = section
-        result.searches = searches
+        result.notes = searches
         return result
 
     # --- the model's own memory search ------------------------------------------------------

@@ -115,7 +115,7 @@ def _notes_after_reply(result: TurnResult, explain: bool) -> None:
     never inside its stream."""
     from memchat.ui import console, tables
 
-    for line in result.searches:
+    for line in result.notes:
         console.note(line)
     if explain:
         tables.explain_memory(result.memory)

@@ -167,7 +167,7 @@ class Repl:
                 result = call(writer.write)
         finally:
             writer.close()
-        for line in result.searches:  # after the reply: never inside its live region
+        for line in result.notes:  # after the reply: never inside its live region
             self.info(line)
         self.last_result = result
         self.session = result.session

@@ -1,7 +1,8 @@
 """Write policy: what a candidate memory becomes (added, merged, superseded, pending, skipped).
 
 - Explicit requests ("remember that ...", /remember, `memchat memories add`) are stored as
-  stated, in the user's words, without going through here.
+  stated, in the user's words. A chat's "remember that ..." is then reconciled (`reconcile`):
+  when it is close in meaning to active memories, the model decides whether it updates one.
 - A fact with the key of an active fact supersedes it (the store keeps the old one as history).
 - A near-duplicate (cosine >= DUPLICATE against a memory of the same kind) is merged: nothing
   new is stored; a repeated rule gains importance, so recurring corrections weigh more.
@@ -28,6 +29,12 @@ if TYPE_CHECKING:
 DUPLICATE = 0.90
 RELATED = 0.72
 RULE_BOOST = 0.15
+# A statement and the memory it changes can share little wording ("I live in Lyon" / "I moved to
+# Lisbon last month": cosine 0.44 with MiniLM; "I work at Nordwind" / "I started a new job at
+# Helix": 0.41; unrelated facts of one person: 0.16-0.37), so a stated memory asks the model about
+# a wider circle than a candidate does; the model, not the cosine, decides.
+STATED_RELATED = 0.40
+STATED_SHOWN = 3
 
 DECIDE_TOOL: dict[str, Any] = {
     "name": "decide_memory",
@@ -157,6 +164,26 @@ def _one(
             return Outcome("updated", m.id, text, c.kind)
     m = _add(store, c, actor)
     return Outcome("added", m.id, c.text, c.kind)
+
+
+def reconcile(store: MemoryStore, memory: Memory, embedder: Embedder | None, decide: Decide) -> Memory | None:
+    """A memory the user just stated ("remember that the Heron milestone moved to June 3") against
+    the active ones it may change: when some are close in meaning, the model decides whether it
+    updates one of them, which then becomes its history. Returns the memory it replaced, if any."""
+    if memory.key or embedder is None:  # a key supersedes by itself; without vectors nothing is close
+        return None
+    c = Candidate(kind=memory.kind, text=memory.text, origin="stated")
+    close = [m for m, cos in _neighbours(store, embedder, c) if cos >= STATED_RELATED and m.id != memory.id]
+    related = close[:STATED_SHOWN]
+    if not related:
+        return None
+    verdict = decide(c, related)
+    target = verdict.get("target")
+    if verdict.get("action") != "update" or not isinstance(target, int) or not 1 <= target <= len(related):
+        return None
+    old = related[target - 1]
+    store.replaced_by(old.id, memory.id, actor="user")
+    return old
 
 
 def model_decider(provider: Any, model: str) -> Decide:

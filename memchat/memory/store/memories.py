@@ -298,6 +298,21 @@ class MemoryStore:
             self.db.conn.execute("UPDATE memories SET status = 'active', key = ? WHERE id = ?", (old.key, new_id))
         return self.get(new_id)
 
+    def replaced_by(self, old_id: int, new_id: int, *, actor: str = "user") -> Memory:
+        """An active memory becomes the history of a newer one already stored (a statement that
+        changes it); the newer one takes its key and its pin."""
+        old, new = self._live(old_id), self._live(new_id)
+        if old.status != "active" or new.status != "active" or old.id == new.id:
+            raise UsageError(f"memory {old.id} cannot be replaced by memory {new.id}")
+        now = utcnow()
+        with immediate(self.db):
+            self._retire(old, new.id, new.text, actor, now)
+            self.db.conn.execute(
+                "UPDATE memories SET key = coalesce(key, ?), pinned = max(pinned, ?), updated_at = ? WHERE id = ?",
+                (old.key, int(old.pinned), now, new.id),
+            )
+        return self.get(new.id)
+
     def edit(self, memory_id: int | str, text: str, *, value: str | None = None, actor: str = "user") -> Memory:
         """Change a memory's text (its vector is recomputed on the next search)."""
         memory = self._live(memory_id)
