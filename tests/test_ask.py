@@ -53,6 +53,7 @@ def test_json_output_has_session_model_reply_tokens_cost_and_stop_reason(cli, ap
         "output_tokens": 3,
         "stop_reason": "end_turn",
         "status": "ok",
+        "memory": [],  # nothing remembered, nothing sent
     }
 
 

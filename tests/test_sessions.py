@@ -18,8 +18,8 @@ def test_list_shows_sessions_newest_first_as_table_and_json(cli):
     table = cli("sessions", "list")
     assert table.exit_code == 0
     assert table.stdout.index("second topic") < table.stdout.index("first topic")
-    lines = [json.loads(line) for line in cli("sessions", "list", "--json").stdout.splitlines()]
-    assert [(s["id"], s["title"], s["message_count"]) for s in lines] == [(2, "second topic", 2), (1, "first topic", 2)]
+    rows = json.loads(cli("sessions", "list", "--json").stdout)
+    assert [(s["id"], s["title"], s["message_count"]) for s in rows] == [(2, "second topic", 2), (1, "first topic", 2)]
 
 
 def test_show_prints_the_transcript(cli):
@@ -120,7 +120,7 @@ def test_bad_session_ids_are_clear_errors(cli):
 def test_profiles_have_separate_databases(cli, memchat_home):
     assert cli("--provider", "echo", "--profile", "work", "ask", "work thing").exit_code == 0
     assert (memchat_home / "work.db").exists()
-    assert cli("sessions", "list", "--json").stdout == ""
+    assert json.loads(cli("sessions", "list", "--json").stdout) == []
     assert "work thing" in cli("--profile", "work", "sessions", "list").stdout
 
 
@@ -161,4 +161,4 @@ def test_ids_are_ascii_digits_only(cli, typed):
 
 
 def db_rows_one(cli) -> str:
-    return json.loads(cli("sessions", "list", "--json").stdout.splitlines()[0])["created_at"]
+    return json.loads(cli("sessions", "list", "--json").stdout)[0]["created_at"]

@@ -12,7 +12,9 @@ from test_repl import quit_, spawn
 def _usage(cli, *args: str) -> list[dict]:
     result = cli("usage", "--json", *args)
     assert result.exit_code == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    rows = json.loads(result.stdout)  # one JSON array, [] when there is none
+    assert isinstance(rows, list)
+    return rows
 
 
 def test_usage_sums_tokens_and_cost_by_model_and_purpose(cli, api):

@@ -6,16 +6,20 @@ from dataclasses import asdict
 
 import typer
 
-from memchat.cli.common import app as open_app
 from memchat.cli.common import (
+    JSON_HELP,
+    JSONL_HELP,
     complete_session_ids,
     confirm,
+    emit,
     export_format,
+    json_mode,
     may_overwrite,
     print_stored,
     scrub_notes,
     write_or_print,
 )
+from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode
 from memchat.text import plural, sanitize
 
@@ -26,20 +30,15 @@ sessions_app = typer.Typer(help="List, show, rename, delete and export sessions.
 def list_(
     ctx: typer.Context,
     limit: int = typer.Option(20, "--limit", "-n", min=0, help="How many (0: all)."),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jsonl_out: bool = typer.Option(False, "--jsonl", help=JSONL_HELP),
 ) -> None:
     """List sessions, most recent first."""
-    from memchat.ui import console
     from memchat.ui.tables import sessions_table
 
+    mode = json_mode(json_out, jsonl_out)
     rows = open_app(ctx).list_sessions(limit=limit or None)
-    if json_out:
-        for s in rows:
-            console.print_json(asdict(s))
-    elif not rows:
-        console.note("no sessions yet: start one with `memchat` or `memchat ask`")
-    else:
-        console.out().print(sessions_table(rows))
+    emit(rows, mode, asdict, sessions_table, "no sessions yet: start one with `memchat` or `memchat ask`")
 
 
 @sessions_app.command()
