@@ -93,7 +93,11 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("memchat sessions show 12 --around 340 -C 2", "Message 340 with two messages either side."),
     ],
     "sessions rename": [('memchat sessions rename 12 "Trip to Porto"', "A new title.")],
-    "sessions delete": [("memchat sessions delete 12", "Asks first; --yes does not.")],
+    "sessions delete": [
+        ("memchat sessions delete 12", "Asks first; --yes does not."),
+        ("memchat sessions delete 3 5 7-9 --yes", "Several at once: ids and ranges."),
+        ("memchat sessions delete --empty", "Every session with no reply (failed asks leave them)."),
+    ],
     "sessions export": [
         ("memchat sessions export 12 -o trip.md", "Markdown (the format follows the extension)."),
         ("memchat sessions export 12 -o trip.json", "memchat's JSON, which `memchat import` reads back."),
