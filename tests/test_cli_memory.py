@@ -395,3 +395,44 @@ def test_a_listing_cut_short_by_its_reader_exits_quietly(memchat_home):
         err = proc.stderr.read()
         assert proc.wait(timeout=30) == 0, (args, err)
         assert err == b"", err
+
+
+# --- an empty listing says what was asked for, not "no memories yet" ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--status", "superseded"], "no superseded memories"),
+        (["--status", "pending"], "no pending memories"),
+        (["--kind", "rule"], "no rules"),
+        (["--kind", "event", "--status", "all"], "no events"),
+        (["--pinned"], "no pinned memories"),
+        (["--kind", "fact", "--status", "forgotten"], "no forgotten facts"),
+        (["--kind", "rule", "--pinned", "--status", "active"], "no active pinned rules"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_an_empty_filtered_listing_names_its_filters(cli, args, said):
+    assert cli("memories", "add", "--kind", "fact", "My dentist is Dr. Okafor.").exit_code == 0
+    result = cli("memories", "list", *args)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr.strip() == said
+
+
+def test_an_empty_unfiltered_listing_tells_an_empty_memory_from_an_old_one(cli):
+    assert "no memories yet: add one with" in cli("memories", "list").stderr
+    assert cli("memories", "add", "--key", "user.city", "--value", "Berlin", "I live in Berlin").exit_code == 0
+    assert cli("memories", "add", "--key", "user.city", "--value", "Lisbon", "I live in Lisbon").exit_code == 0
+    assert cli("memories", "forget", "2", "--yes").exit_code == 0  # Lisbon, and Berlin it replaced
+    said = cli("memories", "list").stderr
+    assert "no active or pending memories (2 forgotten: `memchat memories list --status all`" in said
+    assert "yet" not in said
+
+
+def test_the_chats_memories_command_names_its_filter_too(cli):
+    out = cli("--provider", "echo", "chat", input="/memories rule\n/memories\n").stdout
+    assert "no rules" in out and "no memories yet: /remember TEXT adds one" in out
+    assert cli("memories", "add", "Always answer in British English.", "--kind", "rule").exit_code == 0
+    out = cli("--provider", "echo", "chat", input="/memories fact\n").stdout
+    assert "no facts" in out and "yet" not in out

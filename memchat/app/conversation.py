@@ -46,7 +46,10 @@ class Conversation(Profile):
 
     def new_session(self, system: str | None = None) -> Session:
         return sessions.create_session(
-            self.db, model=self.settings.model, system=system, memory_off=not self.use_memory
+            self.db,
+            model=self.provider.model_name(self.settings.model),
+            system=system,
+            memory_off=not self.use_memory,
         )
 
     def discard_if_empty(self, session: Session) -> bool:

@@ -135,7 +135,7 @@ def _json_reply(memchat: Memchat, result: TurnResult, explain: bool) -> dict[str
     return {
         "session_id": result.session.id,
         "message_id": result.reply_message.id if result.reply_message else None,
-        "model": result.reply.model or settings.model,
+        "model": result.reply.model or memchat.provider.model_name(settings.model),
         "reply": result.reply.text,
         "input_tokens": result.reply.input_tokens,
         "output_tokens": result.reply.output_tokens,

@@ -49,14 +49,11 @@ def list_(
 
     mode = json_mode(json_out, jsonl_out)
     statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
-    rows = open_app(ctx).memories(kind=kind, status=statuses, pinned=True if pinned else None)
-    emit(
-        rows,
-        mode,
-        show.memory_json,
-        show.memories_table,
-        'no memories yet: add one with `memchat memories add "..."` or /remember in a chat',
-    )
+    memchat = open_app(ctx)
+    rows = memchat.memories(kind=kind, status=statuses, pinned=True if pinned else None)
+    add = 'add one with `memchat memories add "..."` or /remember in a chat'
+    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.memory_counts(), add)
+    emit(rows, mode, show.memory_json, show.memories_table, empty)
 
 
 @memories_app.command()

@@ -36,7 +36,8 @@ def usage(
         console.print_json([asdict(row) for row in rows])
         return
     if not rows:
-        console.note("no model calls recorded" + (f" since {since}" if since else ""))
+        of = f" for session {session_id}" if session_id is not None else ""
+        console.note(f"no model calls recorded{of}" + (f" since {since}" if since else ""))
         return
     console.out().print(usage_table(rows))
     console.say(f"by purpose: {purpose_split(rows)}")
