@@ -451,7 +451,7 @@ class Engine:
             user.id,
             reply.text,
             status="ok" if status == "ok" else ("interrupted" if status == "interrupted" else "incomplete"),
-            model=reply.model or self.settings.model,
+            model=reply.model or self.provider.model_name(self.settings.model),
             tokens=tokens.count(reply.text) if reply.text else None,
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,

@@ -102,6 +102,26 @@ def parse_id(value: str | int, what: str) -> int:
     return number
 
 
+_SPAN = re.compile(r"(#?[0-9]+)-(#?[0-9]+)")
+
+
+def parse_id_spans(values: list[str], what: str) -> list[tuple[int, int]]:
+    """Ids and ranges typed by a user ("3", "#5", "7-9"; each word may hold several, comma
+    separated) as (first, last) pairs, or a UsageError naming the bad one."""
+    spans = []
+    for word in (w for value in values for w in value.replace(",", " ").split()):
+        match = _SPAN.fullmatch(word)
+        if match is None:
+            number = parse_id(word, what)
+            spans.append((number, number))
+            continue
+        first, last = parse_id(match.group(1), what), parse_id(match.group(2), what)
+        if first > last:
+            raise UsageError(f"{what} range {word} runs backwards: write {last}-{first}")
+        spans.append((first, last))
+    return spans
+
+
 def require_unicode(text: str, what: str) -> str:
     """Text that SQLite and the terminal can take: undecodable input bytes reach Python as lone
     surrogates (from argv, stdin, or \\ud800 escapes in JSON), which UTF-8 cannot encode."""

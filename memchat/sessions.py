@@ -115,6 +115,23 @@ def get_session(db: Database, session_id: int | str) -> Session:
     return _session(rows[0])
 
 
+def sessions_between(db: Database, first: int, last: int) -> list[Session]:
+    """The sessions whose ids lie in first..last (a range may have gaps: sessions deleted before)."""
+    return [
+        _session(r) for r in _rows(db, _session_select("WHERE s.id BETWEEN ? AND ?", "ORDER BY s.id"), (first, last))
+    ]
+
+
+def sessions_without_reply(db: Database) -> list[Session]:
+    """Sessions with no exchange: no assistant reply that stands (a failed `ask` leaves one, with
+    your message kept unanswered), oldest first; never one an import is still writing."""
+    where = (
+        "WHERE s.importing = 0 AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id "
+        "AND m.role = 'assistant' AND m.status != 'undone')"
+    )
+    return [_session(r) for r in _rows(db, _session_select(where, "ORDER BY s.id"))]
+
+
 def latest_session(db: Database) -> Session | None:
     rows = _rows(db, _session_select("WHERE s.importing = 0", "ORDER BY s.updated_at DESC, s.id DESC LIMIT 1"))
     return _session(rows[0]) if rows else None

@@ -53,6 +53,7 @@ def test_json_output_has_session_model_reply_tokens_cost_and_stop_reason(cli, ap
         "output_tokens": 3,
         "stop_reason": "end_turn",
         "status": "ok",
+        "memory": [],  # nothing remembered, nothing sent
     }
 
 
@@ -394,3 +395,19 @@ def test_session_flags_before_the_command_are_honoured_or_refused(cli, memchat_h
 def test_the_offline_echo_provider_costs_nothing(cli):
     out = json.loads(cli("--provider", "echo", "ask", "--json", "hi").stdout)
     assert out["cost_usd"] == 0.0 and out["reply"] == "(echo) hi"
+
+
+def test_the_echo_provider_is_recorded_as_echo_never_as_a_claude_model(cli, memchat_home):
+    out = json.loads(cli("--provider", "echo", "ask", "--json", "hi").stdout)
+    assert out["model"] == "echo"
+    assert cli("--provider", "echo", "ask", "-c", "and again").exit_code == 0
+    assert [s["model"] for s in json.loads(cli("sessions", "list", "--json").stdout)] == ["echo"]
+    shown = json.loads(cli("sessions", "show", "1", "--json").stdout)
+    assert shown["session"]["model"] == "echo"
+    assert [m["model"] for m in shown["messages"] if m["role"] == "assistant"] == ["echo", "echo"]
+    assert "claude" not in cli("sessions", "show", "1").stdout + cli("sessions", "list").stdout
+    assert db_rows(memchat_home, "SELECT DISTINCT model FROM messages WHERE model IS NOT NULL") == [("echo",)]
+    assert json.loads(cli("usage", "--json").stdout) == []  # no model was called: no usage, under any name
+    chat = cli("--provider", "echo", "chat", input="/model\nhello\n")
+    assert "model: echo (the echo provider; claude-sonnet-5-5 with a real one)" in chat.stdout + chat.stderr
+    assert db_rows(memchat_home, "SELECT DISTINCT model FROM sessions") == [("echo",)]

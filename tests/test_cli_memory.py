@@ -57,9 +57,12 @@ MEMORY_FIELDS = [
 ]
 
 
-def lines(result):
+def listed(result):
+    """A --json listing: one JSON array, whole."""
     assert result.exit_code == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    rows = json.loads(result.stdout)
+    assert isinstance(rows, list)
+    return rows
 
 
 def test_add_list_show_and_history_through_a_new_value(cli):
@@ -72,17 +75,17 @@ def test_add_list_show_and_history_through_a_new_value(cli):
     cli("memories", "add", "--kind", "rule", "Answer in British English")
     table = cli("memories", "list").stdout
     assert "I moved from Berlin to Lisbon" in table and "Answer in British English" in table and "Berlin\n" not in table
-    rows = lines(cli("memories", "list", "--status", "all", "--json"))
+    rows = listed(cli("memories", "list", "--status", "all", "--json"))
     assert list(rows[0]) == MEMORY_FIELDS
     assert [(r["id"], r["status"], r["superseded_by"]) for r in rows] == [
         (1, "superseded", 2),
         (2, "active", None),
         (3, "active", None),
     ]
-    assert [r["id"] for r in lines(cli("memories", "list", "--kind", "rule", "--json"))] == [3]
+    assert [r["id"] for r in listed(cli("memories", "list", "--kind", "rule", "--json"))] == [3]
     show = cli("memories", "show", "1").stdout
     assert "status         superseded" in show and "superseded by  #2" in show
-    history = lines(cli("memories", "history", "1", "--json"))
+    history = listed(cli("memories", "history", "1", "--json"))
     assert [(h["action"], h["old_text"], h["new_text"], h["actor"]) for h in history] == [
         ("add", None, "I live in Berlin", "user"),
         ("supersede", "I live in Berlin", "I moved from Berlin to Lisbon", "user"),
@@ -121,10 +124,10 @@ def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
     monkeypatch.setenv("EDITOR", "sed -i s/black/oolong/")
     assert cli("memories", "edit", "1").stdout == "memory 1: Drinks oolong tea\n"
     assert cli("memories", "pin", "1").stdout == "pinned memory 1: Drinks oolong tea\n"
-    assert [m["id"] for m in lines(cli("memories", "list", "--pinned", "--json"))] == [1]
+    assert [m["id"] for m in listed(cli("memories", "list", "--pinned", "--json"))] == [1]
     assert cli("memories", "unpin", "1").stdout == "unpinned memory 1: Drinks oolong tea\n"
-    assert lines(cli("memories", "list", "--pinned", "--json")) == []
-    actions = [h["action"] for h in lines(cli("memories", "history", "1", "--json"))]
+    assert listed(cli("memories", "list", "--pinned", "--json")) == []
+    actions = [h["action"] for h in listed(cli("memories", "history", "1", "--json"))]
     assert actions == ["add", "edit", "edit", "pin", "unpin"]
 
 
@@ -166,7 +169,7 @@ def test_export_and_import_memories_round_trip(cli, tmp_path):
     other = tmp_path / "other.db"
     assert cli("--db", str(other), "memories", "import", str(out)).stdout == "imported 3 memories (0 already present)\n"
     assert cli("--db", str(other), "memories", "import", str(out)).stdout == "imported 0 memories (3 already present)\n"
-    rows = lines(cli("--db", str(other), "memories", "list", "--status", "all", "--json"))
+    rows = listed(cli("--db", str(other), "memories", "list", "--status", "all", "--json"))
     by_text = {r["text"]: r for r in rows}
     assert by_text["I live in Lisbon"]["status"] == "active" and by_text["Use metric units"]["pinned"]
     assert by_text["I live in Berlin"]["superseded_by"] == by_text["I live in Lisbon"]["id"]
@@ -329,8 +332,7 @@ def test_memories_edit_with_a_bad_editor_exits_2_in_a_terminal(memchat_home):
 )
 def test_instructions_to_the_assistant_are_kept_as_rules_and_sent_as_such(cli, fake, said, kind, stored):
     assert cli("ask", said).exit_code == 0
-    rows = cli("memories", "list", "--json").stdout
-    memories = [json.loads(line) for line in rows.splitlines() if line.strip()]
+    memories = json.loads(cli("memories", "list", "--json").stdout)
     if kind is None:
         assert memories == []
         return
@@ -364,8 +366,7 @@ def test_adding_what_is_already_there_says_so(cli):
     assert "already remembered as memory 1 (rule)" in again.stdout
     assert "memory 2 (fact)" in cli("memories", "add", "--kind", "fact", "The spare key is in the blue pot.").stdout
     assert "memory 3 (rule): no emojis" in cli("memories", "add", "rule: no emojis").stdout
-    listed = cli("memories", "list", "--json").stdout
-    assert len([line for line in listed.splitlines() if line.strip()]) == 3
+    assert len(json.loads(cli("memories", "list", "--json").stdout)) == 3
 
 
 def test_a_listing_cut_short_by_its_reader_exits_quietly(memchat_home):
@@ -380,7 +381,12 @@ def test_a_listing_cut_short_by_its_reader_exits_quietly(memchat_home):
     store = MemoryStore(open_db(memchat_home / "default.db"))
     for i in range(400):
         store.add(f"Memory number {i} about nothing much")
-    for args in (["memories", "list", "--json"], ["memories", "list"], ["audit", "--json"]):
+    for args in (
+        ["memories", "list", "--jsonl"],
+        ["memories", "list", "--json"],
+        ["memories", "list"],
+        ["audit", "--json"],
+    ):
         proc = subprocess.Popen(
             [sys.executable, "-m", "memchat", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(ROOT)
         )
@@ -389,3 +395,44 @@ def test_a_listing_cut_short_by_its_reader_exits_quietly(memchat_home):
         err = proc.stderr.read()
         assert proc.wait(timeout=30) == 0, (args, err)
         assert err == b"", err
+
+
+# --- an empty listing says what was asked for, not "no memories yet" ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--status", "superseded"], "no superseded memories"),
+        (["--status", "pending"], "no pending memories"),
+        (["--kind", "rule"], "no rules"),
+        (["--kind", "event", "--status", "all"], "no events"),
+        (["--pinned"], "no pinned memories"),
+        (["--kind", "fact", "--status", "forgotten"], "no forgotten facts"),
+        (["--kind", "rule", "--pinned", "--status", "active"], "no active pinned rules"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_an_empty_filtered_listing_names_its_filters(cli, args, said):
+    assert cli("memories", "add", "--kind", "fact", "My dentist is Dr. Okafor.").exit_code == 0
+    result = cli("memories", "list", *args)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr.strip() == said
+
+
+def test_an_empty_unfiltered_listing_tells_an_empty_memory_from_an_old_one(cli):
+    assert "no memories yet: add one with" in cli("memories", "list").stderr
+    assert cli("memories", "add", "--key", "user.city", "--value", "Berlin", "I live in Berlin").exit_code == 0
+    assert cli("memories", "add", "--key", "user.city", "--value", "Lisbon", "I live in Lisbon").exit_code == 0
+    assert cli("memories", "forget", "2", "--yes").exit_code == 0  # Lisbon, and Berlin it replaced
+    said = cli("memories", "list").stderr
+    assert "no active or pending memories (2 forgotten: `memchat memories list --status all`" in said
+    assert "yet" not in said
+
+
+def test_the_chats_memories_command_names_its_filter_too(cli):
+    out = cli("--provider", "echo", "chat", input="/memories rule\n/memories\n").stdout
+    assert "no rules" in out and "no memories yet: /remember TEXT adds one" in out
+    assert cli("memories", "add", "Always answer in British English.", "--kind", "rule").exit_code == 0
+    out = cli("--provider", "echo", "chat", input="/memories fact\n").stdout
+    assert "no facts" in out and "yet" not in out

@@ -480,7 +480,7 @@ def test_a_new_value_for_a_key_is_kept(cli, memchat_home, text, values):
             assert_clean_failure(added, codes=(2,), what="memories add --key --value")
             assert must_refuse(text)
             return
-    current = json.loads(run(cli, "memories", "list", "--json").stdout.splitlines()[-1])
+    current = json.loads(run(cli, "memories", "list", "--json").stdout)[-1]
     assert (current["key"], current["value"]) == ("user.city", values[-1]), "the newest value was dropped"
 
 

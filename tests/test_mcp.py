@@ -69,13 +69,48 @@ def test_tools_and_resources_answer_with_memchats_rules(profile):
     assert out["dentist"] and "Okafor" in out["dentist"][0]["text"]
     # nothing answers: the nearest come back, every one marked weak for the calling model to judge
     assert out["sky"] and all(h["weak"] and h["score"] < 0.05 for h in out["sky"])
-    assert not out["dentist"][0]["weak"]
+    assert "weak" not in out["dentist"][0]  # said only when it is
     texts = [m["text"] for m in out["listed"]]
     assert "The user has a heart condition." not in texts and len(texts) == 3  # a pending guess is never served
     assert [m["text"] for m in out["pinned"]] == ["The user lives in Lisbon."]
     assert [m["text"] for m in out["rules"]] == ["Always answer in British English."]
     assert out["added"]["memory"]["kind"] == "fact" and not out["added"]["already_remembered"]
     assert out["again"]["already_remembered"]
+
+
+COMPACT = {"id", "kind", "text", "when", "source", "score"}
+
+
+def test_recall_answers_compact_hits_in_one_json_document_and_detail_brings_the_rest(profile):
+    assert run_memchat("--provider", "echo", "ask", "my dentist moved to Tuesdays, Dr. Okafor said").returncode == 0
+
+    async def calls(s):
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        asked = {"query": "when do I see my dentist?"}
+        return (
+            tools["recall"],
+            await s.call_tool("recall", asked),
+            await s.call_tool("recall", {**asked, "detail": True}),
+            await s.call_tool("recall", {"query": "why is the sky blue?"}),
+        )
+
+    _, (tool, brief, detailed, sky) = _serve(calls)
+    detail = tool.input_schema["properties"]["detail"]
+    assert detail["type"] == "boolean" and detail["default"] is False
+    assert "one JSON array" in tool.description and "detail" not in tool.input_schema["required"]
+    for result in (brief, detailed, sky):  # one text block: the whole answer, one JSON document
+        assert len(result.content) == 1 and json.loads(result.content[0].text) == _payload(result)
+    hits = _payload(brief)
+    assert any(h["kind"] == "fact" and "Okafor" in h["text"] for h in hits)
+    message = next(h for h in hits if h["kind"] == "message")
+    assert set(message) == COMPACT | {"role"} and message["role"] in ("user", "assistant")
+    assert all(set(h) - {"role"} == COMPACT for h in hits if not h.get("weak"))
+    assert all(set(h) - {"role"} == COMPACT | {"weak"} for h in _payload(sky))  # weak: said when set
+    assert "\n" not in brief.content[0].text  # not an indented block per hit
+    full = _payload(detailed)
+    assert [h["id"] for h in full] == [h["id"] for h in hits]
+    assert {"bm25_rank", "vector_rank", "fused", "session_id", "status"} <= set(full[0])
+    assert len(brief.content[0].text) < len(detailed.content[0].text) / 2
 
 
 def test_forget_scrubs_like_the_cli_and_errors_are_one_line(profile):
@@ -193,4 +228,4 @@ def test_recall_over_mcp_finds_a_memory_asked_for_in_other_words_first(memchat_h
     _, answers = _serve(calls)
     for (question, answer), hits in zip(ASKED_IN_OTHER_WORDS, answers, strict=True):
         assert hits and hits[0]["text"] == OWN_MEMORIES[answer], question
-        assert all(0 <= h["score"] <= 1 and isinstance(h["weak"], bool) for h in hits)
+        assert all(0 <= h["score"] <= 1 and h.get("weak", True) is True for h in hits)  # weak: said when set

@@ -78,9 +78,7 @@ def test_forget_all_leaves_no_trace_in_rows_indexes_vectors_or_summaries(memchat
             data = fh.read()
         for needle in (b"Wrexham", b"wrexham", b"Welsh", b"welsh", b"beehive", b"keeps bees"):
             assert needle not in data, (needle, path)
-    listed = [
-        json.loads(line) for line in run_memchat("memories", "list", "--status", "all", "--json").stdout.splitlines()
-    ]
+    listed = json.loads(run_memchat("memories", "list", "--status", "all", "--json").stdout)
     assert [(m["status"], m["text"]) for m in listed] == [("forgotten", "")] * 3
     summary = json.loads(run_memchat("sessions", "show", "1", "--json").stdout)["session"]["summary"]
     assert summary == "- [forgotten] Next: ask about honey."

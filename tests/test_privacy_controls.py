@@ -211,7 +211,7 @@ def test_windows_are_applied_in_the_background_when_a_chat_starts(cli, tmp_path,
     wait_for_detached(memchat_home)
     assert db_rows(memchat_home, "SELECT content FROM messages") == [("I am planning a trip to Porto.",)]
     assert b"Zanzibarquux" not in _all_bytes_under(memchat_home)
-    audit = [json.loads(line) for line in run_memchat("audit", "--json").stdout.decode().splitlines()]
+    audit = json.loads(run_memchat("audit", "--json").stdout)
     assert any(e["action"] == "purge" and e["origin"] == "retention" for e in audit)
 
 
@@ -223,7 +223,7 @@ def test_the_audit_trail_names_every_write_and_data_event_with_its_origin_never_
     _old_and_new_conversations(cli, tmp_path, memchat_home)
     assert cli("purge", "--older-than", "90d", "--yes").exit_code == 0
     result = cli("audit", "--json")
-    entries = [json.loads(line) for line in result.stdout.splitlines()]
+    entries = json.loads(result.stdout)
     seen = [(e["action"], e["origin"]) for e in entries]
     for expected in [
         ("add", "user"),

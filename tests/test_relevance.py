@@ -260,7 +260,7 @@ def test_a_reply_is_as_private_as_the_message_it_answers(cli, api, real_encoder,
 def test_a_reminder_is_a_task_not_a_rule_for_every_call(cli, api, real_encoder):
     assert cli("memories", "add", "Remember to renew my passport X1234567 before March").exit_code == 0
     assert cli("memories", "add", "Remember to answer in metric units").exit_code == 0
-    kinds = {m["text"]: m["kind"] for m in map(json.loads, cli("memories", "list", "--json").stdout.splitlines())}
+    kinds = {m["text"]: m["kind"] for m in json.loads(cli("memories", "list", "--json").stdout)}
     assert kinds == {"renew my passport X1234567 before March": "event", "answer in metric units": "rule"}
     assert cli("ask", "Why is the sky blue?").exit_code == 0
     assert "X1234567" not in system_of(api) and "answer in metric units" in system_of(api)

@@ -18,8 +18,8 @@ def test_list_shows_sessions_newest_first_as_table_and_json(cli):
     table = cli("sessions", "list")
     assert table.exit_code == 0
     assert table.stdout.index("second topic") < table.stdout.index("first topic")
-    lines = [json.loads(line) for line in cli("sessions", "list", "--json").stdout.splitlines()]
-    assert [(s["id"], s["title"], s["message_count"]) for s in lines] == [(2, "second topic", 2), (1, "first topic", 2)]
+    rows = json.loads(cli("sessions", "list", "--json").stdout)
+    assert [(s["id"], s["title"], s["message_count"]) for s in rows] == [(2, "second topic", 2), (1, "first topic", 2)]
 
 
 def test_show_prints_the_transcript(cli):
@@ -120,7 +120,7 @@ def test_bad_session_ids_are_clear_errors(cli):
 def test_profiles_have_separate_databases(cli, memchat_home):
     assert cli("--provider", "echo", "--profile", "work", "ask", "work thing").exit_code == 0
     assert (memchat_home / "work.db").exists()
-    assert cli("sessions", "list", "--json").stdout == ""
+    assert json.loads(cli("sessions", "list", "--json").stdout) == []
     assert "work thing" in cli("--profile", "work", "sessions", "list").stdout
 
 
@@ -161,4 +161,92 @@ def test_ids_are_ascii_digits_only(cli, typed):
 
 
 def db_rows_one(cli) -> str:
-    return json.loads(cli("sessions", "list", "--json").stdout.splitlines()[0])["created_at"]
+    return json.loads(cli("sessions", "list", "--json").stdout)[0]["created_at"]
+
+
+# --- deleting several sessions: ids, ranges, --empty ----------------------------------------------
+
+
+def _session_ids(memchat_home) -> list[int]:
+    return [r[0] for r in db_rows(memchat_home, "SELECT id FROM sessions ORDER BY id")]
+
+
+def test_delete_takes_several_ids_and_ranges_one_line_each(cli, memchat_home):
+    seed(cli, "alpha one", "bravo two", "charlie three", "delta four", "golf five", "foxtrot six")
+    result = cli("sessions", "delete", "2", "4-5", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "deleted session 2\ndeleted session 4\ndeleted session 5\n"
+    assert _session_ids(memchat_home) == [1, 3, 6]
+    for word in ("bravo", "delta", "golf"):
+        assert db_rows(memchat_home, f"SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '{word}'") == [(0,)]
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(6,)]
+    # a range may have gaps (sessions deleted before): it deletes the ones there are
+    assert cli("sessions", "delete", "1-3", "--yes").stdout == "deleted session 1\ndeleted session 3\n"
+    (audit,) = [e for e in json.loads(cli("audit", "--json").stdout) if "1, 3" in e["detail"]]
+    assert audit["action"] == "delete session"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["1", "99"], 1, "no session 99"),
+        (["2", "3-1"], 2, "range 3-1 runs backwards: write 1-3"),
+        (["2", "10-20"], 1, "no session in 10-20"),
+        (["x"], 2, "session id must be a number"),
+        (["2-"], 2, "session id must be a number"),
+        (["0-2"], 2, "session id must be a positive number"),
+        ([], 2, "ids or ranges (3 5 7-9), or --empty"),
+    ],
+    ids=["unknown id", "backwards", "empty range", "word", "open range", "zero", "nothing"],
+)
+def test_a_bad_id_or_range_deletes_nothing_and_says_why_in_one_line(cli, memchat_home, args, code, said):
+    seed(cli, "one", "two", "three")
+    result = cli("sessions", "delete", *args, "--yes")
+    assert result.exit_code == code and said in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+    assert _session_ids(memchat_home) == [1, 2, 3]
+
+
+def test_deleting_several_asks_first_and_lists_them(cli, memchat_home):
+    seed(cli, "one", "two", "three")
+    refused = cli("sessions", "delete", "1-2")  # not a terminal, no --yes: refused, not guessed
+    assert refused.exit_code == 2 and "--yes" in refused.stderr
+    assert "  1: one, 2 messages" in refused.stderr and "  2: two, 2 messages" in refused.stderr
+    assert _session_ids(memchat_home) == [1, 2, 3]
+
+
+def test_delete_empty_removes_the_sessions_a_failed_ask_left(cli, api, memchat_home):
+    api.enqueue_error(400, "bad request")
+    assert cli("ask", "this one fails").exit_code == 1  # your message is kept, unanswered, in session 1
+    api.enqueue_text("fine")
+    assert cli("ask", "this one works").exit_code == 0
+    api.enqueue_error(400, "bad request")
+    assert cli("ask", "fails again").exit_code == 1
+    assert cli("--provider", "echo", "chat", input="undone soon\n/undo\n").exit_code == 0  # no reply that stands
+    assert _session_ids(memchat_home) == [1, 2, 3, 4]
+    result = cli("sessions", "delete", "--empty", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "deleted session 1\ndeleted session 3\ndeleted session 4\n"
+    assert _session_ids(memchat_home) == [2]
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages WHERE content LIKE '%fails%'") == [(0,)]
+    again = cli("sessions", "delete", "--empty", "--yes")
+    assert again.exit_code == 0 and again.stdout == "" and "no session without a reply" in again.stderr
+    assert cli("sessions", "delete", "--empty", "2", "--yes").stdout == "deleted session 2\n"  # with ids: both
+
+
+def test_deleting_sessions_together_forgets_what_was_drawn_from_them_together(cli, memchat_home, real_encoder):
+    """A fact drawn from messages of two sessions goes when both go (one after the other would keep it,
+    its sources half gone); its words leave the file."""
+    from test_trust import raw_bytes
+
+    from memchat.memory.store.memories import MemoryStore
+
+    seed(cli, "My tapir is called Quentilius.", "Quentilius eats figs.", "Bread recipes, unrelated.")
+    store = MemoryStore(open_db(memchat_home / "default.db"))
+    both = store.add("The user's tapir Quentilius eats figs.", source_message_ids=[1, 3])
+    kept = store.add("The user bakes bread.", source_message_ids=[5])
+    assert cli("recall", "tapir").exit_code == 0  # vectors (and the vector copy) exist now
+    result = cli("sessions", "delete", "1", "2", "--yes")
+    assert result.exit_code == 0 and f"forgot 1 memory drawn only from them: {both.id}" in result.stderr
+    assert store.get(both.id).status == "forgotten" and store.get(kept.id).status == "active"
+    assert b"Quentilius" not in raw_bytes(memchat_home / "default.db")

@@ -90,7 +90,7 @@ def test_a_401_that_echoes_the_key_reads_cleanly_everywhere(cli, api, monkeypatc
 def _exports(cli) -> list[dict]:
     result = cli("audit", "--json")
     assert result.exit_code == 0, result.stderr
-    return [e for e in map(json.loads, result.stdout.splitlines()) if e["action"].startswith("export")]
+    return [e for e in json.loads(result.stdout) if e["action"].startswith("export")]
 
 
 def test_a_refused_or_failed_export_is_not_in_the_audit_trail(cli, tmp_path):

@@ -249,7 +249,7 @@ def test_the_input_history_is_scrubbed_before_anything_is_deleted(cli, memchat_h
 
     for command, core in (
         (("memories", "forget", str(fact.id), "--yes"), (forget, "forget")),
-        (("sessions", "delete", str(s.id), "--yes"), (forget, "delete_session")),
+        (("sessions", "delete", str(s.id), "--yes"), (forget, "delete_sessions")),
         (("purge", "--older-than", "1y", "--yes"), (retention, "purge")),
     ):
         before = history.read_text()

@@ -12,7 +12,9 @@ from test_repl import quit_, spawn
 def _usage(cli, *args: str) -> list[dict]:
     result = cli("usage", "--json", *args)
     assert result.exit_code == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    rows = json.loads(result.stdout)  # one JSON array, [] when there is none
+    assert isinstance(rows, list)
+    return rows
 
 
 def test_usage_sums_tokens_and_cost_by_model_and_purpose(cli, api):
@@ -161,3 +163,10 @@ def test_the_line_after_a_reply_shows_what_memory_has_cost_this_session(api, mem
     child.sendline("What should I feed him?")
     child.expect(r"· memory \$[0-9.]+ this session")
     assert quit_(child) == 0
+
+
+def test_usage_of_a_session_with_no_calls_says_for_which_session_and_period(cli):
+    assert cli("--provider", "echo", "ask", "hello").exit_code == 0  # the echo provider: not a model call
+    assert _usage(cli) == []
+    said = cli("usage", "--session", "1", "--since", "7d").stderr
+    assert said.strip() == "no model calls recorded for session 1 since 7d"

@@ -46,7 +46,10 @@ class Conversation(Profile):
 
     def new_session(self, system: str | None = None) -> Session:
         return sessions.create_session(
-            self.db, model=self.settings.model, system=system, memory_off=not self.use_memory
+            self.db,
+            model=self.provider.model_name(self.settings.model),
+            system=system,
+            memory_off=not self.use_memory,
         )
 
     def discard_if_empty(self, session: Session) -> bool:
@@ -98,28 +101,58 @@ class Conversation(Profile):
     def system_prompt(self, session: Session | None) -> str:
         return self.engine.system_prompt(session) if session else self.settings.system
 
-    def delete_session(self, session_id: str | int) -> Forgotten:
-        """Delete a session and everything drawn only from it, scrubbed like forget; the input
-        history loses the lines typed in it."""
-        from memchat import history
-        from memchat.memory.forget.erase import delete_session
+    def sessions_named(self, specs: list[str]) -> list[Session]:
+        """The sessions that ids and ranges name ("3", "7-9"), by id, each once. An unknown id, or a
+        range with no session in it, is an error before anything is done (a typo deletes nothing)."""
+        from memchat.errors import NotFoundError, parse_id_spans
 
-        session = sessions.get_session(self.db, session_id)
+        found: dict[int, Session] = {}
+        for first, last in parse_id_spans(specs, "session"):
+            if first == last:
+                s = sessions.get_session(self.db, first)
+                found[s.id] = s
+                continue
+            within = sessions.sessions_between(self.db, first, last)
+            if not within:
+                raise NotFoundError(f"no session in {first}-{last} (see `memchat sessions list`)")
+            found.update((s.id, s) for s in within)
+        return [found[i] for i in sorted(found)]
+
+    def sessions_without_reply(self) -> list[Session]:
+        """Sessions with no exchange (no reply that stands), as failed `ask`s leave them."""
+        return sessions.sessions_without_reply(self.db)
+
+    def delete_sessions(self, session_ids: list[int]) -> Forgotten:
+        """Delete sessions and everything drawn only from them, scrubbed like forget (one scrub for
+        all of them); the input history loses the lines typed in them."""
+        from memchat import history
+        from memchat.memory.forget.erase import delete_sessions
+        from memchat.text import id_ranges
+
+        doomed = [sessions.get_session(self.db, i) for i in dict.fromkeys(session_ids)]
+        typed: set[str] = set()
+        for session in doomed:
+            typed |= self._typed_in(session)
+        # the input history first: a kill or a full disk after it leaves nothing typed behind
+        history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
+        ids = [s.id for s in doomed]
+        done = delete_sessions(self.db, ids)
+        which: dict[str, object] = {"session": ids[0]} if len(ids) == 1 else {"sessions": id_ranges(ids)}
+        self.record("delete session", {**which, "memories forgotten": len(done.ids)})
+        return done
+
+    def _typed_in(self, session: Session) -> set[str]:
+        """What the user typed in a session (and the /title and /system lines that named it)."""
         typed = {
             m.content.strip()
             for m in sessions.messages(self.db, session.id, include_undone=True)
             if m.role == "user" and m.content.strip()
         }
-        typed |= {
+        return typed | {
             f"/{command} {said.strip()}"
             for command, said in (("title", session.title), ("system", session.system))
             if said
         }
-        # the input history first: a kill or a full disk after it leaves nothing typed behind
-        history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
-        done = delete_session(self.db, session.id)
-        self.record("delete session", {"session": session.id, "memories forgotten": len(done.ids)})
-        return done
 
     def export_session(
         self,

@@ -135,6 +135,10 @@ class Memories(Profile):
             kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first, private=private
         )
 
+    def memory_counts(self) -> dict[str, int]:
+        """How many memories there are in each status (active, pending, superseded, forgotten)."""
+        return self.store.counts()
+
     def memory(self, memory_id: str | int) -> Memory:
         return self.store.get(memory_id)
 

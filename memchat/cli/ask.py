@@ -55,7 +55,9 @@ def ask(
     prompt: list[str] | None = typer.Argument(
         None, help="The prompt; '-' reads it from stdin. Piped stdin is appended."
     ),
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object instead of streaming text."),
+    json_out: bool = typer.Option(
+        False, "--json", help="Print one JSON object (reply, tokens, cost, the memory sent) instead of streaming text."
+    ),
     system: str | None = typer.Option(None, "--system", help="System prompt for this session."),
     model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
     provider: str | None = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
@@ -144,7 +146,7 @@ def _json_reply(memchat: Memchat, result: TurnResult, explain: bool) -> dict[str
     return {
         "session_id": result.session.id,
         "message_id": result.reply_message.id if result.reply_message else None,
-        "model": result.reply.model or settings.model,
+        "model": result.reply.model or memchat.provider.model_name(settings.model),
         "reply": result.reply.text,
         "input_tokens": result.reply.input_tokens,
         "output_tokens": result.reply.output_tokens,
@@ -152,5 +154,5 @@ def _json_reply(memchat: Memchat, result: TurnResult, explain: bool) -> dict[str
         "stop_reason": result.reply.stop_reason,
         "status": result.status,
         **({"error": str(result.error)} if result.error else {}),
-        **({"memory": tables.memory_items(result.memory)} if explain else {}),
+        "memory": tables.memory_sent(result.memory, explain),
     }

@@ -128,11 +128,30 @@ def progress_bar(label: str, minimum: int = PROGRESS_FROM) -> Iterator[Callable[
             bar.stop()
 
 
-def emit(items: list, json_out: bool, to_json: Callable[[Any], dict], table: Callable[[list], Any], empty: str) -> None:
-    """JSON lines, or a table (a note on stderr when there is nothing to show)."""
+# Every --json prints ONE JSON document that `jq` reads whole (a list is an array, `[]` when
+# empty, never nothing); JSON lines, one object per line as each is written, only under --jsonl,
+# on the listings that can run long (sessions list, memories list, audit).
+JSON_HELP = "One JSON array ([] when there is none)."
+JSONL_HELP = "JSON lines: one object per line, written as they come (for long listings)."
+
+
+def json_mode(json_out: bool, jsonl_out: bool = False) -> str | None:
+    """'json', 'jsonl' or None (a table); both flags at once is a usage error."""
+    if json_out and jsonl_out:
+        raise UsageError("use either --json (one document) or --jsonl (one object per line), not both")
+    return "json" if json_out else "jsonl" if jsonl_out else None
+
+
+def emit(
+    items: list, mode: str | None, to_json: Callable[[Any], dict], table: Callable[[list], Any], empty: str
+) -> None:
+    """One JSON array (`[]` when empty), JSON lines, or a table (a note on stderr when there is
+    nothing to show). `mode` comes from `json_mode`."""
     from memchat.ui import console
 
-    if json_out:
+    if mode == "json":
+        console.print_json([to_json(item) for item in items])
+    elif mode == "jsonl":
         for item in items:
             console.print_json(to_json(item))
     elif not items:

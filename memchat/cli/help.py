@@ -42,11 +42,11 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     "memories list": [
         ("memchat memories list", "Active memories."),
         ("memchat memories list --status pending", "Guesses waiting for your review."),
-        ("memchat memories list -k rule --json", "Rules, one JSON object per line."),
+        ("memchat memories list -k rule --json", "Rules, as one JSON array ([] when none)."),
     ],
     "memories show": [
         ("memchat memories show 14", "Its text, kind, origin, sources and history."),
-        ("memchat memories show 14 --json", "The same as JSON."),
+        ("memchat memories show 14 --json", "The same as one JSON object."),
     ],
     "memories add": [
         ('memchat memories add "My dentist is Dr. Okafor"', "A fact (the kind is guessed)."),
@@ -67,9 +67,9 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     "memories history": [("memchat memories history 14", "Every version of memory 14, and who changed it.")],
     "memories export": [
         ("memchat memories export -o memories.md", "Markdown (the format follows the extension)."),
-        ("memchat memories export -f json -o -", "JSON lines on stdout."),
+        ("memchat memories export -f json -o -", "One JSON document on stdout."),
     ],
-    "memories import": [("memchat memories import memories.jsonl", "Memories exported by memchat (JSON lines).")],
+    "memories import": [("memchat memories import memories.json", "Memories exported by memchat (its JSON).")],
     "memories capture": [
         ("memchat memories capture", "Extract memories from conversations not yet read."),
         ("memchat memories capture -s 12 --final", "Session 12, with its summary."),
@@ -85,14 +85,19 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "sessions list": [
         ("memchat sessions list", "The 20 most recent conversations."),
-        ("memchat sessions list -n 0 --json", "All of them, as JSON lines."),
+        ("memchat sessions list -n 0 --json", "All of them, as one JSON array."),
+        ("memchat sessions list -n 0 --jsonl", "The same, one JSON object per line."),
     ],
     "sessions show": [
         ("memchat sessions show 12", "The whole conversation, with message ids."),
         ("memchat sessions show 12 --around 340 -C 2", "Message 340 with two messages either side."),
     ],
     "sessions rename": [('memchat sessions rename 12 "Trip to Porto"', "A new title.")],
-    "sessions delete": [("memchat sessions delete 12", "Asks first; --yes does not.")],
+    "sessions delete": [
+        ("memchat sessions delete 12", "Asks first; --yes does not."),
+        ("memchat sessions delete 3 5 7-9 --yes", "Several at once: ids and ranges."),
+        ("memchat sessions delete --empty", "Every session with no reply (failed asks leave them)."),
+    ],
     "sessions export": [
         ("memchat sessions export 12 -o trip.md", "Markdown (the format follows the extension)."),
         ("memchat sessions export 12 -o trip.json", "memchat's JSON, which `memchat import` reads back."),
@@ -113,7 +118,7 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "usage": [
         ("memchat usage", "Tokens and cost by day, model and purpose."),
-        ("memchat usage --since 7d --json", "The last week, as JSON lines."),
+        ("memchat usage --since 7d --json", "The last week, as one JSON array."),
     ],
     "config": [
         ("memchat config", "Every setting in effect and where it came from."),
@@ -136,7 +141,8 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
     ],
     "audit": [
         ("memchat audit", "Every memory write, forget, export, import and purge, with its origin."),
-        ("memchat audit --since 7d --json", "The last week, as JSON lines."),
+        ("memchat audit --since 7d --json", "The last week, as one JSON array."),
+        ("memchat audit -n 0 --jsonl", "Everything, one JSON object per line."),
     ],
     "profile": [
         ("memchat profile status", "Where the database is, and whether it is encrypted."),

@@ -6,17 +6,20 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from memchat.cli.common import app as open_app
 from memchat.cli.common import (
+    JSON_HELP,
+    JSONL_HELP,
     complete_memory_ids,
     confirm,
     emit,
     export_format,
+    json_mode,
     load_encoder,
     may_overwrite,
     scrub_notes,
     write_or_print,
 )
+from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, one_line, plural, sanitize
 
@@ -38,20 +41,19 @@ def list_(
     kind: str | None = typer.Option(None, "--kind", "-k", help="fact, event or rule."),
     status: str | None = typer.Option(None, "--status", help=_STATUS_HELP),
     pinned: bool = typer.Option(False, "--pinned", help="Only pinned memories."),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jsonl_out: bool = typer.Option(False, "--jsonl", help=JSONL_HELP),
 ) -> None:
     """List memories."""
     from memchat.ui import memory as show
 
+    mode = json_mode(json_out, jsonl_out)
     statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
-    rows = open_app(ctx).memories(kind=kind, status=statuses, pinned=True if pinned else None)
-    emit(
-        rows,
-        json_out,
-        show.memory_json,
-        show.memories_table,
-        'no memories yet: add one with `memchat memories add "..."` or /remember in a chat',
-    )
+    memchat = open_app(ctx)
+    rows = memchat.memories(kind=kind, status=statuses, pinned=True if pinned else None)
+    add = 'add one with `memchat memories add "..."` or /remember in a chat'
+    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.memory_counts(), add)
+    emit(rows, mode, show.memory_json, show.memories_table, empty)
 
 
 @memories_app.command()
@@ -60,7 +62,7 @@ def show(
     memory_id: str = typer.Argument(
         ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
     ),
-    json_out: bool = typer.Option(False, "--json", help="JSON."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
     """Show one memory with all its fields."""
     from memchat.ui import console
@@ -270,14 +272,14 @@ def history(
     memory_id: str = typer.Argument(
         ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
     ),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Show what happened to a memory: added, edited, pinned, superseded, forgotten."""
     from dataclasses import asdict
 
     from memchat.ui import memory as show
 
-    emit(open_app(ctx).memory_history(memory_id), json_out, asdict, show.history_table, "no history")
+    emit(open_app(ctx).memory_history(memory_id), json_mode(json_out), asdict, show.history_table, "no history")
 
 
 @memories_app.command()
@@ -300,7 +302,7 @@ def export(
 @memories_app.command("import")
 def import_(
     ctx: typer.Context,
-    path: str = typer.Argument(..., metavar="FILE", help="JSON lines, as `memories export -f json` writes."),
+    path: str = typer.Argument(..., metavar="FILE", help="A JSON file, as `memories export -f json` writes."),
 ) -> None:
     """Import memories from `memchat memories export` JSON (skips what is already there)."""
     result = open_app(ctx).import_memories(path)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from memchat.cli.common import JSON_HELP, JSONL_HELP, confirm, emit, json_mode, scrub_notes
 from memchat.cli.common import app as open_app
-from memchat.cli.common import confirm, scrub_notes
 from memchat.errors import UsageError
 from memchat.text import plural
 
@@ -132,20 +132,14 @@ def audit(
     ctx: typer.Context,
     since: str | None = typer.Option(None, "--since", help="From then on: 7d, today, 2026-11-01 (default: all)."),
     limit: int = typer.Option(200, "--limit", "-n", min=0, help="The newest this many (0: all)."),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jsonl_out: bool = typer.Option(False, "--jsonl", help=JSONL_HELP),
 ) -> None:
     """Everything that happened to your data: each memory written, edited, pinned, confirmed,
     rejected or forgotten, and each export, import, purge, session delete and consent answer,
     with its origin (user, chat, import, mcp, retention). Never the memories' text."""
-    from memchat.ui import console
     from memchat.ui.tables import audit_table
 
-    memchat = open_app(ctx)
-    entries = memchat.audit(since=since, limit=limit or None)
-    if json_out:
-        for e in entries:
-            console.print_json(asdict(e))
-    elif not entries:
-        console.note("nothing recorded" + (f" since {since}" if since else ""))
-    else:
-        console.out().print(audit_table(entries))
+    mode = json_mode(json_out, jsonl_out)
+    entries = open_app(ctx).audit(since=since, limit=limit or None)
+    emit(entries, mode, asdict, audit_table, "nothing recorded" + (f" since {since}" if since else ""))

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import typer
 
-from memchat.cli.common import app as open_app
 from memchat.cli.common import (
+    JSON_HELP,
+    JSONL_HELP,
     complete_session_ids,
     confirm,
+    emit,
     export_format,
+    json_mode,
     may_overwrite,
     print_stored,
     scrub_notes,
     write_or_print,
 )
-from memchat.errors import ExitCode
-from memchat.text import plural, sanitize
+from memchat.cli.common import app as open_app
+from memchat.errors import ExitCode, UsageError
+from memchat.text import id_ranges, plural, sanitize
+
+if TYPE_CHECKING:
+    from memchat.sessions import Session
 
 sessions_app = typer.Typer(help="List, show, rename, delete and export sessions.", no_args_is_help=True)
 
@@ -26,20 +34,15 @@ sessions_app = typer.Typer(help="List, show, rename, delete and export sessions.
 def list_(
     ctx: typer.Context,
     limit: int = typer.Option(20, "--limit", "-n", min=0, help="How many (0: all)."),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jsonl_out: bool = typer.Option(False, "--jsonl", help=JSONL_HELP),
 ) -> None:
     """List sessions, most recent first."""
-    from memchat.ui import console
     from memchat.ui.tables import sessions_table
 
+    mode = json_mode(json_out, jsonl_out)
     rows = open_app(ctx).list_sessions(limit=limit or None)
-    if json_out:
-        for s in rows:
-            console.print_json(asdict(s))
-    elif not rows:
-        console.note("no sessions yet: start one with `memchat` or `memchat ask`")
-    else:
-        console.out().print(sessions_table(rows))
+    emit(rows, mode, asdict, sessions_table, "no sessions yet: start one with `memchat` or `memchat ask`")
 
 
 @sessions_app.command()
@@ -86,30 +89,60 @@ def rename(
 @sessions_app.command()
 def delete(
     ctx: typer.Context,
-    session_id: str = typer.Argument(
-        ..., metavar="ID", autocompletion=complete_session_ids, help="The session's id, as `sessions list` shows it."
+    session_ids: list[str] | None = typer.Argument(
+        None,
+        metavar="[ID|FIRST-LAST]...",
+        autocompletion=complete_session_ids,
+        help="Sessions' ids and ranges (3 5 7-9), as `sessions list` shows them.",
+    ),
+    empty: bool = typer.Option(
+        False, "--empty", help="Every session with no exchange (no reply), as a failed ask leaves one."
     ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
 ) -> None:
-    """Delete a session and all its messages."""
+    """Delete sessions and all their messages, with what was learnt only from them.
+
+    Nothing is deleted when an id is unknown or a range holds no session (a range may have gaps).
+    """
     from memchat.ui import console
 
+    if not session_ids and not empty:
+        raise UsageError("give the sessions to delete: ids or ranges (3 5 7-9), or --empty")
     memchat = open_app(ctx)
-    s = memchat.session(session_id)
-    if not confirm(
-        f"Delete session {s.id} ({sanitize(s.title or 'untitled')}, {s.message_count} messages)?",
-        yes,
-        refusing="to delete",
-    ):
+    doomed = {s.id: s for s in memchat.sessions_named(session_ids or [])}  # a bad id: said before anything
+    if empty:
+        doomed.update((s.id, s) for s in memchat.sessions_without_reply())
+    targets = [doomed[i] for i in sorted(doomed)]
+    if not targets:
+        console.note("no session without a reply: nothing to delete")
+        return
+    if not confirm(_delete_question(targets, yes), yes, refusing="to delete"):
         console.note("nothing deleted")
         raise typer.Exit(ExitCode.FAILURE)
-    done = memchat.delete_session(s.id)
-    typer.echo(f"deleted session {s.id}")
+    done = memchat.delete_sessions([s.id for s in targets])
+    for s in targets:
+        typer.echo(f"deleted session {s.id}")
     if done.ids:
+        drawn = "it" if len(targets) == 1 else "them"
         console.note(
-            f"forgot {plural(len(done.ids), 'memory', 'memories')} drawn only from it: {', '.join(map(str, done.ids))}"
+            f"forgot {plural(len(done.ids), 'memory', 'memories')} drawn only from {drawn}: {id_ranges(done.ids)}"
         )
     scrub_notes(done.complete, done.compacted)
+
+
+def _delete_question(targets: list[Session], yes: bool) -> str:
+    """What to ask before deleting; several sessions are listed first (on stderr), when asking."""
+    from memchat.ui import console
+
+    def described(s: Session) -> str:
+        return f"{sanitize(s.title or 'untitled')}, {plural(s.message_count, 'message')}"
+
+    if len(targets) == 1:
+        return f"Delete session {targets[0].id} ({described(targets[0])})?"
+    if not yes:
+        for s in targets:
+            console.say(f"  {s.id}: {described(s)}", console.err())
+    return f"Delete these {len(targets)} sessions?"
 
 
 @sessions_app.command()

@@ -15,7 +15,9 @@ def usage(
         None, "--since", help="Only calls from then on: 7d, 24h, today, 2026-11-01 (default: all)."
     ),
     session: str | None = typer.Option(None, "--session", "-s", help="Only calls of this session."),
-    json_out: bool = typer.Option(False, "--json", help="JSON lines, one per day, model and purpose."),
+    json_out: bool = typer.Option(
+        False, "--json", help="One JSON array, an object per day, model and purpose ([] when there is none)."
+    ),
 ) -> None:
     """Tokens and cost of every model call, by day, model and purpose.
 
@@ -31,11 +33,11 @@ def usage(
     session_id = memchat.session(session).id if session is not None else None
     rows = memchat.usage(since=since, session_id=session_id)
     if json_out:
-        for row in rows:
-            console.print_json(asdict(row))
+        console.print_json([asdict(row) for row in rows])
         return
     if not rows:
-        console.note("no model calls recorded" + (f" since {since}" if since else ""))
+        of = f" for session {session_id}" if session_id is not None else ""
+        console.note(f"no model calls recorded{of}" + (f" since {since}" if since else ""))
         return
     console.out().print(usage_table(rows))
     console.say(f"by purpose: {purpose_split(rows)}")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 # pydantic (an `mcp` dependency) reads the tools' annotations by name from this module's globals;
 # this module is imported only to serve.
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -98,7 +99,9 @@ async def _lifespan(_server: Any) -> AsyncIterator[None]:
 
 
 def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
-    from memchat.memory.recall.rank import hit_json
+    import json
+
+    from memchat.memory.recall.rank import hit_brief, hit_json
 
     @server.tool()
     def recall(
@@ -109,13 +112,22 @@ def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
         since: Annotated[str | None, Field(description="Only from this date on, e.g. 2026-01-01.")] = None,
         until: Annotated[str | None, Field(description="Only up to this date.")] = None,
         k: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
-    ) -> list[dict[str, Any]]:
+        detail: Annotated[
+            bool, Field(description="Also each hit's ranking details, session, key and status (rarely needed).")
+        ] = False,
+    ) -> Annotated[CallToolResult, list[dict[str, Any]]]:
         """Search what memchat remembers about the user: memories and past conversations, best
-        first. The best matches come back whatever their relevance: `score` is the probability (0-1)
-        that a hit holds what the query asks for, and `weak` marks a low one; judge whether it
-        answers, and say so rather than guess when none does. [] means memory holds nothing."""
+        first, as one JSON array of hits: id, kind (fact, event, rule, message), text, when, source,
+        score, and role (who said it) for a message. The best matches come back whatever their
+        relevance: `score` is the probability (0-1) that a hit holds what the query asks for, and
+        `weak: true` marks a low one; judge whether it answers, and say so rather than guess when
+        none does. [] means memory holds nothing."""
         hits = run(lambda: app.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
-        return [hit_json(h) for h in hits]
+        found = [hit_json(h) if detail else hit_brief(h) for h in hits]
+        # One compact document for the model to read (the SDK would send one indented block per
+        # hit); the same list as structured content for a client that reads that.
+        text = json.dumps(found, ensure_ascii=False)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"result": found})
 
 
 def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:

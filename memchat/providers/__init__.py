@@ -75,6 +75,10 @@ class Provider:
         if self.on_usage is not None and self.real_usage and input_tokens is not None:
             self.on_usage(request, model or request.model, input_tokens, output_tokens or 0)
 
+    def model_name(self, requested: str) -> str:
+        """The model a reply is recorded as (sessions, messages, --json, usage): the one asked for."""
+        return requested
+
     def ready(self) -> None:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""
 

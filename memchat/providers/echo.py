@@ -29,10 +29,13 @@ class EchoProvider(Provider):
     can_call_tools = False  # so no memory capture: nothing can extract
     real_usage = False  # word counts, not tokens: never calibrate token estimates on them
 
+    def model_name(self, requested: str) -> str:
+        return "echo"  # no model answered: never recorded under the name of one that did not
+
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         last_user = next((m for m in reversed(request.messages) if m["role"] == "user"), None)
         text = "(echo) " + (_text_of(last_user["content"]) if last_user else "")
-        reply.model = request.model
+        reply.model = self.model_name(request.model)
         for chunk in re.findall(r"\S+\s*|\s+", text):
             reply.text += chunk
             yield chunk

@@ -14,7 +14,10 @@ def _k(n: int) -> str:
 
 def toolbar_text(repl: Repl) -> str:
     settings = repl.settings
-    parts = [settings.model if settings.provider == "anthropic" else f"{settings.provider}:{settings.model}"]
+    model = repl.app.provider.model_name(settings.model)
+    parts = [
+        model if settings.provider == "anthropic" or model == settings.provider else f"{settings.provider}:{model}"
+    ]
     parts.append(f"session {repl.session.id}" if repl.session else "new session")
     used = repl.context_tokens()
     window = settings.context_window

@@ -90,6 +90,24 @@ def no_hits(nearest: Hit | None, min_score: float | None, filtered: bool) -> str
     return "memory is empty: nothing remembered or said yet (memchat memories add TEXT, or chat)"
 
 
+_PLURALS = {"fact": "facts", "event": "events", "rule": "rules"}
+
+
+def no_memories(kind: str | None, status: str | None, pinned: bool, counts: dict[str, int], add: str) -> str:
+    """Why a listing of memories is empty, in the words of its filters ("no superseded memories",
+    "no pinned rules"). Unfiltered: an empty memory says how to add one (`add`), and one that
+    holds only superseded or forgotten memories says how many and how to list them."""
+    filters = [status] if status and status != "all" else []
+    filters += ["pinned"] if pinned else []
+    if filters or kind:
+        return f"no {' '.join([*filters, _PLURALS.get(kind or '', 'memories')])}"
+    others = {s: n for s, n in sorted(counts.items()) if n and s not in ("active", "pending")}
+    if status == "all" or not others:
+        return f"no memories yet: {add}"
+    held = ", ".join(f"{n:,} {s}" for s, n in others.items())
+    return f"no active or pending memories ({held}: `memchat memories list --status all` lists them)"
+
+
 def memories_table(memories: list[Memory]) -> Table:
     table = _table(
         ("id", "right"), ("kind", "left"), ("status", "left"), ("key", "left"), ("text", "left"), ("updated", "left")

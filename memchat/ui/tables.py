@@ -68,6 +68,25 @@ def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
     return table
 
 
+def memory_sent(section: Any, explain: bool = False) -> list[dict[str, Any]]:
+    """What the memory section of a call held, compact (`ask --json`): each item's kind (fact, event,
+    rule, or message for a snippet of a past conversation), id (of that memory or message), text as
+    sent, and relevance score (null for what is always sent: pinned, rules, profile). With
+    `explain`, also the section it went to and why."""
+    if section is None:
+        return []
+    return [
+        {
+            "kind": i.kind,
+            "id": i.memory_id if i.memory_id is not None else i.message_id,
+            "text": i.text,
+            "score": None if i.score is None else round(i.score, 3),
+            **({"section": i.section, "reason": i.reason} if explain else {}),
+        }
+        for i in section.items
+    ]
+
+
 def memory_items(section: Any) -> list[dict[str, Any]]:
     """What the memory section of a call held, for --explain and /why."""
     if section is None:

@@ -181,32 +181,37 @@ def _erase(db: Database, batch: list[Memory], actor: str, action: str, purge_sou
     return texts
 
 
-def delete_session(db: Database, session_id: int) -> Forgotten:
-    """Delete a session: every memory drawn only from its messages and its episodic summary
-    (forgotten like any memory), then its messages (their full-text entries and vectors with
-    them) and the scrub.
+def delete_sessions(db: Database, session_ids: list[int]) -> Forgotten:
+    """Delete sessions: every memory drawn only from their messages (taken together: a fact
+    drawn from two of them goes with both) and their episodic summaries (forgotten like any
+    memory), then their messages (their full-text entries and vectors with them) and one scrub.
 
-    The messages go through a pending scrub recorded first (with the title, which quotes the
+    The messages go through a pending scrub recorded first (with the titles, which quote the
     first message): a kill part-way is finished by the next open of the profile.
     """
     from memchat.memory.forget import scrub
 
+    ids = sorted(set(session_ids))
+    listed = json.dumps(ids)
     derived = [
         r[0]
         for r in db.conn.execute(
             "SELECT m.id FROM memories m WHERE m.status != 'forgotten' AND ("
-            "m.key = ? OR (m.source_message_ids != '[]' AND NOT EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j "
-            "WHERE j.value NOT IN (SELECT id FROM messages WHERE session_id = ?))))",
-            (f"session.{session_id}.summary", session_id),
+            "m.key IN (SELECT 'session.' || value || '.summary' FROM json_each(?)) OR "
+            "(m.source_message_ids != '[]' AND NOT EXISTS (SELECT 1 FROM json_each(m.source_message_ids) j "
+            "WHERE j.value NOT IN (SELECT id FROM messages WHERE session_id IN (SELECT value FROM json_each(?))))))",
+            (listed, listed),
         )
     ]
     done = forget(db, live_memories(db, derived), actor="user") if derived else Forgotten()
     with immediate(db):
         db.conn.execute(
             "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, ?)",
-            (utcnow(), json.dumps([{"session": session_id}])),
+            (utcnow(), json.dumps([{"session": i} for i in ids])),
         )
-        db.conn.execute("UPDATE sessions SET title = NULL, summary = NULL WHERE id = ?", (session_id,))
+        db.conn.execute(
+            "UPDATE sessions SET title = NULL, summary = NULL WHERE id IN (SELECT value FROM json_each(?))", (listed,)
+        )
     result = scrub.finish(db)
     done.complete, done.compacted = result.complete, result.compacted
     return done

@@ -73,6 +73,7 @@ class Item:
     section: str  # pinned | rules | facts | history
     text: str
     reason: str  # pinned | rule | relevance 0.83
+    kind: str = "message"  # fact | event | rule for a memory, message for a snippet of a past conversation
     memory_id: int | None = None
     message_id: int | None = None
     session_id: int | None = None
@@ -183,11 +184,11 @@ def build(
     for m in store.find(status="active", pinned=True):
         seen.add(m.id)
         if not m.private:  # private: never sent unasked, pinned or not
-            candidates.append(Item("pinned", neutralise(m.text), "pinned", memory_id=m.id))
+            candidates.append(Item("pinned", neutralise(m.text), "pinned", kind=m.kind, memory_id=m.id))
     for m in sorted(store.top("rule", MAX_RULES), key=lambda m: (-m.importance, m.id)):
         if m.id not in seen and not m.private:
             seen.add(m.id)
-            candidates.append(Item("rules", neutralise(m.text), "rule", memory_id=m.id))
+            candidates.append(Item("rules", neutralise(m.text), "rule", kind=m.kind, memory_id=m.id))
     # Judging by meaning reads the topic model (embedded once per machine): not while memory holds
     # no fact or event to judge (a new profile's first asks stay as fast as before).
     judging = embedder is not None and store.has_active()
@@ -220,7 +221,7 @@ def build(
     profile_tokens = 0
     if not technical:  # a question about no one needs nothing of the person, not even the profile
         for m in profile:
-            candidates.append(Item("profile", neutralise(m.text), "profile", memory_id=m.id))
+            candidates.append(Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id))
             profile_tokens += count(m.text) + 2
     passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
@@ -242,7 +243,8 @@ def _by_topic(
     for found in need.by_topic(db, request, embedder, exclude=seen, personal=personal):
         seen.add(found.memory.id)
         section, text = _memory_line_of(found.memory, today)
-        items.append(Item(section, text, f"topic {found.topic} {found.score:.2f}", memory_id=found.memory.id))
+        reason = f"topic {found.topic} {found.score:.2f}"
+        items.append(Item(section, text, reason, kind=found.memory.kind, memory_id=found.memory.id))
     return items
 
 
@@ -317,7 +319,7 @@ def _retrieved(
         if h.type == "memory":
             seen.add(h.id)
             section, text = _memory_line(h, today)
-            items.append(Item(section, text, reason, memory_id=h.id, score=h.score))
+            items.append(Item(section, text, reason, kind=h.kind, memory_id=h.id, score=h.score))
             continue
         state = states.get(h.id)
         if h.id in sent or h.id in covered or (state is not None and state.withheld):

@@ -327,6 +327,24 @@ def _details(db: Database, chosen: dict[tuple[str, int], dict[str, Any]]) -> lis
     return hits
 
 
+def hit_brief(hit: Hit) -> dict[str, Any]:
+    """A hit as another tool's model needs it (MCP recall): what it says, what it is, when, where
+    from, how relevant; `weak` only when it is, and who spoke for a message. `hit_json` has the rest."""
+    brief: dict[str, Any] = {
+        "id": hit.id,
+        "kind": hit.kind,
+        "text": hit.text,
+        "when": hit.when,
+        "source": hit.source,
+        "score": round(hit.score, 3),
+    }
+    if hit.type == "message":
+        brief["role"] = hit.name or hit.role
+    if hit.weak:
+        brief["weak"] = True
+    return brief
+
+
 def hit_json(hit: Hit) -> dict[str, Any]:
     """A hit as JSON (`recall --json`, the MCP server): its own fields, not its memory's."""
     from dataclasses import asdict

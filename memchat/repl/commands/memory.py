@@ -55,10 +55,14 @@ def _recall(repl: Repl, arg: str) -> None:
 
 @command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")
 def _memories(repl: Repl, arg: str) -> None:
-    from memchat.ui.memory import memory_lines
+    from memchat.ui.memory import memory_lines, no_memories
 
-    rows = repl.app.memories(kind=arg.strip().lower() or None)
-    repl.say(memory_lines(rows) if rows else "no memories yet: /remember TEXT adds one")
+    kind = arg.strip().lower() or None
+    rows = repl.app.memories(kind=kind)
+    if not rows:
+        repl.say(no_memories(kind, None, False, repl.app.memory_counts(), "/remember TEXT adds one"))
+        return
+    repl.say(memory_lines(rows))
 
 
 @command("forget", "Forget a memory for good.", args="ID", complete=_memory_ids)

@@ -76,7 +76,11 @@ def _title(repl: Repl, arg: str) -> None:
 def _model(repl: Repl, arg: str) -> None:
     if arg:
         repl.app.configure(model=arg)
-    repl.info(f"model: {repl.settings.model}")
+    model = repl.app.provider.model_name(repl.settings.model)
+    if model != repl.settings.model:  # the echo provider: no model answers, whatever is set
+        repl.info(f"model: {model} (the {repl.settings.provider} provider; {repl.settings.model} with a real one)")
+    else:
+        repl.info(f"model: {model}")
 
 
 @command("system", "Show or set this session's system prompt.", args="[TEXT]")
