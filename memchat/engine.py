@@ -61,11 +61,14 @@ class Engine:
         *,
         use_memory: bool = True,
         embedder: EmbedderFor | None = None,
+        memory_provider: Callable[[], Provider] | None = None,
     ) -> None:
         self.db = db
         self.settings = settings
         self._provider = provider
-        self.compactor = Compactor(db, settings, lambda: self.provider, self.system_prompt, self.factor)
+        # Compaction is memory work: the memory role's provider (the chat's own unless configured).
+        self._memory_provider = memory_provider
+        self.compactor = Compactor(db, settings, self.memory_provider, self.system_prompt, self.factor)
         self.use_memory = use_memory
         self._embedder = embedder or self._load_embedder
         self.remembered_existed = False
@@ -143,6 +146,12 @@ class Engine:
         if self._provider is None:
             self._provider = get_provider(self.settings.provider, self.settings)
         return self._provider
+
+    def memory_provider(self) -> Provider:
+        if self._memory_provider is not None:
+            return self._memory_provider()
+        name = self.settings.roles()[1].provider
+        return self.provider if name == self.settings.provider else get_provider(name, self.settings)
 
     def system_prompt(self, session: Session) -> str:
         return session.system or self.settings.system
