@@ -144,6 +144,14 @@ def test_close_tool_arguments_are_repaired_without_another_call(world, local_api
     assert local_api.pending == 0 and sum("tool_choice" in r for r in local_api.requests) == 1
 
 
+def test_null_optional_fields_in_a_tool_call_are_fields_not_given(world, local_api):
+    rex = {"text": "The user's dog is called Rex.", "origin": "stated", "sources": [1], "key": None, "updates": None}
+    local_api.enqueue_tool_call("record_memories", {"facts": [rex], "events": [], "rules": []})
+    capture(world)
+    assert facts(world[0]) == ["The user's dog is called Rex."]
+    assert sum("tool_choice" in r for r in local_api.requests) == 1
+
+
 def test_a_server_that_refuses_tools_gets_the_json_question(world, local_api):
     local_api.enqueue_error(400, "registry.ollama.ai/library/llama3.1:8b does not support tools")
     local_api.enqueue_text(DOG_JSON)
@@ -250,3 +258,28 @@ def test_chat_on_claude_memory_on_a_local_model(api, local_api, tmp_path, monkey
     assert [r["model"] for r in api.requests] == ["claude-sonnet-5-5"]
     assert [r["model"] for r in local_api.requests] == ["qwen2.5:7b"]
     app.close()
+
+
+@pytest.mark.parametrize(
+    "near, fixed",
+    [
+        ("{'a': 'it\\'s'}", {"a": "it's"}),
+        ('{"a": "don\'t, stop",}', {"a": "don't, stop"}),
+        ("{'a': 'say \"hi\"'}", {"a": 'say "hi"'}),
+        ('```\n{"a": [1, 2,]}\n```', {"a": [1, 2]}),
+        ("{'a': True, 'b': None}", {"a": True, "b": None}),
+        ('{"a": "True story, None of it",}', {"a": "True story, None of it"}),
+    ],
+    ids=[
+        "escaped-apostrophe",
+        "apostrophe-in-double",
+        "quotes-in-single",
+        "fenced-array",
+        "literals",
+        "words-in-strings",
+    ],
+)
+def test_repair_changes_the_syntax_never_what_strings_say(near, fixed):
+    from memchat.providers.structured import repair
+
+    assert json.loads(repair(near)) == fixed

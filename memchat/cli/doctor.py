@@ -53,9 +53,9 @@ def doctor(
 ) -> None:
     """Check the key, the server, the database, the tokenizer and the embedding model.
 
-    The server check makes one free, authenticated request (counting the tokens of "hi"): it
-    shows whether the base URL answers, the key is accepted and the model exists, and how long
-    the round trip took."""
+    The server check makes one free, authenticated request per role's server (Claude: counting
+    the tokens of "hi"; an openai server: listing its models): it shows whether the base URL
+    answers, the key is accepted and the model exists, and how long the round trip took."""
     from memchat.ui.console import out
 
     console = out()

@@ -165,7 +165,13 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
             return [f"{where} lacks {missing[0]}"]
         properties = schema.get("properties", {})
         dotted = f"{path}." if path else ""
-        return [p for k, v in value.items() if k in properties for p in validate(v, properties[k], f"{dotted}{k}")]
+        # An optional property given as null is a property not given (weak models write "key": null).
+        given = {
+            k: v
+            for k, v in value.items()
+            if k in properties and not (v is None and k not in schema.get("required", []))
+        }
+        return [p for k, v in given.items() for p in validate(v, properties[k], f"{dotted}{k}")]
     return []
 
 
