@@ -137,7 +137,7 @@ class Compactor:
             last=numbers.get(chunk[-1].id, "?"),
         )
         request = ChatRequest(
-            model=self.settings.get("memory.model") or self.settings.model,
+            model=self.settings.role("memory").model,
             system=SUMMARY_SYSTEM,
             messages=[{"role": "user", "content": prompt}],
             max_tokens=int(limit * 1.5),

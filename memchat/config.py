@@ -15,9 +15,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError
+
+if TYPE_CHECKING:
+    from memchat.capabilities import Capabilities
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "provider",
         "anthropic",
-        "Model provider: anthropic (Claude) or echo (offline, deterministic; for tests and trying the CLI without a key).",
-        choices=("anthropic", "echo"),
+        "Model provider for chat: anthropic (Claude), openai (any OpenAI-compatible Chat Completions server: "
+        "Ollama, llama.cpp, vLLM, LM Studio, OpenAI) or echo (offline, deterministic; for tests and trying the CLI "
+        "without a key).",
+        choices=("anthropic", "openai", "echo"),
     ),
     Setting("model", "claude-sonnet-5-5", "Model name sent to the provider."),
     Setting(
@@ -64,6 +69,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("profile", "default", "Profile name: each profile is its own database."),
     Setting("db", "", "Database path. Empty: <data dir>/<profile>.db."),
     Setting("markdown", True, "Render replies as Markdown when stdout is a terminal."),
+    Setting(
+        "openai.base_url",
+        "",
+        "Chat Completions base URL of the openai provider, e.g. http://localhost:11434/v1 for Ollama. "
+        "Empty: OPENAI_BASE_URL, else https://api.openai.com/v1. A local address needs no key and costs nothing.",
+    ),
     Setting(
         "history.strategy",
         "compact",
@@ -109,7 +120,14 @@ SETTINGS: tuple[Setting, ...] = (
         "memory.model",
         "claude-haiku-4-5",
         "Model for memory work: capture (facts, events, rules and the session summary, one call per capture) "
-        "and compaction summaries. A small, cheap model does it well. Empty: the chat model.",
+        "and compaction summaries. A small, cheap model does it well. Empty: the chat model. Left at its default, "
+        "it applies to anthropic only: memory on another provider uses the chat model unless this is set.",
+    ),
+    Setting(
+        "memory.provider",
+        "",
+        "Provider for memory work (capture, its decisions and summaries, compaction): anthropic, openai or echo. "
+        "Empty: the chat provider. Chat on Claude and memory on a local model, or the other way round.",
     ),
     Setting("memory.budget", 1500, "Most tokens of the memory section in each call's system prompt.", minimum=0),
     Setting(
@@ -154,12 +172,92 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 PROFILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
+ANTHROPIC_URL = "https://api.anthropic.com"
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True)
+class Role:
+    """Which provider and model do one kind of work, and the server they are on."""
+
+    name: str  # chat | memory
+    provider: str
+    model: str  # "" when none is named (memory on another provider than the chat, memory.model unset)
+    url: str  # the provider's base URL; "" for one without a server (echo)
+
+    @property
+    def local(self) -> bool:
+        """A server of one's own (this machine, a private network): no key needed, nothing billed."""
+        from memchat.providers import is_local_url
+
+        return self.provider == "openai" and is_local_url(self.url)
+
+
 @dataclass
 class Settings:
     values: dict[str, Any]
     sources: dict[str, str]
     config_path: Path
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)  # [prices] of the file: model -> in, out
+    models: dict[str, Capabilities] = field(default_factory=dict)  # [models] of the file: what each model can do
+
+    def __post_init__(self) -> None:
+        self._declared_window()
+        # A model on a server of one's own costs nothing unless [prices] says otherwise.
+        for role in self.roles():
+            if role.local and role.model:
+                from memchat.prices import price
+
+                if price(role.model, self.prices) is None:
+                    self.prices = {**self.prices, role.model: (0.0, 0.0)}
+
+    def _declared_window(self) -> None:
+        """The chat model's context_window as [models] declares it: over the default and the file,
+        under the environment and a flag (the more explicit choices)."""
+        from memchat.capabilities import declared
+
+        source = self.sources["context_window"]
+        if source.startswith("[models"):  # carried over from before the model changed: undo
+            self.values["context_window"], self.sources["context_window"] = (
+                _BY_NAME["context_window"].default,
+                "default",
+            )
+            source = "default"
+        window = declared(self.models, self.values["model"]).context_window if self.models else None
+        if window and _rank(source) <= _rank("file"):
+            self.values = {**self.values, "context_window": window}
+            self.sources = {
+                **self.sources,
+                "context_window": f"[models.{self.values['model']!r}] in {self.config_path}",
+            }
+
+    def roles(self) -> list[Role]:
+        """Who does what: the chat, and memory work (capture, its decisions and summaries, compaction)."""
+        chat = Role("chat", self.values["provider"], self.values["model"], self._url(self.values["provider"]))
+        provider = self.values["memory.provider"] or chat.provider
+        model = self.values["memory.model"]
+        if self.sources["memory.model"] == "default" and provider != "anthropic":
+            # Claude's small model is no name for another server: the chat model, if it is on the same one.
+            model = chat.model if provider == chat.provider else ""
+        return [chat, Role("memory", provider, model, self._url(provider))]
+
+    def role(self, name: str) -> Role:
+        """One role's provider and model; ConfigError when memory is on another provider with no model named."""
+        found = next(r for r in self.roles() if r.name == name)
+        if not found.model:
+            raise ConfigError(
+                f"memory.provider is {found.provider} but memory.model names no model of it: set memory.model "
+                "(`memchat models` lists what the server offers)"
+            )
+        return found
+
+    def _url(self, provider: str) -> str:
+        """The base URL a provider of this name would use ('' when it has none: echo, a test's fake)."""
+        if provider == "openai":
+            return (self.values["openai.base_url"] or "").strip() or OPENAI_URL
+        if provider == "anthropic":
+            return (self.values["base_url"] or "").strip() or ANTHROPIC_URL
+        return ""
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -183,7 +281,7 @@ class Settings:
 
                 raise UsageError(exc.message) from None
             sources[name] = "flag"
-        return Settings(values, sources, self.config_path, self.prices)
+        return Settings(values, sources, self.config_path, self.prices, self.models)
 
     @property
     def db_path(self) -> Path:
@@ -212,7 +310,7 @@ class Settings:
 
 def _rank(source: str) -> int:
     """How explicit a setting's source is: default < file < environment < flag."""
-    return {"default": 0, "file": 1, "env": 2, "flag": 3}[source.split(" ")[0]]
+    return {"default": 0, "file": 1, "env": 2, "flag": 3}.get(source.split(" ")[0], 1)  # [models...]: as the file
 
 
 def _home_override() -> Path | None:
@@ -265,10 +363,10 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     coerce = {bool: _to_bool, float: _to_float, int: _to_int}.get(want, _to_text)
     result: Any = coerce(setting, value, f"setting '{setting.name}' ({origin})")
     allowed = setting.choices
-    if setting.name == "provider":
+    if setting.name in ("provider", "memory.provider"):
         from memchat.providers import names  # the built-in ones, and any registered (a test's fake)
 
-        allowed = names()
+        allowed = names() if setting.name == "provider" or result else None
     if allowed and result not in allowed:
         raise ConfigError(f"setting '{setting.name}' ({origin}) must be one of {', '.join(allowed)}; got {result!r}")
     if setting.name == "profile" and not PROFILE_RE.match(result):
@@ -372,6 +470,11 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
         from memchat.prices import read_prices
 
         prices = read_prices(table.pop("prices"), path)
+    models = {}
+    if "models" in table:
+        from memchat.capabilities import read_capabilities
+
+        models = read_capabilities(table.pop("models"), path)
     for name, value in _flatten(table).items():
         setting = _BY_NAME.get(name)
         if setting is None:
@@ -386,7 +489,13 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
         # The SDK's own variable: shown as what is in effect, and checked before a call (providers).
         values["base_url"] = _coerce(_BY_NAME["base_url"], environ["ANTHROPIC_BASE_URL"], "from ANTHROPIC_BASE_URL")
         sources["base_url"] = "env ANTHROPIC_BASE_URL"
-    return Settings(values, sources, path, prices)
+    if sources["openai.base_url"] == "default" and environ.get("OPENAI_BASE_URL"):
+        # The openai SDK's own variable, likewise.
+        values["openai.base_url"] = _coerce(
+            _BY_NAME["openai.base_url"], environ["OPENAI_BASE_URL"], "from OPENAI_BASE_URL"
+        )
+        sources["openai.base_url"] = "env OPENAI_BASE_URL"
+    return Settings(values, sources, path, prices, models)
 
 
 def _toml_value(value: Any) -> str:
@@ -403,7 +512,7 @@ def example_config() -> str:
         "# memchat configuration. Every setting is shown commented out with its default.",
         "# Location: $XDG_CONFIG_HOME/memchat/config.toml (override with --config or MEMCHAT_CONFIG).",
         "# Precedence, lowest first: defaults < this file < MEMCHAT_* environment < command-line flags.",
-        "# The API key is never read from or written to this file: set ANTHROPIC_API_KEY.",
+        "# API keys are never read from or written to this file: set ANTHROPIC_API_KEY (or OPENAI_API_KEY).",
     ]
     section = None
     for s in SETTINGS:

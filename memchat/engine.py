@@ -62,11 +62,14 @@ class Engine:
         *,
         use_memory: bool = True,
         embedder: EmbedderFor | None = None,
+        memory_provider: Callable[[], Provider] | None = None,
     ) -> None:
         self.db = db
         self.settings = settings
         self._provider = provider
-        self.compactor = Compactor(db, settings, lambda: self.provider, self.system_prompt, self.factor)
+        # Compaction is memory work: the memory role's provider (the chat's own unless configured).
+        self._memory_provider = memory_provider
+        self.compactor = Compactor(db, settings, self.memory_provider, self.system_prompt, self.factor)
         self.use_memory = use_memory
         self._embedder = embedder or self._load_embedder
         self.remembered_existed = False
@@ -141,13 +144,13 @@ class Engine:
         from memchat.memory.capture import policy
         from memchat.memory.store.memories import MemoryStore
 
-        if not self.provider.can_call_tools:
-            return []
         store = MemoryStore(self.db)
-        model = self.settings.get("memory.model") or self.settings.model
         try:
+            provider, model = self.memory_provider(), self.settings.role("memory").model
+            if not provider.can_call_tools:
+                return []
             old = policy.reconcile(
-                store, store.get(memory_id), self._embedder(None), policy.model_decider(self.provider, model)
+                store, store.get(memory_id), self._embedder(None), policy.model_decider(provider, model)
             )
         except MemchatError as exc:
             from memchat.log import get_logger
@@ -170,6 +173,12 @@ class Engine:
         if self._provider is None:
             self._provider = get_provider(self.settings.provider, self.settings)
         return self._provider
+
+    def memory_provider(self) -> Provider:
+        if self._memory_provider is not None:
+            return self._memory_provider()
+        name = self.settings.roles()[1].provider
+        return self.provider if name == self.settings.provider else get_provider(name, self.settings)
 
     def system_prompt(self, session: Session) -> str:
         return session.system or self.settings.system
@@ -367,7 +376,11 @@ class Engine:
         """The recall tool, when the model can call tools and there is a memory to search."""
         from memchat.memory.recall import tool
 
-        wanted = self.use_memory and provider.can_call_tools and self.settings.get("memory.recall_tool")
+        wanted = (
+            self.use_memory
+            and provider.capabilities(self.settings.model).tools
+            and self.settings.get("memory.recall_tool")
+        )
         return [tool.TOOL] if wanted and self._has_memory(session_id) else None
 
     def _converse(

@@ -1,7 +1,7 @@
 """The `[prices]` table of the config file: what a model costs, in dollars per million tokens.
 
 Read with the rest of the settings (memchat.config), so a wrong price is said when memchat
-starts, in one line; memchat.usage applies the prices over its defaults.
+starts, in one line; `price` looks a model up in them over DEFAULT_PRICES (memchat.usage costs calls).
 """
 
 from __future__ import annotations
@@ -32,3 +32,26 @@ def read_prices(table: Any, path: Path) -> dict[str, tuple[float, float]]:
             values.append(float(v))
         out[str(model)] = (values[0], values[1])
     return out
+
+
+# Dollars per million tokens (input, output), list prices when this release was made. A name
+# ending in * prices every model whose name begins with it; the longest match wins.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "claude-opus-4-1*": (15.0, 75.0),
+    "claude-opus-4-0*": (15.0, 75.0),
+    "claude-opus*": (5.0, 25.0),
+    "claude-sonnet*": (3.0, 15.0),
+    "claude-haiku-3*": (0.25, 1.25),
+    "claude-3-haiku*": (0.25, 1.25),
+    "claude-haiku*": (1.0, 5.0),
+    "claude-3-5-haiku*": (0.8, 4.0),
+}
+
+
+def price(model: str, prices: dict[str, tuple[float, float]] | None = None) -> tuple[float, float] | None:
+    """(input, output) dollars per million tokens for a model, or None when no entry matches."""
+    table = {**DEFAULT_PRICES, **(prices or {})}
+    if model in table:
+        return table[model]
+    matches = [name for name in table if name.endswith("*") and model.startswith(name[:-1])]
+    return table[max(matches, key=len)] if matches else None

@@ -13,32 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, sql_errors, utcnow
+from memchat.prices import DEFAULT_PRICES, price
+
+__all__ = ["DEFAULT_PRICES", "price", "cost", "record", "totals"]  # price lives in memchat.prices
 
 if TYPE_CHECKING:
     from memchat.db import Database
 
-# Dollars per million tokens (input, output), list prices when this release was made. A name
-# ending in * prices every model whose name begins with it; the longest match wins.
-DEFAULT_PRICES: dict[str, tuple[float, float]] = {
-    "claude-opus-4-1*": (15.0, 75.0),
-    "claude-opus-4-0*": (15.0, 75.0),
-    "claude-opus*": (5.0, 25.0),
-    "claude-sonnet*": (3.0, 15.0),
-    "claude-haiku-3*": (0.25, 1.25),
-    "claude-3-haiku*": (0.25, 1.25),
-    "claude-haiku*": (1.0, 5.0),
-    "claude-3-5-haiku*": (0.8, 4.0),
-}
 PURPOSES = ("chat", "memory", "summary")
-
-
-def price(model: str, prices: dict[str, tuple[float, float]] | None = None) -> tuple[float, float] | None:
-    """(input, output) dollars per million tokens for a model, or None when no entry matches."""
-    table = {**DEFAULT_PRICES, **(prices or {})}
-    if model in table:
-        return table[model]
-    matches = [name for name in table if name.endswith("*") and model.startswith(name[:-1])]
-    return table[max(matches, key=len)] if matches else None
 
 
 def cost(model: str, input_tokens: int, output_tokens: int, prices: dict | None = None) -> float | None:

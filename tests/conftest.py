@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeapi import FakeAnthropic
+from fakeopenai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,9 +36,9 @@ def shared_cache(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def memchat_home(tmp_path, monkeypatch, shared_cache):
-    """Point memchat at an empty home; strip the developer's memchat and Anthropic settings."""
+    """Point memchat at an empty home; strip the developer's memchat, Anthropic and OpenAI settings."""
     for name in list(os.environ):
-        if name.startswith(("MEMCHAT_", "ANTHROPIC_")):
+        if name.startswith(("MEMCHAT_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name)
     home = tmp_path / "home"
     home.mkdir()
@@ -92,6 +93,25 @@ def api(_server, monkeypatch):
     monkeypatch.setenv("MEMCHAT_PROVIDER", "anthropic")
     monkeypatch.setenv("MEMCHAT_TIMEOUT", "5")
     return _server
+
+
+@pytest.fixture(scope="session")
+def _openai_server():
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def local_api(_openai_server, monkeypatch):
+    """A local Chat Completions server (as Ollama would be), with memchat's openai provider
+    pointed at it through the real SDK; no key, as for a model of one's own."""
+    _openai_server.reset()
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "openai")
+    monkeypatch.setenv("MEMCHAT_MODEL", "llama3.1:8b")
+    monkeypatch.setenv("OPENAI_BASE_URL", _openai_server.url)
+    monkeypatch.setenv("MEMCHAT_TIMEOUT", "5")
+    return _openai_server
 
 
 @pytest.fixture

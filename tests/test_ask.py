@@ -149,10 +149,11 @@ def test_missing_api_key_says_how_to_set_it_and_stores_nothing(cli, memchat_home
 
 
 def test_unknown_provider(cli):
-    result = cli("--provider", "openai", "ask", "hi")
+    result = cli("--provider", "gemini", "ask", "hi")
     assert result.exit_code == 2  # a bad value on the command line is bad usage
     assert (
-        result.stderr == "memchat: setting 'provider' (flag --provider) must be one of anthropic, echo; got 'openai'\n"
+        result.stderr
+        == "memchat: setting 'provider' (flag --provider) must be one of anthropic, openai, echo; got 'gemini'\n"
     )
 
 

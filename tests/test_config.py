@@ -49,7 +49,7 @@ def test_memchat_config_env_points_at_another_file(tmp_path, monkeypatch):
         ('colour = "red"\n', "unknown setting 'colour'"),
         ('max_tokens = "lots"\n', "must be a whole number"),
         ("max_tokens = 0\n", "at least 1"),
-        ('provider = "openai"\n', "must be one of anthropic, echo"),
+        ('provider = "gemini"\n', "must be one of anthropic, openai, echo"),
         ("markdown = 3\n", "true or false"),
         ('profile = "../etc"\n', "profile name"),
     ],

@@ -120,3 +120,24 @@ def test_the_repl_notes_the_search_after_the_reply_and_why_lists_it(api, cli):
     child.expect_exact("searched")
     child.expect_exact("My sister Ana lives in Porto")
     assert quit_(child) == 0
+
+
+def test_a_local_model_searches_memory_through_chat_completions_tool_calls(cli, local_api):
+    _remember(cli, "My dentist is Dr. Okafor on Rue Cler")
+    local_api.enqueue_tool_call("recall", {"query": "dentist"}, text="Checking.")
+    local_api.enqueue_text("Dr. Okafor.")
+    result = cli("ask", "Write a two-line poem.")
+    assert result.exit_code == 0, result.stderr
+    assert "Dr. Okafor." in result.stdout and "searched memory for 'dentist'" in result.stderr
+    first, second = local_api.requests
+    assert [t["function"]["name"] for t in first["tools"]] == ["recall"] and first["tool_choice"] == "auto"
+    answer = next(m for m in second["messages"] if m["role"] == "tool")
+    assert "Rue Cler" in answer["content"]
+
+
+def test_a_local_model_declared_without_tools_is_never_offered_the_search(cli, local_api, memchat_home):
+    _remember(cli, "I live in Lyon")
+    (memchat_home / "config.toml").write_text('[models."llama3.1:8b"]\ntools = false\n')
+    local_api.enqueue_text("ok")
+    assert cli("ask", "where do I live?").exit_code == 0
+    assert "tools" not in local_api.requests[0]

@@ -57,7 +57,7 @@ class Capture(Profile):
     def can_capture(self) -> bool:
         """Whether this run may extract memories: memory on, capture on, the person agreed, and a
         provider that can."""
-        return self.capture_on and self.capture_agreed() and self.provider.can_call_tools
+        return self.capture_on and self.capture_agreed() and self.memory_provider.can_call_tools
 
     @property
     def capture_configured(self) -> bool:
@@ -110,7 +110,7 @@ class Capture(Profile):
         from memchat.memory.capture.turns import idle_sessions, mark_run, pending_sessions
 
         given = [sessions.get_session(self.db, session_id).id] if session_id is not None else []
-        self.provider.ready()
+        self.memory_provider.ready()
         results: list[CaptureResult] = []
         with capture_lock(self.settings.db_path, wait=30 if background else 300) as mine:
             if not mine:
@@ -139,7 +139,7 @@ class Capture(Profile):
 
         try:
             return capture_session(
-                self.db, self.settings, self.provider, session_id, final=final, embedder=self.embedder
+                self.db, self.settings, self.memory_provider, session_id, final=final, embedder=self.embedder
             )
         except MemchatError as exc:
             if not background:
@@ -188,7 +188,7 @@ class Capture(Profile):
         from memchat.memory.capture.background import IDLE_MINUTES
         from memchat.memory.capture.turns import idle_sessions
 
-        if not (self.capture_on and self.provider.can_call_tools):
+        if not (self.capture_on and self.memory_provider.can_call_tools):
             return
         with self.side_connection() as own:  # the warm-up thread: never the chat's connection
             idle = self.capture_agreed(own) and idle_sessions(own, IDLE_MINUTES)
@@ -239,7 +239,7 @@ class Capture(Profile):
         from memchat.context import eligible
         from memchat.memory.capture.turns import worth_capturing
 
-        model = self.settings.get("memory.model") or self.settings.model
+        model = self.settings.roles()[1].model or self.settings.model
         estimate = CaptureEstimate(model)
         for sid in session_ids:
             history = [m for m in sessions.messages(self.db, sid) if eligible(m)]
@@ -257,9 +257,11 @@ class Capture(Profile):
         from memchat.importer import unmark_captured
         from memchat.memory.capture.background import spawn_capture
 
-        self.provider.ready()
-        if not self.provider.can_call_tools:
-            raise UsageError(f"the {self.settings.provider} provider cannot extract memories; use anthropic")
+        self.memory_provider.ready()
+        if not self.memory_provider.can_call_tools:
+            raise UsageError(
+                f"the {self.memory_provider.name} provider cannot extract memories; use anthropic or openai"
+            )
         with immediate(self.db):
             unmark_captured(self.db.conn, session_ids)
         spawn_capture(self.settings.db_path, None, config_path=self.config_path)

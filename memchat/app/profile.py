@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -25,6 +26,17 @@ if TYPE_CHECKING:
 
 Notice = Callable[[str], None]
 Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Offered:
+    """What one provider's server offers (`memchat models`)."""
+
+    provider: str
+    url: str
+    models: list[str] | None = None  # None: the server could not say (see error)
+    error: str | None = None
+    roles: dict[str, list[str]] = field(default_factory=dict)  # model -> the roles that use it
 
 
 class Profile:
@@ -53,6 +65,7 @@ class Profile:
         self.use_memory = use_memory
         self.lazy_encoder = lazy_encoder
         self._provider = provider
+        self._memory_provider: Provider | None = None
         self._db: Database | None = None
         self._db_lock = threading.Lock()
         self._engine: Engine | None = None
@@ -82,6 +95,7 @@ class Profile:
             return
         self.settings = self.settings.with_overrides(**overrides)
         self._engine = None
+        self._memory_provider = None
         if overrides.get("provider") is not None:
             self._provider = None
 
@@ -124,6 +138,36 @@ class Profile:
             self._provider.on_usage = self._record_usage
         return self._provider
 
+    @property
+    def memory_provider(self) -> Provider:
+        """The provider of memory work (capture, its decisions and summaries, compaction): the chat's
+        own unless memory.provider names another."""
+        name = self.settings.roles()[1].provider
+        if name == self.settings.provider:
+            return self.provider
+        if self._memory_provider is None:
+            from memchat.providers import get_provider
+
+            self._memory_provider = get_provider(name, self.settings)
+            self._memory_provider.on_usage = self._record_usage
+        return self._memory_provider
+
+    def offered_models(self) -> list[Offered]:
+        """Each server the roles use, the models it offers (`/v1/models`), and which role uses which."""
+        found: dict[str, Offered] = {}
+        for role in self.settings.roles():
+            if role.provider not in found:
+                provider = self.provider if role.provider == self.settings.provider else self.memory_provider
+                offered = Offered(role.provider, role.url)
+                try:
+                    provider.ready()
+                    offered.models = provider.models()
+                except MemchatError as exc:
+                    offered.error = exc.message
+                found[role.provider] = offered
+            found[role.provider].roles.setdefault(role.model or "(memory.model not set)", []).append(role.name)
+        return list(found.values())
+
     def usage(self, *, since: str | None = None, session_id: int | None = None) -> list[Any]:
         """Calls, tokens and cost by day, model and purpose (memchat.usage.Total)."""
         from memchat import usage, when
@@ -152,7 +196,12 @@ class Profile:
             from memchat.engine import Engine
 
             self._engine = Engine(
-                self.db, self.settings, self.provider, use_memory=self.use_memory, embedder=self._turn_embedder
+                self.db,
+                self.settings,
+                self.provider,
+                use_memory=self.use_memory,
+                embedder=self._turn_embedder,
+                memory_provider=lambda: self.memory_provider,
             )
         return self._engine
 
@@ -327,7 +376,7 @@ class Profile:
             try:
                 self.db  # noqa: B018 - opening is the point
                 self.after_open()
-                if self.settings.provider == "anthropic":
+                if self.settings.provider in ("anthropic", "openai"):
                     self.provider.warm()  # the SDK and its HTTP client, ready before the first message
                 if self.use_memory:
                     try:

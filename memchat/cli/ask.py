@@ -60,7 +60,7 @@ def ask(
     ),
     system: str | None = typer.Option(None, "--system", help="System prompt for this session."),
     model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
-    provider: str | None = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
+    provider: str | None = typer.Option(None, "--provider", help="anthropic, openai or echo (offline)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Most tokens in the reply."),
     session_id: str | None = typer.Option(None, "--session", "-s", help="Continue session ID (its messages are sent)."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Continue the latest session."),

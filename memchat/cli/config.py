@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from memchat.cli.common import state
+
+if TYPE_CHECKING:
+    from memchat.config import Role
 
 config_app = typer.Typer(help="Show effective settings and where each came from.", invoke_without_command=True)
 
@@ -28,6 +33,10 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
                 "config_file": str(settings.config_path),
                 "database": str(settings.db_path),
                 "consent": None if said is None else {"capture": said.capture, "at": said.at},
+                "roles": {
+                    r.name: {"provider": r.provider, "model": r.model or None, "url": r.url or None, "local": r.local}
+                    for r in settings.roles()
+                },
                 "settings": {
                     s.name: {"value": settings.get(s.name), "source": settings.sources[s.name]} for s in SETTINGS
                 },
@@ -45,6 +54,8 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
         value = settings.get(s.name)
         if s.name == "base_url" and not value:
             value = "https://api.anthropic.com"  # what the SDK uses: say so, not ''
+        if s.name == "openai.base_url" and not value:
+            value = "https://api.openai.com/v1"
         table.add_row(
             s.name,
             Text(
@@ -59,6 +70,7 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
             Text(sanitize(settings.sources[s.name])),
         )
     console.out().print(table)
+    console.out().print(Text(sanitize("\n" + "\n".join(_role_line(r) for r in settings.roles()))))
     exists = "" if settings.config_path.exists() else " (not created; `memchat config init` writes one)"
     console.out().print(
         sanitize(
@@ -68,6 +80,14 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
         highlight=False,
         markup=False,
     )
+
+
+def _role_line(role: Role) -> str:
+    """chat:   openai llama3.1:8b at http://localhost:11434/v1 (local: no key, no cost)"""
+    model = role.model or "(no model: set memory.model)"
+    where = f" at {role.url}" if role.url else ""
+    local = " (local: no key, no cost)" if role.local else ""
+    return f"{role.name + ':':<8}{role.provider} {model}{where}{local}"
 
 
 @config_app.command("init")

@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING
 import typer
 
 from memchat.cli.common import state
-from memchat.errors import ExitCode
+from memchat.errors import ExitCode, MemchatError
 from memchat.text import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from memchat.app import Memchat
+    from memchat.config import Role
+    from memchat.providers import Provider
 
 
 class _Report:
@@ -51,9 +53,9 @@ def doctor(
 ) -> None:
     """Check the key, the server, the database, the tokenizer and the embedding model.
 
-    The server check makes one free, authenticated request (counting the tokens of "hi"): it
-    shows whether the base URL answers, the key is accepted and the model exists, and how long
-    the round trip took."""
+    The server check makes one free, authenticated request per role's server (Claude: counting
+    the tokens of "hi"; an openai server: listing its models): it shows whether the base URL
+    answers, the key is accepted and the model exists, and how long the round trip took."""
     from memchat.ui.console import out
 
     console = out()
@@ -95,30 +97,60 @@ def _has_key() -> bool:
 
 
 def _check_key(report: _Report, memchat: Memchat) -> None:
-    provider = memchat.settings.provider
-    if provider != "anthropic":
-        report(True, "provider", f"{provider} needs no key")
-    elif _has_key():
-        report(True, "API key", "ANTHROPIC_API_KEY is set (not shown)")
-    else:
-        report(
-            False,
-            "API key",
-            "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
-        )
+    """Each provider the roles use: its key, or why it needs none."""
+    for role in _distinct_providers(memchat):
+        what = "API key" if role.provider == "anthropic" else f"{role.provider} key"
+        if role.provider == "anthropic":
+            if _has_key():
+                report(True, what, "ANTHROPIC_API_KEY is set (not shown)")
+            else:
+                report(
+                    False,
+                    what,
+                    "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
+                )
+        elif role.provider == "openai":
+            try:
+                _provider_of(memchat, role.provider).ready()
+            except MemchatError as exc:
+                report(False, what, exc.message)
+            else:
+                said = "OPENAI_API_KEY is set (not shown)" if os.environ.get("OPENAI_API_KEY", "").strip() else ""
+                report(True, what, said or f"none needed: {role.url} is a local server")
+        else:
+            report(True, "provider", f"{role.provider} needs no key")
 
 
 def _check_server(report: _Report, memchat: Memchat, quick: bool) -> None:
-    def server() -> str:
-        memchat.provider.ready()  # no key, a malformed base_url: said before any request
-        return memchat.provider.check(memchat.settings.model)
+    """One cheap request per role's server: it answers, accepts the key, and knows the model."""
+    for role in memchat.settings.roles():
+        what = "server" if role.name == "chat" else "memory server"
+        if role.name == "memory" and (role.provider, role.model) == (memchat.settings.provider, memchat.settings.model):
+            continue  # the same model on the same server: checked once
+        if role.name == "memory" and not role.model:
+            report(False, what, f"memory.provider is {role.provider}: set memory.model (`memchat models` lists them)")
+            continue
 
-    if quick:
-        report(None, "server", "skipped (--quick)")
-    elif memchat.settings.provider == "anthropic" and not _has_key():
-        report(None, "server", "not tried without a key")
-    else:
-        report.check("server", server)
+        def server(provider: str = role.provider, model: str = role.model) -> str:
+            found = _provider_of(memchat, provider)
+            found.ready()  # no key, a malformed base_url: said before any request
+            return found.check(model)
+
+        if quick:
+            report(None, what, "skipped (--quick)")
+        elif role.provider == "anthropic" and not _has_key():
+            report(None, what, "not tried without a key")
+        else:
+            report.check(what, server)
+
+
+def _distinct_providers(memchat: Memchat) -> list[Role]:
+    roles = memchat.settings.roles()
+    return [r for n, r in enumerate(roles) if r.provider not in {o.provider for o in roles[:n]}]
+
+
+def _provider_of(memchat: Memchat, name: str) -> Provider:
+    return memchat.provider if name == memchat.settings.provider else memchat.memory_provider
 
 
 def _database(memchat: Memchat) -> str:

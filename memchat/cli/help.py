@@ -120,6 +120,10 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("memchat usage", "Tokens and cost by day, model and purpose."),
         ("memchat usage --since 7d --json", "The last week, as one JSON array."),
     ],
+    "models": [
+        ("memchat models", "What the server offers, and which model chat and memory use."),
+        ("OPENAI_BASE_URL=http://localhost:11434/v1 memchat --provider openai models", "What Ollama has pulled."),
+    ],
     "config": [
         ("memchat config", "Every setting in effect and where it came from."),
         ("memchat config init", "Write a commented config file to edit."),

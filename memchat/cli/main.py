@@ -23,6 +23,7 @@ from memchat.cli import (
     help,
     imports,
     memories,
+    models,
     plain_params,
     privacy,
     profile,
@@ -89,7 +90,9 @@ def root(
     profile: str | None = typer.Option(None, "--profile", "-p", help="Profile: a separate database."),
     db: str | None = typer.Option(None, "--db", help="Database file (overrides --profile)."),
     model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
-    provider: str | None = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
+    provider: str | None = typer.Option(
+        None, "--provider", help="anthropic, openai (OpenAI-compatible: Ollama, vLLM...) or echo (offline)."
+    ),
     config_file: str | None = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
@@ -122,6 +125,7 @@ app.command("import")(imports.import_conversations)
 app.command("reindex")(recall.reindex)
 app.command("context")(context.context)
 app.command("usage")(usage.usage)
+app.command("models")(models.models)
 app.add_typer(config.config_app, name="config")
 app.command("doctor")(doctor.doctor)
 app.command("mcp")(serve.mcp)

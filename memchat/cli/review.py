@@ -38,7 +38,7 @@ def capture(
     memchat = open_app(ctx)
     if session_id is not None:
         memchat.session(session_id)  # no such session, or no key: say so before loading anything
-    memchat.provider.ready()
+    memchat.memory_provider.ready()
     if background:  # the encoder loads only if there is something worth capturing
         memchat.capture(session_id, final=True, background=True)
         if memchat.retention_due():  # `ask` has no warm-up: its detached run applies the windows

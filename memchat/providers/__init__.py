@@ -11,12 +11,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError, ProviderError
 
+if TYPE_CHECKING:
+    from memchat.capabilities import Capabilities
+
 _REGISTRY: dict[str, str | Callable[[Any], Provider]] = {
     "anthropic": "memchat.providers.anthropic:AnthropicProvider",
+    "openai": "memchat.providers.openai_compat:OpenAIProvider",
     "echo": "memchat.providers.echo:EchoProvider",
 }
 
@@ -62,8 +66,9 @@ class Provider:
 
     name = "provider"
     can_summarise = True  # its completions can be trusted to summarise (compaction)
-    can_call_tools = True  # tool use: memory capture, write-policy decisions, the chat's recall tool
+    can_call_tools = True  # structured answers (`call_tool`): memory capture and write-policy decisions
     real_usage = True  # reported input tokens are the model's own (they calibrate estimates)
+    json_mode = False  # a model of this provider honours a JSON-only answer format unless declared otherwise
 
     def __init__(self, settings: Any = None) -> None:
         self.settings = settings
@@ -78,6 +83,22 @@ class Provider:
     def model_name(self, requested: str) -> str:
         """The model a reply is recorded as (sessions, messages, --json, usage): the one asked for."""
         return requested
+
+    def capabilities(self, model: str) -> Capabilities:
+        """What `model` can do: the provider's defaults, under what [models] in the config declares.
+        `tools` also says whether the chat may offer it tools (the recall tool)."""
+        from memchat.capabilities import Capabilities, declared
+
+        said = declared(getattr(self.settings, "models", None) or {}, model)
+        return Capabilities(
+            tools=self.can_call_tools and said.tools is not False,
+            json_mode=self.json_mode if said.json_mode is None else said.json_mode,
+            context_window=said.context_window,
+        )
+
+    def models(self) -> list[str]:
+        """The models the server offers (`memchat models`); ProviderError if it cannot say."""
+        raise ProviderError(f"the {self.name} provider cannot list its models")
 
     def ready(self) -> None:
         """Raise NeedsKeyError (or ConfigError) if a call cannot be made; must not do I/O."""
@@ -110,6 +131,24 @@ class Provider:
     def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
         """Force a call of `tool` and return its input (extraction, write-policy decisions)."""
         raise ProviderError(f"the {self.name} provider cannot call tools")
+
+
+def is_local_url(url: str) -> bool:
+    """Whether a base URL points at this machine or a private network (a model the user runs)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost", ".internal")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 def register(name: str, target: str | Callable[[Any], Provider]) -> None:

@@ -5,91 +5,26 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memchat.errors import ConfigError, NeedsKeyError, ProviderError
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall
-
-if TYPE_CHECKING:
-    from anthropic import APIStatusError
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_URL = "https://api.anthropic.com"
 
 
-def _api_message(exc: Any) -> str:
-    """The API's own error message from an APIStatusError body, else the exception text."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return str(getattr(exc, "message", "") or exc)
-
-
-def _cause(exc: BaseException) -> str:
-    """What actually failed under the SDK's "Connection error.": refused, no such host, TLS..."""
-    seen = exc
-    while seen.__cause__ is not None or seen.__context__ is not None:
-        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
-    text = str(seen).strip().rstrip(".") or type(seen).__name__
-    return f"{text}; check that the server is up and the URL is right"
-
-
 def explain(
     exc: BaseException, *, model: str, retries: int, timeout: float, partial: str = "", url: str = DEFAULT_URL
 ) -> ProviderError:
-    """Turn an SDK exception into one plain line a user can act on."""
+    """Turn an SDK exception into one plain line a user can act on (wording shared with openai)."""
     import anthropic
 
-    kept = " The partial reply was kept (marked incomplete)." if partial else ""
-    if isinstance(exc, anthropic.APIStatusError):
-        return _refused(exc, model=model, retries=retries, partial=partial, kept=kept)
-    if isinstance(exc, anthropic.APITimeoutError):
-        tries = f", {retries + 1} tries" if retries else ""
-        return ProviderError(
-            f"the API at {url} did not answer within {timeout:g} s (timeout{tries}).{kept}", partial=partial
-        )
-    if isinstance(exc, anthropic.APIConnectionError):
-        if partial:
-            return ProviderError(f"the connection dropped mid-reply from {url}.{kept}", partial=partial)
-        return ProviderError(f"cannot reach the API at {url}: {_cause(exc)}", partial=partial)
-    # A connection cut mid-stream surfaces as an httpx/httpcore error the SDK does not wrap.
-    name = type(exc).__name__
-    if partial:
-        return ProviderError(f"the reply stream broke ({name}).{kept}", partial=partial)
-    return ProviderError(f"the API call failed ({name}: {exc})", partial=partial)
+    from memchat.providers import wording
 
-
-def _refused(exc: APIStatusError, *, model: str, retries: int, partial: str, kept: str) -> ProviderError:
-    """An error status from the API, or an `error` event inside a stream."""
-    status = exc.status_code
-    detail = _api_message(exc)
-    if status == 200:
-        # An `error` event inside a stream that had started fine: the status is in the body, and
-        # nothing was retried (a started stream never is).
-        kind = getattr(exc, "type", None) or ""
-        status = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}.get(kind, 500)
-        retries = 0
-    tries = f" after {retries} retries" if retries else ""
-    return ProviderError(_status_text(status, detail, model, tries) + kept, status=status, partial=partial)
-
-
-def _status_text(status: int, detail: str, model: str, tries: str) -> str:
-    """What an error status means, and what to do about it."""
-    if status == 401:
-        return f"the API rejected the key (401): {detail}. Check {KEY_ENV_VAR}."
-    if status == 403:
-        return f"the key is not allowed to do this (403): {detail}"
-    if status == 404:
-        return f"model {model!r} was not found (404): {detail}. Choose another with --model."
-    if status == 429:
-        return f"rate limited by the API (429){tries}: {detail}. Wait a moment and try again."
-    if status == 529:
-        return f"the API is overloaded (529){tries}: {detail}. Try again shortly."
-    if status >= 500:
-        return f"the API had a server error ({status}){tries}: {detail}"
-    return f"the API refused the request ({status}): {detail}"
+    return wording.explain(
+        exc, sdk=anthropic, model=model, retries=retries, timeout=timeout, url=url, key_env=KEY_ENV_VAR, partial=partial
+    )
 
 
 class AnthropicProvider(Provider):

@@ -350,7 +350,7 @@ def ask_consent(app: Memchat) -> None:
     app.set_consent(answer in ("", "y", "yes"))
     if not app.consent_capture():
         console.note("memory capture off: conversations are saved, nothing is learnt")
-    elif app.provider.can_call_tools:
+    elif app.memory_provider.can_call_tools:
         console.note("memory capture on")
     else:
-        console.note(f"memory capture on (with Claude: the {app.settings.provider} provider learns nothing)")
+        console.note(f"memory capture on (with Claude: the {app.memory_provider.name} provider learns nothing)")

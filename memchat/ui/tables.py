@@ -212,3 +212,24 @@ def audit_table(entries: list[Any]) -> Any:
             local_minute(e.at), e.action, e.origin, "" if e.memory_id is None else str(e.memory_id), Text(e.detail)
         )
     return table
+
+
+def offered_models(found: list[Any]) -> Text:
+    """`memchat models`: per server, its models (the roles' marked), or why it could not say."""
+    lines: list[str] = []
+    for offered in found:
+        where = f" at {offered.url}" if offered.url else ""
+        lines.append(f"{offered.provider}{where}")
+        if offered.models is None:
+            lines.append(f"  cannot list its models: {offered.error}")
+        listed = offered.models or []
+        width = max((len(m) for m in [*listed, *offered.roles]), default=0)
+        for model in listed:
+            used = offered.roles.get(model)
+            lines.append(f"  {model:<{width}}  {'← ' + ', '.join(used) if used else ''}".rstrip())
+        for model, used in offered.roles.items():
+            if offered.models is not None and model not in listed:
+                lines.append(f"  {model:<{width}}  ← {', '.join(used)} (not offered by this server)")
+            elif offered.models is None:
+                lines.append(f"  {', '.join(used)}: {model}")
+    return Text(sanitize("\n".join(lines)))

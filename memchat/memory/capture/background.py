@@ -109,7 +109,7 @@ class CaptureWorker:
                 try:
                     if db is None:
                         db = open_db(self.db_path)
-                        provider = get_provider(self.settings.provider, self.settings)
+                        provider = get_provider(self.settings.roles()[1].provider, self.settings)
                         provider.on_usage = _recorder(db)
                     self._capture(db, provider, session_id, final)
                 except Exception as exc:  # noqa: BLE001 - logged and retried next time

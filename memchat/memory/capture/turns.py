@@ -167,7 +167,7 @@ def capture_session(
         result.turns = len(new)
         return result
     store = MemoryStore(db)
-    model = settings.get("memory.model") or settings.model
+    model = settings.role("memory").model
     if callable(embedder) and not hasattr(embedder, "encode"):
         embedder = embedder()  # loaded only when there is something to capture
     query = " ".join(m.content for m in new if m.role == "user")[:2000]

@@ -35,8 +35,8 @@ def _capture(repl: Repl, arg: str) -> None:
     if arg:
         repl.app.choose_capture(arg == "on")  # on: your yes, for this chat
     why = ""
-    if repl.app.capture_on and not repl.app.provider.can_call_tools:
-        why = f": the {repl.app.settings.provider} provider cannot call tools, so it learns nothing (Claude can)"
+    if repl.app.capture_on and not repl.app.memory_provider.can_call_tools:
+        why = f": the {repl.app.memory_provider.name} provider cannot call tools, so it learns nothing (Claude can)"
     elif not repl.app.capture_on:
         why = " for this chat (`/capture on` turns it on; `memchat consent yes` for every chat)"
     elif not repl.app.capture_agreed():

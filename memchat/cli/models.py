@@ -1,0 +1,32 @@
+"""`memchat models`: what the configured servers offer, and which model each role uses."""
+
+from __future__ import annotations
+
+import typer
+
+from memchat.cli.common import app as open_app
+
+
+def models(
+    ctx: typer.Context,
+    json_out: bool = typer.Option(False, "--json", help="One JSON object per server."),
+) -> None:
+    """List the models the configured server offers (/v1/models) and which one chat and memory use."""
+    from memchat.ui import console, tables
+
+    found = open_app(ctx).offered_models()
+    if json_out:
+        for offered in found:
+            console.print_json(
+                {
+                    "provider": offered.provider,
+                    "url": offered.url,
+                    "models": offered.models,
+                    "error": offered.error,
+                    "roles": offered.roles,
+                }
+            )
+    else:
+        console.out().print(tables.offered_models(found), highlight=False, markup=False)
+    if any(o.error for o in found):
+        raise typer.Exit(1)
