@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from memchat.context import Compiled
     from memchat.engine import TurnResult
     from memchat.memory.forget.erase import Forgotten
-    from memchat.sessions import Message, Session
+    from memchat.sessions import Exchange, Message, Session
 
 
 class Conversation(Profile):
@@ -85,6 +85,18 @@ class Conversation(Profile):
 
     def list_sessions(self, limit: int | None = 20) -> list[Session]:
         return sessions.list_sessions(self.db, limit=limit)
+
+    def exchanges(self, *, limit: int | None = 3, since: str | None = None, query: str | None = None) -> list[Exchange]:
+        """The last exchanges across sessions, oldest first, each priced from the price table
+        (`memchat log`); since: 7d, today, 2026-11-01 ..."""
+        from memchat import when
+        from memchat.usage import cost
+
+        found = sessions.exchanges(self.db, limit=limit, since=when.since(since) if since else None, query=query)
+        for e in found:
+            if e.model and (e.input_tokens or e.output_tokens):
+                e.cost_usd = cost(e.model, e.input_tokens or 0, e.output_tokens or 0, self.settings.prices)
+        return found
 
     def messages(self, session: Session) -> list[Message]:
         return sessions.messages(self.db, session.id)

@@ -28,6 +28,11 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("git diff | memchat ask review this", "Piped input is the prompt (words given come first)."),
         ('memchat ask --json "what is my dentist\'s name?"', "One JSON object: reply, tokens, cost, memories sent."),
     ],
+    "log": [
+        ("memchat log", "The last three exchanges, whatever their session, the newest last."),
+        ('memchat log -n 10 --since today -q "webhook"', "Today's last ten that mention webhook."),
+        ("memchat log -n 0 --json", "Every exchange, as one JSON array (model, tokens, cost)."),
+    ],
     "recall": [
         ('memchat recall "where do I live"', "Best hits first; weak matches are labelled."),
         ("memchat recall dentist -k fact -n 3", "Only facts, three at most."),

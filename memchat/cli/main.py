@@ -22,6 +22,7 @@ from memchat.cli import (
     doctor,
     help,
     imports,
+    log,
     memories,
     plain_params,
     privacy,
@@ -122,6 +123,7 @@ app.command("import")(imports.import_conversations)
 app.command("reindex")(recall.reindex)
 app.command("context")(context.context)
 app.command("usage")(usage.usage)
+app.command("log")(log.log)
 app.add_typer(config.config_app, name="config")
 app.command("doctor")(doctor.doctor)
 app.command("mcp")(serve.mcp)
