@@ -90,22 +90,31 @@ def _configuration(ctx: typer.Context, report: _Report) -> Memchat:
     return memchat
 
 
-def _has_key() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
+def _has_key(provider: str) -> bool:
+    from memchat.keys import KEY_ENV_VARS, stored_key
+
+    return provider not in KEY_ENV_VARS or stored_key(provider) is not None
 
 
 def _check_key(report: _Report, memchat: Memchat) -> None:
+    from memchat.keys import KEY_ENV_VARS, key_source, keyring_status
+
     provider = memchat.settings.provider
-    if provider != "anthropic":
+    if provider not in KEY_ENV_VARS:
         report(True, "provider", f"{provider} needs no key")
-    elif _has_key():
-        report(True, "API key", "ANTHROPIC_API_KEY is set (not shown)")
-    else:
-        report(
-            False,
-            "API key",
-            "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
-        )
+        return
+    source = key_source(provider)
+    if source is not None:
+        report(True, "API key", f"from {source.where} (not shown)")
+        return
+    variable = KEY_ENV_VARS[provider]
+    keyring = "" if not keyring_status() else f" ({keyring_status()}: use the variable)"
+    report(
+        False,
+        "API key",
+        f"{variable} is not set and the OS keyring holds no {provider} key{keyring}: export {variable}=... "
+        f"or `memchat key set {provider}` (or use --provider echo offline)",
+    )
 
 
 def _check_server(report: _Report, memchat: Memchat, quick: bool) -> None:
@@ -115,7 +124,7 @@ def _check_server(report: _Report, memchat: Memchat, quick: bool) -> None:
 
     if quick:
         report(None, "server", "skipped (--quick)")
-    elif memchat.settings.provider == "anthropic" and not _has_key():
+    elif not _has_key(memchat.settings.provider):
         report(None, "server", "not tried without a key")
     else:
         report.check("server", server)

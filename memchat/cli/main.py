@@ -22,6 +22,7 @@ from memchat.cli import (
     doctor,
     help,
     imports,
+    key,
     log,
     memories,
     plain_params,
@@ -125,6 +126,7 @@ app.command("context")(context.context)
 app.command("usage")(usage.usage)
 app.command("log")(log.log)
 app.add_typer(config.config_app, name="config")
+app.add_typer(key.key_app, name="key")
 app.command("doctor")(doctor.doctor)
 app.command("mcp")(serve.mcp)
 app.command("consent")(privacy.consent)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -78,7 +77,10 @@ def _refused(exc: APIStatusError, *, model: str, retries: int, partial: str, kep
 def _status_text(status: int, detail: str, model: str, tries: str) -> str:
     """What an error status means, and what to do about it."""
     if status == 401:
-        return f"the API rejected the key (401): {detail}. Check {KEY_ENV_VAR}."
+        from memchat.keys import key_source
+
+        source = key_source("anthropic")  # the key that was sent: the variable's, or the keyring's
+        return f"the API rejected the key (401): {detail}. Check {source.where if source else KEY_ENV_VAR}."
     if status == 403:
         return f"the key is not allowed to do this (403): {detail}"
     if status == 404:
@@ -135,13 +137,13 @@ class AnthropicProvider(Provider):
         return url.rstrip("/")
 
     def _key(self) -> str:
-        """The API key, or NeedsKeyError saying how to set one. Cheap: no SDK import."""
-        key = os.environ.get(KEY_ENV_VAR, "").strip()
+        """The API key (ANTHROPIC_API_KEY, else the OS keyring), or NeedsKeyError saying how to set
+        one. Cheap: no SDK import."""
+        from memchat import keys
+
+        key = keys.stored_key("anthropic")
         if not key:
-            raise NeedsKeyError(
-                f"no Anthropic API key: set it with `export {KEY_ENV_VAR}=sk-ant-...` "
-                "(memchat never stores keys), or try memchat offline with --provider echo"
-            )
+            raise NeedsKeyError(keys.missing_key("anthropic", "Anthropic", "sk-ant-..."))
         return key
 
     def client(self) -> Any:
