@@ -162,7 +162,7 @@ def add_message(db: Database, session_id: int, role: str, content: str, *, statu
             # A new session is titled by its first message until the user renames it.
             db.conn.execute(
                 "UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL",
-                (title_from(content), session_id),
+                (title_from(content.split("\n\n<attachment name=", 1)[0]), session_id),
             )
     return get_message(db, inserted_id(cur))
 

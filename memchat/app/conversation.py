@@ -10,6 +10,7 @@ from memchat.app.profile import Notice, Profile, where_to
 from memchat.errors import MemchatError, UsageError
 
 if TYPE_CHECKING:
+    from memchat.attachments import Attachment
     from memchat.context import Compiled
     from memchat.engine import TurnResult
     from memchat.memory.forget.erase import Forgotten
@@ -169,10 +170,15 @@ class Conversation(Profile):
 
     # --- the conversation ---------------------------------------------------------------------
     def send(
-        self, session: Session, text: str, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
+        self,
+        session: Session,
+        text: str,
+        on_text: Callable[[str], None] | None = None,
+        on_notice: Notice | None = None,
+        attached: list[Attachment] | None = None,
     ) -> TurnResult:
-        """Store the message, then stream and store the reply."""
-        return self.engine.send(session, text, on_text, on_notice)
+        """Store the message (with the files attached, see memchat.attachments), then stream and store the reply."""
+        return self.engine.send(session, text, on_text, on_notice, attached)
 
     def retry(
         self, session: Session, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None

@@ -63,6 +63,7 @@ class Provider:
     can_summarise = True  # its completions can be trusted to summarise (compaction)
     can_call_tools = True  # tool use: memory capture, write-policy decisions, the chat's recall tool
     real_usage = True  # reported input tokens are the model's own (they calibrate estimates)
+    can_see_images = False  # image blocks (base64 PNG, JPEG, GIF, WebP) in a user message
 
     def __init__(self, settings: Any = None) -> None:
         self.settings = settings

@@ -96,6 +96,7 @@ def _status_text(status: int, detail: str, model: str, tries: str) -> str:
 
 class AnthropicProvider(Provider):
     name = "anthropic"
+    can_see_images = True
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
