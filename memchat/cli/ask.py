@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import state
+from memchat.cli.common import complete_session_ids, state
 from memchat.errors import ProviderError, UsageError
 from memchat.signals import interrupted_exit_code
 from memchat.ui.terminal import read_stdin, stdin_is_tty
@@ -61,7 +61,13 @@ def ask(
     model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
     provider: str | None = typer.Option(None, "--provider", help="anthropic or echo (offline)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Most tokens in the reply."),
-    session_id: str | None = typer.Option(None, "--session", "-s", help="Continue session ID (its messages are sent)."),
+    session_id: str | None = typer.Option(
+        None,
+        "--session",
+        "-s",
+        autocompletion=complete_session_ids,
+        help="Continue session ID (its messages are sent).",
+    ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Continue the latest session."),
     markdown: bool | None = typer.Option(
         None, "--markdown/--plain", help="Render Markdown (default: when stdout is a terminal)."

@@ -17,6 +17,7 @@ from memchat import __version__, signals
 from memchat.cli import (
     ask,
     chat,
+    completion,
     config,
     context,
     doctor,
@@ -34,11 +35,12 @@ from memchat.cli import (
     sessions,
     usage,
 )
-from memchat.cli.common import OPEN, state
+from memchat.cli.common import OPEN, complete_session_ids, state
 from memchat.errors import ExitCode, MemchatError, UsageError
 
 plain_params.install()  # no pydantic to parse the command line (~80 ms)
 help.install()  # values in plain words, examples under every command
+completion.install()  # bash and fish keep the order of completions (ids: most recent first)
 # One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
 # and OpenBLAS's pool would spin after each call and take the cores from the encoder.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -95,7 +97,9 @@ def root(
     config_file: str | None = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
-    session: str | None = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
+    session: str | None = typer.Option(
+        None, "--session", "-s", autocompletion=complete_session_ids, help="Chat: resume session ID."
+    ),
     no_memory: bool = typer.Option(
         False, "--no-memory", help="Neither read nor write long-term memory (the session stays out of it for good)."
     ),

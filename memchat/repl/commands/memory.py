@@ -17,9 +17,9 @@ COMMANDS = CommandSet()
 command = COMMANDS.command
 
 
-def _memory_ids(repl: Repl, prefix: str) -> Iterable[str]:
+def _memory_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
     recent = repl.app.memories(status=("active", "pending"), limit=200, newest_first=True)
-    return [str(m.id) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
+    return [(str(m.id), one_line(m.text, 60)) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
 
 
 def _one_id(arg: str, usage: str) -> str:

@@ -28,8 +28,14 @@ KNOWN_MODELS = (
 )
 
 
-def _session_ids(repl: Repl, prefix: str) -> Iterable[str]:
-    return [str(s.id) for s in repl.app.list_sessions(limit=50) if str(s.id).startswith(prefix)]
+def _session_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
+    """The ids of the sessions most recently used first, each with its title for the menu."""
+    prefix = prefix.strip().lstrip("#")
+    return [
+        (str(s.id), " ".join((s.title or "(untitled)").split()))
+        for s in repl.app.list_sessions(limit=50)
+        if str(s.id).startswith(prefix)
+    ]
 
 
 @command("new", "Start a new session.")
