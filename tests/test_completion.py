@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 from conftest import ROOT, run_memchat
-from test_repl import quit_, spawn
+from test_repl import PROMPT, quit_, spawn
 
 # Created in this order; then session 1 is used again, so the most recent first is 1, 3, 2.
 TITLES = {1: "Trip to Oslo", 2: "Webhook bug", 3: "Why is the sky blue"}
@@ -100,8 +100,17 @@ def test_the_fish_script_keeps_the_order(memchat_home):
     assert script.startswith("complete --command memchat --no-files --keep-order ")
 
 
+def _ready(child, last_title: str) -> None:
+    """Wait until the REPL has answered a command: keys typed before it reads the terminal in raw
+    mode can be lost."""
+    child.sendline("/sessions")
+    child.expect_exact(last_title)
+    child.expect_exact(PROMPT)
+
+
 def test_repl_resume_tab_lists_ids_with_titles_most_recent_first(api, three_sessions):
     child = spawn(cols=120)
+    _ready(child, TITLES[2])
     child.send("/resume ")
     child.send("\t")
     child.expect_exact(TITLES[2])  # the last of the menu
@@ -116,6 +125,7 @@ def test_repl_resume_tab_lists_ids_with_titles_most_recent_first(api, three_sess
 def test_repl_completion_titles_are_sanitized(api, memchat_home):
     assert run_memchat("--provider", "echo", "ask", "evil \x1b]0;pwned\x07 title").returncode == 0
     child = spawn()
+    _ready(child, "title")
     child.send("/resume ")
     child.send("\t")
     child.expect_exact("title")
