@@ -73,7 +73,7 @@ def test_bash_inserts_a_lone_match_as_the_bare_id(three_sessions):
 
 
 def test_the_bash_script_keeps_the_order_in_a_real_bash(three_sessions, tmp_path):
-    """The script --show-completion prints, sourced by bash itself: COMPREPLY in memchat's order,
+    """The completion script (as `_MEMCHAT_COMPLETE=source_bash` prints it), run by bash itself: COMPREPLY in memchat's order,
     registered with nosort (bash before 4.4 falls back to the plain registration)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -81,7 +81,7 @@ def test_the_bash_script_keeps_the_order_in_a_real_bash(three_sessions, tmp_path
     wrapper.write_text(f'#!/bin/sh\nexec "{os.sys.executable}" -m memchat "$@"\n')
     wrapper.chmod(0o755)
     script = (
-        'eval "$(memchat --show-completion bash)"; COMP_WORDS=(memchat sessions show ""); COMP_CWORD=3; '
+        'eval "$(_MEMCHAT_COMPLETE=source_bash memchat)"; COMP_WORDS=(memchat sessions show ""); COMP_CWORD=3; '
         '_memchat_completion memchat; printf "%s\\n" "${COMPREPLY[@]}"; complete -p memchat'
     )
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "SHELL": "/bin/bash"}
@@ -133,3 +133,14 @@ def test_repl_completion_titles_are_sanitized(api, memchat_home):
     child.send("\r")
     child.expect("resumed session 1")
     quit_(child)
+
+
+def test_install_completion_writes_the_scripts_that_keep_the_order():
+    from typer._completion_shared import get_completion_script
+
+    import memchat.cli.main  # noqa: F401 - installs the hooks, as every run does
+
+    bash = get_completion_script(prog_name="memchat", complete_var="_MEMCHAT_COMPLETE", shell="bash")
+    fish = get_completion_script(prog_name="memchat", complete_var="_MEMCHAT_COMPLETE", shell="fish")
+    assert "complete -o default -o nosort -F _memchat_completion memchat" in bash
+    assert fish.startswith("complete --command memchat --no-files --keep-order ")
