@@ -27,6 +27,7 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ('memchat ask "summarise RFC 9110 in five lines"', "Print the reply and store the exchange."),
         ("git diff | memchat ask review this", "Piped input is the prompt (words given come first)."),
         ('memchat ask --json "what is my dentist\'s name?"', "One JSON object: reply, tokens, cost, memories sent."),
+        ('memchat ask -a error.log -a shot.png "why does it fail?"', "Send files with the prompt (text or images)."),
     ],
     "log": [
         ("memchat log", "The last three exchanges, whatever their session, the newest last."),
