@@ -512,7 +512,7 @@ def example_config() -> str:
         "# memchat configuration. Every setting is shown commented out with its default.",
         "# Location: $XDG_CONFIG_HOME/memchat/config.toml (override with --config or MEMCHAT_CONFIG).",
         "# Precedence, lowest first: defaults < this file < MEMCHAT_* environment < command-line flags.",
-        "# API keys are never read from or written to this file: set ANTHROPIC_API_KEY (or OPENAI_API_KEY).",
+        "# API keys are never read from or written to this file: set ANTHROPIC_API_KEY (or OPENAI_API_KEY), or `memchat key set`.",
     ]
     section = None
     for s in SETTINGS:

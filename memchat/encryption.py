@@ -87,24 +87,10 @@ def key_pragma(key: str) -> str:
 
 def _keyring() -> Any:
     """A keyring backend that really keeps secrets, or None (none installed, none usable, or one
-    that would write the key to a plain file)."""
-    try:
-        import keyring
-        from keyring.backends import chainer, fail, null
-    except ImportError:
-        return None
-    try:
-        backend = keyring.get_keyring()
-    except Exception:  # noqa: BLE001 - a broken keyringrc or backend: no keyring
-        return None
+    that would write the key to a plain file): the same check as for API keys."""
+    from memchat.keys import secure_keyring
 
-    def insecure(b: Any) -> bool:
-        return isinstance(b, (fail.Keyring, null.Keyring)) or type(b).__module__.startswith("keyrings.alt")
-
-    if isinstance(backend, chainer.ChainerBackend):
-        kept = [b for b in backend.backends if not insecure(b)]
-        return kept[0] if kept else None
-    return None if insecure(backend) else backend
+    return secure_keyring()
 
 
 def _keyring_name(path: Path) -> str:

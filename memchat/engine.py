@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from memchat import sessions, tokens
 from memchat.compaction import Compactor
 from memchat.context import Compiled, compile_context
-from memchat.errors import MemchatError, ProviderError, check_size
+from memchat.errors import MemchatError, ProviderError, UsageError, check_size
 from memchat.memory.judge.inject import Section
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall, get_provider
 from memchat.sessions import Message, Session
 
 if TYPE_CHECKING:
+    from memchat.attachments import Attachment
     from memchat.config import Settings
     from memchat.db import Database
 
@@ -285,22 +286,51 @@ class Engine:
 
     # --- the turn -------------------------------------------------------------------------
     def send(
-        self, session: Session, text: str, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
+        self,
+        session: Session,
+        text: str,
+        on_text: Callable[[str], None] | None = None,
+        on_notice: Notice | None = None,
+        attached: list[Attachment] | None = None,
     ) -> TurnResult:
-        """Store the user's message, then get and store the reply."""
+        """Store the user's message (with what is attached), then get and store the reply."""
+        images = [a for a in attached or [] if a.is_image]
+        if attached:
+            text = self._with_attachments(text, attached, images)
         check_size(text)
         user = sessions.add_message(self.db, session.id, "user", text, status="unanswered", tokens=tokens.count(text))
-        remembered = self.remember(user)
+        remembered = self.remember(user) if not attached else None  # "remember that" is said, not attached
         if remembered and on_notice:
             said = "already remembered" if self.remembered_existed else "remembered"
             on_notice(f"{said} (memory {remembered}{', a rule' if self._kind(remembered) == 'rule' else ''})")
-        result = self.answer(session, user, on_text, on_notice)
+        result = self.answer(session, user, on_text, on_notice, images=images)
         result.remembered = remembered
         if remembered and not self.remembered_existed and result.status == "ok":
             result.notes += self._reconcile(remembered)
         written = [user.id] + ([result.reply_message.id] if result.reply_message else [])
         self.index_written(written, [remembered] if remembered else [])
         return result
+
+    def _with_attachments(self, text: str, attached: list[Attachment], images: list[Attachment]) -> str:
+        """The message with its files, refused in one line (before anything is stored) when the
+        provider cannot see images or the whole would not fit the window beside the reply."""
+        from memchat.attachments import IMAGE_TOKENS, with_attachments
+
+        if images and not self.provider.can_see_images:
+            raise UsageError(
+                f"the {self.provider.name} provider cannot take images ({', '.join(a.name for a in images)}): "
+                "attach text files only, or use --provider anthropic"
+            )
+        whole = check_size(with_attachments(text, attached), "the message with its attachments")
+        need = int(tokens.count(whole) * self.factor()) + IMAGE_TOKENS * len(images)
+        room = self.settings.context_window - self.settings.max_tokens
+        if need > room:
+            raise UsageError(
+                f"the message with its attachments is about {need:,} tokens; {self.settings.model}'s window of "
+                f"{self.settings.context_window:,} holds {room:,} beside the {self.settings.max_tokens:,} kept for "
+                "the reply: attach less, or a part of the file"
+            )
+        return whole
 
     def index_written(self, message_ids: list[int], memory_ids: list[int]) -> None:
         """After the reply, embed what the turn stored (and a small backlog other processes left),
@@ -327,8 +357,10 @@ class Engine:
         user: Message,
         on_text: Callable[[str], None] | None = None,
         on_notice: Notice | None = None,
+        *,
+        images: list[Attachment] | None = None,
     ) -> TurnResult:
-        """Call the model for a stored user message (also used by retry)."""
+        """Call the model for a stored user message (also used by retry); images go with it, this call only."""
         try:
             provider = self.provider
             section = self.memory_section(session, user, on_notice)
@@ -342,7 +374,7 @@ class Engine:
         request = ChatRequest(
             model=self.settings.model,
             system=compiled.system,
-            messages=compiled.messages,
+            messages=_with_images(compiled.messages, images) if images else compiled.messages,
             max_tokens=self.settings.max_tokens,
             session_id=session.id,
         )
@@ -501,3 +533,11 @@ def _assistant_turn(part: Reply) -> dict[str, Any]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": part.text}] if part.text.strip() else []
     blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in part.tool_calls]
     return {"role": "assistant", "content": blocks}
+
+
+def _with_images(messages: list[dict[str, Any]], images: list[Attachment]) -> list[dict[str, Any]]:
+    """The messages with the images put before the text of the last one (the message they came with)."""
+    *before, last = messages
+    text = last["content"]
+    blocks = text if isinstance(text, list) else [{"type": "text", "text": text}]
+    return [*before, {**last, "content": [*(a.block() for a in images), *blocks]}]

@@ -179,7 +179,7 @@ def add_message(db: Database, session_id: int, role: str, content: str, *, statu
             # A new session is titled by its first message until the user renames it.
             db.conn.execute(
                 "UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL",
-                (title_from(content), session_id),
+                (title_from(content.split("\n\n<attachment name=", 1)[0]), session_id),
             )
     return get_message(db, inserted_id(cur))
 
@@ -345,3 +345,70 @@ def export_session(
         note = ("" if m.status == "ok" else f" ({m.status})") + (" · pinned" if m.pinned else "")
         out += [f"## message {m.id} · {who}{note} · {local_minute(m.created_at)}", "", m.content, ""]
     return "\n".join(out)
+
+
+@dataclass
+class Exchange:
+    """One prompt and the reply that answered it (none yet: unanswered), in whatever session."""
+
+    session_id: int
+    session_title: str | None
+    prompt_id: int
+    at: str  # when the prompt was sent (UTC, as stored)
+    prompt: str
+    reply_id: int | None
+    reply: str | None
+    status: str  # the reply's status (ok, interrupted, incomplete), or the prompt's (unanswered)
+    model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_ms: int | None
+    cost_usd: float | None = None  # priced by the caller, from the settings' price table
+
+
+# The reply to a prompt: the first live assistant message after it, before the next prompt.
+_REPLY_OF = (
+    "(SELECT r.id FROM messages r WHERE r.session_id = u.session_id AND r.id > u.id AND r.role = 'assistant' "
+    "AND r.status != 'undone' AND NOT EXISTS (SELECT 1 FROM messages n WHERE n.session_id = u.session_id "
+    "AND n.role = 'user' AND n.id > u.id AND n.id < r.id) ORDER BY r.id LIMIT 1)"
+)
+
+
+def exchanges(
+    db: Database, *, limit: int | None = 3, since: str | None = None, query: str | None = None
+) -> list[Exchange]:
+    """The last `limit` exchanges across all sessions, oldest first (the newest is printed last,
+    next to the prompt, as `llm logs` does). `since` is a stored timestamp; `query` keeps the
+    exchanges whose prompt or reply holds every word of it (full text: case and accents aside).
+    Undone exchanges and sessions still being imported are left out, as `sessions show` does."""
+    where = ["u.role = 'user'", "u.status != 'undone'", "s.importing = 0"]
+    params: list[Any] = []
+    if since:
+        where.append("u.created_at >= ?")
+        params.append(since)
+    if query is not None:
+        match = _all_words(query)
+        if match is None:
+            return []
+        found = "(SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)"
+        where.append(f"(u.id IN {found} OR r.id IN {found})")
+        params += [match, match]
+    limit = max(1, min(int(limit), 2**62)) if limit else None
+    rows = _rows(
+        db,
+        "SELECT u.session_id, s.title AS session_title, u.id AS prompt_id, u.created_at AS at, u.content AS prompt, "
+        "r.id AS reply_id, r.content AS reply, coalesce(r.status, u.status) AS status, "
+        "coalesce(r.model, s.model) AS model, r.input_tokens, r.output_tokens, r.latency_ms "
+        f"FROM messages u JOIN sessions s ON s.id = u.session_id LEFT JOIN messages r ON r.id = {_REPLY_OF} "
+        f"WHERE {' AND '.join(where)} ORDER BY u.created_at DESC, u.id DESC" + (f" LIMIT {limit}" if limit else ""),
+        params,
+    )
+    return [Exchange(**row) for row in reversed(rows)]
+
+
+def _all_words(text: str) -> str | None:
+    """An FTS5 expression that needs every word of the text (each quoted: any text is safe)."""
+    from memchat.memory.text import words
+
+    unique = list(dict.fromkeys(words(text)))
+    return " AND ".join(f'"{w}"' for w in unique) if unique else None

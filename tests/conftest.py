@@ -52,6 +52,9 @@ def memchat_home(tmp_path, monkeypatch, shared_cache):
     # after the test ends; tests of capture turn it back on.
     monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "false")
     monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(shared_cache))
+    # keyring's null backend (it keeps nothing): no test, and no process a test starts, reads or writes
+    # the developer's real keyring; tests of `memchat key` choose their own (the `keyring` fixture).
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     yield home
     wait_for_detached(home)
 
@@ -112,6 +115,23 @@ def local_api(_openai_server, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", _openai_server.url)
     monkeypatch.setenv("MEMCHAT_TIMEOUT", "5")
     return _openai_server
+
+
+@pytest.fixture
+def keyring(tmp_path, monkeypatch):
+    """A keyring that keeps secrets (tests/memory_keyring.py) for this process and every process the
+    test starts; afterwards keyring's null backend again. The fixture is the file that holds them."""
+    import keyring as keyring_package
+    from keyring.backends import null
+    from memory_keyring import FileKeyring
+
+    store = tmp_path / "test-keyring.json"
+    monkeypatch.setenv("MEMCHAT_TEST_KEYRING", str(store))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "memory_keyring.FileKeyring")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]))
+    keyring_package.set_keyring(FileKeyring())
+    yield store
+    keyring_package.set_keyring(null.Keyring())
 
 
 @pytest.fixture

@@ -436,3 +436,36 @@ def test_the_chats_memories_command_names_its_filter_too(cli):
     assert cli("memories", "add", "Always answer in British English.", "--kind", "rule").exit_code == 0
     out = cli("--provider", "echo", "chat", input="/memories fact\n").stdout
     assert "no facts" in out and "yet" not in out
+
+
+def test_repl_remember_with_a_key_supersedes_the_active_value(cli, memchat_home):
+    first = cli("memories", "add", "--key", "user.city", "I live in Berlin")
+    assert first.exit_code == 0
+    result = cli("--provider", "echo", input="/remember key=user.city I live in Lisbon\n/remember rule: be brief\n")
+    assert result.exit_code == 0, result.stderr
+    assert "remembered #2 (fact): I live in Lisbon" in result.stdout
+    assert "supersedes #1: I live in Berlin" in result.stdout
+    assert db_rows(memchat_home, "SELECT id, key, status, superseded_by FROM memories ORDER BY id") == [
+        (1, "user.city", "superseded", 2),
+        (2, "user.city", "active", None),
+        (3, None, "active", None),
+    ]
+    history = cli("memories", "history", "1").stdout
+    assert "supersede" in history and "I live in Berlin" in history  # the old value is kept as history
+
+
+@pytest.mark.parametrize("key", ["user.", ".city", "user..city", "user/city", "_user.city"], ids=str)
+def test_repl_remember_refuses_a_malformed_key_as_the_cli_does(cli, memchat_home, key):
+    from_cli = cli("memories", "add", "--key", key, "I live in Lisbon")
+    from_repl = cli("--provider", "echo", input=f"/remember key={key} I live in Lisbon\n")
+    assert from_cli.exit_code == 2 and from_repl.exit_code == 1  # a piped chat with a failed line exits 1
+    assert from_repl.stderr == from_cli.stderr and from_cli.stderr.count("\n") == 1
+    assert "a key is entity.attribute" in from_repl.stderr and "Traceback" not in from_repl.stderr
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
+
+
+def test_repl_remember_with_an_empty_key_says_how(cli, memchat_home):
+    assert cli("memories", "add", "I like green tea").exit_code == 0
+    result = cli("--provider", "echo", input="/remember key= I live in Lisbon\n/remember key=user.city\n")
+    assert result.stderr.count("usage: /remember") == 2
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(1,)]

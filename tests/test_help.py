@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 
 import pytest
 from conftest import run_memchat
@@ -84,8 +86,13 @@ def test_shell_completion_completes_commands_options_and_ids(memchat_home):
     assert run_memchat("--provider", "echo", "ask", "plan the trip").returncode == 0
     assert '"1":"My dentist is Dr. Okafor"' in _complete("memchat memories show ")
     assert '"1":"plan the trip' in _complete("memchat sessions show ")
-    script = run_memchat("--show-completion", "bash", env={"SHELL": "/bin/bash"})
-    assert script.returncode == 0 and "_MEMCHAT_COMPLETE" in script.stdout.decode()
+    # typer finds the shell from the process tree (not from the argument): run it from bash, as a user does
+    script = subprocess.run(
+        ["bash", "-c", f"{shlex.quote(sys.executable)} -m memchat --show-completion; exit $?"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert script.returncode == 0 and "_MEMCHAT_COMPLETE" in script.stdout.decode(), script.stderr
 
 
 def test_completion_of_ids_without_a_profile_completes_nothing_quietly(memchat_home):

@@ -20,8 +20,10 @@ JSON_RUNS = {
     "usage": ["usage", "--json"],
     "config": ["config", "--json"],
     "context": ["context", "--json"],
+    "log": ["log", "--json"],
 }
-LISTINGS = ("recall", "sessions list", "memories list", "memories history", "audit", "usage")
+ON_A_LOCAL_SERVER = {"models": ["models", "--json"]}  # Claude's API lists no models here: test_models_...
+LISTINGS = ("recall", "sessions list", "memories list", "memories history", "audit", "usage", "log")
 STREAMED = {  # the listings that also offer --jsonl
     "sessions list": ["sessions", "list"],
     "memories list": ["memories", "list"],
@@ -35,6 +37,8 @@ EMPTY = [
     ["audit", "--json"],
     ["usage", "--json"],
     ["usage", "--since", "7d", "--json"],
+    ["log", "--json"],
+    ["log", "--query", "nothing like this", "--json"],
     ["recall", "anything at all", "--json"],
     ["sessions", "list", "--jsonl"],
     ["memories", "list", "--jsonl"],
@@ -61,7 +65,7 @@ def _commands_with(option: str) -> set[str]:
 
 def test_every_json_flag_is_held_to_the_convention():
     """A new --json joins the runs below (and so the checks) or this fails."""
-    assert _commands_with("--json") == set(JSON_RUNS)
+    assert _commands_with("--json") == set(JSON_RUNS) | set(ON_A_LOCAL_SERVER)
     assert _commands_with("--jsonl") == set(STREAMED)
 
 
@@ -128,3 +132,10 @@ def test_ask_json_says_which_memory_was_sent_without_explain(seeded):
     assert all(set(m) == {"kind", "id", "text", "score"} for m in out["memory"])  # compact
     explained = json.loads(seeded("ask", "--json", "--explain", "-c", "and the time?").stdout)
     assert {(m["section"], m["reason"]) for m in explained["memory"]} >= {("pinned", "pinned"), ("rules", "rule")}
+
+
+def test_models_json_is_one_array_of_servers(cli, local_api):
+    result = cli(*ON_A_LOCAL_SERVER["models"])
+    assert result.exit_code == 0, result.stderr
+    (server,) = json.loads(result.stdout)
+    assert server["provider"] == "openai" and server["roles"] == {"llama3.1:8b": ["chat", "memory"]}

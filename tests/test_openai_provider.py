@@ -277,7 +277,7 @@ def test_models_lists_what_the_server_offers_and_who_uses_which(local_api, cli):
     lines = result.stdout.splitlines()
     assert lines[0] == f"openai at {local_api.url}"
     assert "llama3.1:8b  ← chat, memory" in result.stdout and "  qwen2.5:7b" in result.stdout
-    as_json = json.loads(cli("models", "--json").stdout)
+    (as_json,) = json.loads(cli("models", "--json").stdout)  # one array, an object per server
     assert as_json["models"] == ["llama3.1:8b", "qwen2.5:7b"] and as_json["roles"] == {
         "llama3.1:8b": ["chat", "memory"]
     }

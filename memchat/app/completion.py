@@ -27,7 +27,7 @@ def _complete_ids(sql: str, incomplete: str) -> list[tuple[str, str]]:
 
 def session_ids(incomplete: str) -> list[tuple[str, str]]:
     return _complete_ids(
-        "SELECT id, coalesce(title, '') FROM sessions WHERE importing = 0 ORDER BY updated_at DESC LIMIT 50",
+        "SELECT id, coalesce(title, '') FROM sessions WHERE importing = 0 ORDER BY updated_at DESC, id DESC LIMIT 50",
         incomplete,
     )
 

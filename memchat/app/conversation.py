@@ -10,10 +10,11 @@ from memchat.app.profile import Notice, Profile, where_to
 from memchat.errors import MemchatError, UsageError
 
 if TYPE_CHECKING:
+    from memchat.attachments import Attachment
     from memchat.context import Compiled
     from memchat.engine import TurnResult
     from memchat.memory.forget.erase import Forgotten
-    from memchat.sessions import Message, Session
+    from memchat.sessions import Exchange, Message, Session
 
 
 class Conversation(Profile):
@@ -88,6 +89,18 @@ class Conversation(Profile):
 
     def list_sessions(self, limit: int | None = 20) -> list[Session]:
         return sessions.list_sessions(self.db, limit=limit)
+
+    def exchanges(self, *, limit: int | None = 3, since: str | None = None, query: str | None = None) -> list[Exchange]:
+        """The last exchanges across sessions, oldest first, each priced from the price table
+        (`memchat log`); since: 7d, today, 2026-11-01 ..."""
+        from memchat import when
+        from memchat.usage import cost
+
+        found = sessions.exchanges(self.db, limit=limit, since=when.since(since) if since else None, query=query)
+        for e in found:
+            if e.model and (e.input_tokens or e.output_tokens):
+                e.cost_usd = cost(e.model, e.input_tokens or 0, e.output_tokens or 0, self.settings.prices)
+        return found
 
     def messages(self, session: Session) -> list[Message]:
         return sessions.messages(self.db, session.id)
@@ -190,10 +203,15 @@ class Conversation(Profile):
 
     # --- the conversation ---------------------------------------------------------------------
     def send(
-        self, session: Session, text: str, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None
+        self,
+        session: Session,
+        text: str,
+        on_text: Callable[[str], None] | None = None,
+        on_notice: Notice | None = None,
+        attached: list[Attachment] | None = None,
     ) -> TurnResult:
-        """Store the message, then stream and store the reply."""
-        return self.engine.send(session, text, on_text, on_notice)
+        """Store the message (with the files attached, see memchat.attachments), then stream and store the reply."""
+        return self.engine.send(session, text, on_text, on_notice, attached)
 
     def retry(
         self, session: Session, on_text: Callable[[str], None] | None = None, on_notice: Notice | None = None

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import state
+from memchat.cli.common import complete_session_ids, state
 from memchat.errors import ProviderError, UsageError
 from memchat.signals import interrupted_exit_code
 from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
+    from memchat.attachments import Attachment
     from memchat.engine import TurnResult
     from memchat.sessions import Session
 
@@ -62,13 +63,26 @@ def ask(
     model: str | None = typer.Option(None, "--model", "-m", help="Model name."),
     provider: str | None = typer.Option(None, "--provider", help="anthropic, openai or echo (offline)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Most tokens in the reply."),
-    session_id: str | None = typer.Option(None, "--session", "-s", help="Continue session ID (its messages are sent)."),
+    session_id: str | None = typer.Option(
+        None,
+        "--session",
+        "-s",
+        autocompletion=complete_session_ids,
+        help="Continue session ID (its messages are sent).",
+    ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Continue the latest session."),
     markdown: bool | None = typer.Option(
         None, "--markdown/--plain", help="Render Markdown (default: when stdout is a terminal)."
     ),
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
     explain: bool = typer.Option(False, "--explain", help="Also show which memories were sent, and why."),
+    attach: list[str] | None = typer.Option(
+        None,
+        "--attach",
+        "-a",
+        metavar="FILE",
+        help="Send a text file (or a PNG, JPEG, GIF, WebP image) too; repeatable.",
+    ),
 ) -> None:
     """Send one prompt and print the reply; the exchange is stored as a session.
 
@@ -82,6 +96,7 @@ def ask(
     if session_id and continue_:
         raise UsageError("use either --session or --continue, not both")
     text = gather_prompt(prompt)
+    attached = _read_attachments(attach)  # a missing or binary file is said before anything is stored
     memchat = open_app(ctx, model=model, provider=provider, max_tokens=max_tokens)
     if no_memory:
         memchat.memory_off()
@@ -93,7 +108,7 @@ def ask(
     session = memchat.start_session(session_id=session_id, continue_=continue_, system=system)
     assert session is not None
     try:
-        result = _send(memchat, session, text, json_out=json_out, markdown=markdown)
+        result = _send(memchat, session, text, attached, json_out=json_out, markdown=markdown)
     except BaseException:
         if session_id is None and not continue_:  # a new session that never got your message
             memchat.discard_if_empty(session)
@@ -123,7 +138,15 @@ def _notes_after_reply(result: TurnResult, explain: bool) -> None:
         tables.explain_memory(result.memory)
 
 
-def _send(memchat: Memchat, session: Session, text: str, *, json_out: bool, markdown: bool | None) -> TurnResult:
+def _read_attachments(paths: list[str] | None) -> list[Attachment]:
+    from memchat.attachments import read
+
+    return [read(path) for path in paths or []]
+
+
+def _send(
+    memchat: Memchat, session: Session, text: str, attached: list[Attachment], *, json_out: bool, markdown: bool | None
+) -> TurnResult:
     """The turn, its reply streamed to the terminal (or kept for --json)."""
     from memchat.ui import console
     from memchat.ui.stream import ReplyWriter
@@ -133,7 +156,9 @@ def _send(memchat: Memchat, session: Session, text: str, *, json_out: bool, mark
     if writer:
         writer.waiting()
     try:
-        return memchat.send(session, text, on_text=writer.write if writer else None, on_notice=console.note)
+        return memchat.send(
+            session, text, on_text=writer.write if writer else None, on_notice=console.note, attached=attached
+        )
     finally:
         if writer:
             writer.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from memchat.cli.common import CliState, state
+from memchat.cli.common import CliState, complete_session_ids, state
 
 
 def run_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: bool = False) -> None:
@@ -21,7 +21,9 @@ def run_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: b
 def chat(
     ctx: typer.Context,
     continue_: bool = typer.Option(False, "--continue", "-c", help="Resume the latest session."),
-    session: str | None = typer.Option(None, "--session", "-s", help="Resume session ID."),
+    session: str | None = typer.Option(
+        None, "--session", "-s", autocompletion=complete_session_ids, help="Resume session ID."
+    ),
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither read nor write long-term memory."),
 ) -> None:
     """Chat interactively (the default command)."""

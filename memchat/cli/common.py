@@ -233,13 +233,16 @@ def load_encoder(app: Memchat, alongside: Callable[[], object] | None = None) ->
         app.embedder_alongside(alongside or (lambda: None))
 
 
-def complete_session_ids(incomplete: str) -> list[tuple[str, str]]:
+def complete_session_ids(incomplete: str) -> list[tuple[str, str]] | list[str]:
+    """Session ids with their titles, most recent first (`sessions show <Tab>`, `--session <Tab>`)."""
     from memchat.app.completion import session_ids
+    from memchat.cli.completion import labelled
 
-    return session_ids(incomplete)
+    return labelled(session_ids(incomplete))
 
 
-def complete_memory_ids(incomplete: str) -> list[tuple[str, str]]:
+def complete_memory_ids(incomplete: str) -> list[tuple[str, str]] | list[str]:
     from memchat.app.completion import memory_ids
+    from memchat.cli.completion import labelled
 
-    return memory_ids(incomplete)
+    return labelled(memory_ids(incomplete))

@@ -37,6 +37,7 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
                     r.name: {"provider": r.provider, "model": r.model or None, "url": r.url or None, "local": r.local}
                     for r in settings.roles()
                 },
+                "api_key": _key_json(settings.provider),
                 "settings": {
                     s.name: {"value": settings.get(s.name), "source": settings.sources[s.name]} for s in SETTINGS
                 },
@@ -75,7 +76,8 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     console.out().print(
         sanitize(
             f"\nconfig file: {settings.config_path}{exists}\ndatabase:    {settings.db_path}\n"
-            f"consent: {consent} (learning memories from chats; `memchat consent yes|no`)"
+            f"consent: {consent} (learning memories from chats; `memchat consent yes|no`)\n"
+            f"API key: {_key_line(settings.provider)}"
         ),
         highlight=False,
         markup=False,
@@ -88,6 +90,27 @@ def _role_line(role: Role) -> str:
     where = f" at {role.url}" if role.url else ""
     local = " (local: no key, no cost)" if role.local else ""
     return f"{role.name + ':':<8}{role.provider} {model}{where}{local}"
+
+
+def _key_json(provider: str) -> dict[str, str | None] | None:
+    """Where the provider's key comes from (never the key): env or keyring; None for a provider without one."""
+    from memchat.keys import KEY_ENV_VARS, key_source
+
+    if provider not in KEY_ENV_VARS:
+        return None
+    source = key_source(provider)
+    return {"provider": provider, "source": source.kind if source else None, "where": source.where if source else None}
+
+
+def _key_line(provider: str) -> str:
+    from memchat.keys import KEY_ENV_VARS, key_source
+
+    if provider not in KEY_ENV_VARS:
+        return f"{provider} needs none"
+    source = key_source(provider)
+    if source is None:
+        return f"none for {provider} (set {KEY_ENV_VARS[provider]}, or `memchat key set {provider}`)"
+    return f"{provider}'s from {source.where} (not shown)"
 
 
 @config_app.command("init")

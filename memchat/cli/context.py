@@ -5,11 +5,14 @@ from __future__ import annotations
 import typer
 
 from memchat.cli.common import app as open_app
+from memchat.cli.common import complete_session_ids
 
 
 def context(
     ctx: typer.Context,
-    session_id: str | None = typer.Option(None, "--session", "-s", help="Session ID (default: the latest)."),
+    session_id: str | None = typer.Option(
+        None, "--session", "-s", autocompletion=complete_session_ids, help="Session ID (default: the latest)."
+    ),
     json_out: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """Show the token budget of the next call: each part's tokens and share of the window."""

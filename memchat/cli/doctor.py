@@ -92,33 +92,40 @@ def _configuration(ctx: typer.Context, report: _Report) -> Memchat:
     return memchat
 
 
-def _has_key() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
+def _has_key(provider: str) -> bool:
+    from memchat.keys import KEY_ENV_VARS, stored_key
+
+    return provider not in KEY_ENV_VARS or stored_key(provider) is not None
 
 
 def _check_key(report: _Report, memchat: Memchat) -> None:
-    """Each provider the roles use: its key, or why it needs none."""
+    """Each provider the roles use: where its key comes from (never the key), or why it needs none."""
+    from memchat.keys import KEY_ENV_VARS, key_source, keyring_status
+
     for role in _distinct_providers(memchat):
         what = "API key" if role.provider == "anthropic" else f"{role.provider} key"
-        if role.provider == "anthropic":
-            if _has_key():
-                report(True, what, "ANTHROPIC_API_KEY is set (not shown)")
-            else:
-                report(
-                    False,
-                    what,
-                    "ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=sk-ant-... (or use --provider echo offline)",
-                )
-        elif role.provider == "openai":
-            try:
-                _provider_of(memchat, role.provider).ready()
-            except MemchatError as exc:
-                report(False, what, exc.message)
-            else:
-                said = "OPENAI_API_KEY is set (not shown)" if os.environ.get("OPENAI_API_KEY", "").strip() else ""
-                report(True, what, said or f"none needed: {role.url} is a local server")
-        else:
+        if role.provider not in KEY_ENV_VARS:
             report(True, "provider", f"{role.provider} needs no key")
+            continue
+        source = key_source(role.provider)
+        if source is not None:
+            report(True, what, f"from {source.where} (not shown)")
+            continue
+        try:
+            _provider_of(memchat, role.provider).ready()  # a local server needs none
+        except MemchatError:
+            pass
+        else:
+            report(True, what, f"none needed: {role.url} is a local server")
+            continue
+        variable = KEY_ENV_VARS[role.provider]
+        keyring = "" if not keyring_status() else f" ({keyring_status()}: use the variable)"
+        report(
+            False,
+            what,
+            f"{variable} is not set and the OS keyring holds no {role.provider} key{keyring}: export {variable}=... "
+            f"or `memchat key set {role.provider}` (or use --provider echo offline)",
+        )
 
 
 def _check_server(report: _Report, memchat: Memchat, quick: bool) -> None:
@@ -138,7 +145,7 @@ def _check_server(report: _Report, memchat: Memchat, quick: bool) -> None:
 
         if quick:
             report(None, what, "skipped (--quick)")
-        elif role.provider == "anthropic" and not _has_key():
+        elif role.provider == "anthropic" and not _has_key(role.provider):
             report(None, what, "not tried without a key")
         else:
             report.check(what, server)

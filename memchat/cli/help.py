@@ -27,6 +27,28 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ('memchat ask "summarise RFC 9110 in five lines"', "Print the reply and store the exchange."),
         ("git diff | memchat ask review this", "Piped input is the prompt (words given come first)."),
         ('memchat ask --json "what is my dentist\'s name?"', "One JSON object: reply, tokens, cost, memories sent."),
+        ('memchat ask -a error.log -a shot.png "why does it fail?"', "Send files with the prompt (text or images)."),
+    ],
+    "log": [
+        ("memchat log", "The last three exchanges, whatever their session, the newest last."),
+        ('memchat log -n 10 --since today -q "webhook"', "Today's last ten that mention webhook."),
+        ("memchat log -n 0 --json", "Every exchange, as one JSON array (model, tokens, cost)."),
+    ],
+    "key": [
+        ("memchat key set", "Keep your Anthropic key in the OS keyring (typed hidden)."),
+        ("memchat key show", "Each provider's key, masked, and where it comes from."),
+    ],
+    "key set": [
+        ("memchat key set", "Type the Anthropic key (not shown); it goes to the OS keyring."),
+        ("pass show openai | memchat key set openai", "From stdin, for a script or a password manager."),
+    ],
+    "key show": [
+        ("memchat key show", "sk-ant-…c3d4 from ANTHROPIC_API_KEY, or from the OS keyring."),
+        ("memchat key show openai", "One provider; exit code 1 when it has no key."),
+    ],
+    "key remove": [
+        ("memchat key remove", "Delete the Anthropic key from the OS keyring."),
+        ("memchat key remove openai", "The OpenAI one."),
     ],
     "recall": [
         ('memchat recall "where do I live"', "Best hits first; weak matches are labelled."),

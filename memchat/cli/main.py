@@ -17,11 +17,14 @@ from memchat import __version__, signals
 from memchat.cli import (
     ask,
     chat,
+    completion,
     config,
     context,
     doctor,
     help,
     imports,
+    key,
+    log,
     memories,
     models,
     plain_params,
@@ -33,11 +36,12 @@ from memchat.cli import (
     sessions,
     usage,
 )
-from memchat.cli.common import OPEN, state
+from memchat.cli.common import OPEN, complete_session_ids, state
 from memchat.errors import ExitCode, MemchatError, UsageError
 
 plain_params.install()  # no pydantic to parse the command line (~80 ms)
 help.install()  # values in plain words, examples under every command
+completion.install()  # bash and fish keep the order of completions (ids: most recent first)
 # One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
 # and OpenBLAS's pool would spin after each call and take the cores from the encoder.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -96,7 +100,9 @@ def root(
     config_file: str | None = typer.Option(None, "--config", help="Config file (default: XDG config dir)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Chat: resume the latest session."),
-    session: str | None = typer.Option(None, "--session", "-s", help="Chat: resume session ID."),
+    session: str | None = typer.Option(
+        None, "--session", "-s", autocompletion=complete_session_ids, help="Chat: resume session ID."
+    ),
     no_memory: bool = typer.Option(
         False, "--no-memory", help="Neither read nor write long-term memory (the session stays out of it for good)."
     ),
@@ -126,7 +132,9 @@ app.command("reindex")(recall.reindex)
 app.command("context")(context.context)
 app.command("usage")(usage.usage)
 app.command("models")(models.models)
+app.command("log")(log.log)
 app.add_typer(config.config_app, name="config")
+app.add_typer(key.key_app, name="key")
 app.command("doctor")(doctor.doctor)
 app.command("mcp")(serve.mcp)
 app.command("consent")(privacy.consent)

@@ -9,23 +9,25 @@ from memchat.cli.common import app as open_app
 
 def models(
     ctx: typer.Context,
-    json_out: bool = typer.Option(False, "--json", help="One JSON object per server."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON array, an object per server."),
 ) -> None:
     """List the models the configured server offers (/v1/models) and which one chat and memory use."""
     from memchat.ui import console, tables
 
     found = open_app(ctx).offered_models()
     if json_out:
-        for offered in found:
-            console.print_json(
+        console.print_json(
+            [
                 {
-                    "provider": offered.provider,
-                    "url": offered.url,
-                    "models": offered.models,
-                    "error": offered.error,
-                    "roles": offered.roles,
+                    "provider": o.provider,
+                    "url": o.url,
+                    "models": o.models,
+                    "error": o.error,
+                    "roles": o.roles,
                 }
-            )
+                for o in found
+            ]
+        )
     else:
         console.out().print(tables.offered_models(found), highlight=False, markup=False)
     if any(o.error for o in found):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import load_encoder, progress_bar
+from memchat.cli.common import complete_session_ids, load_encoder, progress_bar
 from memchat.text import plural
 
 
@@ -16,7 +16,9 @@ def recall(
     limit: int = typer.Option(10, "--limit", "-n", min=1, help="How many results."),
     since: str | None = typer.Option(None, "--since", help="Only from this date/time on (2026-01-01)."),
     until: str | None = typer.Option(None, "--until", help="Only up to this date/time."),
-    session: str | None = typer.Option(None, "--session", "-s", help="Only this session."),
+    session: str | None = typer.Option(
+        None, "--session", "-s", autocompletion=complete_session_ids, help="Only this session."
+    ),
     min_score: float | None = typer.Option(
         None, "--min-score", min=0.0, max=1.0, help="Only hits of at least this relevance (0-1), for scripts."
     ),

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import load_encoder
+from memchat.cli.common import complete_session_ids, load_encoder
 from memchat.text import sanitize
 
 if TYPE_CHECKING:
@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 def capture(
     ctx: typer.Context,
     session_id: str | None = typer.Option(
-        None, "--session", "-s", help="Only this session (default: every session with uncaptured turns)."
+        None,
+        "--session",
+        "-s",
+        autocompletion=complete_session_ids,
+        help="Only this session (default: every session with uncaptured turns).",
     ),
     final: bool = typer.Option(False, "--final", help="Also write the session's episodic summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing."),

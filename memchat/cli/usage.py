@@ -7,6 +7,7 @@ from dataclasses import asdict
 import typer
 
 from memchat.cli.common import app as open_app
+from memchat.cli.common import complete_session_ids
 
 
 def usage(
@@ -14,7 +15,9 @@ def usage(
     since: str | None = typer.Option(
         None, "--since", help="Only calls from then on: 7d, 24h, today, 2026-11-01 (default: all)."
     ),
-    session: str | None = typer.Option(None, "--session", "-s", help="Only calls of this session."),
+    session: str | None = typer.Option(
+        None, "--session", "-s", autocompletion=complete_session_ids, help="Only calls of this session."
+    ),
     json_out: bool = typer.Option(
         False, "--json", help="One JSON array, an object per day, model and purpose ([] when there is none)."
     ),

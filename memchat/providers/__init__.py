@@ -69,6 +69,7 @@ class Provider:
     can_call_tools = True  # structured answers (`call_tool`): memory capture and write-policy decisions
     real_usage = True  # reported input tokens are the model's own (they calibrate estimates)
     json_mode = False  # a model of this provider honours a JSON-only answer format unless declared otherwise
+    can_see_images = False  # image blocks (base64 PNG, JPEG, GIF, WebP) in a user message
 
     def __init__(self, settings: Any = None) -> None:
         self.settings = settings

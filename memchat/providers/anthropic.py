@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -20,15 +19,25 @@ def explain(
     """Turn an SDK exception into one plain line a user can act on (wording shared with openai)."""
     import anthropic
 
+    from memchat.keys import key_source
     from memchat.providers import wording
 
+    source = key_source("anthropic")  # the key that was sent: the variable's, or the keyring's
     return wording.explain(
-        exc, sdk=anthropic, model=model, retries=retries, timeout=timeout, url=url, key_env=KEY_ENV_VAR, partial=partial
+        exc,
+        sdk=anthropic,
+        model=model,
+        retries=retries,
+        timeout=timeout,
+        url=url,
+        key_env=source.where if source else KEY_ENV_VAR,
+        partial=partial,
     )
 
 
 class AnthropicProvider(Provider):
     name = "anthropic"
+    can_see_images = True
 
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
@@ -70,13 +79,13 @@ class AnthropicProvider(Provider):
         return url.rstrip("/")
 
     def _key(self) -> str:
-        """The API key, or NeedsKeyError saying how to set one. Cheap: no SDK import."""
-        key = os.environ.get(KEY_ENV_VAR, "").strip()
+        """The API key (ANTHROPIC_API_KEY, else the OS keyring), or NeedsKeyError saying how to set
+        one. Cheap: no SDK import."""
+        from memchat import keys
+
+        key = keys.stored_key("anthropic")
         if not key:
-            raise NeedsKeyError(
-                f"no Anthropic API key: set it with `export {KEY_ENV_VAR}=sk-ant-...` "
-                "(memchat never stores keys), or try memchat offline with --provider echo"
-            )
+            raise NeedsKeyError(keys.missing_key("anthropic", "Anthropic", "sk-ant-..."))
         return key
 
     def client(self) -> Any:

@@ -12,7 +12,6 @@ when the call comes back missing or malformed, a JSON answer checked against the
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -29,9 +28,10 @@ _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool
 
 
 def _key() -> str:
-    """The API key from the environment ('' when unset). The one place a key is read: a key
-    store (memchat.keys) plugs in here."""
-    return os.environ.get(KEY_ENV_VAR, "").strip()
+    """The API key: OPENAI_API_KEY, else the OS keyring's (`memchat key set openai`), else ''."""
+    from memchat.keys import stored_key
+
+    return stored_key("openai") or ""
 
 
 # --- Anthropic's message shape -> Chat Completions --------------------------------------------
@@ -174,8 +174,8 @@ class OpenAIProvider(Provider):
         if self.local:
             return NO_KEY
         raise NeedsKeyError(
-            f"no OpenAI API key for {self.url()}: set it with `export {KEY_ENV_VAR}=sk-...` "
-            "(memchat never stores keys), or point openai.base_url (or OPENAI_BASE_URL) at a local server"
+            f"no OpenAI API key for {self.url()}: set it with `export {KEY_ENV_VAR}=sk-...` or keep it in the "
+            "OS keyring with `memchat key set openai`, or point openai.base_url (or OPENAI_BASE_URL) at a local server"
         )
 
     def ready(self) -> None:

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from memchat.repl.loop import Repl
 
 Handler = Callable[["Repl", str], None]
-ArgCompleter = Callable[["Repl", str], Iterable[str]]
+# Completions for an argument, in the order shown: a value, or (value, what it is) for the menu.
+ArgCompleter = Callable[["Repl", str], Iterable[str | tuple[str, str]]]
 
 
 @dataclass(frozen=True)

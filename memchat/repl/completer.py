@@ -1,4 +1,5 @@
-"""Completion for slash commands and their arguments (session ids, models, formats)."""
+"""Completion for slash commands and their arguments (session ids with their titles, most recent first;
+models, formats)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from memchat.repl import registry
+from memchat.text import sanitize
 
 if TYPE_CHECKING:
     from memchat.repl.loop import Repl
@@ -36,4 +38,5 @@ class SlashCompleter(Completer):
         except Exception:  # noqa: BLE001 - completion must never break typing
             return
         for option in options:
-            yield Completion(option, start_position=-len(arg))
+            value, meta = option if isinstance(option, tuple) else (option, "")
+            yield Completion(value, start_position=-len(arg), display_meta=sanitize(meta) if meta else None)

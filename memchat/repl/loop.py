@@ -22,6 +22,7 @@ from memchat.ui.stream import ReplyWriter
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
+    from memchat.attachments import Attachment
     from memchat.engine import TurnResult
     from memchat.sessions import Session
 
@@ -38,6 +39,7 @@ class Repl:
         self.last_result: TurnResult | None = None
         self._warmed = False
         self.unsaved: str | None = None  # a message the database could not store
+        self.attached: list[Attachment] = []  # files for the next message (/attach)
         self.failures = 0  # lines that ended in an error: a piped chat then exits 1
         self.session_had_memory_off_note = False
 
@@ -127,12 +129,16 @@ class Repl:
             self.error(exc.message)
 
     def send(self, text: str) -> None:
+        attached, self.attached = self.attached, []  # they go with this message
         try:
             session = self.ensure_session()
-            self._run_turn(lambda on_text: self.app.send(session, text, on_text, self.info))
+            self._run_turn(lambda on_text: self.app.send(session, text, on_text, self.info, attached))
+        except UsageError:
+            self.attached = attached  # refused before it was stored (too large, no images here): still attached
+            raise
         except StoreError as exc:
             # The database refused the write (read-only, disk full): keep the words in memory.
-            self.unsaved = text
+            self.unsaved, self.attached = text, attached
             raise MemchatError(
                 f"{exc.message}. Your message was NOT saved; it is kept here and /retry "
                 "sends it again once the database is writable"

@@ -233,3 +233,27 @@ def offered_models(found: list[Any]) -> Text:
             elif offered.models is None:
                 lines.append(f"  {', '.join(used)}: {model}")
     return Text(sanitize("\n".join(lines)))
+
+
+def exchange_lines(found: list[Any]) -> None:
+    """`memchat log`: each exchange as a dim header (when, session, model, tokens, cost), the prompt
+    and the reply, stored text sanitized."""
+    from memchat.ui.console import out, say
+    from memchat.usage import dollars
+    from memchat.when import local_minute
+
+    console = out()
+    for n, e in enumerate(found):
+        tokens = f"{e.input_tokens or 0:,} in · {e.output_tokens or 0:,} out" if e.reply_id else "no reply"
+        title = f' "{e.session_title}"' if e.session_title else ""
+        status = "" if e.status == "ok" else f" · {e.status}"
+        head = (
+            f"{local_minute(e.at)} · session {e.session_id}{title} · {e.model or '-'} · {tokens} · "
+            f"{dollars(e.cost_usd)}{status}"
+        )
+        if n:
+            console.print()
+        say(f"── {head}", console, style="dim")
+        say(f"> {e.prompt}".replace("\n", "\n> "), console, style="bold")
+        if e.reply is not None:
+            say(e.reply, console)

@@ -17,9 +17,9 @@ COMMANDS = CommandSet()
 command = COMMANDS.command
 
 
-def _memory_ids(repl: Repl, prefix: str) -> Iterable[str]:
+def _memory_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
     recent = repl.app.memories(status=("active", "pending"), limit=200, newest_first=True)
-    return [str(m.id) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
+    return [(str(m.id), one_line(m.text, 60)) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
 
 
 def _one_id(arg: str, usage: str) -> str:
@@ -29,16 +29,38 @@ def _one_id(arg: str, usage: str) -> str:
     return parts[0]
 
 
-@command("remember", "Remember something for good (prefix rule: or event: for those kinds).", args="TEXT")
+@command(
+    "remember",
+    "Remember something for good (prefix rule: or event: for those kinds; key=user.city replaces that key's value).",
+    args="[key=ENTITY.ATTR] TEXT",
+)
 def _remember(repl: Repl, arg: str) -> None:
     from memchat.memory.store.kinds import kind_of
 
-    kind, text = kind_of(arg.strip())
+    key, rest = _leading_key(arg.strip())
+    kind, text = kind_of(rest)
     if not text:
-        raise UsageError("usage: /remember TEXT (e.g. /remember rule: answer in British English)")
-    done = repl.app.remember(text, kind=kind, origin="stated")
+        raise UsageError(
+            "usage: /remember [key=ENTITY.ATTR] TEXT (e.g. /remember rule: answer in British English, "
+            "/remember key=user.city I live in Lisbon)"
+        )
+    done = repl.app.remember(text, kind=kind, key=key, origin="stated")
     m = done.memory
     repl.info(f"{'already remembered' if done.existed else 'remembered'} #{m.id} ({m.kind}): {m.text}")
+    for old in done.replaced:  # the old value stays as history (`memchat memories history`)
+        repl.info(f"  supersedes #{old.id}: {old.text}")
+
+
+def _leading_key(arg: str) -> tuple[str | None, str]:
+    """`key=user.city I live in Lisbon` -> ("user.city", "I live in Lisbon"); the key is checked
+    where `memories add --key` checks it (the store), so a malformed one gets the same error."""
+    first, _, rest = arg.partition(" ")
+    if not first.lower().startswith("key="):
+        return None, arg
+    key = first[len("key=") :]
+    if not key:
+        raise UsageError("usage: /remember key=ENTITY.ATTR TEXT (e.g. key=user.city I live in Lisbon)")
+    return key, rest.strip()
 
 
 @command("recall", "Search memories and past conversations.", args="QUERY")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memchat.errors import MemchatError, UsageError
 from memchat.repl.command import CommandSet, choices
@@ -28,8 +28,14 @@ KNOWN_MODELS = (
 )
 
 
-def _session_ids(repl: Repl, prefix: str) -> Iterable[str]:
-    return [str(s.id) for s in repl.app.list_sessions(limit=50) if str(s.id).startswith(prefix)]
+def _session_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
+    """The ids of the sessions most recently used first, each with its title for the menu."""
+    prefix = prefix.strip().lstrip("#")
+    return [
+        (str(s.id), " ".join((s.title or "(untitled)").split()))
+        for s in repl.app.list_sessions(limit=50)
+        if str(s.id).startswith(prefix)
+    ]
 
 
 @command("new", "Start a new session.")
@@ -61,6 +67,36 @@ def _resume(repl: Repl, arg: str) -> None:
     if not arg:
         raise UsageError("usage: /resume ID (see /sessions)")
     repl.resume(arg)
+
+
+@command("attach", "Send a file with your next message (text, or an image); alone: what is attached.", args="[FILE]")
+def _attach(repl: Repl, arg: str) -> None:
+    from memchat.attachments import read
+
+    name = arg.strip()
+    if len(name) > 1 and name[0] == name[-1] and name[0] in "'\"":  # a quoted name with spaces
+        name = name[1:-1]
+    if not name:
+        if not repl.attached:
+            repl.info("nothing attached: /attach FILE sends a file with your next message")
+        for a in repl.attached:
+            repl.info(f"attached: {a.name} ({_size(a)})")
+        return
+    attachment = read(name)  # a missing, unreadable or binary file: one line, nothing attached
+    if attachment.is_image and not repl.app.provider.can_see_images:
+        raise UsageError(f"the {repl.app.provider.name} provider cannot take images: attach text files only")
+    repl.attached.append(attachment)
+    repl.info(f"attached {attachment.name} ({_size(attachment)}) to your next message")
+
+
+def _size(a: Any) -> str:
+    return f"{a.media_type}, {len(a.data):,} bytes" if a.is_image else f"{len(a.text):,} characters"
+
+
+@command("detach", "Drop the files attached to your next message.")
+def _detach(repl: Repl, arg: str) -> None:
+    dropped, repl.attached = repl.attached, []
+    repl.info(f"dropped {', '.join(a.name for a in dropped)}" if dropped else "nothing was attached")
 
 
 @command("title", "Rename this session.", args="TEXT")
