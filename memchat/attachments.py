@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,9 @@ def read(path: str) -> Attachment:
     return Attachment(name, "text/plain", text=text)
 
 
+_CLOSING = re.compile(r"</\s*attachment", re.IGNORECASE)
+
+
 def with_attachments(prompt: str, attached: list[Attachment]) -> str:
     """The message as stored and sent: the prompt, then each text file in a tagged block, and a
     note for each image."""
@@ -94,6 +98,19 @@ def with_attachments(prompt: str, attached: list[Attachment]) -> str:
             parts.append(a.note())
         else:
             body = a.text if a.text.endswith("\n") else a.text + "\n"
+            body = _CLOSING.sub("‹/attachment", body)  # a file cannot end its block and pose as your words
             label = " ".join(Path(a.name).name.split()).replace('"', "'")  # one line, one attribute
             parts.append(f'<attachment name="{label}">\n{body}</attachment>')
     return "\n\n".join(p for p in parts if p)
+
+
+_BLOCK = re.compile(r'\n\n(?:<attachment name="([^"\n]*)">\n|\[image attached: ([^\n·]*?) · )')
+
+
+def typed_parts(stored: str) -> tuple[str, list[str]]:
+    """A stored message as it was typed: its prompt (before the first attachment), and the names
+    of the files attached to it."""
+    found = list(_BLOCK.finditer(stored))
+    if not found:
+        return stored.strip(), []
+    return stored[: found[0].start()].strip(), [m.group(1) or m.group(2) for m in found]

@@ -122,12 +122,14 @@ class Engine:
 
         return MemoryStore(self.db).has_active() or sessions.has_other_messages(self.db, session_id)
 
-    def remember(self, user: Message) -> int | None:
-        """Store "remember that ..." directly, as stated, in the user's words."""
+    def remember(self, user: Message, typed: str | None = None) -> int | None:
+        """Store "remember that ..." directly, as stated, in the user's words (`typed`: what they
+        typed, when files were attached to it; a file's content is never an instruction)."""
         from memchat.memory.store.memories import MemoryStore
 
-        match = REMEMBER.match(user.content)
-        if not (self.use_memory and match) or _ASKS.match(match.group("text")) or user.content.rstrip().endswith("?"):
+        said = user.content if typed is None else typed
+        match = REMEMBER.match(said)
+        if not (self.use_memory and match) or _ASKS.match(match.group("text")) or said.rstrip().endswith("?"):
             return None
         from memchat.memory.store.kinds import kind_of
 
@@ -295,11 +297,12 @@ class Engine:
     ) -> TurnResult:
         """Store the user's message (with what is attached), then get and store the reply."""
         images = [a for a in attached or [] if a.is_image]
+        typed = text
         if attached:
             text = self._with_attachments(text, attached, images)
         check_size(text)
         user = sessions.add_message(self.db, session.id, "user", text, status="unanswered", tokens=tokens.count(text))
-        remembered = self.remember(user) if not attached else None  # "remember that" is said, not attached
+        remembered = self.remember(user, typed)  # what was typed: "remember that" is said, not attached
         if remembered and on_notice:
             said = "already remembered" if self.remembered_existed else "remembered"
             on_notice(f"{said} (memory {remembered}{', a rule' if self._kind(remembered) == 'rule' else ''})")
@@ -392,6 +395,8 @@ class Engine:
         except Exception as exc:  # a NeedsKeyError or ConfigError before any text
             sessions.mark_unanswered(self.db, user.id, str(exc))
             raise
+        if searches:  # the model's own searches went with the call too: /why and /context list them
+            sessions.set_memory_sent(self.db, user.id, section.summary())
         if reply.input_tokens and provider.real_usage and rounds == 1:  # the estimate was of one call
             tokens.record_usage(self.db, self.settings.model, compiled.estimate, reply.input_tokens)
         if section.memory_ids:
@@ -442,8 +447,12 @@ class Engine:
                         on_text(chunk)
             finally:
                 _add_up(reply, part)
-            if part.stop_reason != "tool_use" or not part.tool_calls or request.tool_choice == "none":
+            if part.stop_reason != "tool_use" or not part.tool_calls:
                 return rounds
+            if request.tool_choice == "none":  # told to answer in text, it asked for tools again
+                if reply.text.strip():
+                    return rounds
+                raise ProviderError("the model kept asking to search memory and gave no answer; /retry asks again")
             results = [self._tool_result(call, section, searches, request.session_id) for call in part.tool_calls]
             request.messages = [*request.messages, _assistant_turn(part), {"role": "user", "content": results}]
             if len(searches) >= tool.MAX_SEARCHES or rounds > tool.MAX_SEARCHES:
@@ -455,8 +464,13 @@ class Engine:
         from memchat.memory.recall import tool
 
         query = tool.query_of(call.input)
-        if call.name != tool.NAME or not query or len(searches) >= tool.MAX_SEARCHES:
-            why = tool.NO_MORE if call.name == tool.NAME and query else f"unknown tool call {call.name!r}"
+        if call.name != tool.NAME or call.error or not query or len(searches) >= tool.MAX_SEARCHES:
+            if call.name != tool.NAME:
+                why = f"unknown tool call {call.name!r}"
+            elif call.error or not query:
+                why = 'the arguments were not read: call recall with {"query": "a few words"}'
+            else:
+                why = tool.NO_MORE
             return {"type": "tool_result", "tool_use_id": call.id, "content": why, "is_error": True}
         hits = tool.search(
             self.db, query, self._embedder(None), session_id=session_id, floor=self.settings.get("recall.weak")
@@ -471,6 +485,7 @@ class Engine:
                     "searched",
                     h.text,
                     f"searched {query!r} {h.score:.2f}",
+                    kind=h.kind if h.type == "memory" else "message",
                     memory_id=h.id if h.type == "memory" else None,
                     message_id=h.id if h.type == "message" else None,
                     session_id=h.session_id,

@@ -9,7 +9,7 @@ cannot bring back what the user asked memchat to forget.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
@@ -67,3 +67,28 @@ def scrub(path: Path, mentions: Callable[[str], bool]) -> int:
         return 0
     write_private(path, "\n".join(line for e in kept for line in e))
     return len(entries) - len(kept)
+
+
+_ATTACHED = "\0attached:"  # in a set of typed lines: a file name an /attach line may have named
+
+
+def typed_lines(stored_messages: Iterable[str]) -> set[str]:
+    """The input-history lines that typed these stored user messages: each message, the prompt
+    alone when files were attached to it, and (marked) the names of those files."""
+    from memchat.attachments import typed_parts
+
+    typed: set[str] = set()
+    for content in stored_messages:
+        if content.strip():
+            prompt, names = typed_parts(content)
+            typed |= {content.strip(), prompt} | {f"{_ATTACHED}{name}" for name in names}
+    return typed - {""}
+
+
+def was_typed(line: str, typed: set[str]) -> bool:
+    """Whether an input-history line is one of `typed_lines` (an /attach line by its file's name)."""
+    line = line.strip()
+    if line in typed:
+        return True
+    command, _, path = line.partition(" ")
+    return command == "/attach" and bool(path.strip()) and f"{_ATTACHED}{Path(path.strip()).name}" in typed

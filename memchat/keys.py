@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from memchat.errors import MemchatError, UsageError
+from memchat.errors import MemchatError, NeedsKeyError, UsageError
 
 # Which environment variable holds each provider's key (the first provider is the default).
 KEY_ENV_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -94,8 +94,23 @@ def _keyring_key(provider: str) -> str | None:
 
 
 def stored_key(provider: str) -> str | None:
-    """The provider's key: its environment variable if set, else the OS keyring's, else None."""
-    return _env_key(provider) or _keyring_key(provider)
+    """The provider's key: its environment variable if set, else the OS keyring's, else None.
+    NeedsKeyError when it holds what no HTTP header can carry (a line break, a space, a non-ASCII
+    character): sent, the HTTP library's error would quote the key back."""
+    env = _env_key(provider)
+    where = env_var(provider) if env else "the OS keyring's key"
+    key = env or _keyring_key(provider)
+    if key and not header_safe(key):
+        raise NeedsKeyError(
+            f"{where} holds a character an API key never has (a line break, a space or a non-ASCII "
+            "character): set it again, copied whole"
+        )
+    return key
+
+
+def header_safe(key: str) -> bool:
+    """Printable ASCII without spaces: what an Authorization header can carry."""
+    return all("!" <= c <= "~" for c in key)
 
 
 def key_source(provider: str) -> Source | None:
@@ -112,8 +127,8 @@ def check_key(key: str) -> str:
     key = key.strip()
     if not key:
         raise UsageError("the key is empty")
-    if len(key) > MAX_KEY_CHARS or any(c.isspace() or not c.isprintable() for c in key):
-        raise UsageError("that is not an API key: one line of visible characters, no spaces")
+    if len(key) > MAX_KEY_CHARS or not header_safe(key):
+        raise UsageError("that is not an API key: one line of visible ASCII characters, no spaces")
     return key
 
 
@@ -149,11 +164,16 @@ def remove(provider: str) -> bool:
     return True
 
 
+_PUBLIC_PREFIXES = ("sk-ant-", "sk-proj-", "sk-")  # the parts every key of a kind shares
+
+
 def masked(key: str) -> str:
-    """Enough of a key to tell which one it is, never enough to use: 'sk-ant-…c3d4'."""
-    if len(key) < 16:
-        return "…" + key[-2:] if len(key) >= 8 else "…"
-    return f"{key[:7]}…{key[-4:]}"
+    """Enough of a key to tell which one it is, never enough to guess: 'sk-ant-…c3d4'. Only the
+    public prefix and the last 4 of a long key; the last 2 of a short one (a self-hosted server's)."""
+    if len(key) < 32:
+        return "…" + key[-2:] if len(key) >= 12 else "…"
+    prefix = next((p for p in _PUBLIC_PREFIXES if key.startswith(p)), "")
+    return f"{prefix}…{key[-4:]}"
 
 
 def missing_key(provider: str, label: str, example: str) -> str:

@@ -122,14 +122,24 @@ def sessions_between(db: Database, first: int, last: int) -> list[Session]:
     ]
 
 
+# A session whose last message is this recent may be an `ask` still waiting for its reply (a slow
+# model, retries after 429s): never "empty" yet.
+SETTLED_MINUTES = 15
+
+
 def sessions_without_reply(db: Database) -> list[Session]:
     """Sessions with no exchange: no assistant reply that stands (a failed `ask` leaves one, with
-    your message kept unanswered), oldest first; never one an import is still writing."""
+    your message kept unanswered), oldest first; never one an import is still writing, nor one
+    written to in the last SETTLED_MINUTES (its reply may be on the way)."""
+    from datetime import UTC, datetime, timedelta
+
+    settled = (datetime.now(UTC) - timedelta(minutes=SETTLED_MINUTES)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     where = (
         "WHERE s.importing = 0 AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id "
-        "AND m.role = 'assistant' AND m.status != 'undone')"
+        "AND m.role = 'assistant' AND m.status != 'undone') "
+        "AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.created_at > ?)"
     )
-    return [_session(r) for r in _rows(db, _session_select(where, "ORDER BY s.id"))]
+    return [_session(r) for r in _rows(db, _session_select(where, "ORDER BY s.id"), (settled,))]
 
 
 def latest_session(db: Database) -> Session | None:

@@ -51,6 +51,11 @@ def sanitize(text: str) -> str:
     return FORMAT.sub("", _without_controls(text))
 
 
+def error_text(message: str) -> str:
+    """An error message as one line, whatever it quotes (a file name with a line break in it)."""
+    return "⏎".join(sanitize(message).splitlines()) if "\n" in message else sanitize(message)
+
+
 def _without_controls(text: str) -> str:
     return _CONTROL.sub("", _ANSI.sub("", text.replace("\r\n", "\n")))
 

@@ -399,7 +399,23 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
 
-    do_GET = do_PUT = do_DELETE = do_PATCH = _not_found  # type: ignore[assignment]
+    def do_GET(self) -> None:
+        """GET /v1/models: the list page the real API answers (``models`` of the fake)."""
+        if self.path.split("?", 1)[0].rstrip("/") != "/v1/models":
+            self._not_found()
+            return
+        data = [
+            {"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"}
+            for m in self.fake.models
+        ]
+        page = {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None}
+        page["last_id"] = data[-1]["id"] if data else None
+        try:
+            self._send_json(200, page)
+        except OSError:
+            self.close_connection = True
+
+    do_PUT = do_DELETE = do_PATCH = _not_found  # type: ignore[assignment]
 
     def _handle_post(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
@@ -646,6 +662,7 @@ class FakeAnthropic:
     def __init__(self) -> None:
         self.requests = []
         self.headers = []
+        self.models = ["claude-haiku-4-5", "claude-sonnet-5-5"]  # what GET /v1/models lists
         self._lock = threading.Lock()
         self._queue: deque[_Reply] = deque()
         self._default: Callable[[dict], str] | None = None
@@ -776,6 +793,7 @@ class FakeAnthropic:
             self.headers.clear()
             self._default = None
             self.input_tokenizer = _count_words
+            self.models = ["claude-haiku-4-5", "claude-sonnet-5-5"]
 
     def close(self) -> None:
         if self._closed:

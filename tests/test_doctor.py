@@ -110,3 +110,9 @@ def test_doctor_quick_and_keyless_never_call_the_server(cli, api, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     assert "not tried without a key" in _server_line(cli("doctor").stdout)
     assert api.pending == 1  # the scripted refusal was never consumed
+
+
+def test_models_lists_what_claude_offers_and_who_uses_which(cli, api):
+    result = cli("models")
+    assert result.exit_code == 0, result.stderr
+    assert "claude-sonnet-5-5  ← chat" in result.stdout and "claude-haiku-4-5   ← memory" in result.stdout

@@ -211,3 +211,20 @@ def test_key_set_on_a_terminal_reads_the_key_hidden(keyring):
     child.close()
     assert child.exitstatus == 0
     assert "KEYRINGKEY" not in (child.before or "") and json.loads(keyring.read_text())
+
+
+@pytest.mark.parametrize("bad", ["sk-ant-SECRETPART\nline2", "sk-ant-SECRET PART", "sk-ant-SECRETé"], ids=repr)
+def test_a_key_no_header_can_carry_is_one_line_and_never_echoed(api, monkeypatch, bad):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", bad)
+    result = run_memchat("ask", "hello")
+    assert result.returncode != 0
+    err = result.stderr.decode()
+    assert err.count("\n") == 1 and "ANTHROPIC_API_KEY holds a character an API key never has" in err
+    assert "SECRET" not in err and "SECRET" not in result.stdout.decode()
+    assert api.requests == []
+
+
+def test_a_short_key_shows_only_its_last_two_characters(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "abcdefghijklmnop")
+    result = run_memchat("key", "show", "openai")
+    assert result.returncode == 0 and result.stdout.decode() == "openai: …op from OPENAI_API_KEY\n"

@@ -52,6 +52,7 @@ def test_what_the_model_searched_is_listed_as_sent_with_the_message(cli, api):
     out = json.loads(result.stdout)
     searched = [m for m in out["memory"] if m["section"] == "searched"]
     assert [m["text"] for m in searched] == ["Our cat is called Miso"]
+    assert searched[0]["kind"] == "fact" and searched[0]["id"] == 1  # a memory, by its memory id
     assert "cat's name" in searched[0]["reason"]
 
 
@@ -130,7 +131,7 @@ def test_a_local_model_searches_memory_through_chat_completions_tool_calls(cli, 
     assert result.exit_code == 0, result.stderr
     assert "Dr. Okafor." in result.stdout and "searched memory for 'dentist'" in result.stderr
     first, second = local_api.requests
-    assert [t["function"]["name"] for t in first["tools"]] == ["recall"] and first["tool_choice"] == "auto"
+    assert [t["function"]["name"] for t in first["tools"]] == ["recall"]
     answer = next(m for m in second["messages"] if m["role"] == "tool")
     assert "Rue Cler" in answer["content"]
 
@@ -141,3 +142,36 @@ def test_a_local_model_declared_without_tools_is_never_offered_the_search(cli, l
     local_api.enqueue_text("ok")
     assert cli("ask", "where do I live?").exit_code == 0
     assert "tools" not in local_api.requests[0]
+
+
+def test_a_model_that_keeps_calling_after_being_told_to_answer_fails_the_turn_in_one_line(cli, api, memchat_home):
+    _remember(cli, "I play the cello")
+    for n in range(3):  # two searches, then a call that must answer in text and asks again
+        api.enqueue_tool_use("recall", {"query": f"hobby {n}"}, id=f"toolu_{n}")
+    result = cli("ask", "What do I do for fun?")
+    assert result.exit_code != 0 and "Traceback" not in result.stderr
+    assert "the model kept asking to search memory and gave no answer" in result.stderr
+    assert result.stderr.count("\n") <= 3
+    assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'") == [("What do I do for fun?",)]
+
+
+def test_a_local_models_malformed_search_is_answered_and_the_turn_goes_on(cli, local_api):
+    _remember(cli, "My dentist is Dr. Okafor")
+    local_api.enqueue_tool_call("recall", '{"query": "dentist', text="Let me check.")
+    local_api.enqueue_text("Dr. Okafor, I think.")
+    result = cli("ask", "Write a two-line poem.")
+    assert result.exit_code == 0, result.stderr
+    assert "Dr. Okafor, I think." in result.stdout
+    answer = next(m for m in local_api.requests[1]["messages"] if m["role"] == "tool")
+    assert "arguments were not read" in answer["content"]
+    assert "tools" not in local_api.requests[1] or local_api.requests[1].get("tool_choice") != "none"
+
+
+def test_the_last_call_to_a_local_model_offers_no_tools(cli, local_api):
+    """Some servers (Ollama) ignore tool_choice "none": the call that must answer offers none."""
+    _remember(cli, "I play the cello")
+    local_api.enqueue_tool_call("recall", {"query": "hobby"})
+    local_api.enqueue_tool_call("recall", {"query": "music"})
+    local_api.enqueue_text("The cello.")
+    assert cli("ask", "What do I do for fun?").exit_code == 0
+    assert ["tools" in r for r in local_api.requests] == [True, True, False]

@@ -215,6 +215,20 @@ def test_deleting_several_asks_first_and_lists_them(cli, memchat_home):
     assert _session_ids(memchat_home) == [1, 2, 3]
 
 
+def _age_messages(home, minutes: int) -> None:
+    """Every message written `minutes` earlier than it was, as time passing would."""
+    from datetime import UTC, datetime, timedelta
+
+    conn = sqlite3.connect(home / "default.db")
+    with conn:
+        for mid, at in conn.execute("SELECT id, created_at FROM messages").fetchall():
+            then = datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC) - timedelta(minutes=minutes)
+            conn.execute(
+                "UPDATE messages SET created_at = ? WHERE id = ?", (then.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), mid)
+            )
+    conn.close()
+
+
 def test_delete_empty_removes_the_sessions_a_failed_ask_left(cli, api, memchat_home):
     api.enqueue_error(400, "bad request")
     assert cli("ask", "this one fails").exit_code == 1  # your message is kept, unanswered, in session 1
@@ -224,6 +238,9 @@ def test_delete_empty_removes_the_sessions_a_failed_ask_left(cli, api, memchat_h
     assert cli("ask", "fails again").exit_code == 1
     assert cli("--provider", "echo", "chat", input="undone soon\n/undo\n").exit_code == 0  # no reply that stands
     assert _session_ids(memchat_home) == [1, 2, 3, 4]
+    recent = cli("sessions", "delete", "--empty", "--yes")  # an ask may still be waiting for its reply
+    assert recent.exit_code == 0 and recent.stdout == "" and _session_ids(memchat_home) == [1, 2, 3, 4]
+    _age_messages(memchat_home, minutes=sessions.SETTLED_MINUTES + 1)
     result = cli("sessions", "delete", "--empty", "--yes")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "deleted session 1\ndeleted session 3\ndeleted session 4\n"

@@ -4,6 +4,8 @@ Messages-API server), and the old value becomes history rather than a second act
 
 from __future__ import annotations
 
+import json
+
 from conftest import db_rows
 
 
@@ -84,3 +86,21 @@ def test_a_question_about_the_past_is_neither_stored_nor_decided(cli, api, memch
     api.enqueue_text("Yes, in 2019.")
     assert cli("ask", "Remember when we went to Paris?").exit_code == 0
     assert _decisions(api) == [] and len(_memories(memchat_home)) == 1
+
+
+def test_a_private_memory_is_never_shown_to_the_memory_model_nor_replaced(cli, api, memchat_home, embedder):
+    _add(cli, "My bank card PIN is 1234")
+    assert cli("memories", "edit", "1", "--private").exit_code == 0
+    api.enqueue_text("Noted.")
+    assert cli("ask", "Remember that my bank card PIN is 9999").exit_code == 0
+    assert _decisions(api) == [] and "1234" not in json.dumps(api.requests)
+    assert [row[2] for row in _memories(memchat_home)] == ["active", "active"]
+
+
+def test_a_new_value_of_a_private_fact_stays_private(cli, memchat_home):
+    assert cli("memories", "add", "--key", "user.pin", "--private", "My PIN is 1234").exit_code == 0
+    assert cli("memories", "add", "--key", "user.pin", "My PIN is 9999").exit_code == 0
+    assert db_rows(memchat_home, "SELECT text, status, private FROM memories ORDER BY id") == [
+        ("My PIN is 1234", "superseded", 1),
+        ("My PIN is 9999", "active", 1),
+    ]

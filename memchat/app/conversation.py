@@ -147,7 +147,7 @@ class Conversation(Profile):
         for session in doomed:
             typed |= self._typed_in(session)
         # the input history first: a kill or a full disk after it leaves nothing typed behind
-        history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
+        history.scrub(self.history_to_scrub, lambda line: history.was_typed(line, typed))
         ids = [s.id for s in doomed]
         done = delete_sessions(self.db, ids)
         which: dict[str, object] = {"session": ids[0]} if len(ids) == 1 else {"sessions": id_ranges(ids)}
@@ -155,13 +155,12 @@ class Conversation(Profile):
         return done
 
     def _typed_in(self, session: Session) -> set[str]:
-        """What the user typed in a session (and the /title and /system lines that named it)."""
-        typed = {
-            m.content.strip()
-            for m in sessions.messages(self.db, session.id, include_undone=True)
-            if m.role == "user" and m.content.strip()
-        }
-        return typed | {
+        """What the user typed in a session (and the /title, /system and /attach lines that went
+        with it): a message with files attached was typed as its prompt alone."""
+        from memchat import history
+
+        asked = [m.content for m in sessions.messages(self.db, session.id, include_undone=True) if m.role == "user"]
+        return history.typed_lines(asked) | {
             f"/{command} {said.strip()}"
             for command, said in (("title", session.title), ("system", session.system))
             if said

@@ -96,18 +96,17 @@ class Privacy(Profile):
         from memchat.memory.forget.retention import purge
         from memchat.privacy import record
 
-        typed = {
-            r[0].strip()
+        typed = history.typed_lines(
+            r[0]
             for r in self.db.conn.execute(
                 "SELECT content FROM messages WHERE role = 'user' AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(doomed.messages),),
             )
-            if r[0].strip()
-        }
+        )
         # the input history first (what was typed in those messages, and what said those memories):
         # a kill or a full disk after it leaves nothing typed behind
         if typed:
-            history.scrub(self.history_to_scrub, lambda line: line.strip() in typed)
+            history.scrub(self.history_to_scrub, lambda line: history.was_typed(line, typed))
         if doomed.memories:
             from memchat.memory.forget.erase import said_by
 

@@ -48,9 +48,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def show_error(exc: MemchatError) -> None:
-    from memchat.text import sanitize  # a message may quote hostile input
+    from memchat.text import error_text  # a message may quote hostile input
 
-    sys.stderr.write(f"memchat: {sanitize(exc.message)}\n")
+    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
     sys.stderr.flush()
 
 

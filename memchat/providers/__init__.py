@@ -47,6 +47,7 @@ class ToolCall:
     id: str
     name: str
     input: dict[str, Any]
+    error: str | None = None  # its arguments could not be read (a weak model's malformed JSON): answered as such
 
 
 @dataclass

@@ -59,6 +59,15 @@ class AnthropicProvider(Provider):
             raise explain(exc, model=model, retries=0, timeout=self.settings.timeout, url=self.url()) from None
         return f"{self.url()} answered; key accepted, model {model} known ({counted.input_tokens} tokens for 'hi')"
 
+    def models(self) -> list[str]:
+        """GET /v1/models (every page): the model ids the key may use, sorted; no retries."""
+        client = self.client().with_options(max_retries=0)
+        try:
+            listed = [m.id for m in client.models.list()]
+        except Exception as exc:  # noqa: BLE001 - `memchat models` shows it as one line
+            raise explain(exc, model="", retries=0, timeout=self.settings.timeout, url=self.url()) from None
+        return sorted(listed)
+
     def ready(self) -> None:
         self._key()
         self.url()

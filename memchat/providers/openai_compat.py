@@ -12,6 +12,7 @@ when the call comes back missing or malformed, a JSON answer checked against the
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -27,11 +28,24 @@ NO_KEY = "no-key-needed"
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}
 
 
-def _key() -> str:
-    """The API key: OPENAI_API_KEY, else the OS keyring's (`memchat key set openai`), else ''."""
+def _key(local: bool) -> str:
+    """The API key: OPENAI_API_KEY, else the OS keyring's (`memchat key set openai`), else ''.
+    A server on this machine or the local network gets the environment's key only: the key kept
+    for OpenAI never travels to it (often plain HTTP)."""
     from memchat.keys import stored_key
 
+    if local:
+        env = os.environ.get(KEY_ENV_VAR, "").strip()
+        return stored_key("openai") or "" if env else ""  # stored_key checks it as it does any key
     return stored_key("openai") or ""
+
+
+def _key_where() -> str:
+    """Where the key that was sent came from, for a 401's advice (never the key)."""
+    from memchat.keys import key_source
+
+    source = key_source("openai")
+    return source.where if source else KEY_ENV_VAR
 
 
 # --- Anthropic's message shape -> Chat Completions --------------------------------------------
@@ -126,10 +140,20 @@ def tool_input(name: str, arguments: str | None) -> dict[str, Any]:
     try:
         value = json.loads(arguments) if arguments and arguments.strip() else {}
     except json.JSONDecodeError as exc:
-        raise ProviderError(f"the model's {name} call had malformed arguments ({exc.msg} at {exc.pos})") from None
+        raise ProviderError(
+            f"the model's {name} call had malformed arguments ({exc.msg}, at character {exc.pos})"
+        ) from None
     if not isinstance(value, dict):
         raise ProviderError(f"the model's {name} call had arguments that are not an object")
     return value
+
+
+def _tool_call(n: int, call: dict[str, str]) -> ToolCall:
+    """A streamed tool call; malformed arguments are kept as its error, for the caller to answer."""
+    try:
+        return ToolCall(call["id"] or f"call_{n}", call["name"], tool_input(call["name"], call["arguments"]))
+    except ProviderError as exc:
+        return ToolCall(call["id"] or f"call_{n}", call["name"], {}, error=exc.message)
 
 
 # --- the provider -----------------------------------------------------------------------------
@@ -168,10 +192,11 @@ class OpenAIProvider(Provider):
 
     def api_key(self) -> str:
         """The key, a stand-in for a local server, or NeedsKeyError saying how to set one. No I/O."""
-        key = _key()
+        local = self.local
+        key = _key(local)
         if key:
             return key
-        if self.local:
+        if local:
             return NO_KEY
         raise NeedsKeyError(
             f"no OpenAI API key for {self.url()}: set it with `export {KEY_ENV_VAR}=sk-...` or keep it in the "
@@ -219,7 +244,7 @@ class OpenAIProvider(Provider):
             retries=self.settings.max_retries if retries is None else retries,
             timeout=self.settings.timeout,
             url=self.url(),
-            key_env=KEY_ENV_VAR,
+            key_env=_key_where(),
             partial=partial,
         )
 
@@ -260,9 +285,10 @@ class OpenAIProvider(Provider):
             "stream_options": {"include_usage": True},
             **self._token_limit(request.max_tokens),
         }
-        if request.tools and self.capabilities(request.model).tools:
+        # The last call of a turn must answer in text: no tools at all, since some servers (Ollama)
+        # ignore tool_choice "none".
+        if request.tools and self.capabilities(request.model).tools and request.tool_choice != "none":
             kwargs["tools"] = tools_to_wire(request.tools)
-            kwargs["tool_choice"] = request.tool_choice  # "auto" or "none", as Chat Completions spells them
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
         try:
@@ -279,13 +305,7 @@ class OpenAIProvider(Provider):
         reply.stop_reason = _STOP_REASONS.get(finish or "", finish)
         if calls:  # some servers end a tool call with "stop": the calls say what it was
             reply.stop_reason = "tool_use"
-            try:
-                reply.tool_calls = [
-                    ToolCall(c["id"] or f"call_{n}", c["name"], tool_input(c["name"], c["arguments"]))
-                    for n, c in sorted(calls.items())
-                ]
-            except ProviderError as exc:
-                raise ProviderError(exc.message, partial=reply.text) from None
+            reply.tool_calls = [_tool_call(n, c) for n, c in sorted(calls.items())]
         self.used(request, reply.model, reply.input_tokens, reply.output_tokens)
 
     def create(self, request: ChatRequest, **extra: Any) -> Any:

@@ -8,6 +8,7 @@ server failed; only the key's environment variable differs.
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 from typing import Any
 
@@ -36,12 +37,18 @@ def api_message(exc: Any) -> str:
     return str(getattr(exc, "message", "") or exc)
 
 
+_CREDENTIAL = re.compile(r"(?i)(bearer\s+|x-api-key['\"]?[:,]?\s*['\"]?|api[_-]?key=)[^\s'\",)]+")
+
+
 def cause(exc: BaseException) -> str:
     """What actually failed under the SDK's "Connection error.": refused, no such host, TLS..."""
     seen = exc
     while seen.__cause__ is not None or seen.__context__ is not None:
         seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
     text = str(seen).strip().rstrip(".") or type(seen).__name__
+    # An HTTP library may quote the header it refused ("Illegal header value b'Bearer sk-...'"):
+    # never a key in a message, which is shown, logged and stored with the failed turn.
+    text = _CREDENTIAL.sub(r"\1…", text)
     return f"{text}; check that the server is up and the URL is right"
 
 

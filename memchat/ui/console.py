@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from memchat.text import FORMAT, sanitize
+from memchat.text import FORMAT, error_text, sanitize
 
 _out: Console | None = None
 _err: Console | None = None
@@ -35,7 +35,7 @@ def err() -> Console:
 
 
 def error_line(message: str) -> None:
-    err().print(f"[red]memchat: {escape(sanitize(message))}[/red]", soft_wrap=True)
+    err().print(f"[red]memchat: {escape(error_text(message))}[/red]", soft_wrap=True)
 
 
 def note(message: str) -> None:

@@ -150,7 +150,7 @@ def _one(
             store.update(best.id, actor=actor, importance=min(1.0, best.importance + RULE_BOOST))
             return Outcome("reinforced", best.id, c.text, c.kind)
         return Outcome("merged", best.id, c.text, c.kind)
-    related = [m for m, cos in neighbours if cos >= RELATED]
+    related = [m for m, cos in neighbours if cos >= RELATED and not m.private]  # never shown to a model
     if related and decide is not None and not all(m.id in shown for m in related):
         verdict = decide(c, related)
         action = verdict.get("action")
@@ -173,7 +173,11 @@ def reconcile(store: MemoryStore, memory: Memory, embedder: Embedder | None, dec
     if memory.key or embedder is None:  # a key supersedes by itself; without vectors nothing is close
         return None
     c = Candidate(kind=memory.kind, text=memory.text, origin="stated")
-    close = [m for m, cos in _neighbours(store, embedder, c) if cos >= STATED_RELATED and m.id != memory.id]
+    close = [
+        m
+        for m, cos in _neighbours(store, embedder, c)
+        if cos >= STATED_RELATED and m.id != memory.id and not m.private  # a private one is never shown
+    ]
     related = close[:STATED_SHOWN]
     if not related:
         return None

@@ -255,14 +255,16 @@ class MemoryStore:
         return new_id
 
     def _activate(self, memory_id: int, key: str | None, text: str, actor: str, at: str) -> None:
-        pinned = False
+        pinned = private = False
         if key:
             for old in self._select("WHERE key = ? AND status = 'active' AND id != ?", (key, memory_id)):
                 self._retire(old, memory_id, text, actor, at)
                 pinned = pinned or old.pinned  # a pin belongs to the fact, whatever its value
+                private = private or old.private  # and so does the user's "private"
         self.db.conn.execute(
-            "UPDATE memories SET status = 'active', valid_to = NULL, pinned = max(pinned, ?) WHERE id = ?",
-            (int(pinned), memory_id),
+            "UPDATE memories SET status = 'active', valid_to = NULL, pinned = max(pinned, ?), "
+            "private = max(private, ?) WHERE id = ?",
+            (int(pinned), int(private), memory_id),
         )
 
     def _retire(self, old: Memory, new_id: int, new_text: str, actor: str, at: str) -> None:
@@ -290,6 +292,7 @@ class MemoryStore:
                 text=text,
                 value=value,
                 pinned=int(old.pinned),
+                private=int(old.private),
                 origin=origin,
                 sensitive=int(old.sensitive),
                 importance=old.importance,
@@ -300,7 +303,7 @@ class MemoryStore:
 
     def replaced_by(self, old_id: int, new_id: int, *, actor: str = "user") -> Memory:
         """An active memory becomes the history of a newer one already stored (a statement that
-        changes it); the newer one takes its key and its pin."""
+        changes it); the newer one takes its key, its pin and its privacy."""
         old, new = self._live(old_id), self._live(new_id)
         if old.status != "active" or new.status != "active" or old.id == new.id:
             raise UsageError(f"memory {old.id} cannot be replaced by memory {new.id}")
@@ -308,8 +311,9 @@ class MemoryStore:
         with immediate(self.db):
             self._retire(old, new.id, new.text, actor, now)
             self.db.conn.execute(
-                "UPDATE memories SET key = coalesce(key, ?), pinned = max(pinned, ?), updated_at = ? WHERE id = ?",
-                (old.key, int(old.pinned), now, new.id),
+                "UPDATE memories SET key = coalesce(key, ?), pinned = max(pinned, ?), private = max(private, ?), "
+                "updated_at = ? WHERE id = ?",
+                (old.key, int(old.pinned), int(old.private), now, new.id),
             )
         return self.get(new.id)
 
