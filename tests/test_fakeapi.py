@@ -294,8 +294,13 @@ def test_missing_api_key_and_other_paths(api):
     status, body, _ = raw_post(api.url + "/v1/other", {})
     assert status == 404 and body["error"]["type"] == "not_found_error"
     with pytest.raises(urllib.error.HTTPError) as ei:
-        urllib.request.urlopen(api.url + "/v1/models", timeout=5)
+        urllib.request.urlopen(api.url + "/v1/files", timeout=5)
     assert ei.value.code == 404
+
+
+def test_models_list_as_the_real_sdk_pages_it(api):
+    api.models = ["claude-a", "claude-b"]
+    assert [m.id for m in make_client(api).models.list()] == ["claude-a", "claude-b"]
 
 
 def test_count_tokens(api):
