@@ -233,10 +233,15 @@ class Settings:
 
     def roles(self) -> list[Role]:
         """Who does what: the chat, and memory work (capture, its decisions and summaries, compaction)."""
-        chat = Role("chat", self.values["provider"], self.values["model"], self._url(self.values["provider"]))
+        chat_provider = self.values["provider"]
+        # The offline echo provider is no model, whatever `model` names: it is recorded as "echo".
+        chat_model = "echo" if chat_provider == "echo" else self.values["model"]
+        chat = Role("chat", chat_provider, chat_model, self._url(chat_provider))
         provider = self.values["memory.provider"] or chat.provider
         model = self.values["memory.model"]
-        if self.sources["memory.model"] == "default" and provider != "anthropic":
+        if provider == "echo":
+            model = "echo"
+        elif self.sources["memory.model"] == "default" and provider != "anthropic":
             # Claude's small model is no name for another server: the chat model, if it is on the same one.
             model = chat.model if provider == chat.provider else ""
         return [chat, Role("memory", provider, model, self._url(provider))]

@@ -412,3 +412,8 @@ def test_the_echo_provider_is_recorded_as_echo_never_as_a_claude_model(cli, memc
     chat = cli("--provider", "echo", "chat", input="/model\nhello\n")
     assert "model: echo (the echo provider; claude-sonnet-5-5 with a real one)" in chat.stdout + chat.stderr
     assert db_rows(memchat_home, "SELECT DISTINCT model FROM sessions") == [("echo",)]
+    # and where the roles are shown
+    models = cli("--provider", "echo", "models")
+    assert models.exit_code == 0 and "echo  ← chat, memory" in models.stdout and "claude" not in models.stdout
+    roles = json.loads(cli("--provider", "echo", "config", "--json").stdout)["roles"]
+    assert {r["model"] for r in roles.values()} == {"echo"}

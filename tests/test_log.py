@@ -129,3 +129,9 @@ def test_log_escapes_what_a_terminal_would_run(cli, fake):
     assert "\x1b" not in out and "\x07" not in out
     (got,) = _log(cli)
     assert got["reply"] == "evil \x1b]0;pwned\x07 reply"  # the data itself, escaped as JSON
+
+
+def test_an_echo_exchange_shows_no_tokens_it_never_had(cli):
+    assert cli("--provider", "echo", "ask", "hello there").exit_code == 0
+    out = cli("log").stdout
+    assert "echo · offline, no tokens · -" in out and " in · " not in out

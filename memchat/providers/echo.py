@@ -32,6 +32,9 @@ class EchoProvider(Provider):
     def model_name(self, requested: str) -> str:
         return "echo"  # no model answered: never recorded under the name of one that did not
 
+    def models(self) -> list[str]:
+        return ["echo"]  # its one "model" (`memchat models`)
+
     def stream(self, request: ChatRequest, reply: Reply) -> Iterator[str]:
         last_user = next((m for m in reversed(request.messages) if m["role"] == "user"), None)
         text = "(echo) " + (_text_of(last_user["content"]) if last_user else "")

@@ -245,6 +245,8 @@ def exchange_lines(found: list[Any]) -> None:
     console = out()
     for n, e in enumerate(found):
         tokens = f"{e.input_tokens or 0:,} in · {e.output_tokens or 0:,} out" if e.reply_id else "no reply"
+        if e.reply_id and e.model == "echo":
+            tokens = "offline, no tokens"  # echo counts words, not a model's tokens
         title = f' "{e.session_title}"' if e.session_title else ""
         status = "" if e.status == "ok" else f" · {e.status}"
         head = (
