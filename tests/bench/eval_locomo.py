@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Retrieval quality on the LoCoMo development set: recall@5/10, MRR, per category.
+"""Retrieval quality on the LoCoMo development set: recall@5/10, MRR, all-evidence@10, per category.
 
     python tests/bench/eval_locomo.py [--eval-dir ../shared/eval] [--out DIR] [--sweep]
 
@@ -237,11 +237,17 @@ def main() -> None:
 
 
 def print_tables(results: dict[str, dict]) -> None:
-    print("| system | R@5 | R@10 | R@20 | MRR |")
-    print("|---|---|---|---|---|")
+    # All@10: every evidence message of a question in the top 10 (what a multi-part answer needs);
+    # multi-hop questions are the ones whose evidence is spread over several turns.
+    print("| system | R@5 | R@10 | R@20 | MRR | All@10 | All@10 multi-hop |")
+    print("|---|---|---|---|---|---|---|")
     for name, groups in results.items():
         o = groups["overall (1-4)"]
-        print(f"| {name} | {o['R@5']:.3f} | {o['R@10']:.3f} | {o['R@20']:.3f} | {o['MRR']:.3f} |")
+        multi = groups.get("multi-hop", {}).get("All@10", float("nan"))
+        print(
+            f"| {name} | {o['R@5']:.3f} | {o['R@10']:.3f} | {o['R@20']:.3f} | {o['MRR']:.3f} "
+            f"| {o['All@10']:.3f} | {multi:.3f} |"
+        )
     cats = [g for g in next(iter(results.values())) if g != "overall (1-4)"]
     first = next(iter(results.values()))
     print("\nrecall@10 / MRR per category (n):\n")
