@@ -6,7 +6,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from memchat.errors import ConfigError, NeedsKeyError, ProviderError
+from memchat.errors import NeedsKeyError, ProviderError
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
@@ -74,18 +74,16 @@ class AnthropicProvider(Provider):
 
     def url(self) -> str:
         """The Messages API base URL in effect; ConfigError naming where a malformed one came from."""
-        from urllib.parse import urlsplit
+        from memchat.providers.wording import checked_url
 
-        url = (self.settings.base_url or "").strip() or DEFAULT_URL
-        try:
-            parts = urlsplit(url)
-            ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        except ValueError:
-            ok = False
-        if not ok:
-            source = self.settings.sources.get("base_url", "settings") if hasattr(self.settings, "sources") else ""
-            raise ConfigError(f"base_url {url!r} ({source}) is not an http(s) URL such as {DEFAULT_URL}")
-        return url.rstrip("/")
+        sources = getattr(self.settings, "sources", {})
+        return checked_url(
+            self.settings.base_url,
+            DEFAULT_URL,
+            setting="base_url",
+            source=sources.get("base_url", "settings"),
+            example=DEFAULT_URL,
+        )
 
     def _key(self) -> str:
         """The API key (ANTHROPIC_API_KEY, else the OS keyring), or NeedsKeyError saying how to set

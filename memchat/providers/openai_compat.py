@@ -171,20 +171,15 @@ class OpenAIProvider(Provider):
     # --- where and who ----------------------------------------------------------------------
     def url(self) -> str:
         """The base URL in effect; ConfigError naming where a malformed one came from."""
-        from urllib.parse import urlsplit
+        from memchat.providers.wording import checked_url
 
-        url = (self.settings.get("openai.base_url") or "").strip() or OPENAI_URL
-        try:
-            parts = urlsplit(url)
-            ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        except ValueError:
-            ok = False
-        if not ok:
-            source = self.settings.sources.get("openai.base_url", "settings")
-            raise ConfigError(
-                f"openai.base_url {url!r} ({source}) is not an http(s) URL such as http://localhost:11434/v1"
-            )
-        return url.rstrip("/")
+        return checked_url(
+            self.settings.get("openai.base_url"),
+            OPENAI_URL,
+            setting="openai.base_url",
+            source=self.settings.sources.get("openai.base_url", "settings"),
+            example="http://localhost:11434/v1",
+        )
 
     @property
     def local(self) -> bool:

@@ -116,3 +116,21 @@ def status_text(status: int, detail: str, model: str, tries: str, key_env: str) 
     if status >= 500:
         return f"the API had a server error ({status}){tries}: {detail}"
     return f"the API refused the request ({status}): {detail}"
+
+
+def checked_url(value: str | None, default: str, *, setting: str, source: str, example: str) -> str:
+    """A provider's base URL (`default` when unset), without a trailing slash; ConfigError naming
+    the setting and where a malformed one came from."""
+    from urllib.parse import urlsplit
+
+    from memchat.errors import ConfigError
+
+    url = (value or "").strip() or default
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ConfigError(f"{setting} {url!r} ({source}) is not an http(s) URL such as {example}")
+    return url.rstrip("/")
