@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from memchat.db import Database
+
+class Database(Protocol):
+    """What a migration uses of the open database (memchat.db.Database, which imports this
+    module to migrate: naming that class here would make the two a cycle)."""
+
+    conn: sqlite3.Connection
+
+    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor: ...
+
 
 MIGRATION_SET = "memchat"
 

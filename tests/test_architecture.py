@@ -44,11 +44,12 @@ def _type_checking_lines(tree: ast.Module) -> set[int]:
     return lines
 
 
-def _imports(name: str) -> set[str]:
-    """Every module `name` imports at run time: memchat modules resolved, others by top package."""
+def _imports(name: str, *, types_too: bool = False) -> set[str]:
+    """Every module `name` imports at run time (with `types_too`, under TYPE_CHECKING as well):
+    memchat modules resolved, others by top package."""
     path = MODULES[name]
     tree = ast.parse(path.read_text())
-    skip = _type_checking_lines(tree)
+    skip = set() if types_too else _type_checking_lines(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -74,9 +75,23 @@ def _imports(name: str) -> set[str]:
 
 
 GRAPH = {name: _imports(name) for name in MODULES}
+WITH_TYPES = {name: _imports(name, types_too=True) for name in MODULES}
+# The one ring left through type-only imports: the REPL's commands name the Repl they act on,
+# and the loop imports the commands (issue 24 takes it apart with a protocol). Nothing may join it.
+KNOWN_TYPE_RING = [
+    "memchat.repl.command",
+    "memchat.repl.commands.context",
+    "memchat.repl.commands.memory",
+    "memchat.repl.commands.review",
+    "memchat.repl.commands.session",
+    "memchat.repl.completer",
+    "memchat.repl.loop",
+    "memchat.repl.registry",
+    "memchat.repl.toolbar",
+]
 
 
-def _cycles() -> list[list[str]]:
+def _cycles(graph: dict[str, set[str]] = GRAPH) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -88,7 +103,7 @@ def _cycles() -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in (t for t in GRAPH[v] if t in MODULES):
+        for w in (t for t in graph[v] if t in MODULES):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -141,6 +156,11 @@ def _forbidden(name: str) -> tuple[str, ...]:
 
 def test_no_import_cycle_anywhere():
     assert _cycles() == []
+
+
+def test_no_import_cycle_even_through_type_only_imports_but_the_known_repl_ring():
+    """A type-only import still ties two modules together for a reader and for mypy."""
+    assert _cycles(WITH_TYPES) in ([], [KNOWN_TYPE_RING])
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -70,7 +70,7 @@ class Memories(Profile):
             exclude_private=not private,
         )
         if not private:
-            from memchat.memory.judge.state import as_sent
+            from memchat.memory.recall.tool import as_sent
 
             hits = as_sent(self.db, hits)
         weak = self.settings.get("recall.weak")

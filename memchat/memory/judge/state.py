@@ -22,7 +22,6 @@ from memchat.memory.text import TEXT_WINDOW, words
 
 if TYPE_CHECKING:
     from memchat.db import Database
-    from memchat.memory.recall.rank import Hit
 
 
 @dataclass
@@ -58,22 +57,6 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
     _drawn_from(db, set(message_ids), states)
     _stating_old_values(db, message_ids, texts, states)
     return states
-
-
-def as_sent(db: Database, hits: list[Hit]) -> list[Hit]:
-    """Search hits as a model may see them: no withheld message and no private memory, an old value
-    beside the current one (MCP recall and the chat's own recall tool)."""
-    messages = {h.id: h.text for h in hits if h.type == "message"}
-    states = message_states(db, sorted(messages), messages)
-    out = []
-    for h in hits:
-        state = states.get(h.id) if h.type == "message" else None
-        if (state is not None and state.withheld) or (h.memory is not None and h.memory.private):
-            continue
-        if state is not None and state.now:
-            h.text = f"{h.text} (earlier; now: {'; '.join(state.now)})"
-        out.append(h)
-    return out
 
 
 def _drawn_from(db: Database, wanted: set[int], states: dict[int, MessageState]) -> None:

@@ -57,7 +57,6 @@ def search(
 ) -> list[Hit]:
     """The best matches the model may see, above `floor` (what its notes hold already included: the
     model learns that it has all there is)."""
-    from memchat.memory.judge.state import as_sent
     from memchat.memory.recall.search import recall
 
     if not query:
@@ -72,6 +71,24 @@ def search(
         catch_up=False,
     )
     return [h for h in as_sent(db, hits) if h.score >= floor]
+
+
+def as_sent(db: Database, hits: list[Hit]) -> list[Hit]:
+    """Search hits as a model may see them: no withheld message and no private memory, an old value
+    beside the current one (MCP recall and the chat's own recall tool)."""
+    from memchat.memory.judge.state import message_states
+
+    messages = {h.id: h.text for h in hits if h.type == "message"}
+    states = message_states(db, sorted(messages), messages)
+    out = []
+    for h in hits:
+        state = states.get(h.id) if h.type == "message" else None
+        if (state is not None and state.withheld) or (h.memory is not None and h.memory.private):
+            continue
+        if state is not None and state.now:
+            h.text = f"{h.text} (earlier; now: {'; '.join(state.now)})"
+        out.append(h)
+    return out
 
 
 def result_text(query: str, hits: list[Hit]) -> str:
