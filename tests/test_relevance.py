@@ -639,3 +639,51 @@ def test_direct_questions_work_on_a_profile_with_memories_and_no_sessions(househ
         ("What's our cat called?", "Miso"),
     ):
         assert expected in sent_for(household, api, prompt), prompt
+
+
+# Trivia typical of each profile topic, and one person the rest of memory keeps naming.
+LIFE = [
+    "I can't stand coriander",
+    "I take my coffee black",
+    "I don't like olives",
+    "I prefer sourdough to white bread",
+    "I never eat breakfast",
+    "I love spicy ramen",
+    "I drink oat milk in tea",
+    "I can't eat raw onion",
+    "I prefer brown rice",
+    "I hate mushrooms",
+    "I snack on almonds at work",
+    "I like my eggs poached",
+    "My partner Noor is vegan",
+    "Noor works as a nurse",
+    "Noor's parents live in Leeds",
+    "Noor plays the violin",
+    "Noor is training for a half marathon",
+    "Our dog Pepper is a whippet",
+    "Pepper sleeps on the sofa",
+    "Pepper is scared of fireworks",
+    "Our neighbours have a ginger cat",
+    "The vet is on Ecclesall Road",
+    "I buy dog food in bulk online",
+    "We live in a flat in Sheffield",
+    "Our flat has a tiny balcony",
+    "The boiler is an old Vaillant",
+    "Our kitchen needs new cupboards",
+    "The bins go out on Thursdays",
+    "Our landlord fixes things slowly",
+    "I work as a data analyst at Northwind",
+    "I use Python and SQL every day",
+    "My desk chair is a Herman Miller",
+    "Standups are at half nine",
+    "I work from home on Fridays",
+    "Our team uses Jira",
+]
+
+
+def test_the_profile_holds_the_people_memory_keeps_naming_over_topic_trivia(cli, api, real_encoder):
+    for text in LIFE:
+        assert cli("memories", "add", text).exit_code == 0
+    explained = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
+    profile = [m["text"] for m in explained["memory"] if m["section"] == "profile"]
+    assert "My partner Noor is vegan" in profile and "Our dog Pepper is a whippet" in profile, profile
