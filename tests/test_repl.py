@@ -367,3 +367,12 @@ def test_sigterm_while_any_command_waits_exits_143(memchat_home):
     child.close()
     assert child.exitstatus == 143
     assert db_rows(memchat_home, "SELECT status FROM memories") == [("active",)]  # nothing was forgotten
+
+
+def test_the_echo_provider_shows_no_tokens_it_never_had(memchat_home):
+    child = spawn("--provider", "echo")
+    child.sendline("hello there")
+    child.expect_exact("(echo) hello there")
+    child.expect(r"\r\n([^\r\n]*\d\.\d s)")
+    assert " in · " not in child.match.group(1) and "$" not in child.match.group(1)
+    assert quit_(child) == 0

@@ -191,11 +191,14 @@ class Repl:
             from memchat.usage import cost, dollars
 
             r = result.reply
-            usage = f"{r.input_tokens:,} in · {r.output_tokens:,} out · " if r.input_tokens is not None else ""
+            billed = self.app.provider.real_usage  # echo counts words: no tokens, no price
+            usage = (
+                f"{r.input_tokens:,} in · {r.output_tokens:,} out · " if billed and r.input_tokens is not None else ""
+            )
             spent = cost(
                 r.model or self.settings.model, r.input_tokens or 0, r.output_tokens or 0, self.settings.prices
             )
-            price = f"{dollars(spent)} · " if spent is not None and self.app.provider.real_usage else ""
+            price = f"{dollars(spent)} · " if spent is not None and billed else ""
             memory = memory_so_far(self.app.memory_spent(result.session))  # capture runs after replies
             self.info(f"{usage}{price}{result.latency_ms / 1000:.1f} s" + (f" · {memory}" if memory else ""))
 
