@@ -16,9 +16,7 @@ memchat.memory.judge.topics:
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,11 +46,6 @@ _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
-# The profile prefers, within a topic, the facts about who the rest of memory keeps naming (the
-# partner, the children, the dog) over trivia that is merely typical of the topic.
-CENTRAL_WEIGHT = 0.15
-CENTRAL_SAMPLE = 5000  # newest active memories counted
-PROFILE_CANDIDATES = 40  # nearest memories to each profile topic the profile reads
 
 
 GENERAL = 0.0  # a request more like the general examples than its best topic by this is about no one
@@ -153,7 +146,7 @@ def _profile(
     rows = np.unique(
         np.concatenate(
             [
-                _nearest(vs.matrix, allowed, _centroid(model.memory_examples[model.names.index(t)]), PROFILE_CANDIDATES)
+                _nearest(vs.matrix, allowed, _centroid(model.memory_examples[model.names.index(t)]), 20)
                 for t in PROFILE_TOPICS
             ]
         )
@@ -163,7 +156,6 @@ def _profile(
     topics = model.of_memories(np.asarray(vs.matrix[rows]))
     like = model.sensitivity(np.asarray(vs.matrix[rows])).max(axis=1)
     found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows])
-    named = _named_counts(db)
     queues: dict[str, list[tuple[float, Memory]]] = {t: [] for t in PROFILE_TOPICS}
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
@@ -171,7 +163,7 @@ def _profile(
         if m is None or m.private or m.kind != "fact" or m.id in exclude or best not in queues:
             continue
         if not _is_sensitive(m, float(like[j]), best):
-            queues[best].append((float(topics[j].max()) + CENTRAL_WEIGHT * _central(m.text, named), m))
+            queues[best].append((float(topics[j].max()), m))
     for queue in queues.values():
         queue.sort(key=lambda pair: (-pair[0], pair[1].id))
     chosen: list[Memory] = []
@@ -185,34 +177,6 @@ def _profile(
                     chosen.append(m)
                     used += cost
     return chosen
-
-
-def _names(text: str) -> set[str]:
-    """The names a memory mentions: capitalised words, the first one too ("Noor works as a
-    nurse") unless it is a common word ("Our", "The", "We")."""
-    from memchat.memory.judge.personal import names_in
-    from memchat.memory.text import STOPWORDS, words
-
-    lead = words(text[:64])[:1] if text.lstrip()[:1].isupper() else []  # "I'm" is "i", "Noor's" is "noor"
-    return names_in(text) | {w for w in lead if len(w) >= 3 and w not in STOPWORDS}
-
-
-def _named_counts(db: Database) -> Counter[str]:
-    """How many active memories name each person, pet or place: the people and animals a
-    life's memories keep coming back to."""
-    counts: Counter[str] = Counter()
-    for (text,) in db.conn.execute(
-        "SELECT text FROM memories WHERE status = 'active' ORDER BY id DESC LIMIT ?", (CENTRAL_SAMPLE,)
-    ):
-        counts.update(_names(text))
-    return counts
-
-
-def _central(text: str, named: Counter[str]) -> float:
-    """How central a memory is: the most other memories that name someone it names (log-scaled).
-    "Our dog Biscuit is a beagle" when a dozen memories mention Biscuit; not "our boiler is a
-    Worcester Bosch", which nothing else mentions."""
-    return max((math.log1p(named[n] - 1) for n in _names(text) if named[n] > 1), default=0.0)
 
 
 def by_topic(db: Database, request: Request, embedder: Embedder, exclude: set[int], personal: bool) -> list[Needed]:

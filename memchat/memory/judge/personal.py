@@ -74,13 +74,13 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     if said & speakers:
         return True
     people = {name.lower() for h in hits for group in _PERSON.findall(h.text) for name in group if name}
-    capitalised = names_in(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
+    capitalised = _names(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
     if capitalised & people:
         return True
-    return any(name.startswith(w) for w in names_in(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
+    return any(name.startswith(w) for w in _names(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
 
-def names_in(text: str) -> set[str]:
+def _names(text: str) -> set[str]:
     """Capitalised words that do not start a sentence, lower-cased, without a possessive "'s"."""
     return {
         w.lower().removesuffix("'s").removesuffix("’s")
