@@ -183,3 +183,22 @@ def test_the_checker_sees_lazy_imports_and_ignores_type_only_ones():
     assert "prompt_toolkit" in GRAPH["memchat.repl.loop"]
     assert "memchat.engine" in GRAPH["memchat.app.profile"]  # at run time, inside a property
     assert "sqlite_utils" not in GRAPH["memchat.app.profile"]
+
+
+def _typer_private(module: str) -> bool:
+    return module == "typer.core" or module.startswith(("typer._", "typer.core."))
+
+
+def test_no_module_imports_a_private_typer_module():
+    """typer's public API is what `typer/__init__` exports (plus typer.main.get_command and
+    typer.testing); typer.core and typer._* change without notice between releases."""
+    found = []
+    for name, path in sorted(MODULES.items()):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found += [f"{name}: import {a.name}" for a in node.names if _typer_private(a.name)]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported = [f"{node.module}.{a.name}" for a in node.names] if node.module == "typer" else []
+                if _typer_private(node.module) or any(_typer_private(m) for m in imported):
+                    found.append(f"{name}: from {node.module} import {', '.join(a.name for a in node.names)}")
+    assert found == [], f"private typer modules imported: {found}"

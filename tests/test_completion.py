@@ -135,12 +135,15 @@ def test_repl_completion_titles_are_sanitized(api, memchat_home):
     quit_(child)
 
 
-def test_install_completion_writes_the_scripts_that_keep_the_order():
-    from typer._completion_shared import get_completion_script
-
-    import memchat.cli.main  # noqa: F401 - installs the hooks, as every run does
-
-    bash = get_completion_script(prog_name="memchat", complete_var="_MEMCHAT_COMPLETE", shell="bash")
-    fish = get_completion_script(prog_name="memchat", complete_var="_MEMCHAT_COMPLETE", shell="fish")
+def test_install_completion_writes_the_scripts_that_keep_the_order(tmp_path):
+    """`--install-completion` writes memchat's scripts (order kept) where bash and fish load them."""
+    env = {"HOME": str(tmp_path), "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}  # name the shell
+    for shell in ("bash", "fish"):
+        done = run_memchat("--install-completion", shell, env=env)
+        assert done.returncode == 0, done.stderr
+        assert f"{shell} completion installed in" in done.stdout.decode()
+    bash = (tmp_path / ".bash_completions" / "memchat.sh").read_text()
     assert "complete -o default -o nosort -F _memchat_completion memchat" in bash
+    assert f"source '{tmp_path / '.bash_completions' / 'memchat.sh'}'" in (tmp_path / ".bashrc").read_text()
+    fish = (tmp_path / ".config" / "fish" / "completions" / "memchat.fish").read_text()
     assert fish.startswith("complete --command memchat --no-files --keep-order ")

@@ -33,10 +33,6 @@ def _commands():
 COMMANDS = _commands()
 
 
-def test_the_help_hooks_are_installed():
-    assert cli_help.install() is True  # typer moved: help falls back to its own looks
-
-
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "memchat")
 def test_every_command_has_plain_help_with_examples(cli, path):
     result = cli(*path, "--help")  # in-process: the speed of --help is tests/test_speed.py's

@@ -21,7 +21,7 @@ HEAVY = {
     "torch": "the torch runtime (seconds)",
     "sentence_transformers": "the torch encoder (seconds)",
     "anthropic": "the Anthropic SDK (~0.3 s)",
-    "pydantic": "pydantic (~80 ms: typer builds validators with it unless memchat.cli.plain_params is in place)",
+    "pydantic": "pydantic (~80 ms: typer builds validators with it for any parameter memchat.cli.command does not coerce)",
     "sqlite_utils": "sqlite-utils (~55 ms with click; only migrations need it)",
     "rich.markdown": "Markdown rendering (only a reply on a terminal needs it)",
     "prompt_toolkit": "the REPL's line editor",
@@ -118,11 +118,26 @@ def test_the_repl_prompt_comes_before_any_heavy_library(migrated_profile, tmp_pa
     assert over_budget(before_prompt, set(HEAVY) - {"prompt_toolkit"}) == []
 
 
-def test_the_plain_parameter_coercion_is_in_place():
-    """If typer's internals move, parsing falls back to pydantic (correct, ~80 ms slower): say so."""
-    from memchat.cli import plain_params
+def test_every_parameter_is_of_a_type_memchat_coerces_itself():
+    """A parameter of another type (a Path, an Enum) would bring typer's pydantic back to every run."""
+    import typer
+    import typer.main
 
-    assert plain_params.install(), "typer changed: memchat.cli.plain_params can no longer skip pydantic"
+    from memchat.cli import plain_params
+    from memchat.cli.command import _annotations
+    from memchat.cli.main import app
+
+    others = []
+
+    def walk(command, path):
+        for name, annotation in _annotations(command.callback).items():
+            if name != "return" and annotation is not typer.Context and not plain_params.is_plain(annotation):
+                others.append(f"{path or 'memchat'}: {name}: {annotation}")
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, f"{path} {name}".strip())
+
+    walk(typer.main.get_command(app), "")
+    assert others == []
 
 
 def test_numbers_and_flags_are_checked_without_pydantic(cli):

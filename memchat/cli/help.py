@@ -2,9 +2,8 @@
 ranges in words, and two or three examples under every command.
 
 The examples live here, in one table keyed by the command's path, so a newcomer finds them in
-one place and a test can check that every command has some. Typer's help renderer is adjusted
-through three small hooks; if typer's internals move, `install` leaves its help as it is
-(uglier, never wrong), and tests/test_help.py says so.
+one place and a test can check that every command has some. memchat's command classes
+(`command.py`) call the functions below from the Click methods that lay out a help page.
 """
 
 from __future__ import annotations
@@ -195,70 +194,56 @@ def examples_for(command_path: str) -> list[tuple[str, str]]:
     return EXAMPLES.get(command_path.partition(" ")[2], [])
 
 
-def install() -> bool:
-    """Adjust typer's plain help renderer; False if this typer has no such hooks."""
-    try:
-        import typer.core as core
-        from typer._click.core import Command
-    except ImportError:
-        return False
-    param = getattr(core, "_TyperParameter", None)
-    argument = getattr(core, "TyperArgument", None)
-    if param is None or argument is None or not hasattr(param, "display_type"):
-        return False
-    if getattr(param.display_type, "memchat_plain", False):
-        return True
-
-    original_epilog = Command.format_epilog
-
-    def format_epilog(self: Any, ctx: Any, formatter: Any) -> None:
-        """Typer's epilog followed by the command's examples."""
-        original_epilog(self, ctx, formatter)
-        examples = examples_for(ctx.command_path)
-        if examples:
-            formatter.write_paragraph()
-            formatter.write_text("Examples:")
-            with formatter.indentation():
-                for command, what in examples:
-                    formatter.write_text(command)
-                    with formatter.indentation(), formatter.indentation():
-                        formatter.write_text(what)
-
-    _display_type.memchat_plain = True  # type: ignore[attr-defined]
-    param.display_type = _display_type
-    argument._usage_display_name = _usage_name
-    argument.display_type_rich = lambda self, ctx: None  # the argument's name says it
-    if hasattr(core, "describe_number_range"):
-        core.describe_number_range = _describe_number_range
-    Command.format_epilog = format_epilog  # type: ignore[method-assign]
-    return True
+def write_examples(command_path: str, formatter: Any) -> None:
+    """The command's examples, under its help (Click's HelpFormatter `formatter`)."""
+    examples = examples_for(command_path)
+    if examples:
+        formatter.write_paragraph()
+        formatter.write_text("Examples:")
+        with formatter.indentation():
+            for command, what in examples:
+                formatter.write_text(command)
+                with formatter.indentation(), formatter.indentation():
+                    formatter.write_text(what)
 
 
-# The hooks `install` puts in place of typer's: each takes what the method it replaces takes.
-
-
-def _display_type(self: Any, ctx: Any) -> str:
-    if self.metavar is not None:
-        return str(self.metavar)
-    desc = self.type_descriptor
-    if desc.is_choice:
-        return "|".join(str(c) for c in desc.choices or ())
-    annotation = desc.annotation
+def plain_metavar(param: Any, annotation: Any) -> str:
+    """An option's value in plain words: its name for text (`--model MODEL`), N for a number."""
     if get_origin(annotation) is list:
         (annotation,) = get_args(annotation) or (str,)
-    if annotation is str and self.name:
-        return str(self.name).upper()
+    if annotation is str and param.name:
+        return str(param.name).upper()
     return _PLAIN_TYPES.get(annotation, "VALUE")
 
 
-def _usage_name(self: Any) -> str:
-    name = str(self.display_name_raw)
-    if not self.required and not name.startswith("["):
+def usage_name(argument: Any) -> str:
+    """An argument in the usage line: QUERY..., [ID] (typer would write {QUERY}...)."""
+    name = str(argument.metavar or argument.name)
+    if not argument.required and not name.startswith("["):
         name = f"[{name}]"
-    return name + ("..." if self.nargs != 1 else "")
+    return name + ("..." if argument.nargs != 1 else "")
 
 
-def _describe_number_range(min: float | None, max: float | None) -> str | None:  # typer passes them by these names
+def record(param: Any, ctx: Any) -> tuple[str, str] | None:
+    """A parameter's line on the help page: its name and value, then its help."""
+    typers = param.get_help_record(ctx)
+    if typers is None:
+        return None
+    if param.param_type_name == "argument":
+        name = str(param.metavar or param.name)
+        return name + ("..." if param.metavar is None and param.nargs != 1 else ""), typers[1]
+    bounds = _describe_number_range(getattr(param, "min", None), getattr(param, "max", None))
+    if bounds is None:
+        return typers
+    extra = [f"default: {param.default}"] if param.default is not None and param.show_default else []
+    extra.append(bounds)
+    if param.required:
+        extra.append("required")
+    text = param.help or ""
+    return typers[0], f"{text}  [{'; '.join(extra)}]" if text else f"[{'; '.join(extra)}]"
+
+
+def _describe_number_range(min: float | None, max: float | None) -> str | None:  # typer's names
     if min is None and max is None:
         return None
     if min is None:

@@ -11,23 +11,19 @@ import sys
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
 from memchat import __version__, signals
 from memchat.cli import (
     ask,
     chat,
-    completion,
     config,
     context,
     doctor,
-    help,
     imports,
     key,
     log,
     memories,
     models,
-    plain_params,
     privacy,
     profile,
     recall,
@@ -36,43 +32,18 @@ from memchat.cli import (
     sessions,
     usage,
 )
+from memchat.cli.command import Group, show_error, use_everywhere
 from memchat.cli.common import OPEN, complete_session_ids, state
 from memchat.errors import ExitCode, MemchatError, UsageError
 
-plain_params.install()  # no pydantic to parse the command line (~80 ms)
-help.install()  # values in plain words, examples under every command
-completion.install()  # bash and fish keep the order of completions (ids: most recent first)
 # One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
 # and OpenBLAS's pool would spin after each call and take the cores from the encoder.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def show_error(exc: MemchatError) -> None:
-    from memchat.text import error_text  # a message may quote hostile input
-
-    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
-    sys.stderr.flush()
-
-
-class _Group(TyperGroup):
-    """Every command runs inside this: a MemchatError becomes one line and an exit code."""
-
-    def invoke(self, ctx: Any) -> Any:  # typer's own (vendored) click Context
-        try:
-            return super().invoke(ctx)
-        except MemchatError as exc:
-            show_error(exc)
-            raise typer.Exit(exc.exit_code) from None
-        except BrokenPipeError:
-            # `memchat memories list --json | head -1`: the reader had enough; quiet, and 0, as for
-            # the plain listing (click alone would exit 1 without a word).
-            sys.stdout = open(os.devnull, "w")  # the dead pipe must not be flushed again
-            raise typer.Exit(ExitCode.OK) from None
-
-
 app = typer.Typer(
     name="memchat",
-    cls=_Group,
+    cls=Group,  # plain values and help, errors as one line: memchat/cli/command.py
     help="A terminal chat assistant that remembers. Run with no command to chat.",
     no_args_is_help=False,
     add_completion=True,
@@ -141,6 +112,7 @@ app.command("consent")(privacy.consent)
 app.command("purge")(privacy.purge)
 app.command("audit")(privacy.audit)
 app.add_typer(profile.profile_app, name="profile")
+use_everywhere(app)
 
 
 def _one_line_warning(

@@ -1,59 +1,59 @@
-"""Typer without pydantic on every command: plain coercion of str, int, float, bool and list[str].
+"""Command-line values coerced by memchat: str, int, float, bool and list[str], with bounds.
 
-Typer (0.20+) turns each command-line value into its Python type through a pydantic
+typer (0.20+) turns each command-line value into its Python type through a pydantic
 TypeAdapter, and importing pydantic to build them costs ~80 ms of every `memchat recall`.
-memchat's parameters are all plain strings, numbers with bounds, flags and lists of
-strings, which this module coerces itself, with the same checks and plainer messages;
-anything else still goes to typer's own coercion. If typer's internals move, `install`
-leaves typer as it is (slower, never wrong), and tests/test_speed.py says so.
+memchat's parameters are all plain text, numbers with bounds, flags and lists of text, which
+this module coerces itself, with the same checks and plainer messages; `command.Command`
+gives each such parameter the `process_value` that `processor` builds (Click's documented
+step that turns a parsed value into the one the command receives). Anything else keeps
+typer's own coercion.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
+import typer
 
-def install() -> bool:
-    """Route simple parameters through plain coercion; False if this typer has no such hook."""
-    try:
-        import typer.core as core
-        from typer._click.exceptions import BadParameter
-        from typer._coercion import RuntimeParam
-    except ImportError:
-        return False
-    original = getattr(core, "build_runtime_param", None)
-    if original is None or getattr(original, "memchat_plain", False):
-        return original is not None
 
-    @dataclass(frozen=True)
-    class PlainRuntimeParam(RuntimeParam):
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+def is_plain(annotation: Any) -> bool:
+    """Whether memchat coerces a parameter of this type itself."""
+    return annotation in (str, int, float, bool) or (get_origin(annotation) is list and get_args(annotation) == (str,))
+
+
+def processor(param: Any, annotation: Any) -> Callable[[Any, Any], Any]:
+    """Click's `process_value(ctx, value)` for `param` (a typer parameter of a plain type): the
+    value coerced, then the required check and the callback, as typer does them."""
+    typers_own = param.process_value  # only for what is missing: its error message is typer's
+
+    def process_value(ctx: Any, value: Any) -> Any:
+        multiple = param.multiple or param.nargs == -1
+        if value is None:
+            value = () if multiple else None
+        elif multiple and isinstance(value, str):
+            return typers_own(ctx, value)  # typer's "Value must be an iterable."
+        elif not (annotation is bool and isinstance(value, bool)):
             try:
-                return _plain_value(self.annotation, self.parameter_info, value)
+                value = _plain_value(annotation, param, value)
             except _Refused as refused:
-                raise BadParameter(str(refused), ctx=ctx, param=param) from None
+                raise typer.BadParameter(str(refused), ctx=ctx, param=param) from None
+        if param.required and param.value_is_missing(value):
+            return typers_own(ctx, value)  # raises typer's "Missing argument/option"
+        if param.callback is not None:
+            value = param.callback(ctx, param, value)
+        return value
 
-    def build_runtime_param(descriptor: Any) -> Any:
-        annotation, info = descriptor.annotation, descriptor.parameter_info
-        simple = annotation in (str, int, float, bool) or (
-            get_origin(annotation) is list and get_args(annotation) == (str,)
-        )
-        if simple and descriptor.file_annotation is None and info.parser is None and not info.clamp:
-            return PlainRuntimeParam(annotation=annotation, parameter_info=info)
-        return original(descriptor)
-
-    build_runtime_param.memchat_plain = True  # type: ignore[attr-defined]
-    core.build_runtime_param = build_runtime_param
-    return True
+    process_value.memchat_plain = True  # type: ignore[attr-defined]
+    return process_value
 
 
 class _Refused(Exception):
     """A value the parameter cannot take; its text is the message for the user."""
 
 
-def _plain_value(annotation: Any, info: Any, value: Any) -> Any:
-    """`value` as the parameter's type and bounds (typer's ParameterInfo `info`) want it, or _Refused."""
+def _plain_value(annotation: Any, param: Any, value: Any) -> Any:
+    """`value` as the parameter's type and bounds (`param.min`, `param.max`) want it, or _Refused."""
     if get_origin(annotation) is list:
         return [_text(v) for v in (value if isinstance(value, list | tuple) else [value])]
     if annotation is str:
@@ -68,10 +68,10 @@ def _plain_value(annotation: Any, info: Any, value: Any) -> Any:
     except ValueError:
         kind = "a whole number" if annotation is int else "a number"
         raise _Refused(f"{value!r} is not {kind}") from None
-    if info.min is not None and number < info.min:
-        raise _Refused(f"{number} is below the minimum, {info.min}")
-    if info.max is not None and number > info.max:
-        raise _Refused(f"{number} is above the maximum, {info.max}")
+    if param.min is not None and number < param.min:
+        raise _Refused(f"{number} is below the minimum, {param.min}")
+    if param.max is not None and number > param.max:
+        raise _Refused(f"{number} is above the maximum, {param.max}")
     return number
 
 

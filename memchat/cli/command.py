@@ -1,0 +1,164 @@
+"""memchat's command and group classes, handed to typer through its public `cls=` parameter.
+
+typer's commands are Click commands; these override methods Click documents for overriding:
+
+- `parse_args`: before parsing, each parameter of a plain type (text, numbers with bounds,
+  flags, lists of text) gets memchat's `process_value` (`plain_params`) instead of typer's
+  pydantic validators, whose import costs ~80 ms of every command;
+- `collect_usage_pieces`, `format_options`, `format_epilog`: `--help` reads like a man page
+  (`help`): values in plain words, ranges in words, no braces in the usage line, examples;
+- `Group.invoke`: a MemchatError anywhere in a command is one line and an exit code;
+- `Group.main` and the callbacks of typer's two completion options: memchat's completion
+  scripts, which keep its order (`completion`).
+
+typer's `cls=` wants subclasses of its own command and group classes, which `typer/__init__`
+does not export; they are taken from what the public `typer.main.get_command` builds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import typer
+import typer.main
+
+from memchat.cli import completion, help, plain_params
+from memchat.errors import ExitCode, MemchatError
+
+
+def _typer_classes() -> tuple[type, type]:
+    """The classes typer builds a command and a group from (typer.core's, not exported)."""
+    probe = typer.Typer()
+    probe.command("a")(lambda: None)
+    probe.command("b")(lambda: None)
+    group = typer.main.get_command(probe)
+    return type(group.commands["a"]), type(group)  # type: ignore[attr-defined]
+
+
+_TyperCommand, _TyperGroup = _typer_classes()
+
+
+class _Plain:
+    """What a memchat command and a memchat group share: plain values and plain help."""
+
+    callback: Callable[..., Any] | None
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # Here rather than in __init__: typer appends --install-completion and --show-completion
+        # to the root group after building it, and Click makes --help on first use.
+        self._plain_params(ctx)
+        return super().parse_args(ctx, args)  # type: ignore[misc]
+
+    def _plain_params(self, ctx: Any) -> None:
+        annotations = _annotations(self.callback)
+        for param in self.get_params(ctx):  # type: ignore[attr-defined]
+            if getattr(param.process_value, "memchat_plain", False):
+                continue
+            # typer's own flags (--install-completion, --show-completion) are in no signature
+            annotation = annotations.get(param.name or "", bool if getattr(param, "is_flag", False) else None)
+            if param.name in _COMPLETION:
+                param.callback = _COMPLETION[param.name]
+            if plain_params.is_plain(annotation):
+                param.process_value = plain_params.processor(param, annotation)
+                if param.param_type_name == "option" and param.metavar is None:
+                    param.metavar = help.plain_metavar(param, annotation)
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        arguments: list[tuple[str, str]] = []
+        options: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):  # type: ignore[attr-defined]
+            record = help.record(param, ctx)
+            if record is not None:
+                (arguments if param.param_type_name == "argument" else options).append(record)
+        for title, records in (("Arguments", arguments), ("Options", options)):
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        super().format_epilog(ctx, formatter)  # type: ignore[misc]
+        help.write_examples(ctx.command_path, formatter)
+
+
+class Command(_Plain, _TyperCommand):  # type: ignore[misc, valid-type]
+    """A memchat command (`cls=` of every `.command()`)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                pieces.append(help.usage_name(param))
+            else:
+                pieces.extend(param.get_usage_pieces(ctx))
+        return pieces
+
+
+class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
+    """A memchat group: every command runs inside its `invoke`, where a MemchatError becomes one
+    line and an exit code."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        super().format_options(ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        shell = completion.source_requested(kwargs.get("prog_name") or "memchat")
+        if shell is not None:  # `eval "$(_MEMCHAT_COMPLETE=source_bash memchat)"`
+            typer.echo(completion.script(shell, kwargs.get("prog_name") or "memchat"))
+            sys.exit(0)
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except MemchatError as exc:
+            show_error(exc)
+            raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:
+            # `memchat memories list --json | head -1`: the reader had enough; quiet, and 0, as for
+            # the plain listing (click alone would exit 1 without a word).
+            sys.stdout = open(os.devnull, "w")  # the dead pipe must not be flushed again
+            raise typer.Exit(ExitCode.OK) from None
+
+
+def show_error(exc: MemchatError) -> None:
+    from memchat.text import error_text  # a message may quote hostile input
+
+    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
+    sys.stderr.flush()
+
+
+def use_everywhere(app: typer.Typer) -> None:
+    """Build every command of `app` and of the groups added to it with memchat's classes."""
+    for info in app.registered_commands:
+        if info.cls in (None, _TyperCommand):  # typer's own is the default
+            info.cls = Command
+    for group in app.registered_groups:
+        if not group.cls or group.cls is _TyperGroup:
+            group.cls = Group
+        if group.typer_instance is not None:
+            use_everywhere(group.typer_instance)
+
+
+def _annotations(callback: Callable[..., Any] | None) -> dict[str, Any]:
+    """Parameter name -> its annotation, None | X read as X."""
+    if callback is None:
+        return {}
+    try:
+        hints = typing.get_type_hints(typing.cast(Any, callback).__wrapped__)
+    except AttributeError:
+        hints = typing.get_type_hints(callback)
+    plain = {}
+    for name, hint in hints.items():
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        is_optional = typing.get_origin(hint) in (typing.Union, _UnionType) and len(args) == 1
+        plain[name] = args[0] if is_optional else hint
+    return plain
+
+
+_UnionType = type(int | None)
+_COMPLETION = {"install_completion": completion.install, "show_completion": completion.show}
