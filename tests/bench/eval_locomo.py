@@ -34,6 +34,8 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
+import md_tables  # tests/bench/md_tables.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -191,7 +193,9 @@ def main() -> None:
         choices=("auto", "onnx", "torch"),
         help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
     )
+    ap.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
     args = ap.parse_args()
+    md_tables.tables_only(args.markdown)
     eval_dir = Path(args.eval_dir)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-eval-")
 

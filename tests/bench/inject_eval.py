@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import md_tables  # tests/bench/md_tables.py, beside this script
 from eval_locomo import build, load  # the dev set read and imported as the recall bench does it
 
 OFF_TOPIC = [
@@ -110,7 +111,9 @@ def main() -> None:
     ap.add_argument("--eval-dir", default=str(ROOT.parent / "shared" / "eval"))
     ap.add_argument("--relevance", type=float, default=None, help="The bar (default: memory.relevance's default).")
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
     args = ap.parse_args()
+    md_tables.tables_only(args.markdown)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-inject-eval-")
     os.environ["MEMCHAT_PROVIDER"] = "echo"
     from memchat.config import load_settings

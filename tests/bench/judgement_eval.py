@@ -34,6 +34,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import md_tables  # tests/bench/md_tables.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -185,7 +187,9 @@ def main() -> None:
     parser.add_argument("--eval-dir", type=Path, default=ROOT.parent / "shared" / "eval")
     parser.add_argument("--cases", action="store_true", help="print every miss and leak")
     parser.add_argument("--only", help="run only the set with this name")
+    parser.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
     args = parser.parse_args()
+    md_tables.tables_only(args.markdown)
     rows = []
     for profile in load_sets(args.eval_dir):
         if args.only and profile.name != args.only:

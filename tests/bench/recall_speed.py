@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import md_tables  # tests/bench/md_tables.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.append(str(ROOT))  # after PYTHONPATH: a --baseline checkout there wins
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -241,7 +243,9 @@ def main() -> None:
         help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
     )
     ap.add_argument("--baseline", help="An earlier checkout of memchat: run the same bench with it first.")
+    ap.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
     args = ap.parse_args()
+    md_tables.tables_only(args.markdown)
     if args.baseline:
         import subprocess
 

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import md_tables  # tests/bench/md_tables.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.append(str(ROOT))  # after PYTHONPATH: a --baseline checkout there wins
 sys.path.insert(0, str(Path(__file__).parent))
@@ -97,7 +99,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--sizes", default="0,10000,100000")
     ap.add_argument("--baseline", help="An earlier checkout of memchat to compare with, in the same run.")
+    ap.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
     args = ap.parse_args()
+    md_tables.tables_only(args.markdown)
     sizes = [int(s) for s in args.sizes.split(",")]
     base = Path(tempfile.mkdtemp(prefix="memchat-startup-"))
     cache = base / "cache"
