@@ -3,10 +3,11 @@
 typer (0.20+) turns each command-line value into its Python type through a pydantic
 TypeAdapter, and importing pydantic to build them costs ~80 ms of every `memchat recall`.
 memchat's parameters are all plain text, numbers with bounds, flags and lists of text, which
-this module coerces itself, with the same checks and plainer messages; `command.Command`
-gives each such parameter the `process_value` that `processor` builds (Click's documented
-step that turns a parsed value into the one the command receives). Anything else keeps
-typer's own coercion.
+this module coerces itself, with the same checks and plainer messages. memchat's command
+classes (`command.py`) give each such parameter the `process_value` that `processor` builds
+(Click's documented step that turns a parsed value into the one the command receives);
+anything else keeps typer's own coercion, and tests/test_speed.py fails if a parameter of
+another type appears.
 """
 
 from __future__ import annotations
