@@ -310,7 +310,8 @@ def main() -> None:
     label = {
         "recall": f'`memchat recall "{QUERY}"`',
         "ask": f'`memchat ask "{ASK}"` (echo, memory on)',
-        "repl": "REPL ready",
+        "repl": "REPL launch to a ready prompt",
+        "recall-uncached": "`memchat recall`, memchat's bytecode not cached (PYTHONDONTWRITEBYTECODE=1)",
     }
     print("| command | memories | median | floor | × floor | peak RSS | target | met |")
     print("|---|---|---|---|---|---|---|---|")
