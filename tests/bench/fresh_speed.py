@@ -298,7 +298,8 @@ def main() -> None:
             rows.append((name, n, samples[name], floors[name]))
         # One memory added, as `memchat memories add` does, then the next recall (one run: it
         # rebuilds the vector copy from SQLite, which is what every later run then maps).
-        run([*mc, "memories", "add", "I keep the spare bike key under the blue pot."], env)
+        # (A new text each time: the same one again is found already there, and nothing changes.)
+        run([*mc, "memories", "add", f"I keep the spare bike key under pot number {time.time_ns()}."], env)
         after_write[n] = run([*mc, "recall", QUERY], env)
 
     floor_all = [f for *_, fs in rows for f in fs]
