@@ -244,6 +244,14 @@ def m017_memories_from_other_tools(db: Database) -> None:
         conn.execute("PRAGMA writable_schema = OFF")
 
 
+@_migration
+def m018_index_pinned_and_private_memories(db: Database) -> None:
+    # Every chat turn reads the pinned memories, and which memories are private: from these two
+    # small indexes instead of reading every row of the table (100,000 memories: ~0.1 s each).
+    db.execute("CREATE INDEX IF NOT EXISTS memories_pinned ON memories(id) WHERE pinned = 1")
+    db.execute("CREATE INDEX IF NOT EXISTS memories_private ON memories(id) WHERE private = 1")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

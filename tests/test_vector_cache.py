@@ -63,3 +63,43 @@ def test_forgetting_deletes_the_disk_copy(db):
     index.forget_cache()
     rebuilt = index.vector_set(db, "memories", "fake-embedder")
     assert 5 not in set(rebuilt.ids.tolist())
+
+
+def test_a_database_put_in_the_place_of_another_is_not_served_its_copy(tmp_path):
+    # Same path, same number of changes (so the same generation and row count): a backup restored
+    # over the profile, or another profile's file copied in. Its own vectors are served.
+    rng = np.random.default_rng(11)
+    ours = rng.standard_normal((1200, 16)).astype(np.float32)
+    ours /= np.linalg.norm(ours, axis=1, keepdims=True)
+    for name, vectors, day in (("v.db", ours, "2026-01-01"), ("other.db", -ours, "2026-02-01")):
+        db = open_db(tmp_path / name)
+        with immediate(db):
+            db.conn.executemany(
+                "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, embedding_model) "
+                "VALUES ('fact', ?, 'active', ?, ?, ?, 'fake-embedder')",
+                [
+                    (f"memory {i}", f"{day}T10:00:00.000000Z", day, v.astype("<f4").tobytes())
+                    for i, v in enumerate(vectors)
+                ],
+            )
+        if name == "v.db":
+            index.vector_set(db, "memories", "fake-embedder")  # writes the copy beside v.db
+        db.close()
+    (tmp_path / "other.db").replace(tmp_path / "v.db")
+    index.forget_cache()  # a new process
+    served = index.vector_set(open_db(tmp_path / "v.db"), "memories", "fake-embedder")
+    assert np.allclose(np.asarray(served.matrix), -ours)
+
+
+def test_scores_kept_for_a_matrix_are_never_served_for_another():
+    from memchat.memory.recall import scan
+
+    rng = np.random.default_rng(5)
+    vector = rng.standard_normal(16).astype(np.float32)
+    one = rng.standard_normal((30, 16)).astype(np.float32)
+    two = one.copy()
+    two[0] *= -1
+    assert np.array_equal(scan.similarities(one, vector), one @ vector)
+    assert np.array_equal(scan.similarities(two, vector), two @ vector)  # same vector, other matrix
+    again = scan.similarities(one, vector)
+    assert np.array_equal(again, one @ vector) and not again.flags.writeable  # shared, so read-only

@@ -321,6 +321,24 @@ class Profile:
             raise failed[0]
         return loaded[0]
 
+    def load_in_background(self) -> None:
+        """Load the tokenizer, and with memory on the encoder, in threads of their own: a fresh
+        `ask` opens its session and starts its turn meanwhile (the ONNX session and SQLite release
+        the GIL). Never the encoder's one-time preparation: that one says so in the foreground."""
+        from memchat import tokens
+        from memchat.memory.recall import onnx_embed
+
+        jobs: list[Callable[[], object]] = [tokens.encoding]
+        name = self.settings.get("memory.embedding_model")
+        if self.use_memory and self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name):
+            # Only when there is something to search (a new profile's first turns load no model).
+            if self.db.conn.execute(
+                "SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active') OR EXISTS(SELECT 1 FROM messages)"
+            ).fetchone()[0]:
+                jobs.append(self.embedder)
+        for job in jobs:
+            threading.Thread(target=_quietly, args=(job,), name="memchat-preload", daemon=True).start()
+
     def preload_vectors(self) -> None:
         """Open the database and map the configured model's vectors (kept in this process)."""
         from memchat.memory.recall import index
@@ -414,6 +432,12 @@ class Profile:
     @property
     def db_path(self) -> Path:
         return self.settings.db_path
+
+
+def _quietly(job: Callable[[], object]) -> None:
+    """A head start only: a failure here is met, and reported, where the result is used."""
+    with contextlib.suppress(Exception):
+        job()
 
 
 def where_to(target: str | None) -> str:

@@ -101,6 +101,7 @@ def ask(
     if no_memory:
         memchat.memory_off()
     memchat.provider.ready()  # a missing key fails before anything is stored
+    memchat.load_in_background()  # the tokenizer and the encoder load while the session opens
     if stdin_is_tty() and console.stdout_is_tty() and memchat.consent_unasked():
         from memchat.repl.loop import ask_consent
 

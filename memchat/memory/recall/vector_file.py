@@ -2,7 +2,7 @@
 
 A fresh process would read 100k BLOB rows (~0.45 s); a memory-mapped .npy costs ~nothing.
 SQLite stays the source of truth: the copy is used only while its vector set's generation
-(bumped by triggers on every change, by any process) and its row count still match, and
+(bumped by triggers on every change, by any process) and the database's newest row still match, and
 forgetting deletes it outright, so a forgotten vector is never served nor left on disk.
 """
 
@@ -18,7 +18,7 @@ from memchat.memory.recall.vectors import VectorSet, generation
 if TYPE_CHECKING:
     from memchat.db import Database
 
-DISK_FORMAT = 3  # 3: one memory-mapped .npy per array, the group codes in the meta
+DISK_FORMAT = 4  # 3: one memory-mapped .npy per array, the group codes in the meta; 4: a fingerprint
 
 
 def disk_dir(db: Database) -> Any:
@@ -42,12 +42,17 @@ def _disk_name(which: str, model: str) -> str:
     return which + "-" + hashlib.sha1(model.encode()).hexdigest()[:12]
 
 
-def _count(db: Database, which: str, model: str) -> int:
+def _fingerprint(db: Database, which: str) -> list:
+    """The newest row of the table the set is read from: its id and what it holds, two index lookups
+    whatever the size. With the generation it ties a copy to this database's history: a file put in
+    the database's place (a backup, a copy of another profile) does not match it by chance. (A count
+    of the set's rows took ~1 s at 1,000,000 memories, on every fresh `recall`.)"""
     if which == "memories":
-        sql = "SELECT count(*) FROM memories WHERE embedding_model = ? AND status != 'forgotten'"
+        sql = "SELECT id, created_at, coalesce(embedding_model, '') FROM memories ORDER BY id DESC LIMIT 1"
     else:
-        sql = "SELECT count(*) FROM message_vectors WHERE model = ?"
-    return int(db.conn.execute(sql, (model,)).fetchone()[0])
+        sql = "SELECT message_id, content_hash, model FROM message_vectors ORDER BY message_id DESC LIMIT 1"
+    row = db.conn.execute(sql).fetchone()
+    return list(row) if row else []
 
 
 def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | None:
@@ -61,14 +66,14 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
     base = directory / _disk_name(which, model)
     try:
         meta = json.loads((base.with_suffix(".json")).read_text())
-        count = _count(db, which, model)
         if (
             meta.get("format") != DISK_FORMAT
             or meta.get("generation") != gen
             or meta.get("model") != model
-            or meta.get("count") != count
+            or meta.get("fingerprint") != _fingerprint(db, which)
         ):
             return None
+        count = meta["count"]
 
         # The files the meta names were complete before it was written, and never change after.
         # All are memory-mapped: a fresh process reads only the pages a search touches.
@@ -99,6 +104,8 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
     directory = disk_dir(db)
     if directory is None or vs.matrix.shape[0] < 1000:  # small sets load fast from SQLite anyway
         return
+    # Read now: a change since the rows were read moved the generation too (checked below).
+    fingerprint = _fingerprint(db, which)
     try:
         directory.mkdir(mode=0o700, exist_ok=True)
         base = directory / _disk_name(which, model)
@@ -122,6 +129,7 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
             "created": f"{stem}.created.npy",
             "group": f"{stem}.group.npy",
             "codes": sorted(vs.codes),
+            "fingerprint": fingerprint,
         }
         tmp = directory / f"{stem}.json.tmp"
         tmp.write_text(json.dumps(meta))
@@ -151,3 +159,53 @@ def _remove_stale(directory: Any, prefix: str, keep: str, age: float = 30.0) -> 
                 path.unlink()
         except OSError:
             pass
+
+
+# --- small derived results kept beside the copy -------------------------------------------------
+
+
+def read_side(db: Database, name: str, vs: VectorSet, key: str) -> dict | None:
+    """A small result derived from a vector set (memchat.memory.judge.need's topic rows), if it was
+    computed from this very set: the same generation, database and `key` (what else it depends on).
+    Forgetting deletes it with the copy. In memory only for a database without a copy directory."""
+    import json
+
+    stamp = [vs.generation, key]
+    kept = _SIDE.get((id(db), name))
+    if kept is not None and kept[0] == stamp and kept[1] is vs:
+        return dict(kept[2])
+    directory = disk_dir(db)
+    if directory is None:
+        return None
+    try:
+        saved = json.loads((directory / f"{name}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if saved.get("stamp") != stamp or saved.get("fingerprint") != _fingerprint(db, "memories"):
+        return None
+    data = saved.get("data")
+    return data if isinstance(data, dict) else None
+
+
+def write_side(db: Database, name: str, vs: VectorSet, key: str, data: dict) -> None:
+    import json
+
+    stamp = [vs.generation, key]
+    _SIDE[(id(db), name)] = (stamp, vs, dict(data))
+    directory = disk_dir(db)
+    if directory is None or vs.generation != generation(db, "memories"):
+        return  # changed meanwhile: not worth keeping
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        tmp = directory / f"{name}.json.{os.getpid()}.tmp"
+        old = os.umask(0o077)
+        try:
+            tmp.write_text(json.dumps({"stamp": stamp, "fingerprint": _fingerprint(db, "memories"), "data": data}))
+        finally:
+            os.umask(old)
+        os.replace(tmp, directory / f"{name}.json")
+    except OSError:
+        pass  # the next process computes it again
+
+
+_SIDE: dict[tuple[int, str], tuple[list, VectorSet, dict]] = {}

@@ -104,17 +104,17 @@ class MemoryStore:
             statuses = (status,) if isinstance(status, str) else tuple(status)
             for s in statuses:
                 check("status", s, STATUSES)
-            where.append(f"status IN ({', '.join('?' for _ in statuses)})")
+            # Pinned rows are few: `+status` keeps SQLite on their index, not on every active row's.
+            column = "+status" if pinned else "status"
+            where.append(f"{column} IN ({', '.join('?' for _ in statuses)})")
             params += statuses
         if pinned is not None:
-            where.append("pinned = ?")
-            params.append(int(pinned))
+            where.append(f"pinned = {int(pinned)}")  # a literal: SQLite then reads the index of pinned rows
         if key:
             where.append("key = ?")
             params.append(key)
         if private is not None:
-            where.append("private = ?")
-            params.append(int(private))
+            where.append(f"private = {int(private)}")  # a literal, as for pinned
         order = "ORDER BY id" + (" DESC" if newest_first else "") + (f" LIMIT {int(limit)}" if limit else "")
         return self._select("WHERE " + " AND ".join(where), params, order)
 
