@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.recall import relevance
+from memchat.memory.recall import coverage, relevance
 from memchat.memory.store.memories import Memory, MemoryStore
 from memchat.memory.text import TEXT_WINDOW, window
 
@@ -48,6 +48,7 @@ class Tuning:
     pin_weight: float = 0.2
     use_weight: float = 0.05
     rescore: bool = True  # the second stage (off: rank by the fused score, as before it existed)
+    set_discount: float = coverage.DISCOUNT  # set questions: a hit's discount per hit of its session above (0: off)
 
 
 TUNING = Tuning()
@@ -140,6 +141,8 @@ def rank(db: Database, lists: Lists, q: Query, t: Tuning, limit: int) -> list[Hi
         h.score = round(odds / (1.0 + odds), 4)
     _summaries_below_facts(hits)
     hits.sort(key=lambda h: (-h.score, h.type, h.id))
+    if t.set_discount and coverage.is_set_question(q.text):
+        hits = coverage.diversify(hits, t.set_discount)
     return hits[:limit]
 
 
