@@ -1,6 +1,7 @@
 """Hybrid retrieval: BM25 + cosine fused by RRF, filters, any text as a query, the lazy vector index."""
 
 import sqlite3
+from dataclasses import dataclass
 
 import pytest
 from conftest import FakeEmbedder, run_memchat
@@ -11,7 +12,7 @@ from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import UsageError
 from memchat.memory.recall import index
-from memchat.memory.recall.coverage import is_set_question
+from memchat.memory.recall.coverage import diversify, is_set_question
 from memchat.memory.recall.search import fts_query, recall, with_tuning
 from memchat.memory.store.memories import MemoryStore
 
@@ -348,3 +349,22 @@ def test_a_question_for_one_thing_keeps_its_ranking(kates_hobbies, embedder):
 )
 def test_which_questions_ask_for_a_set(question, is_set):
     assert is_set_question(question) is is_set
+
+
+@dataclass
+class Ranked:
+    id: int
+    session_id: int
+    score: float
+    type: str = "message"
+
+
+def test_a_deeper_hit_joins_the_top_twenty_only_when_it_adds_a_session():
+    # 30 hits, best first: sessions 1 and 2 fill the first twenty places; below them a hit of
+    # session 1, one of a session not seen yet (3), and weaker ones of session 2.
+    sessions_by_rank = [1, 2] * 10 + [1, 3] + [2] * 8
+    hits = [Ranked(i, s, 1.0 - i / 100) for i, s in enumerate(sessions_by_rank)]
+    top = [h.id for h in diversify(hits)][:20]
+    assert top[:5] == [0, 1, 2, 3, 4]  # the best stay where relevance put them
+    assert 21 in top  # session 3 is admitted from below the twenty
+    assert 20 not in top and not {22, 23} & set(top)  # hits of sessions already in are not

@@ -58,24 +58,31 @@ def _plural(word: str) -> bool:
 # Chosen on both development sets (LoCoMo pair and tests/bench/data/realchat_dev.json) as the
 # setting that raised all-evidence@10 without lowering recall@10, MRR or recall@20 on either:
 KEEP = 5  # the first hits stay where relevance put them (the best answer is usually among them)
-WINDOW = 20  # hits re-read; below it the order stands (what ranked 11-20 may move up, not out of 20)
+WINDOW = 20  # places re-filled; below them the order stands
+DEEP = 30  # hits ranked WINDOW..DEEP may join, only from a session not among those taken yet
 DISCOUNT = 0.5  # a hit's score is halved for each hit its session already has above it
 
 
 def diversify(hits: list[Hit], discount: float = DISCOUNT) -> list[Hit]:
-    """Hits (best first) re-ordered for coverage: after the first KEEP, the next WINDOW - KEEP are
-    taken greedily by their score after a `discount` (0..1) per hit of the same session already
-    taken. Memories (no session) are never discounted; the rest keeps its order."""
-    out, left, rest = hits[:KEEP], hits[KEEP:WINDOW], hits[WINDOW:]
+    """Hits (best first) re-ordered for coverage: the first KEEP stay; the next places up to WINDOW
+    are taken greedily by score after a `discount` (0..1) per hit of the same session already
+    taken, from the hits up to WINDOW and, only when their session is not in yet, from those up
+    to DEEP. Memories (no session) are never discounted; what is not taken keeps its order."""
+    out, pool = hits[:KEEP], list(range(KEEP, min(DEEP, len(hits))))  # positions in hits
     taken: dict[int, int] = {}
     for h in out:
         _count(h, taken)
-    while left:
-        best = max(left, key=lambda h: _discounted(h, taken, discount))
-        left.remove(best)
-        out.append(best)
-        _count(best, taken)
-    return out + rest
+    while len(out) < WINDOW and pool:
+        admitted = [i for i in pool if i < WINDOW or _adds_a_session(hits[i], taken)] or pool
+        best = max(admitted, key=lambda i: (_discounted(hits[i], taken, discount), -i))
+        pool.remove(best)
+        out.append(hits[best])
+        _count(hits[best], taken)
+    return out + [hits[i] for i in pool] + hits[DEEP:]
+
+
+def _adds_a_session(hit: _Ranked, taken: dict[int, int]) -> bool:
+    return hit.type == "message" and hit.session_id is not None and hit.session_id not in taken
 
 
 def _count(hit: _Ranked, taken: dict[int, int]) -> None:
