@@ -175,6 +175,7 @@ def memchat_variants(db, embedder):
         recency_weight=0.0,
         name_weight=1.0,
         rescore=False,
+        set_discount=0.0,  # a baseline: one ranking for every question
     )
     variants = {
         SHIPPED: (embedder, TUNING),

@@ -3,9 +3,10 @@ retrieval for coverage, so every piece of the answer reaches the top, not only t
 
 A set's pieces were said on different days: the best-scored hits of such a question tend to be
 one stretch of conversation retelling one piece. So the ranking of a set question is re-read
-greedily: each next hit is the best one after a discount for every hit its session already
-has in the list. A hit from a session not yet in the list is admitted over a slightly better
-one from a session already there; a much weaker one is not.
+greedily: the first hits stay, and each next one is the best after a discount for every hit
+its session already has in the list. A hit from a session not yet in the list is admitted
+over a slightly better one from a session already there; a much weaker one is not. Hits just
+below the places re-filled may join, but only for a session the list does not have yet.
 """
 
 from __future__ import annotations

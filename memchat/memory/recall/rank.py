@@ -6,6 +6,8 @@
    re-scored by memchat.memory.recall.relevance: a calibrated probability that the candidate holds
    what the query asks for. That is `Hit.score`.
 3. The score: that probability, its odds times a light boost for recency, importance, pins and use.
+4. A question that asks for a set ("what are Kate's hobbies?") is re-ordered for coverage
+   (memchat.memory.recall.coverage): every piece of its answer, not only the best one.
 """
 
 from __future__ import annotations
