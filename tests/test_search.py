@@ -1,6 +1,7 @@
 """Hybrid retrieval: BM25 + cosine fused by RRF, filters, any text as a query, the lazy vector index."""
 
 import sqlite3
+from dataclasses import dataclass
 
 import pytest
 from conftest import FakeEmbedder, run_memchat
@@ -11,6 +12,7 @@ from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import UsageError
 from memchat.memory.recall import index
+from memchat.memory.recall.coverage import diversify, is_set_question
 from memchat.memory.recall.search import fts_query, recall, with_tuning
 from memchat.memory.store.memories import MemoryStore
 
@@ -264,3 +266,105 @@ def test_a_search_leaves_a_large_backlog_to_recall_and_import(db):
     assert db.conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (0,)
     recall(db, "gulls", enc, catch_up=True)
     assert db.conn.execute("SELECT count(*) FROM message_vectors").fetchone() == (40,)
+
+
+# --- multi-part questions: every piece of the answer ---------------------------------------------
+
+KATE_CLIMBS = [
+    "saw kate on saturday, she's obsessed with climbing now",
+    "kate climbing??",
+    "yep bouldering at the wall, she goes three times a week",
+    "kate always finds a new hobby",
+    "she says climbing is the best hobby she's ever had",
+    "kate's arms must be huge",
+    "she wants me to try the climbing wall with her",
+    "kate and her hobbies lol",
+    "kate bought climbing shoes too",
+    "kate is all in then",
+    "kate even watches climbing videos",
+    "classic kate",
+]
+KATE_POTTERY = ["work was long", "kate is doing a pottery class on thursdays now", "nice", "she made me a mug"]
+KATE_UKULELE = ["ugh rain again", "kate started learning the ukulele", "oh no", "she plays riptide"]
+
+
+def chat_session(db, day, lines):
+    """One session of alternating jess/sam turns on 2026-03-<day>; their message ids."""
+    s = sessions.create_session(db)
+    ids = []
+    for i, text in enumerate(lines):
+        cur = db.conn.execute(
+            "INSERT INTO messages (session_id, role, content, created_at, name) VALUES (?, ?, ?, ?, ?)",
+            (s.id, ("user", "assistant")[i % 2], text, f"2026-03-{day:02d}T20:{i:02d}:00Z", ("jess", "sam")[i % 2]),
+        )
+        ids.append(cur.lastrowid)
+    db.conn.commit()
+    return ids
+
+
+@pytest.fixture
+def kates_hobbies(db):
+    """One evening of climbing talk, then a pottery class and a ukulele a week apart each."""
+    climbing = chat_session(db, 2, KATE_CLIMBS)
+    return db, climbing, chat_session(db, 9, KATE_POTTERY)[1], chat_session(db, 16, KATE_UKULELE)[1]
+
+
+def top_ids(db, query, embedder, **tuning):
+    hits = recall(db, query, embedder, kinds=("message",), limit=10, catch_up=True, tuning=with_tuning(**tuning))
+    return [h.id for h in hits]
+
+
+def test_a_set_question_retrieves_each_part_from_its_own_day(kates_hobbies, embedder):
+    db, climbing, pottery, ukulele = kates_hobbies
+    shipped = top_ids(db, "What are Kate's hobbies?", embedder)
+    assert {pottery, ukulele} <= set(shipped)
+    assert set(shipped[:5]) <= set(climbing)  # the best matches keep their places
+    # Without coverage one evening's talk fills the top ten.
+    assert not {pottery, ukulele} <= set(top_ids(db, "What are Kate's hobbies?", embedder, set_discount=0.0))
+
+
+def test_a_question_for_one_thing_keeps_its_ranking(kates_hobbies, embedder):
+    db, *_ = kates_hobbies
+    query = "Where does Kate go bouldering?"
+    assert top_ids(db, query, embedder) == top_ids(db, query, embedder, set_discount=0.0)
+
+
+@pytest.mark.parametrize(
+    ("question", "is_set"),
+    [
+        ("What are Kate's hobbies?", True),
+        ("Which cities has Sam lived in?", True),
+        ("What has Sam tried to sleep better?", True),
+        ("Where has Melanie camped?", True),
+        ("What did Jessica and Sam each cook?", True),
+        ("Did Jon and Gina both dance?", True),
+        ("How many children does Melanie have?", True),
+        ("Where does Kate go bouldering?", False),
+        ("When did Jessica run the half marathon?", False),
+        ("How many years ago did she move?", False),
+        ("What is the name of Priya's dog?", False),
+        ("What was her time this year?", False),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_which_questions_ask_for_a_set(question, is_set):
+    assert is_set_question(question) is is_set
+
+
+@dataclass
+class Ranked:
+    id: int
+    session_id: int
+    score: float
+    type: str = "message"
+
+
+def test_a_deeper_hit_joins_the_top_twenty_only_when_it_adds_a_session():
+    # 30 hits, best first: sessions 1 and 2 fill the first twenty places; below them a hit of
+    # session 1, one of a session not seen yet (3), and weaker ones of session 2.
+    sessions_by_rank = [1, 2] * 10 + [1, 3] + [2] * 8
+    hits = [Ranked(i, s, 1.0 - i / 100) for i, s in enumerate(sessions_by_rank)]
+    top = [h.id for h in diversify(hits)][:20]
+    assert top[:5] == [0, 1, 2, 3, 4]  # the best stay where relevance put them
+    assert 21 in top  # session 3 is admitted from below the twenty
+    assert 20 not in top and not {22, 23} & set(top)  # hits of sessions already in are not

@@ -2,6 +2,7 @@
 """Retrieval quality on the LoCoMo development set: recall@5/10, MRR, all-evidence@10, per category.
 
     python tests/bench/eval_locomo.py [--eval-dir ../shared/eval] [--out DIR] [--sweep]
+    python tests/bench/eval_locomo.py --data tests/bench/data/realchat_dev.json [--shipped-only]
 
 Protocol (../shared/eval/README.md): each conversation is imported into its own temporary
 database through `memchat import`'s code (JSON lines with the speaker as `name`, the
@@ -16,6 +17,8 @@ Rows, all measured in the same run:
 - the same three over memchat's index (speaker name with the text), from the shipped
   search with one side switched off, and with the tuning switched off.
 --sweep prints the grid the defaults were chosen from (recall@10 and MRR, categories 1-4).
+--data reads another set in the real-style format of tests/bench/data/realchat_dev.json (sessions
+of [speaker, text] turns; the same scoring); --shipped-only measures memchat recall alone.
 The dataset is CC BY-NC 4.0: it is read in place and never copied into the repository.
 """
 
@@ -40,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 LIMIT = 50  # ranks kept per question (score.py looks at 20)
+SHIPPED = "memchat recall (shipped)"
 
 
 class CachedEmbedder:
@@ -67,6 +71,35 @@ def load(eval_dir: Path):
         q = json.loads(line)
         questions[q["conversation"]].append(q)
     return convs, questions
+
+
+def load_chat_set(path: Path, tmp: Path):
+    """A set in realchat_dev.json's format, as load() returns LoCoMo; its questions are also
+    written as JSON lines for score.py (returned third)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    convs: dict[str, list[dict]] = defaultdict(list)
+    for conv in data["conversations"]:
+        first = conv["sessions"][0]["turns"][0][0]
+        for s, session in enumerate(conv["sessions"], 1):
+            for t, (speaker, text) in enumerate(session["turns"], 1):
+                convs[conv["id"]].append(
+                    {
+                        "conversation": conv["id"],
+                        "session": f"{conv['id']}/session_{s}",
+                        "id": f"{conv['id']}/D{s}:{t}",
+                        "role": "user" if speaker == first else "assistant",
+                        "speaker": speaker,
+                        "content": text,
+                        "timestamp": session["date"],
+                    }
+                )
+    questions: dict[str, list[dict]] = defaultdict(list)
+    questions_file = tmp / "questions.jsonl"
+    with open(questions_file, "w", encoding="utf-8") as fh:
+        for q in data["questions"]:
+            questions[q["conversation"]].append(q)
+            fh.write(json.dumps(q) + "\n")
+    return convs, questions, questions_file
 
 
 def build(conv: str, rows: list[dict], tmp: Path, embedder):
@@ -144,9 +177,10 @@ def memchat_variants(db, embedder):
         recency_weight=0.0,
         name_weight=1.0,
         rescore=False,
+        set_discount=0.0,  # a baseline: one ranking for every question
     )
     variants = {
-        "memchat recall (shipped)": (embedder, TUNING),
+        SHIPPED: (embedder, TUNING),
         "memchat, first stage only (fused ranks, no relevance re-score)": (embedder, replace(TUNING, rescore=False)),
         "memchat, full text only (no vectors)": (None, TUNING),
         "BM25, name indexed": (None, plain),
@@ -175,9 +209,13 @@ def quick_scores(rankings: dict[str, list[str]], questions: list[dict]) -> tuple
     return statistics.mean(r10), statistics.mean(mrr)
 
 
-def score(path: Path, eval_dir: Path) -> dict:
+def score(path: Path, eval_dir: Path, questions_file: Path | None = None) -> dict:
+    extra = ["--questions", str(questions_file)] if questions_file else []
     out = subprocess.run(
-        [sys.executable, str(eval_dir / "score.py"), str(path), "--json"], capture_output=True, text=True, check=True
+        [sys.executable, str(eval_dir / "score.py"), str(path), "--json", *extra],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout)["groups"]
 
@@ -194,6 +232,8 @@ def main() -> None:
         help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
     )
     ap.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
+    ap.add_argument("--data", default=None, help="A set in realchat_dev.json's format instead of LoCoMo.")
+    ap.add_argument("--shipped-only", action="store_true", help="Measure memchat recall (shipped) alone.")
     args = ap.parse_args()
     md_tables.tables_only(args.markdown)
     eval_dir = Path(args.eval_dir)
@@ -204,8 +244,12 @@ def main() -> None:
     started = time.perf_counter()
     embedder = CachedEmbedder(get_embedder(encoder=args.encoder))
     print(f"{type(embedder.inner).__name__} loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    convs, questions = load(eval_dir)
     tmp = Path(tempfile.mkdtemp(prefix="memchat-locomo-"))
+    questions_file = None
+    if args.data:
+        convs, questions, questions_file = load_chat_set(Path(args.data), tmp)
+    else:
+        convs, questions = load(eval_dir)
     out = Path(args.out) if args.out else tmp
     out.mkdir(parents=True, exist_ok=True)
     rankings: dict[str, dict[str, list[str]]] = defaultdict(dict)
@@ -216,7 +260,11 @@ def main() -> None:
         import_time += seconds
         n_messages += len(rows)
         external = dict(db.conn.execute("SELECT id, external_id FROM messages"))
-        systems = {**memchat_variants(db, embedder), **plain_baselines(db, embedder)}
+        systems = memchat_variants(db, embedder)
+        if args.shipped_only:
+            systems = {name: run for name, run in systems.items() if name == SHIPPED}
+        else:
+            systems.update(plain_baselines(db, embedder))
         for name, system in systems.items():
             for q in questions[conv]:
                 rankings[name][q["qid"]] = [external[i] for i in system(q["question"])]
@@ -233,7 +281,7 @@ def main() -> None:
         with open(path, "w", encoding="utf-8") as fh:
             for q in all_questions:
                 fh.write(json.dumps({"qid": q["qid"], "ranked": ranks.get(q["qid"], [])}) + "\n")
-        results[name] = score(path, eval_dir)
+        results[name] = score(path, eval_dir, questions_file)
     print_tables(results)
     print(f"\nrankings: {out}", file=sys.stderr)
     if args.sweep:

@@ -6,6 +6,8 @@
    re-scored by memchat.memory.recall.relevance: a calibrated probability that the candidate holds
    what the query asks for. That is `Hit.score`.
 3. The score: that probability, its odds times a light boost for recency, importance, pins and use.
+4. A question that asks for a set ("what are Kate's hobbies?") is re-ordered for coverage
+   (memchat.memory.recall.coverage): every piece of its answer, not only the best one.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.recall import relevance
+from memchat.memory.recall import coverage, relevance
 from memchat.memory.store.memories import Memory, MemoryStore
 from memchat.memory.text import TEXT_WINDOW, window
 
@@ -48,6 +50,7 @@ class Tuning:
     pin_weight: float = 0.2
     use_weight: float = 0.05
     rescore: bool = True  # the second stage (off: rank by the fused score, as before it existed)
+    set_discount: float = coverage.DISCOUNT  # set questions: a hit's discount per hit of its session above (0: off)
 
 
 TUNING = Tuning()
@@ -140,6 +143,8 @@ def rank(db: Database, lists: Lists, q: Query, t: Tuning, limit: int) -> list[Hi
         h.score = round(odds / (1.0 + odds), 4)
     _summaries_below_facts(hits)
     hits.sort(key=lambda h: (-h.score, h.type, h.id))
+    if t.set_discount and coverage.is_set_question(q.text):
+        hits = coverage.diversify(hits, t.set_discount)
     return hits[:limit]
 
 
