@@ -639,3 +639,23 @@ def test_direct_questions_work_on_a_profile_with_memories_and_no_sessions(househ
         ("What's our cat called?", "Miso"),
     ):
         assert expected in sent_for(household, api, prompt), prompt
+
+
+# Memories that name people by role once ("my brother Tiago") and then by name only.
+RELATIVES = [
+    "My wife Ana is a primary-school teacher",
+    "Ana's dad Jorge restores old motorbikes",
+    "My brother Tiago is a nurse in Lisbon",
+    "Tiago collects soul records on vinyl",
+    "I restore second-hand furniture at weekends",
+    "Our neighbour Rita grows tomatoes",
+]
+
+
+def test_a_person_named_by_role_brings_what_memory_says_of_them(cli, api, real_encoder):
+    for text in RELATIVES:
+        assert cli("memories", "add", text).exit_code == 0
+    assert "restores old motorbikes" in sent_for(cli, api, "What could I give my father-in-law for Christmas?")
+    assert "soul records" in sent_for(cli, api, "Birthday present ideas for my brother?")
+    unrelated = sent_for(cli, api, "How do I kill a child process in Go?")
+    assert "Jorge" not in unrelated and "Tiago" not in unrelated
