@@ -39,3 +39,11 @@ def test_names_and_memories_follow_the_role_path(db):
     texts = {store.get(i).text for i in people.memories_about(db, [("partner", "father")])}
     assert "Ana's dad Jorge restores motorbikes" in texts and "Jorge lives in Braga" in texts
     assert "I restore furniture" not in texts
+
+
+def test_a_mentee_and_a_godchild_are_found_by_what_the_user_says_of_them(db):
+    store = MemoryStore(db)
+    for text in ("I'm mentoring Oskar, a junior developer", "I'm godfather to Alfie, my friend Tom's son"):
+        store.add(text)
+    assert people.names_for(db, "user", "mentee") == ["Oskar"]
+    assert people.names_for(db, "user", "godchild") == ["Alfie"]

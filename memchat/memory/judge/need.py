@@ -53,6 +53,13 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 # What a profile is for, not a secret: an allergy or an intolerance (a diet fact the word lists file
 # under health), and the family's children (their names, ages, tastes; not their school or health).
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
+# What the household must or will not eat comes before what it likes: a constraint is what a meal
+# plan, a café order or a dinner for guests gets wrong without it.
+_CONSTRAINT = re.compile(
+    r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|halal|kosher|"
+    r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand)|refuses|avoids?)\b",
+    re.IGNORECASE,
+)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
@@ -175,7 +182,7 @@ def _profile(
         if not _is_sensitive(m, float(like[j]), best):
             queues[best].append((float(topics[j].max()), m))
     for queue in queues.values():
-        queue.sort(key=lambda pair: (-pair[0], pair[1].id))
+        queue.sort(key=lambda pair: (not _CONSTRAINT.search(pair[1].text), -pair[0], pair[1].id))
     chosen: list[Memory] = []
     used = 0
     while any(queues.values()):

@@ -64,6 +64,7 @@ _TRIPLES = [
 ]
 _MENTORING = re.compile(rf"\bI'?m mentoring {_NAME}")
 _GODPARENT = re.compile(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
+_CUES = {"mentee": ("mentoring",), "godchild": ("godfather", "godmother", "godparent")}  # said of the user
 CANDIDATES = 60  # memories read per name
 
 
@@ -104,7 +105,7 @@ def _owner(word: str) -> str:
 
 def names_for(db: Database, owner: str, role: str) -> list[str]:
     """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"])."""
-    words = list(ROLE_WORDS[role]) + ([] if owner == "user" else [owner])
+    words = list(ROLE_WORDS[role]) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
     names: list[str] = []
     for _id, text in _texts(db, words):
         for pattern in _TRIPLES:
