@@ -233,7 +233,10 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
         more = _by_person(db, request, embedder, query, seen, today)
-        more += _by_topic(db, request, embedder, seen, today, personal)
+        # The topic's memories stand in for a search that found nothing ("what should I get at the
+        # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
+        if not any(i.memory_id for i in retrieved + more):
+            more += _by_topic(db, request, embedder, seen, today, personal)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
