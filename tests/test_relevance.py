@@ -639,3 +639,54 @@ def test_direct_questions_work_on_a_profile_with_memories_and_no_sessions(househ
         ("What's our cat called?", "Miso"),
     ):
         assert expected in sent_for(household, api, prompt), prompt
+
+
+# Memories that name people by role once ("my brother Tiago") and then by name only.
+RELATIVES = [
+    "My wife Ana is a primary-school teacher",
+    "Ana's dad Jorge restores old motorbikes",
+    "My brother Tiago is a nurse in Lisbon",
+    "Tiago collects soul records on vinyl",
+    "I restore second-hand furniture at weekends",
+    "Our neighbour Rita grows tomatoes",
+]
+
+
+def test_a_person_named_by_role_brings_what_memory_says_of_them(cli, api, real_encoder):
+    for text in RELATIVES:
+        assert cli("memories", "add", text).exit_code == 0
+    assert "restores old motorbikes" in sent_for(cli, api, "What could I give my father-in-law for Christmas?")
+    assert "soul records" in sent_for(cli, api, "Birthday present ideas for my brother?")
+    unrelated = sent_for(cli, api, "How do I kill a child process in Go?")
+    assert "Jorge" not in unrelated and "Tiago" not in unrelated
+
+
+def test_the_profile_puts_what_the_household_cannot_eat_before_what_it_likes(cli, api, real_encoder):
+    likes = [
+        "I love spicy Sichuan food",
+        "My favourite breakfast is porridge with blueberries",
+        "I drink two flat whites a day",
+        "The user's favourite cuisine is Ethiopian",
+        "I bake sourdough every weekend",
+        "My go-to dish for guests is slow-roast lamb shoulder",
+        "I batch-cook my lunches on Sundays",
+        "We order pizza every Friday",
+        "I love a good ramen",
+        "My favourite snack is salted popcorn",
+        "I make my own kimchi",
+        "The user loves Ethiopian injera",
+        "I like my steak medium rare",
+        "We have roast chicken most Sundays",
+        "I drink green tea in the afternoon",
+        "I like dark chocolate with sea salt",
+        "My favourite fruit is mango",
+        "I love a full English breakfast",
+        "We grow our own herbs for cooking",
+        "The user loves Neapolitan pizza",
+    ]
+    for text in [*likes, "I'm pescatarian", "I can't stand mushrooms"]:
+        assert cli("memories", "add", text).exit_code == 0
+    explained = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
+    profile = [m["text"] for m in explained["memory"] if m["section"] == "profile"]
+    # chosen first in their topic's turn (topics take turns), so they hold when the 150 tokens run out
+    assert {"I'm pescatarian", "I can't stand mushrooms"} <= set(profile[:3]), profile

@@ -23,12 +23,12 @@ _PERSONAL = re.compile(
     r"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before)\b",
     re.IGNORECASE,
 )
-# "can you ...", "could you tell me about ...", "do you know ...": the message asks the assistant for
-# something. These words say nothing about what it asks: they are not searched for either.
+# "can you ...", "could you tell me about ...", "do you know ...", "give me ..." opening a sentence: the
+# message asks the assistant for something ("the doctor wants to give me amoxicillin" is the user's own). These words say nothing about what it asks: they are not searched for either.
 _REQUEST = re.compile(
     r"\b(?:(?:can|could|would|will|won't|wouldn't)\s+you(?:\s+please)?(?:\s+(?:tell|show|give|write|remind)\s+me)?"
     r"|do\s+you\s+know|you\s+know|thank\s+you|if\s+you|let\s+me\s+know|i\s+wonder|please"
-    r"|(?:tell|show|give|write|teach)\s+me(?:\s+(?:about|of))?|explain\s+to\s+me"
+    r"|(?:^\s*|(?<=[.!?]\s))(?:tell|show|give|write|teach)\s+me(?:\s+(?:about|of))?|explain\s+to\s+me"
     r"|your\s+(?:opinion|view|take|thoughts)(?:\s+(?:on|of|about))?)\b",
     re.IGNORECASE,
 )

@@ -1,0 +1,158 @@
+"""The people a request means by their role, read from memory: "my father-in-law" is Rui.
+
+A person asks about "my brother", "the kids" or "my mother-in-law"; memory says "My younger
+brother Owen is a paramedic", "Owen collects 1970s soul records", "Ines's mum Graça only speaks
+Portuguese". Neither search nor topic finds "Owen collects ..." for "a birthday present for my
+brother": they share no word, and a record collection is no family topic. This module reads who
+is who from the memories that say it ("my partner Ines", "Ines's dad Rui", "I'm mentoring
+Oskar"), follows a role path ("father-in-law": the partner's father), and returns the memories
+that name the people found, for memchat.memory.judge.need to rank by meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memchat.db import Database
+
+# A role, and the words memory and people use for it.
+ROLE_WORDS: dict[str, tuple[str, ...]] = {
+    "partner": ("partner", "wife", "husband", "spouse", "girlfriend", "boyfriend", "fiancé", "fiancée", "fiance"),
+    "mother": ("mum", "mom", "mother", "mam", "mummy"),
+    "father": ("dad", "father", "papa", "daddy"),
+    "parents": ("parents", "folks"),
+    "sister": ("sister",),
+    "brother": ("brother",),
+    "son": ("son",),
+    "daughter": ("daughter",),
+    "friend": ("friend", "mate", "pal"),
+    "manager": ("manager", "boss"),
+    "mentee": ("mentee",),
+    "godchild": ("godson", "goddaughter", "godchild"),
+    "dog": ("dog", "puppy"),
+    "cat": ("cat", "kitten"),
+}
+_WORD_ROLE = {w: role for role, ws in ROLE_WORDS.items() for w in ws}
+_ANY_ROLE = "|".join(sorted(_WORD_ROLE, key=len, reverse=True))
+# What a request says, as a path of roles from the user (the first match wins for its words).
+_PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
+    (re.compile(r"\b(father|dad)[- ]in[- ]law\b", re.I), (("partner", "father"),)),
+    (re.compile(r"\b(mother|mum|mom)[- ]in[- ]law\b", re.I), (("partner", "mother"),)),
+    (re.compile(r"\bsister[- ]in[- ]law\b", re.I), (("partner", "sister"),)),
+    (re.compile(r"\bbrother[- ]in[- ]law\b", re.I), (("partner", "brother"),)),
+    (re.compile(r"\b(in[- ]laws|parents[- ]in[- ]law)\b", re.I), (("partner", "parents"), ("partner", "mother"))),
+    (re.compile(r"\b(nephews?|nieces?)\b", re.I), (("sister",), ("brother",))),
+    (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",))),
+    (
+        re.compile(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
+        (("partner",), ("son",), ("daughter",)),
+    ),
+    (re.compile(r"\bthe dog\b", re.I), (("dog",),)),
+    (re.compile(r"\bthe cat\b", re.I), (("cat",),)),
+    (re.compile(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
+]
+_ADJ = r"(?:(?:best|closest|oldest|old|younger|older|little|big|uni|new|late)\s+)?"
+_OWN_ROLE = re.compile(rf"\b(?:my|our)\s+{_ADJ}({_ANY_ROLE})s?(?:['’]s\s+{_ADJ}({_ANY_ROLE})s?)?\b", re.I)
+_NAME = r"([A-Z][\w’'-]*[\w](?:\s+[A-Z][\w’'-]*[\w])?)"
+# Who is who, as memory says it: owner (my / our / the user's / a name's), role, name.
+_TRIPLES = [
+    re.compile(rf"\b((?i:my|our|the user's)|{_NAME[1:-1]}['’]s)\s+(?:[a-z]+\s+)?({_ANY_ROLE}),?\s+{_NAME}"),
+    re.compile(rf"\b((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})(?:\s+from\s+\w+)?\s+is\s+(?:now\s+)?{_NAME}"),
+    re.compile(rf"\b{_NAME},\s+((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})\b"),
+]
+_MENTORING = re.compile(rf"\bI'?m mentoring {_NAME}")
+_GODPARENT = re.compile(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
+_CUES = {"mentee": ("mentoring",), "godchild": ("godfather", "godmother", "godparent")}  # said of the user
+CANDIDATES = 60  # memories read per name
+
+
+def role_paths(text: str) -> list[tuple[str, ...]]:
+    """The people a request names by role, as paths from the user: "my brother" -> [("brother",)]."""
+    paths: list[tuple[str, ...]] = []
+    rest = text
+    for pattern, found in _PATHS:
+        if pattern.search(rest):
+            paths += [p for p in found if p not in paths]
+            rest = pattern.sub(" ", rest)
+    for m in _OWN_ROLE.finditer(rest):
+        path = tuple(_WORD_ROLE[w.lower()] for w in m.groups() if w)
+        if path not in paths:
+            paths.append(path)
+    return paths
+
+
+def _fts(words: list[str]) -> str:
+    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+
+
+def _texts(db: Database, words: list[str]) -> list[tuple[int, str]]:
+    """Active, not private facts and events that hold any of `words`."""
+    if not words:
+        return []
+    return db.conn.execute(
+        "SELECT m.id, m.text FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        "WHERE memories_fts MATCH ? AND m.status = 'active' AND m.private = 0 AND m.kind IN ('fact', 'event') "
+        "ORDER BY bm25(memories_fts) LIMIT ?",
+        (_fts(words), CANDIDATES),
+    ).fetchall()
+
+
+def _owner(word: str) -> str:
+    return "user" if word.lower() in ("my", "our", "the user's") else word.removesuffix("'s").removesuffix("’s")
+
+
+def names_for(db: Database, owner: str, role: str) -> list[str]:
+    """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"])."""
+    words = list(ROLE_WORDS[role]) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
+    names: list[str] = []
+    for _id, text in _texts(db, words):
+        for pattern in _TRIPLES:
+            for m in pattern.finditer(text):
+                groups = m.groups()
+                if pattern is _TRIPLES[2]:
+                    name, who, word = groups
+                else:
+                    who, word, name = groups[0], groups[-2], groups[-1]
+                if _owner(who) == owner and _WORD_ROLE.get(word.lower()) == role and name not in names:
+                    names.append(name)
+        if owner == "user" and role in ("mentee", "godchild"):
+            pattern = _MENTORING if role == "mentee" else _GODPARENT
+            names += [n for n in pattern.findall(text) if n not in names]
+    return names
+
+
+def referents(db: Database, path: tuple[str, ...]) -> tuple[list[str], list[re.Pattern[str]]]:
+    """The names at the end of a role path, and the phrases that point to that person without a
+    name ("Mum ...", "Ines's parents ...")."""
+    owners = ["user"]
+    phrases: list[re.Pattern[str]] = []
+    names: list[str] = []
+    for role in path:
+        words = "|".join(ROLE_WORDS[role])
+        phrases = []
+        for owner in owners:
+            if owner == "user":
+                phrases.append(re.compile(rf"(\b(my|our|the user's)\s+([a-z]+\s+)?({words})s?\b|^({words})\b)", re.I))
+            else:
+                phrases.append(re.compile(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b", re.I))
+        names = [n for owner in owners for n in names_for(db, owner, role)]
+        owners = [n.split()[0] for n in names]
+        if not owners:
+            break
+    return names, phrases
+
+
+def memories_about(db: Database, paths: list[tuple[str, ...]]) -> list[int]:
+    """Ids of the memories that name the people of `paths`, or point to them by role."""
+    found: list[int] = []
+    for path in paths:
+        names, phrases = referents(db, path)
+        first = [n.split()[0] for n in names]
+        words = first + [w for role in path[-1:] for w in ROLE_WORDS[role]]
+        for memory_id, text in _texts(db, words):
+            named = any(re.search(rf"\b{re.escape(n)}\b", text) for n in first)
+            if (named or any(p.search(text) for p in phrases)) and memory_id not in found:
+                found.append(memory_id)
+    return found
