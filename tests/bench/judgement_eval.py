@@ -90,7 +90,7 @@ def build(profile: Profile, db: Path, with_history: bool) -> dict[int, int]:
     app = _open(db)
     ids: dict[int, int] = {}
     for i, m in enumerate(profile.memories):
-        done = app.remember(m["text"], key=m.get("key"), kind=m.get("kind"))
+        done = app.memories.remember(m["text"], key=m.get("key"), kind=m.get("kind"))
         ids[done.memory.id] = i
     if with_history and profile.history:
         by_session: dict[str, int] = {}
@@ -104,7 +104,7 @@ def build(profile: Profile, db: Path, with_history: bool) -> dict[int, int]:
                 stamps.append((_ts(msg), added.id))
         app.db.conn.executemany("UPDATE messages SET created_at = ? WHERE id = ?", stamps)  # the history's own time
         app.db.conn.commit()
-        app.reindex()
+        app.memories.reindex()
     app.close()
     return ids
 
@@ -130,8 +130,8 @@ def ask(base: Path, workdir: Path, prompt: str):
     _copy(base, db)
     app = _open(db)
     try:
-        session = app.start_session()
-        return app.send(session, prompt).memory
+        session = app.chat.start_session()
+        return app.chat.send(session, prompt).memory
     finally:
         app.close()
 
