@@ -19,7 +19,7 @@ render what it returns; the core below it never prints.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cached_property
 
 from memchat.app.capture import Capture
 from memchat.app.conversation import Conversation
@@ -31,12 +31,22 @@ from memchat.app.profile import Profile
 class Memchat(Profile):
     """One profile, open for use, and the services over it (see the module docstring)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.chat = Conversation(self)
-        self.memories = Memories(self)
-        self.capture = Capture(self)
-        self.privacy = Privacy(self)
+    # Each service is made on first use: a command that only recalls builds one.
+    @cached_property
+    def chat(self) -> Conversation:
+        return Conversation(self)
+
+    @cached_property
+    def memories(self) -> Memories:
+        return Memories(self)
+
+    @cached_property
+    def capture(self) -> Capture:
+        return Capture(self)
+
+    @cached_property
+    def privacy(self) -> Privacy:
+        return Privacy(self)
 
     def after_open(self) -> None:
         self.privacy.retention_in_background()  # retention windows, in a detached process when due

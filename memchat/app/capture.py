@@ -72,7 +72,7 @@ class Capture:
         a background thread must not share the profile's connection)."""
         if self._capture_agreed or self.capture_configured:
             return True
-        source = db or self.profile._db
+        source = db or self.profile.db_if_open
         if source is None:  # not open yet (a toolbar drawn while it opens): nothing captures before it is
             return False
         from memchat.privacy import consent

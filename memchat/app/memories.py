@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from memchat.memory.forget.erase import Forgotten
     from memchat.memory.recall.index import ReindexResult
     from memchat.memory.recall.search import Hit
-    from memchat.memory.store.memories import HistoryEntry, Memory
+    from memchat.memory.store.memories import Memory
     from memchat.memory.store.transfer import ImportResult as MemoryImportResult
 
 
@@ -58,7 +58,12 @@ class Memories:
         from memchat.memory.recall.search import recall
 
         session_id = sessions.get_session(self.profile.db, session).id if session is not None else None
-        embedder = self.profile.embedder_alongside(self.profile.preload_vectors, on_prepare)
+        profile = self.profile
+        # Loaded once: a shell that loaded it already (with a spinner) has mapped the vectors too.
+        if profile.embedder_loaded():
+            embedder = profile.embedder(on_prepare)
+        else:
+            embedder = profile.embedder_alongside(profile.preload_vectors, on_prepare)
         hits = recall(
             self.profile.db,
             query,
@@ -124,41 +129,6 @@ class Memories:
         self.profile.embed_written(memory_ids=[memory.id])
         return Remembered(memory, store.replaced(memory.id))
 
-    def find(
-        self,
-        *,
-        kind: str | None = None,
-        status: str | tuple[str, ...] | None = ("active", "pending"),
-        pinned: bool | None = None,
-        limit: int | None = None,
-        newest_first: bool = False,
-        private: bool | None = None,
-    ) -> list[Memory]:
-        return self.profile.store.find(
-            kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first, private=private
-        )
-
-    def memory_counts(self) -> dict[str, int]:
-        """How many memories there are in each status (active, pending, superseded, forgotten)."""
-        return self.profile.store.counts()
-
-    def memory(self, memory_id: str | int) -> Memory:
-        return self.profile.store.get(memory_id)
-
-    def edit_memory(self, memory_id: str | int, text: str, *, value: str | None = None) -> Memory:
-        return self.profile.store.edit(memory_id, text, value=value)
-
-    def pin_memory(self, memory_id: str | int, pinned: bool = True) -> Memory:
-        return self.profile.store.pin(memory_id) if pinned else self.profile.store.unpin(memory_id)
-
-    def mark_private(self, memory_id: str | int, private: bool = True) -> Memory:
-        """A private memory is never sent to a model unasked, nor served over MCP: only the user's
-        own recall shows it (and what it was drawn from is withheld like it)."""
-        return self.profile.store.update(memory_id, private=private)
-
-    def memory_history(self, memory_id: str | int) -> list[HistoryEntry]:
-        return self.profile.store.history(memory_id)
-
     def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[tuple[Memory, float]]:
         """Memories a query is about, with their relevance, best first (what clears the relevance bar)."""
         from memchat.memory.recall import relevance
@@ -195,16 +165,6 @@ class Memories:
     def forgettable(self) -> list[Memory]:
         """Every memory that still holds text (what `forget --all` forgets)."""
         return self.profile.store.find(status=("active", "pending", "superseded"))
-
-    def pending(self) -> list[Memory]:
-        """Memories waiting for the user's review."""
-        return self.profile.store.find(status="pending")
-
-    def confirm(self, memory_id: str | int) -> Memory:
-        return self.profile.store.confirm(memory_id)
-
-    def reject(self, memory_id: str | int) -> None:
-        self.profile.store.reject(memory_id)
 
     def export_memories(self, fmt: str = "json", *, to: str = "-") -> str:
         from memchat.memory.store.transfer import export_text

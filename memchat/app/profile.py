@@ -128,7 +128,13 @@ class Profile:
         return self._db
 
     @property
+    def db_if_open(self) -> Database | None:
+        """The database when it is open already (a toolbar drawn while it opens must not wait)."""
+        return self._db
+
+    @property
     def store(self) -> MemoryStore:
+        """The memories, one by one (memchat.memory.store: get, find, edit, pin, confirm ...)."""
         from memchat.memory.store.memories import MemoryStore
 
         return MemoryStore(self.db)
@@ -242,6 +248,7 @@ class Profile:
             except Exception:  # noqa: BLE001 - closing on the way out; SQLite recovers the WAL on next open
                 pass
             self._db = None
+            self._compactor = None  # it holds the connection
 
     def _warn_about_access(self) -> None:
         """Say once when the database, or the directory it is in, can be read by others."""

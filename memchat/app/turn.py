@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memchat import sessions, tokens
@@ -145,7 +145,7 @@ def answer(
         sessions.mark_unanswered(profile.db, user.id, str(exc))
         raise
     calibrate = status == "ok" and bool(reply.input_tokens) and provider.real_usage and rounds == 1
-    result = _commit(profile, inputs, user, reply, started, status, error, calibrate=calibrate)
+    result = _commit(profile, inputs, user, reply, started, status, error, calibrate=calibrate, searched=bool(searches))
     if status == "ok":
         result.notes = searches
     return result
@@ -158,10 +158,7 @@ def _gather(profile: Profile, session: Session, user: Message, on_notice: Notice
     history = sessions.messages(db, session.id)
     factor = tokens.load_factor(db, settings.model)
     searchable = profile.use_memory and _has_memory(profile, session.id)
-    section = Section()
-    if profile.use_memory:
-        previous = [m for m in history if m.id < user.id][-2:]
-        section = _memory_section(profile, session, user, previous, factor, searchable, on_notice)
+    section = _memory_section(profile, session, user, history, factor, searchable, on_notice)
     session, compiled = compile_call(profile, session, history, user, factor, on_notice, memory=section.text)
     return _Inputs(session, history, factor, searchable, section, compiled)
 
@@ -171,16 +168,29 @@ def _has_memory(profile: Profile, session_id: int) -> bool:
     return profile.store.has_active() or sessions.has_other_messages(profile.db, session_id)
 
 
+def memory_section(profile: Profile, session: Session, user: Message, on_notice: Notice | None = None) -> Section:
+    """What long-term memory would put in the call for a stored message, its inputs read here
+    (benchmarks and evaluations; a turn reads them once for everything it does)."""
+    db = profile.db
+    searchable = profile.use_memory and _has_memory(profile, session.id)
+    history = sessions.messages(db, session.id)
+    factor = tokens.load_factor(db, profile.settings.model)
+    return _memory_section(profile, session, user, history, factor, searchable, on_notice)
+
+
 def _memory_section(
     profile: Profile,
     session: Session,
     user: Message,
-    previous: list[Message],
+    history: list[Message],
     factor: float,
     searchable: bool,
     on_notice: Notice | None,
 ) -> Section:
-    """Retrieve and lay out what long-term memory says about this message."""
+    """Retrieve and lay out what long-term memory says about this message (nothing with memory off)."""
+    if not profile.use_memory:
+        return Section()
+    previous = [m for m in history if m.id < user.id][-2:]  # the last turn is part of the query
     query = inject.retrieval_query(user.content, previous)
     embedder = profile.turn_embedder(on_notice) if searchable else None
 
@@ -390,12 +400,14 @@ def _commit(
     error: ProviderError | None,
     *,
     calibrate: bool,
+    searched: bool,
 ) -> TurnResult:
     """Store the reply (what arrived, when cut short) and what went with the call, in one transaction."""
     db, settings, section = profile.db, profile.settings, inputs.section
     latency = int((time.monotonic() - started) * 1000)
     with immediate(db):
-        if section.items:  # what memory this call carried: ids and reasons (never text), for /why and /context
+        if section.items or searched:  # what memory the call carried (ids and reasons, never text) and the
+            # model's own searches: for /why and /context
             sessions.set_memory_sent(db, user.id, section.summary())
         if status == "ok" and section.memory_ids:
             profile.store.mark_used(section.memory_ids)
@@ -415,7 +427,7 @@ def _commit(
             error=str(error) if error else None,
         )
     answered = sessions.get_message(db, user.id)
-    session = inputs.session if stored is None else sessions.get_session(db, inputs.session.id)
+    session = inputs.session if stored is None else replace(inputs.session, updated_at=stored.created_at)
     return TurnResult(session, answered, stored, reply, status, latency, error, inputs.compiled, section)
 
 

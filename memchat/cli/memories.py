@@ -50,9 +50,9 @@ def list_(
     mode = json_mode(json_out, jsonl_out)
     statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
     memchat = open_app(ctx)
-    rows = memchat.memories.find(kind=kind, status=statuses, pinned=True if pinned else None)
+    rows = memchat.store.find(kind=kind, status=statuses, pinned=True if pinned else None)
     add = 'add one with `memchat memories add "..."` or /remember in a chat'
-    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.memories.memory_counts(), add)
+    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.store.counts(), add)
     emit(rows, mode, show.memory_json, show.memories_table, empty)
 
 
@@ -68,7 +68,7 @@ def show(
     from memchat.ui import console
     from memchat.ui import memory as show
 
-    m = open_app(ctx).memories.memory(memory_id)
+    m = open_app(ctx).store.get(memory_id)
     if json_out:
         console.print_json(show.memory_json(m))
     else:
@@ -122,9 +122,9 @@ def edit(
     from memchat.ui.terminal import edit_in_editor, stdin_is_tty
 
     memchat = open_app(ctx)
-    m = memchat.memories.memory(memory_id)
+    m = memchat.store.get(memory_id)
     if private is not None:
-        m = memchat.memories.mark_private(m.id, private)
+        m = memchat.store.update(m.id, private=private)
         typer.echo(f"memory {m.id} is {'private' if private else 'no longer private'}: {sanitize(m.text)}")
         if text is None and value is None:
             return
@@ -136,7 +136,7 @@ def edit(
             typer.echo("no change")
             return
         text = edited
-    updated = memchat.memories.edit_memory(m.id, text if text is not None else m.text, value=value)
+    updated = memchat.store.edit(m.id, text if text is not None else m.text, value=value)
     typer.echo(f"memory {updated.id}: {sanitize(updated.text)}" if updated.updated_at != m.updated_at else "no change")
 
 
@@ -148,7 +148,7 @@ def pin(
     ),
 ) -> None:
     """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
-    m = open_app(ctx).memories.pin_memory(memory_id, True)
+    m = open_app(ctx).store.pin(memory_id)
     typer.echo(f"pinned memory {m.id}: {sanitize(m.text)}")
 
 
@@ -160,7 +160,7 @@ def unpin(
     ),
 ) -> None:
     """Unpin a memory."""
-    m = open_app(ctx).memories.pin_memory(memory_id, False)
+    m = open_app(ctx).store.unpin(memory_id)
     typer.echo(f"unpinned memory {m.id}: {sanitize(m.text)}")
 
 
@@ -218,7 +218,7 @@ def _forget_targets(
 ) -> list[Memory]:
     """The memories `forget` was pointed at (by ID, --all or --query), less those already forgotten."""
     if memory_id is not None:
-        targets = [memchat.memories.memory(memory_id)]
+        targets = [memchat.store.get(memory_id)]
     elif all_:
         targets = memchat.memories.forgettable()
     else:
@@ -279,9 +279,7 @@ def history(
 
     from memchat.ui import memory as show
 
-    emit(
-        open_app(ctx).memories.memory_history(memory_id), json_mode(json_out), asdict, show.history_table, "no history"
-    )
+    emit(open_app(ctx).store.history(memory_id), json_mode(json_out), asdict, show.history_table, "no history")
 
 
 @memories_app.command()

@@ -66,13 +66,13 @@ def review(
     memchat = open_app(ctx)
     if confirm_ids or reject_ids:
         for mid in confirm_ids or []:
-            m = memchat.memories.confirm(mid)
+            m = memchat.store.confirm(mid)
             typer.echo(f"confirmed memory {m.id}: {sanitize(m.text)}")
         for mid in reject_ids or []:
-            memchat.memories.reject(mid)
+            memchat.store.reject(mid)
             typer.echo(f"rejected memory {mid}")
         return
-    pending = memchat.memories.pending()
+    pending = memchat.store.find(status="pending")
     if not pending:
         typer.echo("no memories waiting for review")
         return
@@ -88,13 +88,13 @@ def review(
         if choice == "q":
             break
         if choice == "c":
-            memchat.memories.confirm(m.id)
+            memchat.store.confirm(m.id)
             typer.echo("confirmed")
         elif choice == "r":
-            memchat.memories.reject(m.id)
+            memchat.store.reject(m.id)
             typer.echo("rejected and forgotten")
         elif choice == "e":
             text = typer.prompt("new text", default=m.text)
-            memchat.memories.edit_memory(m.id, text)
-            memchat.memories.confirm(m.id)
+            memchat.store.edit(m.id, text)
+            memchat.store.confirm(m.id)
             typer.echo("edited and confirmed")

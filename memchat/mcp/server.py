@@ -168,7 +168,7 @@ def _add_forget(server: Any, app: Memchat, run: _Serialised) -> None:
         def go() -> dict[str, Any]:
             # Only what this tool can see (recall, list_memories): an active memory the user did not
             # make private. Anything else, forgotten, pending review, private or absent, is "no memory".
-            memory = app.memories.memory(id)  # none with that id: said in one line
+            memory = app.store.get(id)  # none with that id: said in one line
             if memory.status != "active" or memory.private:
                 raise ToolError(f"no memory {id} (forget takes an id from recall or list_memories)")
             done = app.memories.forget([memory.id], actor="mcp")
@@ -189,7 +189,7 @@ def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
         """The active memories, newest first (pending guesses the user has not confirmed, and what
         the user marked private, are never listed)."""
         found = run(
-            lambda: app.memories.find(
+            lambda: app.store.find(
                 kind=kind,
                 status="active",
                 pinned=True if pinned else None,
@@ -206,13 +206,13 @@ def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
 
     @server.resource("memchat://pinned", mime_type="application/json", description="Memories the user pinned.")
     def pinned_memories() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.memories.find(status="active", pinned=True, private=False))]
+        return [memory_json(m) for m in run(lambda: app.store.find(status="active", pinned=True, private=False))]
 
     @server.resource(
         "memchat://rules", mime_type="application/json", description="How the user wants to be worked with."
     )
     def rules() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.memories.find(kind="rule", status="active", private=False))]
+        return [memory_json(m) for m in run(lambda: app.store.find(kind="rule", status="active", private=False))]
 
 
 def serve(app: Memchat) -> None:

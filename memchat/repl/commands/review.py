@@ -56,15 +56,15 @@ def _review(repl: Repl, arg: str) -> None:
         if not target.strip():
             raise UsageError(f"usage: /review {action} ID")
         if action == "confirm":
-            m = repl.app.memories.confirm(target.strip())
+            m = repl.app.store.confirm(target.strip())
             repl.info(f"confirmed memory {m.id}: {m.text}")
         else:
-            repl.app.memories.reject(target.strip())
+            repl.app.store.reject(target.strip())
             repl.info(f"rejected memory {target.strip()}: forgotten")
         return
     if action:
         raise UsageError("usage: /review [confirm|reject ID]")
-    pending = repl.app.memories.pending()
+    pending = repl.app.store.find(status="pending")
     if not pending:
         repl.info("no memories waiting for review")
         return
