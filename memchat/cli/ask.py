@@ -116,7 +116,7 @@ def ask(
     if not json_out:
         _notes_after_reply(result, explain)
     if result.reply_message is not None:
-        memchat.capture.capture_detached(session)  # only with the person's yes (Memchat.can_capture)
+        memchat.capture.capture_detached(session)  # only with the person's yes (app.capture.can_capture)
     if json_out:
         console.print_json(_json_reply(memchat, result, explain))
     if result.status == "interrupted":

@@ -5,10 +5,10 @@
 
 Sets: `judgement_dev.json` (../shared/eval, when present) and the profiles of
 `tests/bench/data/judgement_own.json` (written for this project). Each profile is built as a
-user would build it: every memory stored through `memories add`'s code (`Memchat.remember`,
+user would build it: every memory stored through `memories add`'s code (`app.memories.remember`,
 with its key; a later value of a key supersedes the earlier), its history as past sessions.
 Then every prompt is asked on a fresh copy of the profile through `ask`'s code path
-(`Memchat.send`, offline echo provider) and the memory section that call was sent
+(`app.chat.send`, offline echo provider) and the memory section that call was sent
 (`ask --explain --json`'s items) is read back. Each set runs with and without its history.
 
 Per set it prints:
