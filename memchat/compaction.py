@@ -4,7 +4,7 @@ When the unsummarised history passes `history.compact_at` of its budget, the old
 are summarised (user identity, project context, constraints in the user's exact words,
 decisions, current state, open questions) and the summary replaces them in the system
 prompt; about half the budget of recent turns stays verbatim. Without a model that can
-summarise, or when the call fails, the engine trims instead and says so once per session.
+summarise, or when the call fails, the turn trims instead and says so once per session.
 """
 
 from __future__ import annotations

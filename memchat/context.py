@@ -6,7 +6,7 @@ estimates scaled by a per-model correction factor learnt from the API's real usa
 
 Pinned messages are always sent, verbatim and in order. The rest of the history goes
 by strategy: `window` (last N turns), `tokens` (newest turns that fit) or `compact`
-(older turns folded into a rolling session summary; see compaction in engine.py).
+(older turns folded into a rolling session summary; see memchat/compaction.py).
 Whatever the strategy, the newest turns that fit are what is sent.
 """
 

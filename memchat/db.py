@@ -45,6 +45,7 @@ class Database:
         self.conn = conn
         self.encrypted = encrypted  # SQLCipher: no plaintext side files (memchat.encryption)
         self.path = path  # set when open_db holds the profile lock for it
+        self.writing = False  # inside `immediate`: a nested one joins it (a turn commits once)
 
     def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
@@ -262,17 +263,24 @@ def immediate(db: Database) -> Iterator[Database]:
 
     A deferred BEGIN that later upgrades to a write can fail with "database is locked"
     without waiting; IMMEDIATE waits for busy_timeout instead. SQLite errors become
-    StoreError with a plain message (read-only, disk full, locked).
+    StoreError with a plain message (read-only, disk full, locked). Inside another one, it
+    joins it: the outer one commits, or rolls back everything.
     """
+    if db.writing:
+        yield db
+        return
     conn = db.conn
     try:
         conn.execute("BEGIN IMMEDIATE")
+        db.writing = True
         try:
             yield db
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        finally:
+            db.writing = False
         conn.execute("COMMIT")
     except sql_errors() as exc:
         if conn.in_transaction:

@@ -131,16 +131,16 @@ def _forbidden(name: str) -> tuple[str, ...]:
     if _in(name, "memchat.cli", "memchat.__main__"):
         # The command line launches the other shells (`memchat` the REPL, `memchat mcp` the MCP
         # server) through their entry points; neither imports the CLI back.
-        return ("memchat.db", "memchat.engine", "sqlite3", "sqlite_utils")
+        return ("memchat.db", "memchat.app.turn", "sqlite3", "sqlite_utils")
     if _in(name, "memchat.repl"):
-        return ("memchat.cli", "memchat.mcp", "memchat.db", "memchat.engine", "sqlite3", "sqlite_utils")
+        return ("memchat.cli", "memchat.mcp", "memchat.db", "memchat.app.turn", "sqlite3", "sqlite_utils")
     if _in(name, "memchat.mcp"):
         return (
             "memchat.cli",
             "memchat.repl",
             "memchat.ui",
             "memchat.db",
-            "memchat.engine",
+            "memchat.app.turn",
             "sqlite3",
             "sqlite_utils",
             "typer",
@@ -178,10 +178,10 @@ def test_every_module_says_why_it_exists():
 
 def test_the_checker_sees_lazy_imports_and_ignores_type_only_ones():
     # cli.main imports its command modules at the top; the REPL's loop imports prompt_toolkit inside a
-    # function; app.profile names the engine only for types.
+    # function; the conversation service imports the turn inside a method.
     assert "memchat.cli.ask" in GRAPH["memchat.cli.main"]
     assert "prompt_toolkit" in GRAPH["memchat.repl.loop"]
-    assert "memchat.engine" in GRAPH["memchat.app.profile"]  # at run time, inside a property
+    assert "memchat.app.turn" in GRAPH["memchat.app.conversation"]  # at run time, inside a method
     assert "sqlite_utils" not in GRAPH["memchat.app.profile"]
 
 

@@ -6,11 +6,11 @@ import pytest
 from conftest import db_rows, run_memchat
 
 from memchat import sessions, tokens
+from memchat.app import Memchat
 from memchat.compaction import SUMMARY_SYSTEM
 from memchat.config import load_settings
 from memchat.context import ContextError, compile_context
 from memchat.db import open_db
-from memchat.engine import Engine
 
 WINDOW = 4000
 MAX_TOKENS = 500
@@ -23,7 +23,7 @@ def engine_for(monkeypatch, tmp_path, strategy, **env):
     for key, value in env.items():
         monkeypatch.setenv(key, str(value))
     db = open_db(tmp_path / "ctx.db")
-    return Engine(db, load_settings()), db
+    return Memchat(load_settings(), db=db).chat, db
 
 
 def filler(i: int) -> str:
@@ -149,7 +149,7 @@ def test_correction_factor_learns_the_real_tokenizer(fake, monkeypatch, tmp_path
     session = sessions.create_session(db)
     for i in range(60):
         engine.send(session, filler(i))
-    assert 1.7 < engine.factor() < 2.3
+    assert 1.7 < tokens.load_factor(db, load_settings().model) < 2.3
     assert all(fits(fake, r) for r in fake.requests[-40:])
 
 

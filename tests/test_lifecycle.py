@@ -7,9 +7,9 @@ import pytest
 from conftest import db_rows, run_memchat, wait_until
 
 from memchat import sessions
+from memchat.app import Memchat
 from memchat.config import load_settings
 from memchat.db import db_file, open_db
-from memchat.engine import Engine
 from memchat.memory.capture.background import CaptureWorker
 from memchat.memory.capture.turns import capture_session
 from memchat.memory.recall.embed import configured
@@ -74,7 +74,7 @@ def http_script(api):
 def open_world(tmp_path):
     db = open_db(tmp_path / "life.db")
     settings = load_settings()
-    return db, settings, Engine(db, settings), get_provider(settings.provider, settings)
+    return db, settings, Memchat(settings, db=db).chat, get_provider(settings.provider, settings)
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import pytest
 from conftest import db_rows, run_memchat
 
 from memchat import sessions
+from memchat.app import Memchat
 from memchat.config import load_settings
 from memchat.db import open_db
-from memchat.engine import Engine
 from memchat.errors import ProviderError
 from memchat.memory.capture.policy import DECIDE_TOOL
 from memchat.memory.capture.turns import capture_session, pointer
@@ -29,7 +29,7 @@ DOG_JSON = json.dumps(DOG)
 def world(tmp_path, local_api, fake_embedder):
     db = open_db(tmp_path / "local.db")
     settings = load_settings()
-    engine = Engine(db, settings)
+    engine = Memchat(settings, db=db).chat
     session = sessions.create_session(db)
     local_api.enqueue_text("What a lovely name.")
     engine.send(session, "My dog is called Rex, he is three years old.")
@@ -70,7 +70,7 @@ def test_an_update_supersedes_through_the_provider(world, local_api):
     capture(world)
     db, settings, session, _ = world
     local_api.enqueue_text("Noted.")
-    Engine(db, settings).send(session, "Sorry, I misspoke: my dog is called Rocky, not Rex.")
+    Memchat(settings, db=db).chat.send(session, "Sorry, I misspoke: my dog is called Rocky, not Rex.")
     renamed = {"text": "The user's dog is called Rocky.", "origin": "stated", "sources": [1], "updates": 1}
     local_api.enqueue_tool_call("record_memories", {"facts": [renamed], "events": [], "rules": []})
     assert [o.action for o in capture(world).outcomes] == ["updated"]
@@ -229,10 +229,10 @@ def test_a_failed_capture_run_by_hand_is_one_line(local_api, memchat_home):
 def test_compaction_summarises_through_the_provider(world, local_api):
     db, settings, session, _ = world
     local_api.enqueue_text("Fine.")
-    engine = Engine(db, settings)
+    engine = Memchat(settings, db=db).chat
     engine.send(session, "Let's plan the vet visit for Rex next Tuesday.")
     local_api.enqueue_text("## User identity: owns a dog, Rex.\n(covers messages 1-2)")
-    compacted = engine.compact_now(session)
+    compacted = engine.compact(session)
     assert compacted.summary.startswith("## User identity: owns a dog, Rex.")
     sent = local_api.requests[-1]
     assert "stream" not in sent and sent["model"] == "llama3.1:8b"
@@ -249,11 +249,11 @@ def test_chat_on_claude_memory_on_a_local_model(api, local_api, tmp_path, monkey
 
     app = Memchat.load(db=str(tmp_path / "roles.db"))
     app.embedder = lambda on_prepare=None: fake_embedder
-    session = app.start_session()
+    session = app.chat.start_session()
     api.enqueue_text("A fine name.")
-    app.send(session, "My dog is called Rex, he is three years old.")
+    app.chat.send(session, "My dog is called Rex, he is three years old.")
     local_api.enqueue_tool_call("record_memories", DOG)
-    app.capture(session.id)
+    app.capture.run(session.id)
     assert [m.text for m in app.store.find(kind="fact")] == ["The user's dog is called Rex."]
     assert [r["model"] for r in api.requests] == ["claude-sonnet-5-5"]
     assert [r["model"] for r in local_api.requests] == ["qwen2.5:7b"]

@@ -9,27 +9,50 @@ render what it returns; the core below it never prints.
     from memchat.app import Memchat
 
     app = Memchat.load(provider="echo")
-    session = app.start_session()
-    print(app.send(session, "Hello").reply.text)
-    app.remember("I prefer email to phone calls")
-    for hit in app.recall("how should you contact me?"):
+    session = app.chat.start_session()
+    print(app.chat.send(session, "Hello").reply.text)
+    app.memories.remember("I prefer email to phone calls")
+    for hit in app.memories.recall("how should you contact me?"):
         print(hit.score, hit.text)
     app.close()
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from memchat.app.capture import Capture
 from memchat.app.conversation import Conversation
 from memchat.app.memories import Memories, Remembered
 from memchat.app.privacy import Privacy
+from memchat.app.profile import Profile
 
 
-class Memchat(Conversation, Memories, Capture, Privacy):
-    """One profile, open for use: every use case memchat offers (see the module docstring)."""
+class Memchat(Profile):
+    """One profile, open for use, and the services over it (see the module docstring)."""
+
+    # Each service is made on first use: a command that only recalls builds one.
+    @cached_property
+    def chat(self) -> Conversation:
+        return Conversation(self)
+
+    @cached_property
+    def memories(self) -> Memories:
+        return Memories(self)
+
+    @cached_property
+    def capture(self) -> Capture:
+        return Capture(self)
+
+    @cached_property
+    def privacy(self) -> Privacy:
+        return Privacy(self)
 
     def after_open(self) -> None:
-        self.retention_in_background()  # retention windows, in a detached process when due
+        self.privacy.retention_in_background()  # retention windows, in a detached process when due
+
+    def after_warm_up(self) -> None:
+        self.capture.resume_capture()  # captures a dead process left
 
 
 __all__ = ["Memchat", "Remembered"]

@@ -11,8 +11,8 @@ from memchat.app.profile import Profile
 from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
+    from memchat.app.turn import TurnResult
     from memchat.db import Database
-    from memchat.engine import TurnResult
     from memchat.log import WorkerFailure
     from memchat.memory.capture.background import CaptureWorker
     from memchat.memory.capture.turns import CaptureResult
@@ -42,7 +42,7 @@ class CaptureStatus:
     failure: WorkerFailure | None  # the newest background failure logged, when newer than last_run
 
 
-class Capture(Profile):
+class Capture:
     """Memories from conversations: the policy, decided once for every shell.
 
     No extraction call before the person said yes: capture runs only with their answer (asked
@@ -51,25 +51,28 @@ class Capture(Profile):
     of memory.capture alone is not a yes: a script on a fresh profile learns nothing.
     """
 
-    _capture_agreed = False  # the person's yes, once seen (a no turns capture_on off instead)
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self._capture_agreed = False  # the person's yes, once seen (a no turns capture_on off instead)
+        self._worker: CaptureWorker | None = None
 
     @property
     def can_capture(self) -> bool:
         """Whether this run may extract memories: memory on, capture on, the person agreed, and a
         provider that can."""
-        return self.capture_on and self.capture_agreed() and self.memory_provider.can_call_tools
+        return self.profile.capture_on and self.capture_agreed() and self.profile.memory_provider.can_call_tools
 
     @property
     def capture_configured(self) -> bool:
         """Whether memory.capture was set explicitly (config file, environment, a flag): a decision."""
-        return self.settings.sources.get("memory.capture", "default") != "default"
+        return self.profile.settings.sources.get("memory.capture", "default") != "default"
 
     def capture_agreed(self, db: Database | None = None) -> bool:
         """Whether the person agreed to learning from their chats (read through `db` when given:
         a background thread must not share the profile's connection)."""
         if self._capture_agreed or self.capture_configured:
             return True
-        source = db or self._db
+        source = db or self.profile.db_if_open
         if source is None:  # not open yet (a toolbar drawn while it opens): nothing captures before it is
             return False
         from memchat.privacy import consent
@@ -83,15 +86,15 @@ class Capture(Profile):
         decided in the config, and no answer stored."""
         from memchat.privacy import consent
 
-        return self.use_memory and not self.capture_configured and consent(self.db) is None
+        return self.profile.use_memory and not self.capture_configured and consent(self.profile.db) is None
 
     def choose_capture(self, on: bool) -> None:
         """`/capture on|off`: for the rest of this chat, whatever the profile's answer."""
-        self.capture_on = on and self.use_memory
+        self.profile.capture_on = on and self.profile.use_memory
         if on:
             self._capture_agreed = True
 
-    def capture(
+    def run(
         self,
         session_id: str | int | None = None,
         *,
@@ -109,16 +112,16 @@ class Capture(Profile):
         from memchat.memory.capture.background import IDLE_MINUTES, capture_lock
         from memchat.memory.capture.turns import idle_sessions, mark_run, pending_sessions
 
-        given = [sessions.get_session(self.db, session_id).id] if session_id is not None else []
-        self.memory_provider.ready()
+        given = [sessions.get_session(self.profile.db, session_id).id] if session_id is not None else []
+        self.profile.memory_provider.ready()
         results: list[CaptureResult] = []
-        with capture_lock(self.settings.db_path, wait=30 if background else 300) as mine:
+        with capture_lock(self.profile.settings.db_path, wait=30 if background else 300) as mine:
             if not mine:
                 return results
             if background:
-                ids = list(dict.fromkeys(given + idle_sessions(self.db, IDLE_MINUTES)))
+                ids = list(dict.fromkeys(given + idle_sessions(self.profile.db, IDLE_MINUTES)))
             else:
-                ids = given or pending_sessions(self.db)
+                ids = given or pending_sessions(self.profile.db)
             failed = False
             for sid in ids:
                 result = self._capture_one(sid, final=final or background or not given, background=background)
@@ -128,7 +131,7 @@ class Capture(Profile):
                     if on_result:
                         on_result(result)
             if not failed:
-                mark_run(self.db)
+                mark_run(self.profile.db)
         return results
 
     def _capture_one(self, session_id: int, *, final: bool, background: bool) -> CaptureResult | None:
@@ -139,13 +142,20 @@ class Capture(Profile):
 
         try:
             return capture_session(
-                self.db, self.settings, self.memory_provider, session_id, final=final, embedder=self.embedder
+                self.profile.db,
+                self.profile.settings,
+                self.profile.memory_provider,
+                session_id,
+                final=final,
+                embedder=self.profile.embedder,
             )
         except MemchatError as exc:
             if not background:
                 raise
-            worker_failed("capture", self.settings.db_path, f"session {session_id}: {exc.message} (retried next time)")
-            save_pointer(self.db, session_id, error=exc.message[:500])
+            worker_failed(
+                "capture", self.profile.settings.db_path, f"session {session_id}: {exc.message} (retried next time)"
+            )
+            save_pointer(self.profile.db, session_id, error=exc.message[:500])
             return None
 
     def capture_status(self) -> CaptureStatus:
@@ -154,18 +164,18 @@ class Capture(Profile):
         from memchat.log import last_worker_failure
         from memchat.memory.capture.turns import last_run, pending_sessions
 
-        ran = last_run(self.db)
-        failure = last_worker_failure(self.settings.db_path)
+        ran = last_run(self.profile.db)
+        failure = last_worker_failure(self.profile.settings.db_path)
         if failure is not None and ran is not None and failure.at < ran:
             failure = None  # a run finished since: it is behind us
-        return CaptureStatus(self.can_capture, ran, len(pending_sessions(self.db)), failure)
+        return CaptureStatus(self.can_capture, ran, len(pending_sessions(self.profile.db)), failure)
 
     def memory_spent(self, session: Session | None) -> list[Total]:
         """The session's memory calls so far (capture: extraction, decisions, its summary), by day
         and model: what learning from it cost, shown beside the chat's cost."""
         if session is None:
             return []
-        return [t for t in self.usage(session_id=session.id) if t.purpose == "memory"]
+        return [t for t in self.profile.usage(session_id=session.id) if t.purpose == "memory"]
 
     def end_session(self, session: Session | None) -> bool:
         """A conversation ends (REPL quit): what is left to capture goes to a detached process,
@@ -174,23 +184,22 @@ class Capture(Profile):
             return False
         from memchat.memory.capture.turns import pending_sessions, unsummarised
 
-        left = session is not None and (session.id in pending_sessions(self.db) or unsummarised(self.db, session.id))
+        left = session is not None and (
+            session.id in pending_sessions(self.profile.db) or unsummarised(self.profile.db, session.id)
+        )
         if not (left or self.capture_pending):
             return False
         self.capture_detached(session)
         return True
-
-    def after_warm_up(self) -> None:
-        self.resume_capture()
 
     def resume_capture(self) -> None:
         """Start a detached capture of sessions a dead process left uncaptured (at REPL start)."""
         from memchat.memory.capture.background import IDLE_MINUTES
         from memchat.memory.capture.turns import idle_sessions
 
-        if not (self.capture_on and self.memory_provider.can_call_tools):
+        if not (self.profile.capture_on and self.profile.memory_provider.can_call_tools):
             return
-        with self.side_connection() as own:  # the warm-up thread: never the chat's connection
+        with self.profile.side_connection() as own:  # the warm-up thread: never the chat's connection
             idle = self.capture_agreed(own) and idle_sessions(own, IDLE_MINUTES)
         if idle:
             self.capture_detached(None)
@@ -198,15 +207,15 @@ class Capture(Profile):
     def after_turn(self, session: Session, result: TurnResult) -> None:
         """Count an answered turn; every memory.capture_every turns, capture in the background."""
         if result.status in ("ok", "incomplete", "interrupted") and result.reply_message is not None:
-            self.turns_since_capture += 1
-            if self.turns_since_capture >= self.settings.get("memory.capture_every"):
+            self.profile.turns_since_capture += 1
+            if self.profile.turns_since_capture >= self.profile.settings.get("memory.capture_every"):
                 self.capture_in_background(session)
 
     def capture_in_background(self, session: Session | None, *, final: bool = False) -> None:
         """Hand a session's new turns to this process's capture thread (never waits)."""
-        if self.can_capture and session is not None and (self.turns_since_capture or final):
+        if self.can_capture and session is not None and (self.profile.turns_since_capture or final):
             self.worker.submit(session.id, final=final)
-            self.turns_since_capture = 0
+            self.profile.turns_since_capture = 0
 
     def capture_detached(self, session: Session | None) -> None:
         """Capture a finished session (and any idle one left uncaptured) in a detached process,
@@ -214,14 +223,18 @@ class Capture(Profile):
         if self.can_capture:
             from memchat.memory.capture.background import spawn_capture
 
-            spawn_capture(self.settings.db_path, session.id if session else None, config_path=self.config_path)
+            spawn_capture(
+                self.profile.settings.db_path, session.id if session else None, config_path=self.profile.config_path
+            )
 
     @property
     def worker(self) -> CaptureWorker:
         if self._worker is None:
             from memchat.memory.capture.background import CaptureWorker
 
-            self._worker = CaptureWorker(self.settings.db_path, self.settings, embedder=self.embedder)
+            self._worker = CaptureWorker(
+                self.profile.settings.db_path, self.profile.settings, embedder=self.profile.embedder
+            )
         return self._worker
 
     @property
@@ -239,14 +252,16 @@ class Capture(Profile):
         from memchat.context import eligible
         from memchat.memory.capture.turns import worth_capturing
 
-        model = self.settings.roles()[1].model or self.settings.model
+        model = self.profile.settings.roles()[1].model or self.profile.settings.model
         estimate = CaptureEstimate(model)
         for sid in session_ids:
-            history = [m for m in sessions.messages(self.db, sid) if eligible(m)]
+            history = [m for m in sessions.messages(self.profile.db, sid) if eligible(m)]
             if len(history) >= 1 and worth_capturing(history):
                 estimate.calls += 1
                 estimate.input_tokens += sum(len(m.content) for m in history) // 4 + PROMPT_TOKENS
-        estimate.cost = usage.cost(model, estimate.input_tokens, estimate.calls * REPLY_TOKENS, self.settings.prices)
+        estimate.cost = usage.cost(
+            model, estimate.input_tokens, estimate.calls * REPLY_TOKENS, self.profile.settings.prices
+        )
         return estimate
 
     def capture_imported(self, session_ids: list[int]) -> None:
@@ -257,11 +272,11 @@ class Capture(Profile):
         from memchat.importer import unmark_captured
         from memchat.memory.capture.background import spawn_capture
 
-        self.memory_provider.ready()
-        if not self.memory_provider.can_call_tools:
+        self.profile.memory_provider.ready()
+        if not self.profile.memory_provider.can_call_tools:
             raise UsageError(
-                f"the {self.memory_provider.name} provider cannot extract memories; use anthropic or openai"
+                f"the {self.profile.memory_provider.name} provider cannot extract memories; use anthropic or openai"
             )
-        with immediate(self.db):
-            unmark_captured(self.db.conn, session_ids)
-        spawn_capture(self.settings.db_path, None, config_path=self.config_path)
+        with immediate(self.profile.db):
+            unmark_captured(self.profile.db.conn, session_ids)
+        spawn_capture(self.profile.settings.db_path, None, config_path=self.profile.config_path)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from memchat.memory.forget.erase import Forgotten
     from memchat.memory.recall.index import ReindexResult
     from memchat.memory.recall.search import Hit
-    from memchat.memory.store.memories import HistoryEntry, Memory
+    from memchat.memory.store.memories import Memory
     from memchat.memory.store.transfer import ImportResult as MemoryImportResult
 
 
@@ -24,8 +24,11 @@ class Remembered:
     existed: bool = False  # it was already there: nothing was added
 
 
-class Memories(Profile):
+class Memories:
     """What memchat remembers, and the user's hands on it."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
 
     def recall(
         self,
@@ -54,10 +57,15 @@ class Memories(Profile):
         """
         from memchat.memory.recall.search import recall
 
-        session_id = sessions.get_session(self.db, session).id if session is not None else None
-        embedder = self.embedder_alongside(self.preload_vectors, on_prepare)
+        session_id = sessions.get_session(self.profile.db, session).id if session is not None else None
+        profile = self.profile
+        # Loaded once: a shell that loaded it already (with a spinner) has mapped the vectors too.
+        if profile.embedder_loaded():
+            embedder = profile.embedder(on_prepare)
+        else:
+            embedder = profile.embedder_alongside(profile.preload_vectors, on_prepare)
         hits = recall(
-            self.db,
+            self.profile.db,
             query,
             embedder,
             kinds=kinds,
@@ -72,8 +80,8 @@ class Memories(Profile):
         if not private:
             from memchat.memory.recall.tool import as_sent
 
-            hits = as_sent(self.db, hits)
-        weak = self.settings.get("recall.weak")
+            hits = as_sent(self.profile.db, hits)
+        weak = self.profile.settings.get("recall.weak")
         for hit in hits:
             hit.weak = hit.score < weak
         return hits if min_score is None else [h for h in hits if h.score >= min_score]
@@ -101,7 +109,7 @@ class Memories(Profile):
 
         if kind is None:
             kind, text = kind_of(text)
-        store = self.store
+        store = self.profile.store
         memory = store.add(
             text,
             status="pending" if origin == "mcp" and kind == "rule" else "active",
@@ -118,43 +126,8 @@ class Memories(Profile):
             if private and not memory.private:  # said again, now as private: it becomes private
                 memory = store.update(memory.id, private=True, actor=actor)
             return Remembered(memory, existed=True)
-        self.embed_written(memory_ids=[memory.id])
+        self.profile.embed_written(memory_ids=[memory.id])
         return Remembered(memory, store.replaced(memory.id))
-
-    def memories(
-        self,
-        *,
-        kind: str | None = None,
-        status: str | tuple[str, ...] | None = ("active", "pending"),
-        pinned: bool | None = None,
-        limit: int | None = None,
-        newest_first: bool = False,
-        private: bool | None = None,
-    ) -> list[Memory]:
-        return self.store.find(
-            kind=kind, status=status, pinned=pinned, limit=limit, newest_first=newest_first, private=private
-        )
-
-    def memory_counts(self) -> dict[str, int]:
-        """How many memories there are in each status (active, pending, superseded, forgotten)."""
-        return self.store.counts()
-
-    def memory(self, memory_id: str | int) -> Memory:
-        return self.store.get(memory_id)
-
-    def edit_memory(self, memory_id: str | int, text: str, *, value: str | None = None) -> Memory:
-        return self.store.edit(memory_id, text, value=value)
-
-    def pin_memory(self, memory_id: str | int, pinned: bool = True) -> Memory:
-        return self.store.pin(memory_id) if pinned else self.store.unpin(memory_id)
-
-    def mark_private(self, memory_id: str | int, private: bool = True) -> Memory:
-        """A private memory is never sent to a model unasked, nor served over MCP: only the user's
-        own recall shows it (and what it was drawn from is withheld like it)."""
-        return self.store.update(memory_id, private=private)
-
-    def memory_history(self, memory_id: str | int) -> list[HistoryEntry]:
-        return self.store.history(memory_id)
 
     def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[tuple[Memory, float]]:
         """Memories a query is about, with their relevance, best first (what clears the relevance bar)."""
@@ -162,15 +135,15 @@ class Memories(Profile):
         from memchat.memory.recall.search import recall
 
         hits = recall(
-            self.db,
+            self.profile.db,
             query,
-            self.embedder(on_prepare),
+            self.profile.embedder(on_prepare),
             kinds=("fact", "event", "rule"),
             statuses=("active", "pending", "superseded"),
             limit=limit,
         )
-        floor = relevance.floor([h.score for h in hits], self.settings.get("memory.relevance"))
-        found = self.store.get_many([h.id for h in hits])
+        floor = relevance.floor([h.score for h in hits], self.profile.settings.get("memory.relevance"))
+        found = self.profile.store.get_many([h.id for h in hits])
         return [(found[h.id], h.score) for h in hits if floor is not None and h.score >= floor and h.id in found]
 
     def forget(self, memory_ids: list[int], *, purge_sources: bool = False, actor: str = "user") -> Forgotten:
@@ -180,34 +153,24 @@ class Memories(Profile):
 
         # The input history first: a kill or a full disk after it leaves nothing typed behind, and
         # one before it leaves the memory to forget again.
-        said = self.scrub_history_of(lambda: said_by(self.db, [int(i) for i in memory_ids]))
-        store = self.store
+        said = self.profile.scrub_history_of(lambda: said_by(self.profile.db, [int(i) for i in memory_ids]))
+        store = self.profile.store
         store.forget(memory_ids, purge_sources=purge_sources, actor=actor)
         done = store.last_forget
         scrubbed = set(said)
         if more := [pair for pair in done.said if pair not in scrubbed]:
-            self.scrub_history_of(lambda: more)
+            self.profile.scrub_history_of(lambda: more)
         return done
 
     def forgettable(self) -> list[Memory]:
         """Every memory that still holds text (what `forget --all` forgets)."""
-        return self.store.find(status=("active", "pending", "superseded"))
-
-    def pending(self) -> list[Memory]:
-        """Memories waiting for the user's review."""
-        return self.store.find(status="pending")
-
-    def confirm(self, memory_id: str | int) -> Memory:
-        return self.store.confirm(memory_id)
-
-    def reject(self, memory_id: str | int) -> None:
-        self.store.reject(memory_id)
+        return self.profile.store.find(status=("active", "pending", "superseded"))
 
     def export_memories(self, fmt: str = "json", *, to: str = "-") -> str:
         from memchat.memory.store.transfer import export_text
 
-        text = export_text(self.store, fmt)
-        self.record("export memories", {"format": fmt, "to": where_to(to)})
+        text = export_text(self.profile.store, fmt)
+        self.profile.record("export memories", {"format": fmt, "to": where_to(to)})
         return text
 
     def import_memories(self, path: str) -> MemoryImportResult:
@@ -215,10 +178,10 @@ class Memories(Profile):
         from memchat.memory.store.transfer import import_text
 
         text, name = read_file(path)
-        result = import_text(self.store, text, name)
-        self.record("import memories", {"added": result.added})
+        result = import_text(self.profile.store, text, name)
+        self.profile.record("import memories", {"added": result.added})
         if result.added:
-            self.embed_written()
+            self.profile.embed_written()
         return result
 
     def import_conversations(self, path: str, *, keep_system: bool = False, fmt: str | None = None) -> ImportResult:
@@ -230,8 +193,8 @@ class Memories(Profile):
         """
         from memchat.importer import import_file
 
-        result = import_file(self.db, path, keep_system=keep_system, fmt=fmt)
-        self.record(
+        result = import_file(self.profile.db, path, keep_system=keep_system, fmt=fmt)
+        self.profile.record(
             "import conversations",
             {"format": result.format, "messages": result.messages_added},  # no file name: it can say too much
             origin="import",
@@ -242,11 +205,11 @@ class Memories(Profile):
         """Embed every memory and message that has no vector yet (after an import, or an interrupted one)."""
         from memchat.memory.recall.index import catch_up
 
-        return catch_up(self.db, self.embedder(on_prepare), progress)
+        return catch_up(self.profile.db, self.profile.embedder(on_prepare), progress)
 
     def reindex(
         self, *, full: bool = False, progress: Progress | None = None, on_prepare: Notice | None = None
     ) -> ReindexResult:
         from memchat.memory.recall.index import reindex
 
-        return reindex(self.db, self.embedder(on_prepare), progress, full=full)
+        return reindex(self.profile.db, self.profile.embedder(on_prepare), progress, full=full)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from memchat.app.profile import Profile
@@ -19,50 +16,25 @@ RETENTION_EVERY_HOURS = 12  # the background application of the windows runs at 
 LAST_RETENTION = "retention.last_run"
 
 
-class Privacy(Profile):
+class Privacy:
     """Consent, retention windows, purge and audit for one profile."""
 
-    # The audit lines held by `audit_if_done` (the thread holding them, and the lines).
-    _held: tuple[int, list[tuple[str, object, str]]] | None = None
-
-    def record(self, action: str, detail: object = "", origin: str = "user") -> None:
-        """One line of the audit trail; held while this thread is in `audit_if_done`."""
-        held = self._held
-        if held is not None and held[0] == threading.get_ident():
-            held[1].append((action, detail, origin))
-            return
-        super().record(action, detail, origin)
-
-    @contextlib.contextmanager
-    def audit_if_done(self) -> Iterator[None]:
-        """What the block records enters the audit trail only if the block completes: an export
-        that was refused (the file exists) or failed (cannot be written) wrote nothing, and is
-        not recorded as an export.
-
-            with app.audit_if_done():
-                write_private(path, app.export_session(session_id, "md", to=path))
-        """
-        outer = self._held
-        lines: list[tuple[str, object, str]] = []
-        self._held = (threading.get_ident(), lines)
-        try:
-            yield
-        finally:
-            self._held = outer
-        for action, detail, origin in lines:  # reached only when the block completed
-            self.record(action, detail, origin)
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
 
     def consent(self) -> Consent | None:
         from memchat.privacy import consent
 
-        return consent(self.db)
+        return consent(self.profile.db)
 
     def set_consent(self, capture: bool) -> None:
         """The user's answer (first launch, or `memchat consent yes|no`); capture follows it at once."""
         from memchat.privacy import set_consent
 
-        set_consent(self.db, capture)
-        self.capture_on = capture and self.use_memory and bool(self.settings.get("memory.capture"))
+        set_consent(self.profile.db, capture)
+        self.profile.capture_on = (
+            capture and self.profile.use_memory and bool(self.profile.settings.get("memory.capture"))
+        )
 
     def consent_capture(self) -> bool:
         said = self.consent()
@@ -73,21 +45,21 @@ class Privacy(Profile):
         one purge; `superseded` adds superseded facts to what goes (with the same window)."""
         from memchat.memory.forget.retention import Windows
 
-        days = self.settings.get("history.retention_days") or None
-        events = self.settings.get("memory.event_retention_days") or None
+        days = self.profile.settings.get("history.retention_days") or None
+        events = self.profile.settings.get("memory.event_retention_days") or None
         if older_than is not None:
             days = events = older_than
         return Windows(
             transcripts=days,
             events=events,
-            pending=self.settings.get("memory.pending_days") or None,
+            pending=self.profile.settings.get("memory.pending_days") or None,
             superseded=(older_than or days or events or 0) if superseded else None,
         )
 
     def expired(self, windows: Windows) -> Expired:
         from memchat.memory.forget.retention import expired
 
-        return expired(self.db, windows)
+        return expired(self.profile.db, windows)
 
     def purge(self, doomed: Expired, *, origin: str = "user") -> bool:
         """Delete what expired for good (scrubbed like forget; the input history loses what was
@@ -98,7 +70,7 @@ class Privacy(Profile):
 
         typed = history.typed_lines(
             r[0]
-            for r in self.db.conn.execute(
+            for r in self.profile.db.conn.execute(
                 "SELECT content FROM messages WHERE role = 'user' AND id IN (SELECT value FROM json_each(?))",
                 (json.dumps(doomed.messages),),
             )
@@ -106,14 +78,14 @@ class Privacy(Profile):
         # the input history first (what was typed in those messages, and what said those memories):
         # a kill or a full disk after it leaves nothing typed behind
         if typed:
-            history.scrub(self.history_to_scrub, lambda line: history.was_typed(line, typed))
+            history.scrub(self.profile.history_to_scrub, lambda line: history.was_typed(line, typed))
         if doomed.memories:
             from memchat.memory.forget.erase import said_by
 
-            self.scrub_history_of(lambda: said_by(self.db, doomed.memories))
-        complete = purge(self.db, doomed)
+            self.profile.scrub_history_of(lambda: said_by(self.profile.db, doomed.memories))
+        complete = purge(self.profile.db, doomed)
         record(
-            self.db,
+            self.profile.db,
             "purge",
             origin,
             {
@@ -135,7 +107,7 @@ class Privacy(Profile):
 
         if not self.retention_windows().any():
             return False
-        last = get_setting(db or self.db, LAST_RETENTION)
+        last = get_setting(db or self.profile.db, LAST_RETENTION)
         return not last or last[0] < (datetime.now(UTC) - timedelta(hours=RETENTION_EVERY_HOURS)).isoformat()
 
     def apply_retention(self) -> int:
@@ -145,7 +117,7 @@ class Privacy(Profile):
 
         from memchat.privacy import set_setting
 
-        set_setting(self.db, LAST_RETENTION, datetime.now(UTC).isoformat())
+        set_setting(self.profile.db, LAST_RETENTION, datetime.now(UTC).isoformat())
         doomed = self.expired(self.retention_windows())
         if doomed:
             self.purge(doomed, origin="retention")
@@ -159,7 +131,7 @@ class Privacy(Profile):
         from memchat.memory.forget.retention import expired
         from memchat.privacy import set_setting
 
-        with self.side_connection() as own:  # the warm-up thread, beside the chat's connection
+        with self.profile.side_connection() as own:  # the warm-up thread, beside the chat's connection
             if not self.retention_due(own):
                 return
             if not expired(own, self.retention_windows()):  # nothing to do: no process, checked again in 12 h
@@ -167,13 +139,13 @@ class Privacy(Profile):
                 return
         from memchat.memory.capture.background import spawn_detached
 
-        spawn_detached(self.settings.db_path, ["purge", "--scheduled"], config_path=self.config_path)
+        spawn_detached(self.profile.settings.db_path, ["purge", "--scheduled"], config_path=self.profile.config_path)
 
     def audit(self, *, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         from memchat import when
         from memchat.privacy import audit
 
-        return audit(self.db, since=when.since(since) if since else None, limit=limit)
+        return audit(self.profile.db, since=when.since(since) if since else None, limit=limit)
 
     def encrypt(self) -> str:
         """Encrypt this profile in place (memchat.encryption.convert): with MEMCHAT_DB_KEY when set,
@@ -186,11 +158,11 @@ class Privacy(Profile):
         from memchat.errors import UsageError
         from memchat.memory.recall.vector_file import drop_disk_cache
 
-        path = self.settings.db_path
+        path = self.profile.settings.db_path
         if encryption.is_encrypted(path):
             raise UsageError(f"{path} is already encrypted")
         encryption.driver()  # say how to install it before anything else
-        self.db  # noqa: B018 - create and migrate the profile first (a new one too)
+        self.profile.db  # noqa: B018 - create and migrate the profile first (a new one too)
         if os.environ.get(encryption.KEY_ENV):
             key, where = os.environ[encryption.KEY_ENV], encryption.KEY_ENV
         else:
@@ -200,16 +172,16 @@ class Privacy(Profile):
                     f"no usable OS keyring to keep the key in: set {encryption.KEY_ENV} to a passphrase "
                     "(and keep it: without it the profile cannot be opened)"
                 )
-        drop_disk_cache(self.db)
-        self.close()
+        drop_disk_cache(self.profile.db)
+        self.profile.close()
         try:
             encryption.convert(path, key_in=None, key_out=key)
         except BaseException:
             if where != encryption.KEY_ENV:
                 encryption.forget_key(path)
             raise
-        encryption.shred(self.history_path)
-        self.record("encrypt profile", {"key": where})
+        encryption.shred(self.profile.history_path)
+        self.profile.record("encrypt profile", {"key": where})
         return where
 
     def decrypt(self) -> None:
@@ -217,28 +189,28 @@ class Privacy(Profile):
         from memchat import encryption
         from memchat.errors import UsageError
 
-        path = self.settings.db_path
+        path = self.profile.settings.db_path
         if not encryption.is_encrypted(path):
             raise UsageError(f"{path} is not encrypted")
-        self.db  # noqa: B018 - proves the key before anything changes
+        self.profile.db  # noqa: B018 - proves the key before anything changes
         found = encryption.key_for(path)
         assert found is not None  # opening needed it
-        self.close()
+        self.profile.close()
         encryption.convert(path, key_in=found[0], key_out=None)
         if found[1] != encryption.KEY_ENV:
             encryption.forget_key(path)
-        self.record("decrypt profile")
+        self.profile.record("decrypt profile")
 
     def compact_file(self) -> tuple[int, int, bool]:
         """Rewrite the database without the unused space of its pages (where SQLite can leave old
         copies of deleted text), and checkpoint; (bytes before, bytes after, finished)."""
         from memchat.memory.forget import scrub
 
-        path = self.settings.db_path
+        path = self.profile.settings.db_path
         before = path.stat().st_size if path.exists() else 0
-        finished = scrub.compact(self.db)
+        finished = scrub.compact(self.profile.db)
         after = path.stat().st_size if path.exists() else 0
-        self.record("compact profile", {"bytes before": before, "bytes after": after})
+        self.profile.record("compact profile", {"bytes before": before, "bytes after": after})
         return before, after, finished
 
     def compaction_owed(self) -> bool:
@@ -246,5 +218,5 @@ class Privacy(Profile):
         (`memchat profile compact` does it)."""
         from memchat.memory.forget.scrub import COMPACT_MAX_BYTES
 
-        path = self.settings.db_path
+        path = self.profile.settings.db_path
         return path.exists() and path.stat().st_size > COMPACT_MAX_BYTES

@@ -1,6 +1,9 @@
-"""One open profile: settings, the database, the provider, the embedding model, the engine.
+"""One open profile: settings, the database, the provider, the embedding model, memory on or off.
 
-Everything the use cases need, created lazily and once; memchat.app.Memchat builds on it.
+Every per-profile decision is made here, once, lazily: which provider and encoder, whether
+memory is read and written, how what was written is embedded. memchat.app.Memchat adds the
+services (chat, memories, capture, privacy) that hold it; a chat turn (memchat.app.turn)
+receives it.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ from memchat.config import Settings, load_settings
 from memchat.errors import MemchatError
 
 if TYPE_CHECKING:
+    from memchat.compaction import Compactor
     from memchat.db import Database
-    from memchat.engine import Engine
-    from memchat.memory.capture.background import CaptureWorker
     from memchat.memory.recall.embed import Embedder
     from memchat.memory.store.memories import MemoryStore
     from memchat.providers import Provider
@@ -50,6 +52,7 @@ class Profile:
         use_memory: bool = True,
         provider: Provider | None = None,
         lazy_encoder: bool = False,
+        db: Database | None = None,
     ) -> None:
         """
         Args:
@@ -59,6 +62,7 @@ class Profile:
             provider: a provider object to use instead of the configured one (tests, embedding).
             lazy_encoder: chat turns search memory by full text until the encoder has loaded
                 in the background (the REPL), instead of waiting for it.
+            db: an open database to use instead of opening settings.db_path (tests, benchmarks).
         """
         self.settings = settings
         self.config_path = config_path
@@ -66,10 +70,11 @@ class Profile:
         self.lazy_encoder = lazy_encoder
         self._provider = provider
         self._memory_provider: Provider | None = None
-        self._db: Database | None = None
+        self._db: Database | None = db
         self._db_lock = threading.Lock()
-        self._engine: Engine | None = None
-        self._worker: CaptureWorker | None = None
+        self._compactor: Compactor | None = None
+        # The audit lines held by `audit_if_done` (the thread holding them, and the lines).
+        self._held: tuple[int, list[tuple[str, object, str]]] | None = None
         self._told_fts_only = False
         self.on_warning: Notice | None = None  # a shell's way to say what is wrong but not fatal
         self.capture_on = use_memory and bool(settings.get("memory.capture"))
@@ -79,7 +84,6 @@ class Profile:
     def memory_off(self) -> None:
         """Neither read nor write long-term memory for the rest of this run (--no-memory)."""
         self.use_memory = self.capture_on = False
-        self._engine = None
 
     @classmethod
     def load(
@@ -94,7 +98,7 @@ class Profile:
         if not any(v is not None for v in overrides.values()):
             return
         self.settings = self.settings.with_overrides(**overrides)
-        self._engine = None
+        self._compactor = None
         self._memory_provider = None
         if overrides.get("provider") is not None:
             self._provider = None
@@ -124,7 +128,13 @@ class Profile:
         return self._db
 
     @property
+    def db_if_open(self) -> Database | None:
+        """The database when it is open already (a toolbar drawn while it opens must not wait)."""
+        return self._db
+
+    @property
     def store(self) -> MemoryStore:
+        """The memories, one by one (memchat.memory.store: get, find, edit, pin, confirm ...)."""
         from memchat.memory.store.memories import MemoryStore
 
         return MemoryStore(self.db)
@@ -180,10 +190,34 @@ class Profile:
         )
 
     def record(self, action: str, detail: object = "", origin: str = "user") -> None:
-        """One line of the audit trail (`memchat audit`): exports, imports, deletes, purges."""
+        """One line of the audit trail (`memchat audit`): exports, imports, deletes, purges; held
+        while this thread is in `audit_if_done`."""
+        held = self._held
+        if held is not None and held[0] == threading.get_ident():
+            held[1].append((action, detail, origin))
+            return
         from memchat.privacy import record
 
         record(self.db, action, origin, detail)
+
+    @contextlib.contextmanager
+    def audit_if_done(self) -> Iterator[None]:
+        """What the block records enters the audit trail only if the block completes: an export
+        that was refused (the file exists) or failed (cannot be written) wrote nothing, and is
+        not recorded as an export.
+
+            with app.audit_if_done():
+                write_private(path, app.chat.export_session(session_id, "md", to=path))
+        """
+        outer = self._held
+        lines: list[tuple[str, object, str]] = []
+        self._held = (threading.get_ident(), lines)
+        try:
+            yield
+        finally:
+            self._held = outer
+        for action, detail, origin in lines:  # reached only when the block completed
+            self.record(action, detail, origin)
 
     def _record_usage(self, request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
         from memchat import usage
@@ -191,19 +225,20 @@ class Profile:
         usage.record(self.db, model, request.purpose, input_tokens, output_tokens, request.session_id)
 
     @property
-    def engine(self) -> Engine:
-        if self._engine is None:
-            from memchat.engine import Engine
+    def compactor(self) -> Compactor:
+        """Folds a session's older turns into its summary, through the memory provider."""
+        if self._compactor is None:
+            from memchat import tokens
+            from memchat.compaction import Compactor
 
-            self._engine = Engine(
+            self._compactor = Compactor(
                 self.db,
                 self.settings,
-                self.provider,
-                use_memory=self.use_memory,
-                embedder=self._turn_embedder,
-                memory_provider=lambda: self.memory_provider,
+                lambda: self.memory_provider,  # compaction is memory work
+                lambda session: session.system or self.settings.system,
+                lambda: tokens.load_factor(self.db, self.settings.model),
             )
-        return self._engine
+        return self._compactor
 
     def close(self) -> None:
         """Close the database (checkpointing the WAL). Safe to call twice."""
@@ -213,6 +248,7 @@ class Profile:
             except Exception:  # noqa: BLE001 - closing on the way out; SQLite recovers the WAL on next open
                 pass
             self._db = None
+            self._compactor = None  # it holds the connection
 
     def _warn_about_access(self) -> None:
         """Say once when the database, or the directory it is in, can be read by others."""
@@ -349,22 +385,37 @@ class Profile:
             index.vector_set(self.db, which, model)
 
     def embed_written(
-        self, memory_ids: tuple[int, ...] | list[int] = (), message_ids: tuple[int, ...] | list[int] = ()
+        self,
+        memory_ids: tuple[int, ...] | list[int] = (),
+        message_ids: tuple[int, ...] | list[int] = (),
+        *,
+        after_turn: bool = False,
     ) -> None:
-        """Embed what was just stored, so no search has to: with the encoder loaded, or ready to
-        load (~0.2 s); never the one-time preparation (then the next catch-up does it)."""
+        """Embed what was just stored, so no search has to (the one place that does).
+
+        After a chat turn (with memory on): only with the encoder loaded already, and with it a
+        small backlog other processes left. Otherwise with the encoder loaded, or ready to load
+        (~0.2 s); never the one-time preparation (then the next catch-up does it). With no ids
+        (a bulk write, an import of memories): everything without a vector."""
         from memchat.memory.recall import index, onnx_embed
+        from memchat.memory.recall.search import CATCH_UP
 
         name = self.settings.get("memory.embedding_model")
-        if not self.embedder_loaded() and not (
+        if after_turn:
+            if not (self.use_memory and self.embedder_loaded()):
+                return
+        elif not self.embedder_loaded() and not (
             self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name)
         ):
             return
         try:
+            embedder = self.embedder()
             if memory_ids or message_ids:
-                index.embed_messages(self.db, self.embedder(), list(message_ids), memory_ids=memory_ids)
-            else:  # a bulk write (an import of memories): everything without a vector
-                index.catch_up(self.db, self.embedder())
+                index.embed_messages(self.db, embedder, list(message_ids), memory_ids=memory_ids)
+            if after_turn:
+                index.catch_up(self.db, embedder, limit=CATCH_UP)
+            elif not (memory_ids or message_ids):
+                index.catch_up(self.db, embedder)
         except MemchatError as exc:  # a full disk or a long lock: the next catch-up does it
             from memchat.log import get_logger
 
@@ -375,7 +426,7 @@ class Profile:
 
         return is_loaded(self.settings.get("memory.embedding_model"))
 
-    def _turn_embedder(self, on_notice: Notice | None) -> Embedder | None:
+    def turn_embedder(self, on_notice: Notice | None = None) -> Embedder | None:
         """A chat turn's encoder: with lazy_encoder, full-text search until it has loaded (said once)."""
         if not self.lazy_encoder or self.embedder_loaded():
             return self.embedder(on_notice)

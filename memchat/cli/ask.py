@@ -14,8 +14,8 @@ from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
+    from memchat.app.turn import TurnResult
     from memchat.attachments import Attachment
-    from memchat.engine import TurnResult
     from memchat.sessions import Session
 
 
@@ -102,22 +102,22 @@ def ask(
         memchat.memory_off()
     memchat.provider.ready()  # a missing key fails before anything is stored
     memchat.load_in_background()  # the tokenizer and the encoder load while the session opens
-    if stdin_is_tty() and console.stdout_is_tty() and memchat.consent_unasked():
+    if stdin_is_tty() and console.stdout_is_tty() and memchat.capture.consent_unasked():
         from memchat.repl.loop import ask_consent
 
         ask_consent(memchat)  # the first chat or ask on a terminal asks, once, before anything is learnt
-    session = memchat.start_session(session_id=session_id, continue_=continue_, system=system)
+    session = memchat.chat.start_session(session_id=session_id, continue_=continue_, system=system)
     assert session is not None
     try:
         result = _send(memchat, session, text, attached, json_out=json_out, markdown=markdown)
     except BaseException:
         if session_id is None and not continue_:  # a new session that never got your message
-            memchat.discard_if_empty(session)
+            memchat.chat.discard_if_empty(session)
         raise
     if not json_out:
         _notes_after_reply(result, explain)
     if result.reply_message is not None:
-        memchat.capture_detached(session)  # only with the person's yes (Memchat.can_capture)
+        memchat.capture.capture_detached(session)  # only with the person's yes (app.capture.can_capture)
     if json_out:
         console.print_json(_json_reply(memchat, result, explain))
     if result.status == "interrupted":
@@ -157,7 +157,7 @@ def _send(
     if writer:
         writer.waiting()
     try:
-        return memchat.send(
+        return memchat.chat.send(
             session, text, on_text=writer.write if writer else None, on_notice=console.note, attached=attached
         )
     finally:

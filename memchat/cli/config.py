@@ -25,7 +25,7 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
 
     memchat = state(ctx).app()
     settings = memchat.settings
-    said = memchat.consent() if settings.db_path.exists() else None  # never create a profile to show settings
+    said = memchat.privacy.consent() if settings.db_path.exists() else None  # never create a profile to show settings
     consent = "not asked yet" if said is None else f"{'yes' if said.capture else 'no'} (answered {said.at[:10]})"
     if json_out:
         console.print_json(

@@ -19,8 +19,8 @@ def context(
     from memchat.ui import console, tables
 
     memchat = open_app(ctx)
-    session = memchat.session(session_id) if session_id else memchat.latest_session()
-    budget = memchat.preview(session).budget
+    session = memchat.chat.session(session_id) if session_id else memchat.chat.latest_session()
+    budget = memchat.chat.preview(session).budget
     if json_out:
         console.print_json({"session_id": session.id if session else None, **budget.as_dict()})
         return

@@ -167,7 +167,7 @@ def _database(memchat: Memchat) -> str:
     db_path = memchat.settings.db_path
     try:
         ok = memchat.db.conn.execute("PRAGMA quick_check").fetchone()[0]
-        count = len(memchat.list_sessions(None))
+        count = len(memchat.chat.list_sessions(None))
     except Exception as exc:  # noqa: BLE001 - a damaged page: said with what to do
         raise known_failure(exc, db_path) or exc from None
     if ok != "ok":
@@ -181,7 +181,7 @@ def _database(memchat: Memchat) -> str:
 
 
 def _check_consent(report: _Report, memchat: Memchat) -> None:
-    said = memchat.consent()
+    said = memchat.privacy.consent()
     if said is None:
         report(None, "consent", unasked(memchat))
     else:
@@ -191,7 +191,7 @@ def _check_consent(report: _Report, memchat: Memchat) -> None:
 
 def unasked(memchat: Memchat) -> str:
     """What holds while the person has not answered: nothing is learnt, unless the config says so."""
-    if memchat.capture_configured:
+    if memchat.capture.capture_configured:
         value = "true" if memchat.settings.get("memory.capture") else "false"
         return f"not asked: memory.capture = {value} ({memchat.settings.sources['memory.capture']}) decides"
     return (
@@ -205,7 +205,7 @@ def _check_capture(report: _Report, memchat: Memchat) -> None:
     from memchat.ui.tables import capture_status_line
 
     try:
-        status = memchat.capture_status()
+        status = memchat.capture.capture_status()
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure in plain words
         report(None, "capture", getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
         return

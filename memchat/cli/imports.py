@@ -45,7 +45,7 @@ def import_conversations(
     """
 
     memchat = open_app(ctx)
-    result = memchat.import_conversations(path, keep_system=keep_system, fmt=fmt)
+    result = memchat.memories.import_conversations(path, keep_system=keep_system, fmt=fmt)
     skipped = f"; skipped {plural(sum(result.skipped.counts.values()), 'conversation')} ({result.skipped.describe()})"
     typer.echo(
         f"{result.format}: imported {plural(result.messages_added, 'message')} into {result.sessions_added} new and "
@@ -62,7 +62,7 @@ def import_conversations(
         # interrupted while embedding is finished by running it again.
         load_encoder(memchat)
         with progress_bar("embedding messages", minimum=1) as progress:
-            memchat.embed_backlog(progress)
+            memchat.memories.embed_backlog(progress)
     if capture:
         _capture(memchat, result.session_ids, yes)
 
@@ -71,7 +71,7 @@ def _capture(memchat: Memchat, session_ids: list[int], yes: bool) -> None:
     from memchat.ui import console
     from memchat.usage import dollars
 
-    estimate = memchat.capture_estimate(session_ids)
+    estimate = memchat.capture.capture_estimate(session_ids)
     if not estimate.calls:
         console.note("nothing to capture: no imported session has anything worth remembering")
         return
@@ -83,5 +83,5 @@ def _capture(memchat: Memchat, session_ids: list[int], yes: bool) -> None:
     if not confirm("Go on?", yes, refusing="to spend model calls on capture"):
         console.note("not captured; `memchat import FILE --capture` again when you want it")
         return
-    memchat.capture_imported(session_ids)
+    memchat.capture.capture_imported(session_ids)
     console.note(f"capturing in the background ({plural(estimate.calls, 'call')}); see `memchat memories list`")

@@ -29,7 +29,7 @@ def log(
     from memchat.ui import console
     from memchat.ui.tables import exchange_lines
 
-    found = open_app(ctx).exchanges(limit=count or None, since=since, query=query)
+    found = open_app(ctx).chat.exchanges(limit=count or None, since=since, query=query)
     if json_out:
         console.print_json([asdict(e) for e in found])
     elif not found:

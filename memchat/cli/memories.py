@@ -50,9 +50,9 @@ def list_(
     mode = json_mode(json_out, jsonl_out)
     statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
     memchat = open_app(ctx)
-    rows = memchat.memories(kind=kind, status=statuses, pinned=True if pinned else None)
+    rows = memchat.store.find(kind=kind, status=statuses, pinned=True if pinned else None)
     add = 'add one with `memchat memories add "..."` or /remember in a chat'
-    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.memory_counts(), add)
+    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.store.counts(), add)
     emit(rows, mode, show.memory_json, show.memories_table, empty)
 
 
@@ -68,7 +68,7 @@ def show(
     from memchat.ui import console
     from memchat.ui import memory as show
 
-    m = open_app(ctx).memory(memory_id)
+    m = open_app(ctx).store.get(memory_id)
     if json_out:
         console.print_json(show.memory_json(m))
     else:
@@ -93,7 +93,7 @@ def add(
     ),
 ) -> None:
     """Add a memory (yours: origin manual)."""
-    done = open_app(ctx).remember(
+    done = open_app(ctx).memories.remember(
         " ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin, private=private
     )
     m = done.memory
@@ -122,9 +122,9 @@ def edit(
     from memchat.ui.terminal import edit_in_editor, stdin_is_tty
 
     memchat = open_app(ctx)
-    m = memchat.memory(memory_id)
+    m = memchat.store.get(memory_id)
     if private is not None:
-        m = memchat.mark_private(m.id, private)
+        m = memchat.store.update(m.id, private=private)
         typer.echo(f"memory {m.id} is {'private' if private else 'no longer private'}: {sanitize(m.text)}")
         if text is None and value is None:
             return
@@ -136,7 +136,7 @@ def edit(
             typer.echo("no change")
             return
         text = edited
-    updated = memchat.edit_memory(m.id, text if text is not None else m.text, value=value)
+    updated = memchat.store.edit(m.id, text if text is not None else m.text, value=value)
     typer.echo(f"memory {updated.id}: {sanitize(updated.text)}" if updated.updated_at != m.updated_at else "no change")
 
 
@@ -148,7 +148,7 @@ def pin(
     ),
 ) -> None:
     """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
-    m = open_app(ctx).pin_memory(memory_id, True)
+    m = open_app(ctx).store.pin(memory_id)
     typer.echo(f"pinned memory {m.id}: {sanitize(m.text)}")
 
 
@@ -160,7 +160,7 @@ def unpin(
     ),
 ) -> None:
     """Unpin a memory."""
-    m = open_app(ctx).pin_memory(memory_id, False)
+    m = open_app(ctx).store.unpin(memory_id)
     typer.echo(f"unpinned memory {m.id}: {sanitize(m.text)}")
 
 
@@ -209,7 +209,7 @@ def forget(
     if not confirm(f"Forget {what} for good?", yes, refusing="to forget"):
         console.note("nothing forgotten")
         raise typer.Exit(ExitCode.FAILURE)
-    done = memchat.forget([m.id for m in targets], purge_sources=purge_sources)
+    done = memchat.memories.forget([m.id for m in targets], purge_sources=purge_sources)
     _said_forgotten(targets, done, purge_sources)
 
 
@@ -218,9 +218,9 @@ def _forget_targets(
 ) -> list[Memory]:
     """The memories `forget` was pointed at (by ID, --all or --query), less those already forgotten."""
     if memory_id is not None:
-        targets = [memchat.memory(memory_id)]
+        targets = [memchat.store.get(memory_id)]
     elif all_:
-        targets = memchat.forgettable()
+        targets = memchat.memories.forgettable()
     else:
         targets = _forget_matching(memchat, query or "", limit, yes)
     return [m for m in targets if m.status != "forgotten"]
@@ -232,7 +232,7 @@ def _forget_matching(memchat: Memchat, query: str, limit: int, yes: bool) -> lis
     from memchat.ui import memory as show
 
     load_encoder(memchat)
-    found = memchat.matching(query, limit)
+    found = memchat.memories.matching(query, limit)
     sure = [m for m, score in found if score >= FORGET_SURE]
     if found:
         console.err().print(show.relevance_table(found, FORGET_SURE))
@@ -279,7 +279,7 @@ def history(
 
     from memchat.ui import memory as show
 
-    emit(open_app(ctx).memory_history(memory_id), json_mode(json_out), asdict, show.history_table, "no history")
+    emit(open_app(ctx).store.history(memory_id), json_mode(json_out), asdict, show.history_table, "no history")
 
 
 @memories_app.command()
@@ -296,7 +296,7 @@ def export(
     may_overwrite(output, force)
     memchat = open_app(ctx)
     with memchat.audit_if_done():  # a write that fails wrote nothing: it is not recorded
-        write_or_print(memchat.export_memories(chosen, to=output or "-"), output)
+        write_or_print(memchat.memories.export_memories(chosen, to=output or "-"), output)
 
 
 @memories_app.command("import")
@@ -305,7 +305,7 @@ def import_(
     path: str = typer.Argument(..., metavar="FILE", help="A JSON file, as `memories export -f json` writes."),
 ) -> None:
     """Import memories from `memchat memories export` JSON (skips what is already there)."""
-    result = open_app(ctx).import_memories(path)
+    result = open_app(ctx).memories.import_memories(path)
     typer.echo(f"imported {plural(result.added, 'memory', 'memories')} ({result.skipped} already present)")
     if result.pending:
         from memchat.ui import console

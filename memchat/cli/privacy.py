@@ -50,7 +50,7 @@ def consent(
     if answer.lower() not in ("yes", "no", "y", "n"):
         raise UsageError(f"answer yes or no, not {answer!r}")
     capture = answer.lower().startswith("y")
-    memchat.set_consent(capture)
+    memchat.privacy.set_consent(capture)
     console.say(
         "capture: " + ("yes: memchat learns from your chats" if capture else "no: nothing is learnt from your chats")
     )
@@ -62,13 +62,13 @@ def _consent_status(memchat: Memchat) -> None:
     from memchat.ui import console
     from memchat.ui.tables import capture_status_line
 
-    said = memchat.consent()
+    said = memchat.privacy.consent()
     console.say(
         f"capture: {unasked(memchat)}"
         if said is None
         else f"capture: {'yes' if said.capture else 'no'} (since {said.at[:10]})"
     )
-    console.say(f"memory capture: {capture_status_line(memchat.capture_status())}")
+    console.say(f"memory capture: {capture_status_line(memchat.capture.capture_status())}")
 
 
 def purge(
@@ -97,12 +97,14 @@ def purge(
 
     memchat = open_app(ctx)
     if scheduled:
-        memchat.apply_retention()
+        memchat.privacy.apply_retention()
         return
-    windows = memchat.retention_windows(older_than=days_of(older_than) if older_than else None, superseded=superseded)
+    windows = memchat.privacy.retention_windows(
+        older_than=days_of(older_than) if older_than else None, superseded=superseded
+    )
     if not windows.any():
         raise UsageError("every retention window is 'forever': give --older-than (e.g. 90d), or set them in the config")
-    doomed = memchat.expired(windows)
+    doomed = memchat.privacy.expired(windows)
     parts = [
         (len(doomed.messages), "message"),
         (len(doomed.sessions_emptied), "whole session"),
@@ -123,9 +125,9 @@ def purge(
     if not confirm("Delete them for good?", yes, refusing="to purge"):
         console.note("nothing purged")
         return
-    complete = memchat.purge(doomed)
+    complete = memchat.privacy.purge(doomed)
     console.say(f"purged {listing}")
-    scrub_notes(complete, not memchat.compaction_owed())
+    scrub_notes(complete, not memchat.privacy.compaction_owed())
 
 
 def audit(
@@ -141,5 +143,5 @@ def audit(
     from memchat.ui.tables import audit_table
 
     mode = json_mode(json_out, jsonl_out)
-    entries = open_app(ctx).audit(since=since, limit=limit or None)
+    entries = open_app(ctx).privacy.audit(since=since, limit=limit or None)
     emit(entries, mode, asdict, audit_table, "nothing recorded" + (f" since {since}" if since else ""))

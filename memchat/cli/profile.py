@@ -44,7 +44,7 @@ def encrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", h
     memchat = open_app(ctx)
     if not confirm(f"Encrypt {memchat.settings.db_path}?", yes, refusing="to encrypt"):
         return
-    where = memchat.encrypt()
+    where = memchat.privacy.encrypt()
     console.say(f"encrypted {memchat.settings.db_path}; its key is in {where}")
 
 
@@ -58,7 +58,7 @@ def decrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", h
         f"Decrypt {memchat.settings.db_path}? It will be readable without a key.", yes, refusing="to decrypt"
     ):
         return
-    memchat.decrypt()
+    memchat.privacy.decrypt()
     console.say(f"decrypted {memchat.settings.db_path}")
 
 
@@ -72,7 +72,7 @@ def compact(ctx: typer.Context) -> None:
     from memchat.ui import console
 
     memchat = open_app(ctx)
-    before, after, finished = memchat.compact_file()
+    before, after, finished = memchat.privacy.compact_file()
     console.say(f"compacted {memchat.settings.db_path}: {before / 1e6:,.1f} MB → {after / 1e6:,.1f} MB")
     if not finished:
         console.note(SCRUB_PENDING)

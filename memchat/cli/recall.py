@@ -36,13 +36,13 @@ def recall(
 
     memchat = open_app(ctx)
     if session is not None:
-        memchat.session(session)  # a bad or unknown session is said before anything loads
+        memchat.chat.session(session)  # a bad or unknown session is said before anything loads
     load_encoder(memchat, alongside=memchat.preload_vectors)
     text = " ".join(query)
 
     def search(limit: int, min_score: float | None = None) -> list:
         with progress_bar("embedding new messages") as progress:
-            return memchat.recall(
+            return memchat.memories.recall(
                 text,
                 kinds=kind or None,
                 limit=limit,
@@ -70,7 +70,7 @@ def reindex(ctx: typer.Context, full: bool = typer.Option(False, "--full", help=
     load_encoder(memchat)
     name = memchat.embedder().model_name
     with progress_bar(f"embedding with {name}", minimum=1) as progress:
-        result = memchat.reindex(full=full, progress=progress)
+        result = memchat.memories.reindex(full=full, progress=progress)
     typer.echo(
         f"reindexed with {name}: {plural(result.memories, 'memory', 'memories')} and "
         f"{plural(result.messages, 'message')} embedded"

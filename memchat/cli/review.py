@@ -41,15 +41,15 @@ def capture(
 
     memchat = open_app(ctx)
     if session_id is not None:
-        memchat.session(session_id)  # no such session, or no key: say so before loading anything
+        memchat.chat.session(session_id)  # no such session, or no key: say so before loading anything
     memchat.memory_provider.ready()
     if background:  # the encoder loads only if there is something worth capturing
-        memchat.capture(session_id, final=True, background=True)
-        if memchat.retention_due():  # `ask` has no warm-up: its detached run applies the windows
-            memchat.apply_retention()
+        memchat.capture.run(session_id, final=True, background=True)
+        if memchat.privacy.retention_due():  # `ask` has no warm-up: its detached run applies the windows
+            memchat.privacy.apply_retention()
         return
     load_encoder(memchat)
-    memchat.capture(session_id, final=final, on_result=None if quiet else report)
+    memchat.capture.run(session_id, final=final, on_result=None if quiet else report)
 
 
 def review(
@@ -66,13 +66,13 @@ def review(
     memchat = open_app(ctx)
     if confirm_ids or reject_ids:
         for mid in confirm_ids or []:
-            m = memchat.confirm(mid)
+            m = memchat.store.confirm(mid)
             typer.echo(f"confirmed memory {m.id}: {sanitize(m.text)}")
         for mid in reject_ids or []:
-            memchat.reject(mid)
+            memchat.store.reject(mid)
             typer.echo(f"rejected memory {mid}")
         return
-    pending = memchat.pending()
+    pending = memchat.store.find(status="pending")
     if not pending:
         typer.echo("no memories waiting for review")
         return
@@ -88,13 +88,13 @@ def review(
         if choice == "q":
             break
         if choice == "c":
-            memchat.confirm(m.id)
+            memchat.store.confirm(m.id)
             typer.echo("confirmed")
         elif choice == "r":
-            memchat.reject(m.id)
+            memchat.store.reject(m.id)
             typer.echo("rejected and forgotten")
         elif choice == "e":
             text = typer.prompt("new text", default=m.text)
-            memchat.edit_memory(m.id, text)
-            memchat.confirm(m.id)
+            memchat.store.edit(m.id, text)
+            memchat.store.confirm(m.id)
             typer.echo("edited and confirmed")

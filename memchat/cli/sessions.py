@@ -41,7 +41,7 @@ def list_(
     from memchat.ui.tables import sessions_table
 
     mode = json_mode(json_out, jsonl_out)
-    rows = open_app(ctx).list_sessions(limit=limit or None)
+    rows = open_app(ctx).chat.list_sessions(limit=limit or None)
     emit(rows, mode, asdict, sessions_table, "no sessions yet: start one with `memchat` or `memchat ask`")
 
 
@@ -62,9 +62,9 @@ def show(
 
     memchat = open_app(ctx)
     if json_out:
-        print_stored(memchat.export_session(session_id, "json", around=around, context=context))
+        print_stored(memchat.chat.export_session(session_id, "json", around=around, context=context))
         return
-    text = memchat.export_session(session_id, "md", around=around, context=context)
+    text = memchat.chat.export_session(session_id, "md", around=around, context=context)
     if console.stdout_is_tty():
         from rich.markdown import Markdown
 
@@ -82,7 +82,7 @@ def rename(
     title: list[str] = typer.Argument(..., metavar="TITLE", help="The new title."),
 ) -> None:
     """Give a session a new title."""
-    s = open_app(ctx).rename_session(session_id, " ".join(title))
+    s = open_app(ctx).chat.rename_session(session_id, " ".join(title))
     typer.echo(f"session {s.id}: {sanitize(s.title or '')}")
 
 
@@ -109,9 +109,9 @@ def delete(
     if not session_ids and not empty:
         raise UsageError("give the sessions to delete: ids or ranges (3 5 7-9), or --empty")
     memchat = open_app(ctx)
-    doomed = {s.id: s for s in memchat.sessions_named(session_ids or [])}  # a bad id: said before anything
+    doomed = {s.id: s for s in memchat.chat.sessions_named(session_ids or [])}  # a bad id: said before anything
     if empty:
-        doomed.update((s.id, s) for s in memchat.sessions_without_reply())
+        doomed.update((s.id, s) for s in memchat.chat.sessions_without_reply())
     targets = [doomed[i] for i in sorted(doomed)]
     if not targets:
         console.note("no session without a reply: nothing to delete")
@@ -119,7 +119,7 @@ def delete(
     if not confirm(_delete_question(targets, yes), yes, refusing="to delete"):
         console.note("nothing deleted")
         raise typer.Exit(ExitCode.FAILURE)
-    done = memchat.delete_sessions([s.id for s in targets])
+    done = memchat.chat.delete_sessions([s.id for s in targets])
     for s in targets:
         typer.echo(f"deleted session {s.id}")
     if done.ids:
@@ -161,7 +161,7 @@ def export(
     chosen = export_format(fmt, output, "md")
     memchat = open_app(ctx)
     with memchat.audit_if_done():  # refused or failed: nothing written, nothing recorded
-        text = memchat.export_session(session_id, chosen, to=output or "-")  # an unknown session is said first
+        text = memchat.chat.export_session(session_id, chosen, to=output or "-")  # an unknown session is said first
         may_overwrite(output, force)
         write_or_print(text, output)
 
@@ -194,8 +194,8 @@ def _set_pin(ctx: typer.Context, session_id: str, number: str, pinned: bool) -> 
     from memchat.sessions import title_from
 
     memchat = open_app(ctx)
-    s = memchat.session(session_id)
-    m = memchat.pin_message(s, number, pinned)
+    s = memchat.chat.session(session_id)
+    m = memchat.chat.pin_message(s, number, pinned)
     typer.echo(
         f"{'pinned' if pinned else 'unpinned'} message {m.id} in session {s.id}: {sanitize(title_from(m.content))}"
     )

@@ -33,7 +33,7 @@ def usage(
     from memchat.ui.tables import purpose_split, usage_table
 
     memchat = open_app(ctx)
-    session_id = memchat.session(session).id if session is not None else None
+    session_id = memchat.chat.session(session).id if session is not None else None
     rows = memchat.usage(since=since, session_id=session_id)
     if json_out:
         console.print_json([asdict(row) for row in rows])

@@ -122,7 +122,7 @@ def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
         relevance: `score` is the probability (0-1) that a hit holds what the query asks for, and
         `weak: true` marks a low one; judge whether it answers, and say so rather than guess when
         none does. [] means memory holds nothing."""
-        hits = run(lambda: app.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
+        hits = run(lambda: app.memories.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
         found = [hit_json(h) if detail else hit_brief(h) for h in hits]
         # One compact document for the model to read (the SDK would send one indented block per
         # hit); the same list as structured content for a client that reads that.
@@ -147,7 +147,7 @@ def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:
         """Store a memory because the user asked to. Returns it, whether it was already known,
         and what it replaced. A rule waits for the user's confirmation (status pending) before it
         shapes their chats."""
-        done = run(lambda: app.remember(text, kind=kind, key=key, value=value, origin="mcp", actor="mcp"))
+        done = run(lambda: app.memories.remember(text, kind=kind, key=key, value=value, origin="mcp", actor="mcp"))
         return {
             "memory": memory_json(done.memory),
             "already_remembered": done.existed,
@@ -168,10 +168,10 @@ def _add_forget(server: Any, app: Memchat, run: _Serialised) -> None:
         def go() -> dict[str, Any]:
             # Only what this tool can see (recall, list_memories): an active memory the user did not
             # make private. Anything else, forgotten, pending review, private or absent, is "no memory".
-            memory = app.memory(id)  # none with that id: said in one line
+            memory = app.store.get(id)  # none with that id: said in one line
             if memory.status != "active" or memory.private:
                 raise ToolError(f"no memory {id} (forget takes an id from recall or list_memories)")
-            done = app.forget([memory.id], actor="mcp")
+            done = app.memories.forget([memory.id], actor="mcp")
             return {"forgotten": sorted(done.ids)}
 
         return run(go)
@@ -189,7 +189,7 @@ def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
         """The active memories, newest first (pending guesses the user has not confirmed, and what
         the user marked private, are never listed)."""
         found = run(
-            lambda: app.memories(
+            lambda: app.store.find(
                 kind=kind,
                 status="active",
                 pinned=True if pinned else None,
@@ -206,13 +206,13 @@ def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
 
     @server.resource("memchat://pinned", mime_type="application/json", description="Memories the user pinned.")
     def pinned_memories() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.memories(status="active", pinned=True, private=False))]
+        return [memory_json(m) for m in run(lambda: app.store.find(status="active", pinned=True, private=False))]
 
     @server.resource(
         "memchat://rules", mime_type="application/json", description="How the user wants to be worked with."
     )
     def rules() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.memories(kind="rule", status="active", private=False))]
+        return [memory_json(m) for m in run(lambda: app.store.find(kind="rule", status="active", private=False))]
 
 
 def serve(app: Memchat) -> None:

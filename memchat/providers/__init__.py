@@ -42,7 +42,7 @@ class ChatRequest:
 
 @dataclass
 class ToolCall:
-    """A tool the model asked for mid-reply; the engine runs it and calls the provider again."""
+    """A tool the model asked for mid-reply; the turn (memchat.app.turn) runs it and calls the provider again."""
 
     id: str
     name: str
@@ -52,7 +52,7 @@ class ToolCall:
 
 @dataclass
 class Reply:
-    """Filled in by a provider while it streams; read by the engine when it ends."""
+    """Filled in by a provider while it streams; read by the turn when it ends."""
 
     text: str = ""
     model: str = ""

@@ -22,8 +22,8 @@ from memchat.ui.stream import ReplyWriter
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
+    from memchat.app.turn import TurnResult
     from memchat.attachments import Attachment
-    from memchat.engine import TurnResult
     from memchat.sessions import Session
 
 PROMPT = "› "
@@ -49,20 +49,20 @@ class Repl:
         return self.app.settings
 
     def new_session(self) -> None:
-        self.app.capture_in_background(self.session, final=True)
+        self.app.capture.capture_in_background(self.session, final=True)
         self.session = None
         self.last_result = None
 
     def ensure_session(self) -> Session:
         if self.session is None:
-            self.session = self.app.new_session()
+            self.session = self.app.chat.new_session()
         return self.session
 
     def resume(self, session_id: str | int) -> None:
-        target = self.app.session(session_id)
+        target = self.app.chat.session(session_id)
         if self.session is not None and self.session.id != target.id:
-            self.app.capture_in_background(self.session, final=True)
-        self.session = self.app.enter(target)
+            self.app.capture.capture_in_background(self.session, final=True)
+        self.session = self.app.chat.enter(target)
         if target.memory_off and not self.session_had_memory_off_note:
             self.session_had_memory_off_note = True
             self.info("this session was run with --no-memory: memory stays off in it")
@@ -79,8 +79,8 @@ class Repl:
     def memory_status(self) -> str:
         if not self.app.use_memory:
             return "memory off"
-        status = "memory on" if self.app.can_capture else "capture off"
-        if self.app.capture_pending:
+        status = "memory on" if self.app.capture.can_capture else "capture off"
+        if self.app.capture.capture_pending:
             status += " · saving…"
         return status
 
@@ -98,7 +98,7 @@ class Repl:
     def show_recent(self) -> None:
         if self.session is None:
             return
-        msgs = [m for m in self.app.messages(self.session) if m.content.strip()]
+        msgs = [m for m in self.app.chat.messages(self.session) if m.content.strip()]
         recent = msgs[-2 * RECENT_TURNS :]
         if len(msgs) > len(recent):
             self.info(f"… {len(msgs) - len(recent)} earlier messages")
@@ -132,7 +132,7 @@ class Repl:
         attached, self.attached = self.attached, []  # they go with this message
         try:
             session = self.ensure_session()
-            self._run_turn(lambda on_text: self.app.send(session, text, on_text, self.info, attached))
+            self._run_turn(lambda on_text: self.app.chat.send(session, text, on_text, self.info, attached))
         except UsageError:
             self.attached = attached  # refused before it was stored (too large, no images here): still attached
             raise
@@ -153,12 +153,12 @@ class Repl:
         if self.session is None:
             raise MemchatError("nothing to retry")
         session = self.session
-        self._run_turn(lambda on_text: self.app.retry(session, on_text, self.info))
+        self._run_turn(lambda on_text: self.app.chat.retry(session, on_text, self.info))
 
     def undo(self) -> None:
         if self.session is None:
             raise MemchatError("nothing to undo")
-        dropped = self.app.undo(self.session)
+        dropped = self.app.chat.undo(self.session)
         self.last_result = None
         self.info(f"undone: {title_from(dropped[0].content)}")
 
@@ -183,7 +183,7 @@ class Repl:
                 if result.reply_message
                 else "[interrupted before any reply; /retry resends your message]"
             )
-        self.app.after_turn(result.session, result)
+        self.app.capture.after_turn(result.session, result)
         if result.error is not None:
             self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
         elif result.status == "ok" and self.interactive:
@@ -199,7 +199,7 @@ class Repl:
                 r.model or self.settings.model, r.input_tokens or 0, r.output_tokens or 0, self.settings.prices
             )
             price = f"{dollars(spent)} · " if spent is not None and billed else ""
-            memory = memory_so_far(self.app.memory_spent(result.session))  # capture runs after replies
+            memory = memory_so_far(self.app.capture.memory_spent(result.session))  # capture runs after replies
             self.info(f"{usage}{price}{result.latency_ms / 1000:.1f} s" + (f" · {memory}" if memory else ""))
 
     # --- loops ----------------------------------------------------------------------------
@@ -294,7 +294,7 @@ class Repl:
     def end(self) -> None:
         """Session end: what is left to capture goes to a detached process; quitting never waits."""
         try:
-            if self.app.end_session(self.session) and self.interactive:
+            if self.app.capture.end_session(self.session) and self.interactive:
                 self.info("memories from this session are saved in the background")
         except MemchatError as exc:  # a database gone read-only: the next run catches up
             self.error(exc.message)
@@ -325,12 +325,17 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
         app.provider.ready()  # a script without a key fails once, before reading a line or storing one
     app.lazy_encoder = interactive
     repl = Repl(app, interactive=interactive)
-    if interactive and app.use_memory and app.settings.sources["memory.capture"] == "default" and app.consent() is None:
+    if (
+        interactive
+        and app.use_memory
+        and app.settings.sources["memory.capture"] == "default"
+        and app.privacy.consent() is None
+    ):
         ask_consent(app)  # a config or MEMCHAT_MEMORY_CAPTURE that says it has already decided
     if session:
         repl.resume(session)
     elif continue_:
-        latest = app.latest_session()
+        latest = app.chat.latest_session()
         if latest is None:
             raise UsageError("there is no session to continue yet")
         repl.resume(latest.id)
@@ -356,8 +361,8 @@ def ask_consent(app: Memchat) -> None:
     except (EOFError, KeyboardInterrupt):
         console.note("\nnot answered: asked again next time")
         return
-    app.set_consent(answer in ("", "y", "yes"))
-    if not app.consent_capture():
+    app.privacy.set_consent(answer in ("", "y", "yes"))
+    if not app.privacy.consent_capture():
         console.note("memory capture off: conversations are saved, nothing is learnt")
     elif app.memory_provider.can_call_tools:
         console.note("memory capture on")

@@ -3,7 +3,7 @@
 
     python tests/bench/context_bench.py [--messages 1000] [--turns 200] [--window 8000]
 
-1. Per-turn cost of Engine.compile for a session of --messages stored messages (no
+1. Per-turn cost of compiling the call (memchat.app.turn.compile_call, the history read) for a session of --messages stored messages (no
    summarisation call: strategy `tokens`, token counts already cached on the rows, as they
    are after the first turn). Median and p95 over 50 compiles.
 2. Tokens sent per turn over a --turns session with the default 200k window and with a
@@ -34,12 +34,18 @@ def main() -> None:
     os.environ.update(MEMCHAT_HOME=home, MEMCHAT_PROVIDER="echo", MEMCHAT_HISTORY_STRATEGY="tokens")
 
     from memchat import sessions, tokens
+    from memchat.app import Memchat
+    from memchat.app.turn import compile_call
     from memchat.config import load_settings
     from memchat.db import open_db
-    from memchat.engine import Engine
 
     db = open_db(Path(home) / "bench.db")
-    engine = Engine(db, load_settings())
+    app = Memchat(load_settings(), db=db)
+
+    def compile_once(session: sessions.Session, current: sessions.Message) -> None:
+        history = sessions.messages(db, session.id)
+        compile_call(app, session, history, current, tokens.load_factor(db, app.settings.model))
+
     session = sessions.create_session(db)
     text = "A message of ordinary length about the work at hand, with a number 42 and a name. " * 4
     for i in range(args.messages):
@@ -47,11 +53,11 @@ def main() -> None:
             db, session.id, "user" if i % 2 == 0 else "assistant", f"{i}: {text}", tokens=tokens.count(f"{i}: {text}")
         )
     current = sessions.add_message(db, session.id, "user", "and now?", tokens=3)
-    engine.compile(session, current)  # warm: tiktoken loaded
+    compile_once(session, current)  # warm: tiktoken loaded
     times = []
     for _ in range(50):
         t = time.perf_counter()
-        engine.compile(session, current)
+        compile_once(session, current)
         times.append((time.perf_counter() - t) * 1000)
     times.sort()
     rows = [
@@ -62,12 +68,12 @@ def main() -> None:
     for window in (200_000, args.window):
         os.environ["MEMCHAT_CONTEXT_WINDOW"] = str(window)
         os.environ["MEMCHAT_MAX_TOKENS"] = "1000"
-        eng = Engine(db, load_settings())
+        chat = Memchat(load_settings(), db=db).chat
         s = sessions.create_session(db)
         sent, everything, running = 0, 0, 0
         for i in range(args.turns):
             body = f"turn {i}: " + ("some realistic content about the project " * 12)
-            result = eng.send(s, body)
+            result = chat.send(s, body)
             sent += result.compiled.estimate
             running += tokens.count(body) + tokens.count(result.reply.text) + 8
             everything += running + tokens.count(result.compiled.system)

@@ -5,7 +5,7 @@
 
 A database of --memories synthetic memories (random unit vectors; see recall_speed.py) and
 an older session; the encoder loaded and warm, as in a running REPL. Each turn times
-Engine.memory_section (query embedding, hybrid recall over memories and messages, ranking,
+memchat.app.turn.memory_section (query embedding, hybrid recall over memories and messages, ranking,
 layout within memory.budget), which is all memory adds before the model is called.
 """
 
@@ -35,9 +35,10 @@ def main() -> None:
     from recall_speed import QUESTIONS, build_memories
 
     from memchat import sessions
+    from memchat.app import Memchat
+    from memchat.app.turn import memory_section
     from memchat.config import load_settings
     from memchat.db import open_db
-    from memchat.engine import Engine
     from memchat.memory.recall.embed import DEFAULT_MODEL, configured
 
     settings = load_settings()
@@ -47,13 +48,13 @@ def main() -> None:
     for i in range(40):
         sessions.add_message(db, old.id, "user" if i % 2 == 0 else "assistant", f"older turn {i} about the project")
     encoder = configured(settings)
-    engine = Engine(db, settings, embedder=lambda notice=None: encoder)
+    app = Memchat(settings, db=db)  # its encoder: the configured one, loaded once per process
     session = sessions.create_session(db)
     times, sizes = [], []
     for i in range(args.turns + 3):
         user = sessions.add_message(db, session.id, "user", QUESTIONS[i % len(QUESTIONS)], status="ok")
         start = time.perf_counter()
-        section = engine.memory_section(session, user)
+        section = memory_section(app, session, user)
         elapsed = (time.perf_counter() - start) * 1000
         if i >= 3:  # the first calls load the vectors and catch up embeddings
             times.append(elapsed)

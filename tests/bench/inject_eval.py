@@ -6,7 +6,7 @@
 Each development conversation is imported into its own profile, as `memchat import` does
 (speaker names kept, messages embedded). Every question is then sent as the first message
 of a new session, and the memory section the engine would put in that call's system prompt
-is inspected (Engine.memory_section, the code a chat turn runs):
+is inspected (memchat.app.turn.memory_section, the code a chat turn runs):
 
 - evidence in section: the share of questions (categories 1-4) whose section holds at least
   one of the question's evidence messages (as a snippet, or as the turn attached to one);
@@ -66,14 +66,15 @@ OFF_TOPIC = [
 def sections(db, settings, embedder, prompts: list[str]):
     """The memory section each prompt gets as the first message of a new session."""
     from memchat import sessions
-    from memchat.engine import Engine
+    from memchat.app import Memchat
+    from memchat.app.turn import memory_section
 
-    engine = Engine(db, settings, embedder=lambda notice=None: embedder)
+    app = Memchat(settings, db=db)  # its encoder: the configured one (the default model, as `embedder`)
     out = []
     for text in prompts:
         session = sessions.create_session(db)
         user = sessions.add_message(db, session.id, "user", text, status="ok")
-        out.append(engine.memory_section(session, user))
+        out.append(memory_section(app, session, user))
         # Gone before the next prompt, or later prompts would find this one as a past message.
         db.conn.execute("DELETE FROM messages WHERE session_id = ?", (session.id,))
         db.conn.execute("DELETE FROM sessions WHERE id = ?", (session.id,))

@@ -5,10 +5,10 @@
 
 Sets: `judgement_dev.json` (../shared/eval, when present) and the profiles of
 `tests/bench/data/judgement_own.json` (written for this project). Each profile is built as a
-user would build it: every memory stored through `memories add`'s code (`Memchat.remember`,
+user would build it: every memory stored through `memories add`'s code (`app.memories.remember`,
 with its key; a later value of a key supersedes the earlier), its history as past sessions.
 Then every prompt is asked on a fresh copy of the profile through `ask`'s code path
-(`Memchat.send`, offline echo provider) and the memory section that call was sent
+(`app.chat.send`, offline echo provider) and the memory section that call was sent
 (`ask --explain --json`'s items) is read back. Each set runs with and without its history.
 
 Per set it prints:
@@ -92,7 +92,7 @@ def build(profile: Profile, db: Path, with_history: bool) -> dict[int, int]:
     app = _open(db)
     ids: dict[int, int] = {}
     for i, m in enumerate(profile.memories):
-        done = app.remember(m["text"], key=m.get("key"), kind=m.get("kind"))
+        done = app.memories.remember(m["text"], key=m.get("key"), kind=m.get("kind"))
         ids[done.memory.id] = i
     if with_history and profile.history:
         by_session: dict[str, int] = {}
@@ -106,7 +106,7 @@ def build(profile: Profile, db: Path, with_history: bool) -> dict[int, int]:
                 stamps.append((_ts(msg), added.id))
         app.db.conn.executemany("UPDATE messages SET created_at = ? WHERE id = ?", stamps)  # the history's own time
         app.db.conn.commit()
-        app.reindex()
+        app.memories.reindex()
     app.close()
     return ids
 
@@ -132,8 +132,8 @@ def ask(base: Path, workdir: Path, prompt: str):
     _copy(base, db)
     app = _open(db)
     try:
-        session = app.start_session()
-        return app.send(session, prompt).memory
+        session = app.chat.start_session()
+        return app.chat.send(session, prompt).memory
     finally:
         app.close()
 

@@ -50,7 +50,7 @@ def build(path: Path, messages: int, huge_mb: float) -> None:
         text = line * int(huge_mb * 1_000_000 / len(line))
         sid = sessions.create_session(db).id
         sessions.add_message(db, sid, "user", text)
-    app.reindex()
+    app.memories.reindex()
     app.close()
 
 

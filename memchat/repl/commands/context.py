@@ -19,14 +19,14 @@ def _numbers(repl: Repl, prefix: str) -> list[str]:
     """This session's message ids, newest first (as /history shows them)."""
     if repl.session is None:
         return []
-    ids = [m.id for m in repl.app.messages(repl.session)]
+    ids = [m.id for m in repl.app.chat.messages(repl.session)]
     return [str(i) for i in reversed(ids) if str(i).startswith(prefix)][:20]
 
 
 def _pin(repl: Repl, arg: str, pinned: bool) -> None:
     if repl.session is None:
         raise MemchatError("no messages yet")
-    m = repl.app.pin_message(repl.session, arg or None, pinned)
+    m = repl.app.chat.pin_message(repl.session, arg or None, pinned)
     repl.info(f"{'pinned' if pinned else 'unpinned'}: {title_from(m.content)}")
 
 
@@ -47,21 +47,21 @@ def _history(repl: Repl, arg: str) -> None:
     if repl.session is None:
         repl.info("no messages yet")
         return
-    console.out().print(tables.history_table(repl.app.history_rows(repl.session)))
+    console.out().print(tables.history_table(repl.app.chat.history_rows(repl.session)))
 
 
 @command("context", "Show the token budget of the next call.")
 def _context(repl: Repl, arg: str) -> None:
     from memchat.ui import console, tables
 
-    console.out().print(tables.budget_table(repl.app.preview(repl.session).budget))
+    console.out().print(tables.budget_table(repl.app.chat.preview(repl.session).budget))
 
 
 @command("compact", "Fold older turns into the session summary now.")
 def _compact(repl: Repl, arg: str) -> None:
     if repl.session is None:
         raise MemchatError("nothing to compact yet")
-    repl.session = repl.app.compact(repl.session, on_notice=repl.info)
+    repl.session = repl.app.chat.compact(repl.session, on_notice=repl.info)
     repl.info("session summary updated (/summary shows it)")
 
 
@@ -70,7 +70,7 @@ def _summary(repl: Repl, arg: str) -> None:
     if arg:
         raise UsageError("usage: /summary")
     if repl.session is not None:  # re-read: a compaction or a forget may have changed it
-        repl.session = repl.app.session(repl.session.id)
+        repl.session = repl.app.chat.session(repl.session.id)
     if repl.session is None or not repl.session.summary:
         repl.info("no session summary yet (it is written when older turns are compacted; /compact forces it)")
         return

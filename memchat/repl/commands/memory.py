@@ -18,7 +18,7 @@ command = COMMANDS.command
 
 
 def _memory_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
-    recent = repl.app.memories(status=("active", "pending"), limit=200, newest_first=True)
+    recent = repl.app.store.find(status=("active", "pending"), limit=200, newest_first=True)
     return [(str(m.id), one_line(m.text, 60)) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
 
 
@@ -44,7 +44,7 @@ def _remember(repl: Repl, arg: str) -> None:
             "usage: /remember [key=ENTITY.ATTR] TEXT (e.g. /remember rule: answer in British English, "
             "/remember key=user.city I live in Lisbon)"
         )
-    done = repl.app.remember(text, kind=kind, key=key, origin="stated")
+    done = repl.app.memories.remember(text, kind=kind, key=key, origin="stated")
     m = done.memory
     repl.info(f"{'already remembered' if done.existed else 'remembered'} #{m.id} ({m.kind}): {m.text}")
     for old in done.replaced:  # the old value stays as history (`memchat memories history`)
@@ -71,7 +71,7 @@ def _recall(repl: Repl, arg: str) -> None:
         raise UsageError("usage: /recall QUERY")
     if not repl.app.embedder_loaded():
         repl.info("loading the embedding model (first search of this session)…")
-    hits = repl.app.recall(arg, limit=8)
+    hits = repl.app.memories.recall(arg, limit=8)
     repl.say(hit_lines(hits) if hits else no_hits(None, None, filtered=False))
 
 
@@ -80,16 +80,16 @@ def _memories(repl: Repl, arg: str) -> None:
     from memchat.ui.memory import memory_lines, no_memories
 
     kind = arg.strip().lower() or None
-    rows = repl.app.memories(kind=kind)
+    rows = repl.app.store.find(kind=kind)
     if not rows:
-        repl.say(no_memories(kind, None, False, repl.app.memory_counts(), "/remember TEXT adds one"))
+        repl.say(no_memories(kind, None, False, repl.app.store.counts(), "/remember TEXT adds one"))
         return
     repl.say(memory_lines(rows))
 
 
 @command("forget", "Forget a memory for good.", args="ID", complete=_memory_ids)
 def _forget(repl: Repl, arg: str) -> None:
-    m = repl.app.memory(_one_id(arg, "/forget ID (see /memories)"))
+    m = repl.app.store.get(_one_id(arg, "/forget ID (see /memories)"))
     if m.status == "forgotten":
         repl.info(f"memory {m.id} is already forgotten")
         return
@@ -103,7 +103,7 @@ def _forget(repl: Repl, arg: str) -> None:
         except (EOFError, KeyboardInterrupt):
             repl.info("nothing forgotten")
             return
-    done = repl.app.forget([m.id])
+    done = repl.app.memories.forget([m.id])
     n = done.summary_redactions
     redacted = f" (and {n} summary sentence(s) that mentioned it)" if n else ""
     repl.info(f"forgot #{m.id}{redacted}")
@@ -113,13 +113,13 @@ def _forget(repl: Repl, arg: str) -> None:
 
 @command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)
 def _pin_memory(repl: Repl, arg: str) -> None:
-    m = repl.app.pin_memory(_one_id(arg, "/pin-memory ID"), True)
+    m = repl.app.store.pin(_one_id(arg, "/pin-memory ID"))
     repl.info(f"pinned #{m.id}: {m.text}")
 
 
 @command("unpin-memory", "Unpin a memory.", args="ID", complete=_memory_ids)
 def _unpin_memory(repl: Repl, arg: str) -> None:
-    m = repl.app.pin_memory(_one_id(arg, "/unpin-memory ID"), False)
+    m = repl.app.store.unpin(_one_id(arg, "/unpin-memory ID"))
     repl.info(f"unpinned #{m.id}: {m.text}")
 
 
@@ -130,11 +130,11 @@ def _unpin_memory(repl: Repl, arg: str) -> None:
     complete=_memory_ids,
 )
 def _private(repl: Repl, arg: str) -> None:
-    m = repl.app.mark_private(_one_id(arg, "/private ID"), True)
+    m = repl.app.store.update(_one_id(arg, "/private ID"), private=True)
     repl.info(f"private #{m.id}: {m.text} (never sent unasked; /recall still finds it)")
 
 
 @command("unprivate", "Let a private memory be sent again when a message needs it.", args="ID", complete=_memory_ids)
 def _unprivate(repl: Repl, arg: str) -> None:
-    m = repl.app.mark_private(_one_id(arg, "/unprivate ID"), False)
+    m = repl.app.store.update(_one_id(arg, "/unprivate ID"), private=False)
     repl.info(f"not private #{m.id}: {m.text}")

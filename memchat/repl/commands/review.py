@@ -33,15 +33,15 @@ def _capture(repl: Repl, arg: str) -> None:
     if arg == "on" and not repl.app.use_memory:
         raise UsageError("memory is off for this chat (--no-memory)")
     if arg:
-        repl.app.choose_capture(arg == "on")  # on: your yes, for this chat
+        repl.app.capture.choose_capture(arg == "on")  # on: your yes, for this chat
     why = ""
     if repl.app.capture_on and not repl.app.memory_provider.can_call_tools:
         why = f": the {repl.app.memory_provider.name} provider cannot call tools, so it learns nothing (Claude can)"
     elif not repl.app.capture_on:
         why = " for this chat (`/capture on` turns it on; `memchat consent yes` for every chat)"
-    elif not repl.app.capture_agreed():
+    elif not repl.app.capture.capture_agreed():
         why = " until you say yes (`/capture on` for this chat; `memchat consent yes` for every chat)"
-    repl.info(f"memory capture is {'on' if repl.app.can_capture else 'off'}{why}")
+    repl.info(f"memory capture is {'on' if repl.app.capture.can_capture else 'off'}{why}")
 
 
 @command(
@@ -56,15 +56,15 @@ def _review(repl: Repl, arg: str) -> None:
         if not target.strip():
             raise UsageError(f"usage: /review {action} ID")
         if action == "confirm":
-            m = repl.app.confirm(target.strip())
+            m = repl.app.store.confirm(target.strip())
             repl.info(f"confirmed memory {m.id}: {m.text}")
         else:
-            repl.app.reject(target.strip())
+            repl.app.store.reject(target.strip())
             repl.info(f"rejected memory {target.strip()}: forgotten")
         return
     if action:
         raise UsageError("usage: /review [confirm|reject ID]")
-    pending = repl.app.pending()
+    pending = repl.app.store.find(status="pending")
     if not pending:
         repl.info("no memories waiting for review")
         return

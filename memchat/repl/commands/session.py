@@ -33,7 +33,7 @@ def _session_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
     prefix = prefix.strip().lstrip("#")
     return [
         (str(s.id), " ".join((s.title or "(untitled)").split()))
-        for s in repl.app.list_sessions(limit=50)
+        for s in repl.app.chat.list_sessions(limit=50)
         if str(s.id).startswith(prefix)
     ]
 
@@ -48,7 +48,7 @@ def _new(repl: Repl, arg: str) -> None:
 def _sessions(repl: Repl, arg: str) -> None:
     if arg and not (arg.isascii() and arg.isdigit()):
         raise UsageError("usage: /sessions [N]")
-    rows = repl.app.list_sessions(limit=int(arg) if arg else 10)
+    rows = repl.app.chat.list_sessions(limit=int(arg) if arg else 10)
     if not rows:
         repl.info("no sessions yet")
         return
@@ -104,7 +104,7 @@ def _title(repl: Repl, arg: str) -> None:
     if not arg:
         raise UsageError("usage: /title TEXT")
     session = repl.ensure_session()
-    repl.session = repl.app.rename_session(session.id, arg)
+    repl.session = repl.app.chat.rename_session(session.id, arg)
     repl.info(f"session {repl.session.id}: {repl.session.title}")
 
 
@@ -122,9 +122,9 @@ def _model(repl: Repl, arg: str) -> None:
 @command("system", "Show or set this session's system prompt.", args="[TEXT]")
 def _system(repl: Repl, arg: str) -> None:
     if not arg:
-        repl.say(repl.app.system_prompt(repl.session))
+        repl.say(repl.app.chat.system_prompt(repl.session))
         return
-    repl.session = repl.app.set_system(repl.ensure_session(), arg)
+    repl.session = repl.app.chat.set_system(repl.ensure_session(), arg)
     repl.info("system prompt set for this session")
 
 
@@ -140,7 +140,7 @@ def _undo(repl: Repl, arg: str) -> None:
 
 @command("copy", "Copy the last reply to the clipboard.")
 def _copy(repl: Repl, arg: str) -> None:
-    text = repl.app.last_reply(repl.session)
+    text = repl.app.chat.last_reply(repl.session)
     if not text:
         raise MemchatError("there is no reply to copy yet")
     for tool in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"], ["pbcopy"]):
@@ -180,7 +180,7 @@ def _export(repl: Repl, arg: str) -> None:
         repl.info(f"{path} exists; nothing written (name another file)")
         return
     with repl.app.audit_if_done():  # recorded only once the file is written
-        write_private(path, repl.app.export_session(repl.session.id, fmt, to=str(path)))
+        write_private(path, repl.app.chat.export_session(repl.session.id, fmt, to=str(path)))
     repl.info(f"wrote {path}")
 
 
