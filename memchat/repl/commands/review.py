@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from memchat.errors import UsageError
 from memchat.repl.command import CommandSet, choices
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.repl.state import ReplState
@@ -16,7 +17,7 @@ command = COMMANDS.command
 
 @command("why", "Show which memories were sent with the last message, and why.")
 def _why(repl: ReplState, arg: str) -> None:
-    from memchat.ui import console, tables
+    from memchat.ui import tables
 
     if repl.last_result is None:
         repl.info("no message sent yet in this session")

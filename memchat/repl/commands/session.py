@@ -6,10 +6,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import MemchatError, UsageError
+from memchat.files import check_target, write_private
 from memchat.repl.command import CommandSet, choices
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.repl.state import ReplState
@@ -158,10 +161,6 @@ def _copy(repl: ReplState, arg: str) -> None:
     "export", "Export this session to a file (created 0600).", args="[md|json] [FILE]", complete=choices("md", "json")
 )
 def _export(repl: ReplState, arg: str) -> None:
-    from pathlib import Path
-
-    from memchat.files import check_target, write_private
-
     if repl.session is None:
         raise MemchatError("nothing to export yet")
     parts = arg.split(maxsplit=1)
@@ -197,7 +196,6 @@ def _may_replace(repl: ReplState, path: str) -> bool:
 
 @command("cost", "What this session's calls cost, and today's (chat apart from memory and summaries).")
 def _cost(repl: ReplState, arg: str) -> None:
-    from memchat.ui import console
     from memchat.ui.tables import purpose_split, usage_table
 
     for label, rows in (
