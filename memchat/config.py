@@ -363,6 +363,7 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     result: Any = coerce(setting, value, f"setting '{setting.name}' ({origin})")
     allowed = setting.choices
     if setting.name in ("provider", "memory.provider"):
+        # The built-in providers, and any registered (a test's fake).
         allowed = names() if setting.name == "provider" or result else None
     if allowed and result not in allowed:
         raise ConfigError(f"setting '{setting.name}' ({origin}) must be one of {', '.join(allowed)}; got {result!r}")

@@ -50,7 +50,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def show_error(exc: MemchatError) -> None:
-    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
+    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")  # a message may quote hostile input
     sys.stderr.flush()
 
 
