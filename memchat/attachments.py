@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memchat.errors import MAX_MESSAGE_CHARS, UsageError
+from memchat.files import read_regular
 
 MAX_IMAGE_BYTES = 5 * 1000 * 1000  # the Messages API's limit for one image
 # Anthropic scales an image to about 1.15 megapixels at most: ~1,600 tokens. Counted as that much,
@@ -64,8 +65,6 @@ def _image_type(data: bytes) -> str | None:
 
 def read(path: str) -> Attachment:
     """A file to send: UTF-8 text, or a PNG, JPEG, GIF or WebP image; else a one-line UsageError."""
-    from memchat.files import read_regular
-
     name = str(path).strip()
     if not name:
         raise UsageError("name the file to attach")

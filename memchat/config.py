@@ -8,6 +8,7 @@ under `[history]` and MEMCHAT_HISTORY_STRATEGY in the environment.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -17,7 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.errors import ConfigError
+from memchat.capabilities import declared, read_capabilities
+from memchat.errors import ConfigError, UsageError
+from memchat.files import MAX_CONFIG_BYTES, read_regular
+from memchat.prices import price, read_prices
+from memchat.providers import is_local_url, names
 
 if TYPE_CHECKING:
     from memchat.capabilities import Capabilities
@@ -188,8 +193,6 @@ class Role:
     @property
     def local(self) -> bool:
         """A server of one's own (this machine, a private network): no key needed, nothing billed."""
-        from memchat.providers import is_local_url
-
         return self.provider == "openai" and is_local_url(self.url)
 
 
@@ -206,16 +209,12 @@ class Settings:
         # A model on a server of one's own costs nothing unless [prices] says otherwise.
         for role in self.roles():
             if role.local and role.model:
-                from memchat.prices import price
-
                 if price(role.model, self.prices) is None:
                     self.prices = {**self.prices, role.model: (0.0, 0.0)}
 
     def _declared_window(self) -> None:
         """The chat model's context_window as [models] declares it: over the default and the file,
         under the environment and a flag (the more explicit choices)."""
-        from memchat.capabilities import declared
-
         source = self.sources["context_window"]
         if source.startswith("[models"):  # carried over from before the model changed: undo
             self.values["context_window"], self.sources["context_window"] = (
@@ -282,8 +281,6 @@ class Settings:
             try:
                 values[name] = _coerce(_BY_NAME[name], value, f"flag --{name.replace('_', '-')}")
             except ConfigError as exc:  # a bad value typed on the command line is bad usage (exit 2)
-                from memchat.errors import UsageError
-
                 raise UsageError(exc.message) from None
             sources[name] = "flag"
         return Settings(values, sources, self.config_path, self.prices, self.models)
@@ -295,8 +292,6 @@ class Settings:
         if self.values["db"]:
             db_rank, profile_rank = _rank(self.sources["db"]), _rank(self.sources["profile"])
             if db_rank == profile_rank == _rank("flag"):
-                from memchat.errors import UsageError
-
                 raise UsageError("use either --db or --profile, not both")
             if db_rank >= profile_rank:
                 return Path(self.values["db"]).expanduser()
@@ -308,7 +303,6 @@ class Settings:
         path = self.db_path
         if path == data_dir() / f"{self.values['profile']}.db":
             return str(self.values["profile"])
-        import hashlib
 
         return "db-" + hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
@@ -369,8 +363,7 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     result: Any = coerce(setting, value, f"setting '{setting.name}' ({origin})")
     allowed = setting.choices
     if setting.name in ("provider", "memory.provider"):
-        from memchat.providers import names  # the built-in ones, and any registered (a test's fake)
-
+        # The built-in providers, and any registered (a test's fake).
         allowed = names() if setting.name == "provider" or result else None
     if allowed and result not in allowed:
         raise ConfigError(f"setting '{setting.name}' ({origin}) must be one of {', '.join(allowed)}; got {result!r}")
@@ -441,9 +434,6 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 def read_config_file(path: Path, *, named: bool = False) -> dict[str, Any]:
     """Parse the TOML file. The default file may be missing (an empty config); a file the user
     named (--config, MEMCHAT_CONFIG) must exist."""
-    from memchat.errors import UsageError
-    from memchat.files import MAX_CONFIG_BYTES, read_regular
-
     if not named and not path.exists():
         return {}
     try:
@@ -472,13 +462,9 @@ def load_settings(config_path: str | Path | None = None, env: dict[str, str] | N
     table = read_config_file(path, named=named)
     prices = {}
     if "prices" in table:
-        from memchat.prices import read_prices
-
         prices = read_prices(table.pop("prices"), path)
     models = {}
     if "models" in table:
-        from memchat.capabilities import read_capabilities
-
         models = read_capabilities(table.pop("models"), path)
     for name, value in _flatten(table).items():
         setting = _BY_NAME.get(name)

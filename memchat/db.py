@@ -12,12 +12,16 @@ import errno
 import os
 import sqlite3
 import stat
+import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memchat import encryption, schema
 from memchat.errors import StoreError
+from memchat.files import describe_os_error, touch_private
 from memchat.locks import hold_profile, release_profile
 
 BUSY_TIMEOUT_MS = 10_000
@@ -63,16 +67,12 @@ class Database:
 def sql_errors() -> tuple[type[Exception], ...]:
     """The database errors of the drivers in use: sqlite3's, and sqlcipher3's once an encrypted
     profile loaded it (its classes do not derive from sqlite3's). Used as `except sql_errors():`."""
-    import sys
-
     cipher = sys.modules.get("sqlcipher3.dbapi2")
     return (sqlite3.Error,) if cipher is None else (sqlite3.Error, cipher.Error)
 
 
 def _create_private_file(path: Path) -> None:
     """Create the database file 0600 whatever the umask, before SQLite touches it."""
-    from memchat.files import touch_private
-
     touch_private(path)
 
 
@@ -117,8 +117,6 @@ YIELD_SECONDS = 0.05
 
 def let_others_write() -> None:
     """Pause between the batches of a long job, so other writers get the lock (see YIELD_SECONDS)."""
-    import time
-
     time.sleep(YIELD_SECONDS)
 
 
@@ -143,8 +141,6 @@ def open_db(path: Path | str) -> Database:
 
 
 def _open_held(path: Path) -> Database:
-    from memchat import encryption
-
     with contextlib.suppress(OSError, ValueError):
         encryption.recover(path)  # an encrypt or decrypt a crash cut short
     st = _stat_database(path)
@@ -180,9 +176,6 @@ def _open_held(path: Path) -> Database:
 def _stat_database(path: Path) -> os.stat_result | None:
     """The file's stat (None: it did not exist, and was created 0600), or a StoreError that says
     why it cannot be the database (a directory, a device, a name with a NUL...)."""
-    from memchat import encryption
-    from memchat.files import describe_os_error
-
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -209,8 +202,6 @@ def _stat_database(path: Path) -> os.stat_result | None:
 
 def _prepare(path: Path, conn: sqlite3.Connection, encrypted: bool) -> Database:
     """Settings of every connection, and the migrations this file lacks (refusing a newer file)."""
-    from memchat import schema
-
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     # Reading the schema proves the file is a database before anything writes to it.
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -242,8 +233,6 @@ def _prepare(path: Path, conn: sqlite3.Connection, encrypted: bool) -> Database:
 def _enable_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL. On a new file this needs an exclusive lock, and SQLite does not wait for
     it (no busy handler): retry while another process is setting the new file up."""
-    import time
-
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while True:
         try:
@@ -324,6 +313,4 @@ def db_file(db: Database) -> Path:
 
 
 def schema_names() -> list[str]:
-    from memchat import schema
-
     return schema.names()

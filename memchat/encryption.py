@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from memchat.errors import StoreError, UsageError
+from memchat.files import touch_private
+from memchat.keys import secure_keyring
 from memchat.locks import profile_alone
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -88,8 +90,6 @@ def key_pragma(key: str) -> str:
 def _keyring() -> Any:
     """A keyring backend that really keeps secrets, or None (none installed, none usable, or one
     that would write the key to a plain file): the same check as for API keys."""
-    from memchat.keys import secure_keyring
-
     return secure_keyring()
 
 
@@ -193,8 +193,6 @@ def _convert_alone(sc: Any, path: Path, key_in: str | None, key_out: str | None)
 
 def _export(sc: Any, path: Path, tmp: Path, key_in: str | None, key_out: str | None) -> None:
     """Write the converted copy at tmp and check it against the original."""
-    from memchat.files import touch_private
-
     source = sc.connect(str(path), timeout=10, check_same_thread=False)
     try:
         source.execute("PRAGMA cipher_log_level = NONE")

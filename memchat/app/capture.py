@@ -6,9 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memchat import sessions
+from memchat import sessions, usage
 from memchat.app.profile import Profile
-from memchat.errors import MemchatError
+from memchat.db import immediate
+from memchat.errors import MemchatError, UsageError
+from memchat.log import last_worker_failure, worker_failed
 
 if TYPE_CHECKING:
     from memchat.app.turn import TurnResult
@@ -137,7 +139,6 @@ class Capture:
     def _capture_one(self, session_id: int, *, final: bool, background: bool) -> CaptureResult | None:
         """One session's capture; in the background a failure is logged and kept against the
         session (None), never raised."""
-        from memchat.log import worker_failed
         from memchat.memory.capture.turns import capture_session, save_pointer
 
         try:
@@ -161,7 +162,6 @@ class Capture:
     def capture_status(self) -> CaptureStatus:
         """When capture last ran, how many sessions wait to be read, and the newest failure of a
         background worker since (from the log)."""
-        from memchat.log import last_worker_failure
         from memchat.memory.capture.turns import last_run, pending_sessions
 
         ran = last_run(self.profile.db)
@@ -248,7 +248,6 @@ class Capture:
     def capture_estimate(self, session_ids: list[int]) -> CaptureEstimate:
         """What capturing these sessions would cost: one call each to memory.model (none for a
         session with nothing worth keeping), its input about the text's tokens plus the prompt."""
-        from memchat import usage
         from memchat.context import eligible
         from memchat.memory.capture.turns import worth_capturing
 
@@ -267,8 +266,6 @@ class Capture:
     def capture_imported(self, session_ids: list[int]) -> None:
         """Capture imported sessions into memory in a detached process (the command returns at
         once): asked for by the user, so it runs even with automatic capture turned off."""
-        from memchat.db import immediate
-        from memchat.errors import UsageError
         from memchat.importer import unmark_captured
         from memchat.memory.capture.background import spawn_capture
 

@@ -5,11 +5,12 @@ nothing."""
 
 from __future__ import annotations
 
+import sqlite3
+
+from memchat.config import load_settings
+
 
 def _complete_ids(sql: str, incomplete: str) -> list[tuple[str, str]]:
-    import sqlite3
-
-    from memchat.config import load_settings
 
     try:
         path = load_settings().db_path

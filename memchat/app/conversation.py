@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from memchat import sessions
+from memchat import sessions, tokens, when
 from memchat.app.profile import Notice, Profile, where_to
-from memchat.errors import MemchatError, UsageError
+from memchat.db import immediate
+from memchat.errors import MemchatError, NotFoundError, UsageError, parse_id_spans
+from memchat.log import get_logger
+from memchat.text import id_ranges
+from memchat.usage import cost
 
 if TYPE_CHECKING:
     from memchat.app.turn import TurnResult
@@ -60,7 +64,6 @@ class Conversation:
         """Remove a session this run created when a turn failed before storing anything in it (a
         full disk, Ctrl-C, a tokenizer that cannot load): a failed ask leaves no empty session.
         A session that holds a message (your words, kept unanswered) stays. True if removed."""
-        from memchat.db import immediate
 
         try:
             with immediate(self.profile.db):
@@ -69,8 +72,6 @@ class Conversation:
                     (session.id, session.id),
                 ).rowcount
         except Exception as exc:  # noqa: BLE001 - on the way out of a failure: never hide that one
-            from memchat.log import get_logger
-
             get_logger().warning("could not remove empty session %s: %s", session.id, type(exc).__name__)
             return False
         return bool(gone)
@@ -96,8 +97,6 @@ class Conversation:
     def exchanges(self, *, limit: int | None = 3, since: str | None = None, query: str | None = None) -> list[Exchange]:
         """The last exchanges across sessions, oldest first, each priced from the price table
         (`memchat log`); since: 7d, today, 2026-11-01 ..."""
-        from memchat import when
-        from memchat.usage import cost
 
         found = sessions.exchanges(
             self.profile.db, limit=limit, since=when.since(since) if since else None, query=query
@@ -122,7 +121,6 @@ class Conversation:
     def sessions_named(self, specs: list[str]) -> list[Session]:
         """The sessions that ids and ranges name ("3", "7-9"), by id, each once. An unknown id, or a
         range with no session in it, is an error before anything is done (a typo deletes nothing)."""
-        from memchat.errors import NotFoundError, parse_id_spans
 
         found: dict[int, Session] = {}
         for first, last in parse_id_spans(specs, "session"):
@@ -145,7 +143,6 @@ class Conversation:
         all of them); the input history loses the lines typed in them."""
         from memchat import history
         from memchat.memory.forget.erase import delete_sessions
-        from memchat.text import id_ranges
 
         doomed = [sessions.get_session(self.profile.db, i) for i in dict.fromkeys(session_ids)]
         typed: set[str] = set()
@@ -272,7 +269,6 @@ class Conversation:
         The memory section is the one the session's last call carried (what /why lists); before
         any call, the part every call carries (pinned memories and rules).
         """
-        from memchat import tokens
         from memchat.app.turn import compile_call
         from memchat.memory.judge import inject
 
@@ -303,7 +299,6 @@ class Conversation:
 
     def history_rows(self, session: Session) -> list[tuple[int, Message, int, str]]:
         """(number, message, estimated tokens, disposition) for every message of the session."""
-        from memchat import tokens
         from memchat.context import message_cost
 
         compiled = self.preview(session)

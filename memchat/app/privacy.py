@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import secrets
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from memchat import encryption, when
 from memchat.app.profile import Profile
+from memchat.errors import UsageError
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -101,7 +106,6 @@ class Privacy:
     def retention_due(self, db: Database | None = None) -> bool:
         """Whether some window is set and the last background run is RETENTION_EVERY_HOURS old
         (read through `db` when given: a background thread must not share the profile's connection)."""
-        from datetime import UTC, datetime, timedelta
 
         from memchat.privacy import get_setting
 
@@ -113,7 +117,6 @@ class Privacy:
     def apply_retention(self) -> int:
         """Apply the configured windows now (a background process's job: `memchat purge
         --scheduled`, the detached capture); how many messages and memories went."""
-        from datetime import UTC, datetime
 
         from memchat.privacy import set_setting
 
@@ -126,7 +129,6 @@ class Privacy:
     def retention_in_background(self) -> None:
         """At a REPL's start: when due, the windows are applied by a detached process (its own
         connection, bounded batches), so the chat never waits for them."""
-        from datetime import UTC, datetime
 
         from memchat.memory.forget.retention import expired
         from memchat.privacy import set_setting
@@ -142,7 +144,6 @@ class Privacy:
         spawn_detached(self.profile.settings.db_path, ["purge", "--scheduled"], config_path=self.profile.config_path)
 
     def audit(self, *, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
-        from memchat import when
         from memchat.privacy import audit
 
         return audit(self.profile.db, since=when.since(since) if since else None, limit=limit)
@@ -151,11 +152,7 @@ class Privacy:
         """Encrypt this profile in place (memchat.encryption.convert): with MEMCHAT_DB_KEY when set,
         else a random key kept in the OS keyring. Its vector copy and input history (plaintext
         files) are shredded. Returns where the key lives."""
-        import os
-        import secrets
 
-        from memchat import encryption
-        from memchat.errors import UsageError
         from memchat.memory.recall.vector_file import drop_disk_cache
 
         path = self.profile.settings.db_path
@@ -186,8 +183,6 @@ class Privacy:
 
     def decrypt(self) -> None:
         """Store this profile in plain SQLite again (its key then leaves the keyring)."""
-        from memchat import encryption
-        from memchat.errors import UsageError
 
         path = self.profile.settings.db_path
         if not encryption.is_encrypted(path):

@@ -15,8 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from memchat.config import Settings, load_settings
+from memchat import tokens, usage, when
+from memchat.config import Settings, load_settings, state_dir
+from memchat.db import open_db, runtime_failure
+from memchat.encryption import is_encrypted, shred
 from memchat.errors import MemchatError
+from memchat.files import open_access
+from memchat.log import get_logger
+from memchat.providers import get_provider
 
 if TYPE_CHECKING:
     from memchat.compaction import Compactor
@@ -108,8 +114,6 @@ class Profile:
     def db(self) -> Database:
         with self._db_lock:  # the REPL opens it in a background thread while the user types
             if self._db is None:
-                from memchat.db import open_db
-
                 self._db = open_db(self.settings.db_path)
                 self._warn_about_access()
                 from memchat.memory.forget import scrub
@@ -117,8 +121,6 @@ class Profile:
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
                     scrub.finish(self._db)
                 if self.encrypted and self.history_to_scrub.exists():  # left by an encrypt cut short
-                    from memchat.encryption import shred
-
                     shred(self.history_to_scrub)
                 from memchat.privacy import consent
 
@@ -142,8 +144,6 @@ class Profile:
     @property
     def provider(self) -> Provider:
         if self._provider is None:
-            from memchat.providers import get_provider
-
             self._provider = get_provider(self.settings.provider, self.settings)
             self._provider.on_usage = self._record_usage
         return self._provider
@@ -156,8 +156,6 @@ class Profile:
         if name == self.settings.provider:
             return self.provider
         if self._memory_provider is None:
-            from memchat.providers import get_provider
-
             self._memory_provider = get_provider(name, self.settings)
             self._memory_provider.on_usage = self._record_usage
         return self._memory_provider
@@ -180,7 +178,6 @@ class Profile:
 
     def usage(self, *, since: str | None = None, session_id: int | None = None) -> list[Any]:
         """Calls, tokens and cost by day, model and purpose (memchat.usage.Total)."""
-        from memchat import usage, when
 
         return usage.totals(
             self.db,
@@ -220,7 +217,6 @@ class Profile:
             self.record(action, detail, origin)
 
     def _record_usage(self, request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
-        from memchat import usage
 
         usage.record(self.db, model, request.purpose, input_tokens, output_tokens, request.session_id)
 
@@ -228,7 +224,6 @@ class Profile:
     def compactor(self) -> Compactor:
         """Folds a session's older turns into its summary, through the memory provider."""
         if self._compactor is None:
-            from memchat import tokens
             from memchat.compaction import Compactor
 
             self._compactor = Compactor(
@@ -252,7 +247,6 @@ class Profile:
 
     def _warn_about_access(self) -> None:
         """Say once when the database, or the directory it is in, can be read by others."""
-        from memchat.files import open_access
 
         path = self.settings.db_path
         for target in (path.parent, path):
@@ -263,7 +257,6 @@ class Profile:
     def private_paths(self) -> list[Path]:
         """Where this profile's private data lives: the database (and its WAL), the vector copy,
         the input history, the config file, and the directories that hold them."""
-        from memchat.config import state_dir
 
         db = self.settings.db_path
         history = state_dir() / f"history-{self.settings.profile_key}"  # looked at, not created
@@ -273,7 +266,6 @@ class Profile:
 
     def access_warnings(self) -> list[str]:
         """One line for each private file or directory that others can read or write into."""
-        from memchat.files import open_access
 
         return [w for p in self.private_paths() if (w := open_access(p))]
 
@@ -290,7 +282,6 @@ class Profile:
     @property
     def encrypted(self) -> bool:
         """Whether this profile's database is encrypted (its first bytes; opens nothing)."""
-        from memchat.encryption import is_encrypted
 
         return is_encrypted(self.settings.db_path)
 
@@ -361,7 +352,6 @@ class Profile:
         """Load the tokenizer, and with memory on the encoder, in threads of their own: a fresh
         `ask` opens its session and starts its turn meanwhile (the ONNX session and SQLite release
         the GIL). Never the encoder's one-time preparation: that one says so in the foreground."""
-        from memchat import tokens
         from memchat.memory.recall import onnx_embed
 
         jobs: list[Callable[[], object]] = [tokens.encoding]
@@ -417,8 +407,6 @@ class Profile:
             elif not (memory_ids or message_ids):
                 index.catch_up(self.db, embedder)
         except MemchatError as exc:  # a full disk or a long lock: the next catch-up does it
-            from memchat.log import get_logger
-
             get_logger().warning("could not embed what was stored: %s", exc.message)
 
     def embedder_loaded(self) -> bool:
@@ -454,8 +442,6 @@ class Profile:
                         self.preparing = None
                 self.after_warm_up()
             except Exception as exc:  # noqa: BLE001 - the real use reports errors in the foreground
-                from memchat.log import get_logger
-
                 get_logger().warning("warm-up failed: %s", exc)
 
         threading.Thread(target=work, name="memchat-warm", daemon=True).start()
@@ -464,7 +450,6 @@ class Profile:
     def side_connection(self) -> Iterator[Database]:
         """A connection of its own, for a background thread: the profile's connection serves the
         chat, and one sqlite3 connection must not run two threads' statements at once."""
-        from memchat.db import open_db
 
         own = open_db(self.settings.db_path)
         try:
@@ -500,6 +485,5 @@ def where_to(target: str | None) -> str:
 def known_failure(exc: BaseException, path: Path | str) -> MemchatError | None:
     """A database error met while working (damaged, busy, full, read-only), in one line; None for a
     bug. The shells ask here rather than read sqlite errors themselves."""
-    from memchat.db import runtime_failure
 
     return runtime_failure(exc, path)

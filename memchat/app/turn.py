@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat import sessions, tokens
 from memchat.app.profile import Notice, Profile
+from memchat.attachments import IMAGE_TOKENS, with_attachments
 from memchat.context import Compiled, compile_context
 from memchat.db import immediate
 from memchat.errors import MemchatError, ProviderError, UsageError, check_size
@@ -288,7 +289,6 @@ def _reconcile(profile: Profile, memory: Memory) -> list[str]:
 def _with_attachments(profile: Profile, text: str, attached: list[Attachment], images: list[Attachment]) -> str:
     """The message with its files, refused in one line (before anything is stored) when the
     provider cannot see images or the whole would not fit the window beside the reply."""
-    from memchat.attachments import IMAGE_TOKENS, with_attachments  # Pillow's checks load with it
 
     provider, settings = profile.provider, profile.settings
     if images and not provider.can_see_images:

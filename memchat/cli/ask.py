@@ -10,6 +10,7 @@ from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids, state
 from memchat.errors import ProviderError, UsageError
 from memchat.signals import interrupted_exit_code
+from memchat.ui import console
 from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 if TYPE_CHECKING:
@@ -89,8 +90,6 @@ def ask(
     On a terminal, the first time (nothing decided yet), it asks once whether memchat may learn
     memories from your chats; piped or in a script it never asks, and learns nothing until
     `memchat consent yes` (or memory.capture = true in the config)."""
-    from memchat.ui import console
-
     st = state(ctx)  # `memchat -c ask ...`: the global flags, where the README puts global flags
     session_id, continue_ = session_id or st.session, continue_ or st.continue_
     if session_id and continue_:
@@ -131,7 +130,7 @@ def ask(
 def _notes_after_reply(result: TurnResult, explain: bool) -> None:
     """The model's memory searches, then with --explain what memory was sent: after the reply,
     never inside its stream."""
-    from memchat.ui import console, tables
+    from memchat.ui import tables
 
     for line in result.notes:
         console.note(line)
@@ -149,7 +148,6 @@ def _send(
     memchat: Memchat, session: Session, text: str, attached: list[Attachment], *, json_out: bool, markdown: bool | None
 ) -> TurnResult:
     """The turn, its reply streamed to the terminal (or kept for --json)."""
-    from memchat.ui import console
     from memchat.ui.stream import ReplyWriter
 
     settings = memchat.settings

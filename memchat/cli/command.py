@@ -28,6 +28,7 @@ import typer.main
 
 from memchat.cli import completion, help, plain_params
 from memchat.errors import ExitCode, MemchatError
+from memchat.text import error_text
 
 
 def _typer_classes() -> tuple[type, type]:
@@ -126,7 +127,6 @@ class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
 
 
 def show_error(exc: MemchatError) -> None:
-    from memchat.text import error_text  # a message may quote hostile input
 
     sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
     sys.stderr.flush()

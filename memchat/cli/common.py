@@ -5,12 +5,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from memchat.cli.completion import labelled
 from memchat.errors import UsageError
-from memchat.ui import terminal
+from memchat.text import sanitize
+from memchat.ui import console, terminal
+from memchat.ui.console import err, note, stdout_is_tty
+from memchat.ui.terminal import spinner
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -29,8 +34,6 @@ COMPACT_OWED = (
 
 def scrub_notes(complete: bool, compacted: bool) -> None:
     """What a forget, delete or purge left to finish, if anything."""
-    from memchat.ui import console
-
     if not complete:
         console.note(SCRUB_PENDING)
     if not compacted:
@@ -52,7 +55,6 @@ class CliState:
         """The profile, opened lazily; overrides are a subcommand's flags (--model, --provider ...)."""
         if self._app is None:
             from memchat.app import Memchat
-            from memchat.ui.console import note
 
             self._app = Memchat.load(self.config_path, **self.flags)
             self._app.on_warning = lambda text: note(f"warning: {text}")
@@ -96,8 +98,6 @@ def confirm(question: str, yes: bool, *, refusing: str) -> bool:
 @contextlib.contextmanager
 def progress_bar(label: str, minimum: int = PROGRESS_FROM) -> Iterator[Callable[[int, int], None]]:
     """A callback (done, total) that draws a Rich progress bar on stderr once total >= minimum."""
-    from memchat.ui.console import err
-
     console = err()
     bar: Any = None
     task: Any = None
@@ -147,8 +147,6 @@ def emit(
 ) -> None:
     """One JSON array (`[]` when empty), JSON lines, or a table (a note on stderr when there is
     nothing to show). `mode` comes from `json_mode`."""
-    from memchat.ui import console
-
     if mode == "json":
         console.print_json([to_json(item) for item in items])
     elif mode == "jsonl":
@@ -170,7 +168,6 @@ def export_format(fmt: str | None, output: str | None, default: str) -> str:
         if fmt.lower() not in FORMATS:
             raise UsageError(f"unknown export format {fmt!r}: use md or json")
         return FORMATS[fmt.lower()]
-    from pathlib import Path
 
     if output and output != "-":
         suffix = Path(output).suffix.lower()
@@ -184,8 +181,6 @@ def export_format(fmt: str | None, output: str | None, default: str) -> str:
 
 def may_overwrite(output: str | None, force: bool) -> None:
     """An existing file is replaced only when the user says so: on a terminal by answering, else --force."""
-    from pathlib import Path
-
     from memchat.files import check_target
 
     if not output or output == "-":
@@ -215,17 +210,12 @@ def write_or_print(text: str, output: str | None) -> None:
 
 def print_stored(text: str) -> None:
     """Print stored text: sanitized on a terminal (a title can hold an escape sequence), raw in a pipe."""
-    from memchat.text import sanitize
-    from memchat.ui.console import stdout_is_tty
-
     typer.echo(sanitize(text) if stdout_is_tty() else text, nl=False)
 
 
 def load_encoder(app: Memchat, alongside: Callable[[], object] | None = None) -> None:
     """Load the embedding model now, with a spinner on a terminal (the first search of a process);
     `alongside` runs meanwhile (e.g. mapping the vectors)."""
-    from memchat.ui.terminal import spinner
-
     if app.embedder_loaded():
         return
     name = app.settings.get("memory.embedding_model")
@@ -236,13 +226,11 @@ def load_encoder(app: Memchat, alongside: Callable[[], object] | None = None) ->
 def complete_session_ids(incomplete: str) -> list[tuple[str, str]] | list[str]:
     """Session ids with their titles, most recent first (`sessions show <Tab>`, `--session <Tab>`)."""
     from memchat.app.completion import session_ids
-    from memchat.cli.completion import labelled
 
     return labelled(session_ids(incomplete))
 
 
 def complete_memory_ids(incomplete: str) -> list[tuple[str, str]] | list[str]:
     from memchat.app.completion import memory_ids
-    from memchat.cli.completion import labelled
 
     return labelled(memory_ids(incomplete))

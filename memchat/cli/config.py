@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from memchat.cli.common import state
+from memchat.errors import MemchatError
+from memchat.text import sanitize
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.config import Role
@@ -20,8 +24,6 @@ def config_show(ctx: typer.Context, json_out: bool = typer.Option(False, "--json
     if ctx.invoked_subcommand is not None:
         return
     from memchat.config import SETTINGS
-    from memchat.text import sanitize
-    from memchat.ui import console
 
     memchat = state(ctx).app()
     settings = memchat.settings
@@ -116,10 +118,7 @@ def _key_line(provider: str) -> str:
 @config_app.command("init")
 def config_init(ctx: typer.Context) -> None:
     """Write a commented config file with every default, if there is none yet."""
-    from pathlib import Path
-
     from memchat.config import default_config_path, example_config
-    from memchat.errors import MemchatError
     from memchat.files import private_dir, write_private
 
     path = Path(state(ctx).config_path or default_config_path()).expanduser()

@@ -6,6 +6,7 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids
+from memchat.ui import console
 
 
 def context(
@@ -16,7 +17,7 @@ def context(
     json_out: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
     """Show the token budget of the next call: each part's tokens and share of the window."""
-    from memchat.ui import console, tables
+    from memchat.ui import tables
 
     memchat = open_app(ctx)
     session = memchat.chat.session(session_id) if session_id else memchat.chat.latest_session()

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from memchat.cli.common import state
-from memchat.errors import ExitCode, MemchatError
+from memchat.errors import ExitCode, MemchatError, StoreError
 from memchat.text import plural
+from memchat.ui.console import escape, out
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,8 +30,6 @@ class _Report:
         self.failures = 0
 
     def __call__(self, ok: bool | None, what: str, detail: str = "") -> None:
-        from memchat.ui.console import escape
-
         mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "[yellow]![/yellow]"}[ok]
         if ok is False:
             self.failures += 1
@@ -56,8 +55,6 @@ def doctor(
     The server check makes one free, authenticated request per role's server (Claude: counting
     the tokens of "hi"; an openai server: listing its models): it shows whether the base URL
     answers, the key is accepted and the model exists, and how long the round trip took."""
-    from memchat.ui.console import out
-
     console = out()
     report = _Report(console)
     memchat = _configuration(ctx, report)
@@ -162,7 +159,6 @@ def _provider_of(memchat: Memchat, name: str) -> Provider:
 
 def _database(memchat: Memchat) -> str:
     from memchat.app.profile import known_failure
-    from memchat.errors import StoreError
 
     db_path = memchat.settings.db_path
     try:
@@ -242,8 +238,6 @@ def _tokenizer() -> str:
 
 
 def _check_embedder(report: _Report, memchat: Memchat, console: Console, quick: bool) -> None:
-    from memchat.ui.console import escape
-
     def embedder() -> str:
         enc = memchat.embedder(on_prepare=lambda text: console.print(f"[dim]  {escape(text)}[/dim]"))
         vec = enc.encode(["hello world"])

@@ -10,6 +10,7 @@ from memchat.cli.common import app as open_app
 from memchat.cli.common import confirm, load_encoder, progress_bar
 from memchat.errors import MAX_MESSAGE_CHARS
 from memchat.text import plural
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -68,7 +69,6 @@ def import_conversations(
 
 
 def _capture(memchat: Memchat, session_ids: list[int], yes: bool) -> None:
-    from memchat.ui import console
     from memchat.usage import dollars
 
     estimate = memchat.capture.capture_estimate(session_ids)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import getpass
+
 import typer
 
 from memchat.errors import ExitCode, MemchatError, UsageError
+from memchat.ui import console
+from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 key_app = typer.Typer(help="Keep API keys in the OS keyring (set, show masked, remove).", no_args_is_help=True)
 
@@ -30,8 +34,6 @@ def set_(
     file (a headless machine with no secret service), nothing is stored: use the variable there.
     """
     from memchat import keys
-    from memchat.ui import console
-    from memchat.ui.terminal import read_stdin, stdin_is_tty
 
     variable = keys.env_var(provider)
     if keys.secure_keyring() is None:  # say so before asking for a secret that cannot be kept
@@ -45,8 +47,6 @@ def set_(
 
 
 def _typed(provider: str) -> str:
-    import getpass
-
     try:
         return getpass.getpass(f"{provider} API key (not shown as you type): ")
     except (EOFError, KeyboardInterrupt):
@@ -62,7 +62,6 @@ def show(
 ) -> None:
     """Show each provider's key, masked, and where it comes from (environment variable or keyring)."""
     from memchat import keys
-    from memchat.ui import console
 
     chosen = [provider] if provider is not None else list(keys.KEY_ENV_VARS)
     missing = 0
@@ -89,7 +88,6 @@ def remove(
 ) -> None:
     """Delete a provider's key from the OS keyring (an environment variable is yours to unset)."""
     from memchat import keys
-    from memchat.ui import console
 
     variable = keys.env_var(provider)
     if not keys.remove(provider):

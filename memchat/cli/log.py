@@ -7,6 +7,7 @@ from dataclasses import asdict
 import typer
 
 from memchat.cli.common import app as open_app
+from memchat.ui import console
 
 
 def log(
@@ -26,7 +27,6 @@ def log(
     (from the price table, as `memchat usage` prices; '-' for a model with no price). An
     unanswered message shows as such, with no reply.
     """
-    from memchat.ui import console
     from memchat.ui.tables import exchange_lines
 
     found = open_app(ctx).chat.exchanges(limit=count or None, since=since, query=query)

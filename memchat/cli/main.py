@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Any
 
 import typer
@@ -132,8 +133,6 @@ def _log_unraisable(unraisable: Any) -> None:
 
 def main() -> None:
     """Console entry point: known errors are one line and an exit code, never a traceback."""
-    import warnings
-
     sys.unraisablehook = _log_unraisable
     signals.install()
     warnings.showwarning = _one_line_warning

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -22,6 +23,8 @@ from memchat.cli.common import (
 from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, one_line, plural, sanitize
+from memchat.ui import console
+from memchat.ui.terminal import stdin_is_tty
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -45,15 +48,15 @@ def list_(
     jsonl_out: bool = typer.Option(False, "--jsonl", help=JSONL_HELP),
 ) -> None:
     """List memories."""
-    from memchat.ui import memory as show
+    from memchat.ui import memory as memory_ui
 
     mode = json_mode(json_out, jsonl_out)
     statuses: Any = ("active", "pending") if status is None else (None if status == "all" else status)
     memchat = open_app(ctx)
     rows = memchat.store.find(kind=kind, status=statuses, pinned=True if pinned else None)
     add = 'add one with `memchat memories add "..."` or /remember in a chat'
-    empty = "" if rows or mode else show.no_memories(kind, status, pinned, memchat.store.counts(), add)
-    emit(rows, mode, show.memory_json, show.memories_table, empty)
+    empty = "" if rows or mode else memory_ui.no_memories(kind, status, pinned, memchat.store.counts(), add)
+    emit(rows, mode, memory_ui.memory_json, memory_ui.memories_table, empty)
 
 
 @memories_app.command()
@@ -65,14 +68,13 @@ def show(
     json_out: bool = typer.Option(False, "--json", help="One JSON object."),
 ) -> None:
     """Show one memory with all its fields."""
-    from memchat.ui import console
-    from memchat.ui import memory as show
+    from memchat.ui import memory as memory_ui
 
     m = open_app(ctx).store.get(memory_id)
     if json_out:
-        console.print_json(show.memory_json(m))
+        console.print_json(memory_ui.memory_json(m))
     else:
-        console.out().print(show.memory_details(m), markup=False, highlight=False)
+        console.out().print(memory_ui.memory_details(m), markup=False, highlight=False)
 
 
 @memories_app.command()
@@ -119,7 +121,7 @@ def edit(
     ),
 ) -> None:
     """Change a memory's text (opens $EDITOR without --text), or whether it is private."""
-    from memchat.ui.terminal import edit_in_editor, stdin_is_tty
+    from memchat.ui.editor import edit_in_editor
 
     memchat = open_app(ctx)
     m = memchat.store.get(memory_id)
@@ -185,8 +187,7 @@ def forget(
     asked; with --yes, only the clear matches (relevance 0.3 or more) are forgotten.
     Forgetting a memory also forgets the older versions it replaced.
     """
-    from memchat.ui import console
-    from memchat.ui import memory as show
+    from memchat.ui import memory as memory_ui
 
     if sum(x is not None and x is not False for x in (memory_id, query, all_ or None)) != 1:
         raise UsageError('give one of: an ID, --query "...", or --all')
@@ -196,7 +197,7 @@ def forget(
         console.note("nothing to forget" + (f": no memory is clearly about {query!r}" if query else ""))
         return
     if query is None:
-        console.err().print(show.memories_table(targets[:LIST_AT_MOST]))
+        console.err().print(memory_ui.memories_table(targets[:LIST_AT_MOST]))
         if len(targets) > LIST_AT_MOST:
             console.note(f"... and {len(targets) - LIST_AT_MOST:,} more")
     if dry_run:
@@ -228,14 +229,13 @@ def _forget_targets(
 
 def _forget_matching(memchat: Memchat, query: str, limit: int, yes: bool) -> list[Memory]:
     """The memories a query is about, shown with their relevance; with --yes only the clear matches."""
-    from memchat.ui import console
-    from memchat.ui import memory as show
+    from memchat.ui import memory as memory_ui
 
     load_encoder(memchat)
     found = memchat.memories.matching(query, limit)
     sure = [m for m, score in found if score >= FORGET_SURE]
     if found:
-        console.err().print(show.relevance_table(found, FORGET_SURE))
+        console.err().print(memory_ui.relevance_table(found, FORGET_SURE))
     if yes and len(sure) < len(found):
         console.note(
             f"--yes forgets only the clear matches (relevance {FORGET_SURE:g} or more): "
@@ -246,8 +246,6 @@ def _forget_matching(memchat: Memchat, query: str, limit: int, yes: bool) -> lis
 
 def _said_forgotten(targets: list[Memory], done: Forgotten, purge_sources: bool) -> None:
     """What was forgotten, and what of it is left to know: redacted summaries, kept sources, the scrub."""
-    from memchat.ui import console
-
     typer.echo(f"forgot {plural(len(done.ids), 'memory', 'memories')}: {id_ranges(done.ids)}")
     for m in targets[:LIST_AT_MOST]:
         typer.echo(f"  {m.id}: {sanitize(one_line(m.text, 100))}")
@@ -275,11 +273,9 @@ def history(
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Show what happened to a memory: added, edited, pinned, superseded, forgotten."""
-    from dataclasses import asdict
+    from memchat.ui import memory as memory_ui
 
-    from memchat.ui import memory as show
-
-    emit(open_app(ctx).store.history(memory_id), json_mode(json_out), asdict, show.history_table, "no history")
+    emit(open_app(ctx).store.history(memory_id), json_mode(json_out), asdict, memory_ui.history_table, "no history")
 
 
 @memories_app.command()
@@ -308,8 +304,6 @@ def import_(
     result = open_app(ctx).memories.import_memories(path)
     typer.echo(f"imported {plural(result.added, 'memory', 'memories')} ({result.skipped} already present)")
     if result.pending:
-        from memchat.ui import console
-
         console.note(
             f"{plural(result.pending, 'memory', 'memories')} {'waits' if result.pending == 1 else 'wait'} "
             "for your review (pending, not used until confirmed): memchat memories review"

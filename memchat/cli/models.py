@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from memchat.cli.common import app as open_app
+from memchat.ui import console
 
 
 def models(
@@ -12,7 +13,7 @@ def models(
     json_out: bool = typer.Option(False, "--json", help="One JSON array, an object per server."),
 ) -> None:
     """List the models the configured server offers (/v1/models) and which one chat and memory use."""
-    from memchat.ui import console, tables
+    from memchat.ui import tables
 
     found = open_app(ctx).offered_models()
     if json_out:

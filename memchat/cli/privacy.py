@@ -10,8 +10,10 @@ import typer
 
 from memchat.cli.common import JSON_HELP, JSONL_HELP, confirm, emit, json_mode, scrub_notes
 from memchat.cli.common import app as open_app
+from memchat.cli.doctor import unasked
 from memchat.errors import UsageError
 from memchat.text import plural
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -41,8 +43,6 @@ def consent(
     With no, conversations are still saved (to resume and search them) but nothing is learnt
     from them; what was learnt before stays until you forget it.
     """
-    from memchat.ui import console
-
     memchat = open_app(ctx)
     if answer is None:
         _consent_status(memchat)
@@ -58,8 +58,6 @@ def consent(
 
 def _consent_status(memchat: Memchat) -> None:
     """The answer, and what capture has done: when it last ran, what waits, the last failure."""
-    from memchat.cli.doctor import unasked
-    from memchat.ui import console
     from memchat.ui.tables import capture_status_line
 
     said = memchat.privacy.consent()
@@ -93,8 +91,6 @@ def purge(
     memory.event_retention_days and memory.pending_days in the config (applied in the background
     too); --older-than sets the transcript and event window for this run.
     """
-    from memchat.ui import console
-
     memchat = open_app(ctx)
     if scheduled:
         memchat.privacy.apply_retention()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
+from memchat.cli.common import SCRUB_PENDING, confirm
 from memchat.cli.common import app as open_app
-from memchat.cli.common import confirm
+from memchat.ui import console
 
 profile_app = typer.Typer(
     help="Encrypt, decrypt or compact this profile's database; show its state.", no_args_is_help=True
@@ -16,7 +17,6 @@ profile_app = typer.Typer(
 def status(ctx: typer.Context) -> None:
     """Where this profile's database is, and whether it is encrypted (and where its key comes from)."""
     from memchat import encryption
-    from memchat.ui import console
 
     memchat = open_app(ctx)
     path = memchat.settings.db_path
@@ -39,8 +39,6 @@ def encrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", h
     plaintext file: vectors load from the database, input history lasts one chat). Close every
     other memchat first. Without its key the profile cannot be opened: keep MEMCHAT_DB_KEY safe.
     """
-    from memchat.ui import console
-
     memchat = open_app(ctx)
     if not confirm(f"Encrypt {memchat.settings.db_path}?", yes, refusing="to encrypt"):
         return
@@ -51,8 +49,6 @@ def encrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", h
 @profile_app.command("decrypt")
 def decrypt(ctx: typer.Context, yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
     """Store this profile in plain SQLite again (needs its key); the encrypted file is removed."""
-    from memchat.ui import console
-
     memchat = open_app(ctx)
     if not confirm(
         f"Decrypt {memchat.settings.db_path}? It will be readable without a key.", yes, refusing="to decrypt"
@@ -68,9 +64,6 @@ def compact(ctx: typer.Context) -> None:
     copies of what was deleted. Forget, delete and purge do it on the way for a database up to
     256 MB; for a larger one they say to run this. It holds the profile's write lock while it runs
     (about 1 s per 250 MB here): other memchat commands wait for it."""
-    from memchat.cli.common import SCRUB_PENDING
-    from memchat.ui import console
-
     memchat = open_app(ctx)
     before, after, finished = memchat.privacy.compact_file()
     console.say(f"compacted {memchat.settings.db_path}: {before / 1e6:,.1f} MB → {after / 1e6:,.1f} MB")

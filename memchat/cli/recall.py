@@ -7,6 +7,7 @@ import typer
 from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids, load_encoder, progress_bar
 from memchat.text import plural
+from memchat.ui import console
 
 
 def recall(
@@ -31,7 +32,6 @@ def recall(
 
     Shows the best matches whatever their relevance; weak ones (below `recall.weak`) are labelled.
     """
-    from memchat.ui import console
     from memchat.ui import memory as show
 
     memchat = open_app(ctx)

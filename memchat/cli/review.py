@@ -9,6 +9,8 @@ import typer
 from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids, load_encoder
 from memchat.text import sanitize
+from memchat.ui import console
+from memchat.ui.terminal import stdin_is_tty
 
 if TYPE_CHECKING:
     from memchat.memory.capture.turns import CaptureResult
@@ -30,7 +32,6 @@ def capture(
     ),
 ) -> None:
     """Extract memories from turns not yet captured (normally automatic, in the background)."""
-    from memchat.ui import console
 
     def report(result: CaptureResult) -> None:
         counts: dict[str, int] = {}
@@ -60,9 +61,6 @@ def review(
     ),
 ) -> None:
     """Walk the pending memories: confirm, edit or reject each (or use --confirm/--reject)."""
-    from memchat.ui import console
-    from memchat.ui.terminal import stdin_is_tty
-
     memchat = open_app(ctx)
     if confirm_ids or reject_ids:
         for mid in confirm_ids or []:

@@ -23,6 +23,7 @@ from memchat.cli.common import (
 from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, plural, sanitize
+from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.sessions import Session
@@ -58,8 +59,6 @@ def show(
     json_out: bool = typer.Option(False, "--json", help="memchat's JSON export."),
 ) -> None:
     """Show a session's transcript, each message with its id (the one recall and pin use)."""
-    from memchat.ui import console
-
     memchat = open_app(ctx)
     if json_out:
         print_stored(memchat.chat.export_session(session_id, "json", around=around, context=context))
@@ -104,8 +103,6 @@ def delete(
 
     Nothing is deleted when an id is unknown or a range holds no session (a range may have gaps).
     """
-    from memchat.ui import console
-
     if not session_ids and not empty:
         raise UsageError("give the sessions to delete: ids or ranges (3 5 7-9), or --empty")
     memchat = open_app(ctx)
@@ -132,7 +129,6 @@ def delete(
 
 def _delete_question(targets: list[Session], yes: bool) -> str:
     """What to ask before deleting; several sessions are listed first (on stderr), when asking."""
-    from memchat.ui import console
 
     def described(s: Session) -> str:
         return f"{sanitize(s.title or 'untitled')}, {plural(s.message_count, 'message')}"

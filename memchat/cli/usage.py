@@ -8,6 +8,7 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids
+from memchat.ui import console
 
 
 def usage(
@@ -29,7 +30,6 @@ def usage(
     from the [prices] table of the config file, over memchat's defaults for the Claude models
     (dollars per million tokens); calls of the echo provider cost nothing and are not counted.
     """
-    from memchat.ui import console
     from memchat.ui.tables import purpose_split, usage_table
 
     memchat = open_app(ctx)

@@ -5,10 +5,13 @@ are one line that names what was found."""
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
 from memchat.errors import UsageError
+from memchat.files import MAX_INPUT_BYTES, read_regular
+from memchat.importer import chatgpt, claude, llm_logs
 from memchat.importer.memchat_formats import load_json, parse_export, parse_lines
 from memchat.importer.model import ImportedSession, Skipped
 
@@ -18,8 +21,6 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 def read_file(path: str | Path) -> tuple[str, str]:
     """(text, display name); invalid UTF-8 is reported with its line."""
-    from memchat.files import read_regular
-
     data = read_regular(path, "an import file")
     if data.startswith(SQLITE_HEADER):
         raise UsageError(f"{path} is a SQLite database, not an export")
@@ -39,8 +40,6 @@ def _decode(data: bytes, name: str) -> str:
 def load(path: str | Path, fmt: str | None = None) -> tuple[list[ImportedSession], str, Skipped]:
     """Read an import source: (sessions, the format it was read as, what was skipped and why).
     A folder or a .zip is searched for an export's conversations files."""
-    from memchat.files import read_regular
-
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown import format {fmt!r}: choose one of {', '.join(FORMATS)}")
     p = Path(path).expanduser()
@@ -59,8 +58,6 @@ def load(path: str | Path, fmt: str | None = None) -> tuple[list[ImportedSession
 
 def open_or_refuse(p: Path) -> Any:
     """The file open for reading, or the one-line reason it cannot be (read_regular's words)."""
-    from memchat.files import read_regular
-
     if not p.is_file():
         read_regular(p, "an import file")  # raises: no such file, a device, a pipe...
     try:
@@ -71,8 +68,6 @@ def open_or_refuse(p: Path) -> Any:
 
 
 def _conversation_files(folder: Path) -> list[tuple[str, bytes]]:
-    from memchat.files import read_regular
-
     files = sorted(folder.glob("conversations*.json"))  # this folder only: never a search of a tree
     if not files:
         raise UsageError(
@@ -83,10 +78,6 @@ def _conversation_files(folder: Path) -> list[tuple[str, bytes]]:
 
 
 def _zip_members(p: Path) -> list[tuple[str, bytes]]:
-    import zipfile
-
-    from memchat.files import MAX_INPUT_BYTES
-
     try:
         with zipfile.ZipFile(p) as archive:
             members = sorted(
@@ -141,8 +132,6 @@ def _load_json_list(
     text: str, stripped: str, name: str, fmt: str | None, skipped: Skipped
 ) -> tuple[list[ImportedSession], str, Skipped]:
     """A JSON list: a ChatGPT or Claude export (as `fmt` says, else as it looks), or JSON lines of scalars."""
-    from memchat.importer import chatgpt, claude
-
     data = load_json(stripped, name, lambda exc: f": invalid JSON ({exc.msg}, line {exc.lineno})")
     if not isinstance(data, list):
         raise UsageError(f"{name}: a {fmt} export is a JSON list of conversations, not a {type(data).__name__}")
@@ -176,8 +165,6 @@ def _describe(data: list) -> str:
 
 
 def _load_sqlite(p: Path, fmt: str | None, skipped: Skipped) -> tuple[list[ImportedSession], str, Skipped]:
-    from memchat.importer import llm_logs
-
     if fmt not in (None, "llm"):
         raise UsageError(f"{p} is a SQLite database, not a {fmt} file")
     conn = llm_logs.open_readonly(p)

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from memchat.db import utcnow
 from memchat.errors import UsageError
@@ -30,8 +31,6 @@ def looks_like(conn: sqlite3.Connection) -> bool:
 
 def open_readonly(path: Path) -> sqlite3.Connection:
     """The file opened read-only; never creates, migrates or checkpoints it."""
-    from urllib.parse import quote
-
     uri = f"file:{quote(str(path.resolve()))}?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)

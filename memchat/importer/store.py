@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, inserted_id, utcnow
@@ -169,7 +170,5 @@ class _Batches:
     def close(self) -> None:
         """On an error, roll back the batch in progress (committed batches stay; a re-run completes them)."""
         if self._open is not None:
-            import sys
-
             opened, self._open = self._open, None
             opened.__exit__(*sys.exc_info())

@@ -11,6 +11,7 @@ traceback goes to memchat's log).
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +22,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 # this module is imported only to serve.
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
+
+from memchat import __version__
+from memchat.app.profile import known_failure
+from memchat.errors import MemchatError
+from memchat.log import internal_error
+from memchat.memory.recall.rank import hit_brief, hit_json
+from memchat.memory.store.records import memory_json
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -40,8 +48,6 @@ INSTRUCTIONS = (
 def build(app: Memchat) -> Any:
     """The MCPServer for one open profile (imports the SDK: call it only to serve)."""
     from mcp.server.mcpserver import MCPServer
-
-    from memchat import __version__
 
     server = MCPServer(
         "memchat", lifespan=_lifespan, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
@@ -66,8 +72,6 @@ class _Serialised:
     def __call__(self, fn: Callable[[], T]) -> T:
         from mcp.server.mcpserver.exceptions import ToolError
 
-        from memchat.errors import MemchatError
-
         with self.lock:
             try:
                 return fn()
@@ -76,9 +80,6 @@ class _Serialised:
             except MemchatError as exc:
                 raise ToolError(exc.message) from None
             except Exception as exc:  # noqa: BLE001 - one line to the client, the frames to the log
-                from memchat.app.profile import known_failure
-                from memchat.log import internal_error
-
                 known = known_failure(exc, self.app.settings.db_path)
                 raise ToolError(known.message if known is not None else internal_error(exc)) from None
 
@@ -99,10 +100,6 @@ async def _lifespan(_server: Any) -> AsyncIterator[None]:
 
 
 def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
-    import json
-
-    from memchat.memory.recall.rank import hit_brief, hit_json
-
     @server.tool()
     def recall(
         query: Annotated[str, Field(description="What to look for, in plain words.")],
@@ -131,8 +128,6 @@ def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
 
 
 def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:
-    from memchat.memory.store.records import memory_json
-
     @server.tool()
     def remember(
         text: Annotated[str, Field(description="What to remember, in the user's words.")],
@@ -178,8 +173,6 @@ def _add_forget(server: Any, app: Memchat, run: _Serialised) -> None:
 
 
 def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
-    from memchat.memory.store.records import memory_json
-
     @server.tool()
     def list_memories(
         kind: Annotated[str | None, Field(description="fact, event or rule.")] = None,
@@ -202,8 +195,6 @@ def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
 
 
 def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
-    from memchat.memory.store.records import memory_json
-
     @server.resource("memchat://pinned", mime_type="application/json", description="Memories the user pinned.")
     def pinned_memories() -> list[dict[str, Any]]:
         return [memory_json(m) for m in run(lambda: app.store.find(status="active", pinned=True, private=False))]

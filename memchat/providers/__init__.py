@@ -9,10 +9,13 @@ fake, registers the same way (`register`), and callers ask its declared capabili
 from __future__ import annotations
 
 import importlib
+import ipaddress
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
+from memchat.capabilities import Capabilities, declared
 from memchat.errors import ConfigError, ProviderError
 
 if TYPE_CHECKING:
@@ -89,8 +92,6 @@ class Provider:
     def capabilities(self, model: str) -> Capabilities:
         """What `model` can do: the provider's defaults, under what [models] in the config declares.
         `tools` also says whether the chat may offer it tools (the recall tool)."""
-        from memchat.capabilities import Capabilities, declared
-
         said = declared(getattr(self.settings, "models", None) or {}, model)
         return Capabilities(
             tools=self.can_call_tools and said.tools is not False,
@@ -137,9 +138,6 @@ class Provider:
 
 def is_local_url(url: str) -> bool:
     """Whether a base URL points at this machine or a private network (a model the user runs)."""
-    import ipaddress
-    from urllib.parse import urlsplit
-
     try:
         host = (urlsplit(url).hostname or "").lower()
     except ValueError:

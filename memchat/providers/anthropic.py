@@ -6,8 +6,11 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from memchat import keys
 from memchat.errors import NeedsKeyError, ProviderError
-from memchat.providers import ChatRequest, Provider, Reply, ToolCall
+from memchat.keys import key_source
+from memchat.providers import ChatRequest, Provider, Reply, ToolCall, wording
+from memchat.providers.wording import checked_url
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 DEFAULT_URL = "https://api.anthropic.com"
@@ -18,9 +21,6 @@ def explain(
 ) -> ProviderError:
     """Turn an SDK exception into one plain line a user can act on (wording shared with openai)."""
     import anthropic
-
-    from memchat.keys import key_source
-    from memchat.providers import wording
 
     source = key_source("anthropic")  # the key that was sent: the variable's, or the keyring's
     return wording.explain(
@@ -74,8 +74,6 @@ class AnthropicProvider(Provider):
 
     def url(self) -> str:
         """The Messages API base URL in effect; ConfigError naming where a malformed one came from."""
-        from memchat.providers.wording import checked_url
-
         sources = getattr(self.settings, "sources", {})
         return checked_url(
             self.settings.base_url,
@@ -88,8 +86,6 @@ class AnthropicProvider(Provider):
     def _key(self) -> str:
         """The API key (ANTHROPIC_API_KEY, else the OS keyring), or NeedsKeyError saying how to set
         one. Cheap: no SDK import."""
-        from memchat import keys
-
         key = keys.stored_key("anthropic")
         if not key:
             raise NeedsKeyError(keys.missing_key("anthropic", "Anthropic", "sk-ant-..."))

@@ -19,7 +19,10 @@ from typing import Any
 
 from memchat.config import OPENAI_URL
 from memchat.errors import ConfigError, NeedsKeyError, ProviderError
-from memchat.providers import ChatRequest, Provider, Reply, ToolCall, is_local_url
+from memchat.keys import key_source, stored_key
+from memchat.log import get_logger
+from memchat.providers import ChatRequest, Provider, Reply, ToolCall, is_local_url, structured, wording
+from memchat.providers.wording import checked_url
 
 KEY_ENV_VAR = "OPENAI_API_KEY"
 # The SDK insists on some key; a local server wants none and ignores this one.
@@ -32,8 +35,6 @@ def _key(local: bool) -> str:
     """The API key: OPENAI_API_KEY, else the OS keyring's (`memchat key set openai`), else ''.
     A server on this machine or the local network gets the environment's key only: the key kept
     for OpenAI never travels to it (often plain HTTP)."""
-    from memchat.keys import stored_key
-
     if local:
         env = os.environ.get(KEY_ENV_VAR, "").strip()
         return stored_key("openai") or "" if env else ""  # stored_key checks it as it does any key
@@ -42,8 +43,6 @@ def _key(local: bool) -> str:
 
 def _key_where() -> str:
     """Where the key that was sent came from, for a 401's advice (never the key)."""
-    from memchat.keys import key_source
-
     source = key_source("openai")
     return source.where if source else KEY_ENV_VAR
 
@@ -171,8 +170,6 @@ class OpenAIProvider(Provider):
     # --- where and who ----------------------------------------------------------------------
     def url(self) -> str:
         """The base URL in effect; ConfigError naming where a malformed one came from."""
-        from memchat.providers.wording import checked_url
-
         return checked_url(
             self.settings.get("openai.base_url"),
             OPENAI_URL,
@@ -229,8 +226,6 @@ class OpenAIProvider(Provider):
         self, exc: BaseException, model: str, *, retries: int | None = None, partial: str = ""
     ) -> ProviderError:
         import openai
-
-        from memchat.providers import wording
 
         return wording.explain(
             exc,
@@ -342,9 +337,6 @@ class OpenAIProvider(Provider):
     def call_tool(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
         """A forced tool call where the model declares tool calls; otherwise, or when the call is
         missing or malformed, a JSON answer checked against the same schema (repaired once)."""
-        from memchat.log import get_logger
-        from memchat.providers import structured
-
         capabilities = self.capabilities(request.model)
         why = f"model {request.model} declares no tool calls"
         if capabilities.tools:
@@ -360,8 +352,6 @@ class OpenAIProvider(Provider):
         return self.create(request, **extra).choices[0].message.content or ""
 
     def _forced_call(self, request: ChatRequest, tool: dict[str, Any]) -> dict[str, Any]:
-        from memchat.providers import structured
-
         try:
             completion = self.create(
                 request,

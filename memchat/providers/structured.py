@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ProviderError
@@ -39,8 +40,6 @@ def ask_for_json(
     """Ask for the tool's input as a JSON answer (through `answer`, the provider's plain call) and
     return it checked; ProviderError when it is not. `why` (no tool calls, a malformed call) goes
     into the error, so a failed capture says both."""
-    from dataclasses import replace
-
     schema = json.dumps(tool.get("input_schema") or {}, separators=(",", ":"))
     system = (
         f"{request.system}\n\nAnswer with one JSON object and nothing else: no prose, no code fences. "

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
-from memchat.errors import ProviderError
+from memchat.errors import ConfigError, ProviderError
 
 # Error types of an error reported inside a stream that had started fine (HTTP 200), and the
 # status they stand for (Anthropic's `error` event; a Chat Completions server's `error` chunk).
@@ -121,10 +122,6 @@ def status_text(status: int, detail: str, model: str, tries: str, key_env: str) 
 def checked_url(value: str | None, default: str, *, setting: str, source: str, example: str) -> str:
     """A provider's base URL (`default` when unset), without a trailing slash; ConfigError naming
     the setting and where a malformed one came from."""
-    from urllib.parse import urlsplit
-
-    from memchat.errors import ConfigError
-
     url = (value or "").strip() or default
     try:
         parts = urlsplit(url)

@@ -1,8 +1,9 @@
 """What a slash command is: name, handler, help, arguments, argument completion.
 
 Each module under memchat.repl.commands collects its commands in a `CommandSet` with the
-`command` decorator; memchat.repl.registry puts the sets together. Handlers take the REPL and
-the raw argument text, print through the REPL, and raise MemchatError for bad input.
+`command` decorator; memchat.repl.registry puts the sets together. Handlers take the REPL (as
+memchat.repl.state.ReplState, what they may use of it) and the raw argument text, print through
+the REPL, and raise MemchatError for bad input.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
-Handler = Callable[["Repl", str], None]
+Handler = Callable[["ReplState", str], None]
 # Completions for an argument, in the order shown: a value, or (value, what it is) for the menu.
-ArgCompleter = Callable[["Repl", str], Iterable[str | tuple[str, str]]]
+ArgCompleter = Callable[["ReplState", str], Iterable[str | tuple[str, str]]]
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from memchat.repl import registry
 from memchat.text import sanitize
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 
 class SlashCompleter(Completer):
-    def __init__(self, repl: Repl) -> None:
+    def __init__(self, repl: ReplState) -> None:
         self.repl = repl
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:

@@ -4,13 +4,19 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from prompt_toolkit.filters import is_searching
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.key_binding.bindings.search import abort_search
+if TYPE_CHECKING:  # prompt_toolkit loads when a terminal chat starts, not when the loop is imported
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 
 def build_key_bindings() -> KeyBindings:
+    from prompt_toolkit.filters import is_searching
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.key_binding.bindings.mouse import load_mouse_bindings
+    from prompt_toolkit.key_binding.bindings.search import abort_search
+    from prompt_toolkit.keys import Keys
+
     kb = KeyBindings()
 
     @kb.add("escape", "enter")  # terminals send Alt-Enter as Esc followed by Enter
@@ -28,9 +34,6 @@ def build_key_bindings() -> KeyBindings:
     # An escape sequence typed or sent raw ("\x1b[0m") reaches prompt_toolkit as a mouse event it
     # cannot parse, and its handler raises ("Unhandled exception in event loop", the rest of the
     # line lost): only well-formed mouse reports go to it, the rest is dropped.
-    from prompt_toolkit.key_binding.bindings.mouse import load_mouse_bindings
-    from prompt_toolkit.keys import Keys
-
     (mouse,) = load_mouse_bindings().get_bindings_for_keys((Keys.Vt100MouseEvent,))
 
     @kb.add(Keys.Vt100MouseEvent)

@@ -13,12 +13,19 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memchat.app.profile import known_failure
 from memchat.errors import ExitCode, MemchatError, StoreError, UsageError, require_unicode
+from memchat.log import internal_error
 from memchat.repl import registry
+from memchat.repl.keybindings import build_key_bindings
+from memchat.repl.toolbar import toolbar_text
 from memchat.sessions import title_from
 from memchat.signals import Terminated, ending_with, terminated
+from memchat.text import sanitize
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
+from memchat.ui.terminal import keys_not_echoed, stdin_is_tty
+from memchat.usage import cost, dollars
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -163,8 +170,6 @@ class Repl:
         self.info(f"undone: {title_from(dropped[0].content)}")
 
     def _run_turn(self, call: Callable[[Callable[[str], None]], TurnResult]) -> None:
-        from memchat.ui.terminal import keys_not_echoed
-
         writer = ReplyWriter(markdown=self.settings.markdown and self.interactive)
         if self.interactive:
             writer.waiting()
@@ -188,7 +193,6 @@ class Repl:
             self.error(f"{str(result.error).rstrip('.')}. Your message is saved; /retry resends it.")
         elif result.status == "ok" and self.interactive:
             from memchat.ui.tables import memory_so_far
-            from memchat.usage import cost, dollars
 
             r = result.reply
             billed = self.app.provider.real_usage  # echo counts words: no tokens, no price
@@ -235,8 +239,6 @@ class Repl:
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
         from memchat.repl.completer import SlashCompleter
-        from memchat.repl.keybindings import build_key_bindings
-        from memchat.repl.toolbar import toolbar_text
 
         self.completer = SlashCompleter(self)
         prompt: PromptSession[str] = PromptSession(
@@ -285,9 +287,6 @@ class Repl:
         try:
             self.handle(line)
         except Exception as exc:  # noqa: BLE001 - a bug must not end the chat (the message is on disk)
-            from memchat.app.profile import known_failure
-            from memchat.log import internal_error
-
             known = known_failure(exc, self.app.settings.db_path)
             self.error(known.message if known is not None else internal_error(exc))
 
@@ -316,8 +315,6 @@ def _end_prompt(prompt: Any) -> bool:
 
 
 def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
-    from memchat.ui.terminal import stdin_is_tty
-
     if session and continue_:
         raise UsageError("use either --session or --continue, not both")
     interactive = stdin_is_tty() and console.stdout_is_tty()
@@ -345,8 +342,6 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
 def ask_consent(app: Memchat) -> None:
     """The first chat on a profile says what memchat keeps and asks once whether to learn from
     chats (Enter: yes). The answer is the profile's; Ctrl-C or Ctrl-D leaves it unasked."""
-    from memchat.text import sanitize
-
     where = sanitize(str(app.settings.db_path))
     console.note(
         "memchat keeps your conversations and learns from them: facts, events and rules it brings back "

@@ -13,13 +13,13 @@ from memchat.repl.command import Command, CommandSet
 from memchat.repl.commands import context, memory, review, session
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 _HELP = CommandSet()
 
 
 @_HELP.command("help", "Show commands and keys.", aliases=("?",))
-def _help(repl: Repl, arg: str) -> None:
+def _help(repl: ReplState, arg: str) -> None:
     rows = [(f"/{c.name}" + (f" {c.args}" if c.args else ""), c.help) for c in commands()]
     width = max(len(r[0]) for r in rows)
     lines = [f"  {name.ljust(width)}  {text}" for name, text in rows]

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 
 def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
-def toolbar_text(repl: Repl) -> str:
+def toolbar_text(repl: ReplState) -> str:
     settings = repl.settings
     model = repl.app.provider.model_name(settings.model)
     parts = [

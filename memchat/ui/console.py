@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from memchat.text import FORMAT, error_text, sanitize
+
+if TYPE_CHECKING:  # rich loads on the first output, not when a command module imports this
+    from rich.console import Console
 
 _out: Console | None = None
 _err: Console | None = None
@@ -23,6 +24,8 @@ _err: Console | None = None
 def out() -> Console:
     global _out
     if _out is None:
+        from rich.console import Console
+
         _out = Console(highlight=False, soft_wrap=False)
     return _out
 
@@ -30,6 +33,8 @@ def out() -> Console:
 def err() -> Console:
     global _err
     if _err is None:
+        from rich.console import Console
+
         _err = Console(stderr=True, highlight=False)
     return _err
 

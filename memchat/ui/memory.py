@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.memory.recall.rank import hit_json  # noqa: F401 - the shells' JSON, re-exported
 from memchat.memory.store.records import memory_json  # noqa: F401
 from memchat.text import one_line, sanitize
+from memchat.when import local_minute
 
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 
 
 def when(timestamp: str | None) -> str:
-    from memchat.when import local_minute
-
     return local_minute(timestamp)
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+import sys
+import threading
 import time
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from memchat.text import sanitize
+from memchat.ui import terminal
 from memchat.ui.console import out
+
+if TYPE_CHECKING:  # rich loads when a reply is drawn, not when a command module imports this
+    from rich.console import Console
 
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
 
@@ -44,9 +48,6 @@ class Waiting:
     DELAY = 1.0
 
     def __init__(self, label: str) -> None:
-        import sys
-        import threading
-
         self.label = label
         self.stream = sys.stderr
         self._stop = threading.Event()
@@ -58,8 +59,6 @@ class Waiting:
             self._thread.start()
 
     def _run(self) -> None:
-        from memchat.ui import terminal
-
         started = time.monotonic()
         while not self._stop.wait(self.DELAY):
             with self._lock:

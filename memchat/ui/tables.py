@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.console import Console, JustifyMethod
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from memchat.text import plural, sanitize
-from memchat.ui.console import err
+from memchat.ui.console import err, out, say
+from memchat.usage import by_purpose, dollars
+from memchat.when import local_minute
+
+if TYPE_CHECKING:  # rich loads when a table is drawn, not when a command module imports this
+    from rich.console import Console, JustifyMethod
+    from rich.text import Text
 
 
 def budget_table(budget: Any) -> Any:
     """The /context table: each part's tokens and share of the window."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(
         box=None,
@@ -46,6 +50,7 @@ def budget_table(budget: Any) -> Any:
 def history_table(rows: list[tuple[int, Any, int, str]]) -> Any:
     """The /history table: message id, role, tokens, what happens to the message, a preview."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold")
     columns: list[tuple[str, JustifyMethod]] = [
@@ -98,6 +103,8 @@ def memory_items(section: Any) -> list[dict[str, Any]]:
 
 
 def explain_memory(section: Any, console: Console | None = None) -> None:
+    from rich.text import Text
+
     console = console or err()
     items = memory_items(section)
     if not items:
@@ -119,6 +126,7 @@ def explain_memory(section: Any, console: Console | None = None) -> None:
 def sessions_table(rows: list[Any]) -> Any:
     """`memchat sessions list`: id, title, message count, last update, model."""
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold")
     for col in ("id", "title", "msgs", "updated", "model"):
@@ -139,8 +147,6 @@ def sessions_table(rows: list[Any]) -> Any:
 def usage_table(rows: list[Any]) -> Any:
     """`memchat usage` and /cost: calls, tokens and cost by day, model and purpose, with a total."""
     from rich.table import Table
-
-    from memchat.usage import dollars
 
     table = Table(box=None, header_style="bold", show_footer=True)
     known = [r.cost for r in rows if r.cost is not None]
@@ -165,16 +171,12 @@ def usage_table(rows: list[Any]) -> Any:
 def purpose_split(rows: list[Any]) -> str:
     """Under `memchat usage` and /cost: chat apart from memory (capture) and summaries, e.g.
     'chat 3 calls $0.0120 · memory 1 call $0.0021'."""
-    from memchat.usage import by_purpose, dollars
-
     return " · ".join(f"{t.purpose} {plural(t.calls, 'call')} {dollars(t.cost)}" for t in by_purpose(rows))
 
 
 def memory_so_far(rows: list[Any]) -> str:
     """For the line after a reply: what learning from this session has cost so far (capture runs
     after replies, so this is every capture before this turn's), or '' when nothing yet."""
-    from memchat.usage import by_purpose, dollars
-
     spent = [t for t in by_purpose(rows) if t.purpose == "memory"]
     return f"memory {dollars(spent[0].cost)} this session" if spent else ""
 
@@ -182,8 +184,6 @@ def memory_so_far(rows: list[Any]) -> str:
 def capture_status_line(status: Any) -> str:
     """`memchat doctor` and `memchat consent`: capture on or off, when it last ran, what waits to
     be read, and the newest background failure since."""
-    from memchat.when import local_minute
-
     waiting = plural(status.waiting, "session") + (
         (" waits" if status.waiting == 1 else " wait") + " to be read" if status.on else " not read (nothing is learnt)"
     )
@@ -201,8 +201,7 @@ def capture_status_line(status: Any) -> str:
 def audit_table(entries: list[Any]) -> Any:
     """`memchat audit`: when, what, who or what caused it, which memory, details (never memory text)."""
     from rich.table import Table
-
-    from memchat.when import local_minute
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold")
     for name in ("when", "action", "origin", "memory", "detail"):
@@ -216,6 +215,8 @@ def audit_table(entries: list[Any]) -> Any:
 
 def offered_models(found: list[Any]) -> Text:
     """`memchat models`: per server, its models (the roles' marked), or why it could not say."""
+    from rich.text import Text
+
     lines: list[str] = []
     for offered in found:
         where = f" at {offered.url}" if offered.url else ""
@@ -238,10 +239,6 @@ def offered_models(found: list[Any]) -> Text:
 def exchange_lines(found: list[Any]) -> None:
     """`memchat log`: each exchange as a dim header (when, session, model, tokens, cost), the prompt
     and the reply, stored text sanitized."""
-    from memchat.ui.console import out, say
-    from memchat.usage import dollars
-    from memchat.when import local_minute
-
     console = out()
     for n, e in enumerate(found):
         tokens = f"{e.input_tokens or 0:,} in · {e.output_tokens or 0:,} out" if e.reply_id else "no reply"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import termios
 from collections.abc import Iterator
 
 from memchat.errors import UsageError
+from memchat.text import sanitize
+from memchat.ui.console import err, escape
 
 
 def stdin_is_tty() -> bool:
@@ -30,9 +33,6 @@ def read_stdin() -> str:
 def spinner(text: str, *, show: bool = True) -> Iterator[None]:
     """A spinner on stderr while something slow runs (only on a terminal). The text may name a
     setting's value (a model): sanitized, and never read as Rich markup."""
-    from memchat.text import sanitize
-    from memchat.ui.console import err, escape
-
     console = err()
     if not show or not console.is_terminal:
         yield
@@ -49,43 +49,6 @@ def spinner(text: str, *, show: bool = True) -> Iterator[None]:
 spinning = 0  # spinners on screen: a waiting line (memchat.ui.stream.Waiting) keeps off them
 
 
-def edit_in_editor(text: str) -> str | None:
-    """Let the user change text in $VISUAL/$EDITOR (else vi); None if they left it unchanged.
-
-    The text is private (a memory): it goes to a 0600 file in a 0700 directory of its own,
-    removed afterwards. An editor that cannot run, or exits with an error, is one line.
-    """
-    import os
-    import shlex
-    import shutil
-    import subprocess
-    import tempfile
-
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    try:
-        command = shlex.split(editor)
-    except ValueError as exc:
-        raise UsageError(f"cannot read $EDITOR {editor!r}: {exc}") from None
-    if not command or shutil.which(command[0]) is None:
-        raise UsageError(f"cannot run the editor {editor!r}: no such program (set $EDITOR, or pass --text)")
-    directory = tempfile.mkdtemp(prefix="memchat-edit-")  # 0700
-    path = os.path.join(directory, "memory.txt")
-    try:
-        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as f:
-            f.write(text)
-        try:
-            done = subprocess.run([*command, path], check=False)
-        except OSError as exc:
-            raise UsageError(f"cannot run the editor {editor!r}: {exc.strerror or exc}") from None
-        if done.returncode != 0:
-            raise UsageError(f"the editor {editor!r} exited with code {done.returncode}; nothing was changed")
-        with open(path, encoding="utf-8", errors="replace") as f:
-            edited = f.read()
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-    return None if edited == text else edited
-
-
 @contextlib.contextmanager
 def keys_not_echoed() -> Iterator[None]:
     """While a reply streams, the terminal does not echo what is typed (Ctrl-C still interrupts).
@@ -95,11 +58,9 @@ def keys_not_echoed() -> Iterator[None]:
     over the reply the same way.
     """
     try:
-        import termios
-
         fd = sys.stdin.fileno()
         before = termios.tcgetattr(fd)
-    except (ImportError, OSError, ValueError, AttributeError):  # not a terminal, or no termios
+    except (OSError, ValueError, AttributeError):  # not a terminal
         yield
         return
     quiet = list(before)

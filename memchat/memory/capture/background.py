@@ -17,13 +17,23 @@ of the log (memchat.log.worker_failed); each capture run that finishes is stampe
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import queue
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memchat import usage
+from memchat.db import open_db
+from memchat.files import touch_private
+from memchat.log import get_logger, log_path, worker_failed
 from memchat.memory.capture.turns import capture_session, mark_run, save_pointer
+from memchat.providers import get_provider
 
 if TYPE_CHECKING:
     from memchat.config import Settings
@@ -34,12 +44,6 @@ IDLE_MINUTES = 10  # a session idle this long counts as ended: a background run 
 @contextlib.contextmanager
 def capture_lock(db_path: Path, wait: float) -> Iterator[bool]:
     """Hold the profile's capture lock (True), or say after `wait` seconds that another holds it."""
-    import fcntl
-    import os
-    import time
-
-    from memchat.files import touch_private
-
     path = Path(f"{db_path}.capture.lock")
     try:
         fd = os.open(touch_private(path), os.O_RDWR)
@@ -85,8 +89,6 @@ class CaptureWorker:
 
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until submitted work is done (True) or the timeout passes (False)."""
-        import time
-
         deadline = None if timeout is None else time.monotonic() + timeout
         while self._queue.unfinished_tasks:
             if deadline is not None and time.monotonic() > deadline:
@@ -95,9 +97,6 @@ class CaptureWorker:
         return True
 
     def _run(self) -> None:
-        from memchat.db import open_db
-        from memchat.providers import get_provider
-
         db = None
         provider = None
         while True:
@@ -118,8 +117,6 @@ class CaptureWorker:
                 self._queue.task_done()
 
     def _capture(self, db: Any, provider: Any, session_id: int, final: bool) -> None:
-        from memchat.log import get_logger
-
         with capture_lock(self.db_path, wait=60) as mine:
             if not mine:  # another process is capturing: it, or a later run, does this one
                 return
@@ -130,8 +127,6 @@ class CaptureWorker:
     def _failed(self, db: Any, session_id: int, exc: Exception) -> None:
         """One line in the log (memchat doctor shows it); the session's pointer stays, so the next
         run retries it."""
-        from memchat.log import worker_failed
-
         self.errors += 1
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         worker_failed("capture", self.db_path, f"session {session_id}: {message} (retried next time)")
@@ -144,8 +139,6 @@ class CaptureWorker:
 
 
 def _recorder(db: Any) -> Callable[..., None]:
-    from memchat import usage
-
     def record(request: Any, model: str, input_tokens: int, output_tokens: int) -> None:
         usage.record(db, model, request.purpose, input_tokens, output_tokens, request.session_id)
 
@@ -182,11 +175,6 @@ main()
 
 def worker_command(db_path: Path, command: list[str], *, config_path: str | None = None, what: str = "") -> list[str]:
     """The command line of a detached `memchat --db DB COMMAND` (see WORKER)."""
-    import sys
-
-    from memchat.files import touch_private
-    from memchat.log import log_path
-
     try:
         log = str(touch_private(log_path()))  # created private before the worker appends to it
     except OSError:
@@ -200,9 +188,6 @@ def worker_command(db_path: Path, command: list[str], *, config_path: str | None
 def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None = None, what: str = "") -> None:
     """Run `memchat --db DB COMMAND` in a detached process (no terminal, no waiting); `what` names
     the work in the log (default: the command)."""
-    import os
-    import subprocess
-
     try:
         subprocess.Popen(
             worker_command(db_path, command, config_path=config_path, what=what),
@@ -214,6 +199,4 @@ def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None
             env=dict(os.environ),
         )
     except OSError as exc:  # the next run catches up; never fail the user's command for this
-        from memchat.log import worker_failed
-
         worker_failed(what or command[0], db_path, f"could not start: {exc}")

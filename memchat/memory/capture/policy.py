@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memchat.memory.capture.extract import Candidate
+from memchat.memory.recall.search import recall
+from memchat.providers import ChatRequest
+from memchat.text import neutralise
 
 if TYPE_CHECKING:
     from memchat.memory.recall.embed import Embedder
@@ -69,7 +72,6 @@ def _neighbours(store: MemoryStore, embedder: Embedder | None, c: Candidate) -> 
     """Active memories of the same kind most similar to the candidate, with their cosine."""
     if embedder is None:
         return [(m, 1.0) for m in store.find(kind=c.kind, status="active") if _norm(m.text) == _norm(c.text)]
-    from memchat.memory.recall.search import recall
 
     hits = recall(store.db, c.text, embedder, kinds=(c.kind,), limit=5)
     found = store.get_many([h.id for h in hits if h.type == "memory"])
@@ -192,8 +194,6 @@ def reconcile(store: MemoryStore, memory: Memory, embedder: Embedder | None, dec
 
 def model_decider(provider: Any, model: str) -> Decide:
     """A Decide that asks the model, listing the existing memories as {1}, {2}, ..."""
-    from memchat.providers import ChatRequest
-    from memchat.text import neutralise
 
     def decide(c: Candidate, existing: list[Memory]) -> dict[str, Any]:
         listing = "\n".join(f"{{{n}}} {neutralise(m.text)}" for n, m in enumerate(existing, 1))

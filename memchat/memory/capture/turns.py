@@ -12,9 +12,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from memchat import sessions
+from memchat.context import eligible
 from memchat.db import immediate, utcnow
+from memchat.memory.capture import policy
+from memchat.memory.capture.extract import extract
+from memchat.memory.recall.index import embed_messages
+from memchat.memory.recall.search import recall
+from memchat.memory.store.memories import MemoryStore
+from memchat.privacy import get_setting, set_setting
 
 if TYPE_CHECKING:
     from memchat.config import Settings
@@ -81,15 +90,11 @@ def save_pointer(
 
 def mark_run(db: Database) -> None:
     """Stamp the profile: capture read its sessions now (`memchat doctor` says when it last did)."""
-    from memchat.privacy import set_setting
-
     set_setting(db, LAST_RUN, utcnow())
 
 
 def last_run(db: Database) -> str | None:
     """When a capture run last finished without a failure (UTC), or None if none ever did."""
-    from memchat.privacy import get_setting
-
     found = get_setting(db, LAST_RUN)
     return found[0] if found else None
 
@@ -118,8 +123,6 @@ def unsummarised(db: Database, session_id: int) -> bool:
 
 def idle_sessions(db: Database, minutes: float) -> list[int]:
     """Pending sessions nobody has written to (or tried to capture) for `minutes`: ended ones."""
-    from datetime import UTC, datetime, timedelta
-
     since = (datetime.now(UTC) - timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     pending = pending_sessions(db)
     if not pending:
@@ -149,13 +152,6 @@ def capture_session(
 ) -> CaptureResult:
     """Extract and store memories from the session's uncaptured turns, with its episodic summary
     when final: one call to memory.model (none for small talk); raises on failure."""
-    from memchat import sessions
-    from memchat.context import eligible
-    from memchat.memory.capture import policy
-    from memchat.memory.capture.extract import extract
-    from memchat.memory.recall.search import recall
-    from memchat.memory.store.memories import MemoryStore
-
     result = CaptureResult(session_id)
     through, summarised = pointer(db, session_id)
     history = [m for m in sessions.messages(db, session_id) if eligible(m)]
@@ -216,6 +212,4 @@ def _embed_new(db: Database, embedder: Any, memory_ids: list[int]) -> None:
     if callable(embedder) and not hasattr(embedder, "encode"):
         embedder = embedder()
     if embedder is not None and memory_ids:
-        from memchat.memory.recall.index import embed_messages
-
         embed_messages(db, embedder, [], memory_ids=memory_ids)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, let_others_write, utcnow
+from memchat.memory.forget import scrub
 from memchat.memory.store.records import COLUMNS, Memory, log_history, memory_from_row
 
 if TYPE_CHECKING:
@@ -88,8 +89,6 @@ def forget(
     db: Database, targets: list[Memory], *, actor: str = "user", purge_sources: bool = False, action: str = "forget"
 ) -> Forgotten:
     """Forget these memories, and the versions they superseded, for good."""
-    from memchat.memory.forget import scrub
-
     ids = chain(db, [m.id for m in targets])
     done = Forgotten()
     for start in range(0, len(ids), BATCH):
@@ -189,8 +188,6 @@ def delete_sessions(db: Database, session_ids: list[int]) -> Forgotten:
     The messages go through a pending scrub recorded first (with the titles, which quote the
     first message): a kill part-way is finished by the next open of the profile.
     """
-    from memchat.memory.forget import scrub
-
     ids = sorted(set(session_ids))
     listed = json.dumps(ids)
     derived = [

@@ -18,6 +18,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, let_others_write, utcnow
+from memchat.memory.forget import scrub
+from memchat.memory.forget.erase import forget, live_memories
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -118,9 +120,6 @@ def expired(db: Database, windows: Windows, now: datetime | None = None) -> Expi
 def purge(db: Database, doomed: Expired, actor: str = "retention") -> bool:
     """Delete what `expired` listed, for good; False if a reader's old snapshot keeps the scrub of
     the files pending (the next open finishes it)."""
-    from memchat.memory.forget import scrub
-    from memchat.memory.forget.erase import forget, live_memories
-
     if doomed.memories:
         forget(db, live_memories(db, doomed.memories), actor=actor)  # history: forget by retention
     if doomed.messages:

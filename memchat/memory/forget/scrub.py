@@ -34,7 +34,10 @@ from memchat.db import (
     sql_errors,
     utcnow,
 )
+from memchat.memory.forget.redact import Forgotten as Target
+from memchat.memory.forget.redact import Redactor
 from memchat.memory.judge.state import replies_of, withhold
+from memchat.memory.recall.vector_file import drop_disk_cache
 from memchat.memory.store.records import FORGOTTEN_MESSAGE, log_history
 from memchat.memory.text import fts_query
 
@@ -66,9 +69,6 @@ def pending(db: Database) -> int:
 
 def finish(db: Database) -> ScrubResult:
     """Carry out every pending scrub; idempotent, so a second process doing it too does no harm."""
-    from memchat.memory.forget.redact import Forgotten as Target
-    from memchat.memory.forget.redact import Redactor
-
     result = ScrubResult()
     rows: list[tuple[int, int, list[dict[str, Any]]]] = [
         (row_id, purged, json.loads(items or "[]"))
@@ -274,8 +274,6 @@ def compact(db: Database) -> bool:
 def _files(db: Database, *, compact: bool) -> tuple[bool, bool]:
     """Delete the vector copy, compact, then checkpoint the WAL: (compacted, no old page image left
     in the WAL). A compaction that fails (busy, no room for its copy) still lets the checkpoint run."""
-    from memchat.memory.recall.vector_file import drop_disk_cache
-
     drop_disk_cache(db)
     conn = db.conn
     conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")

@@ -28,8 +28,11 @@ from typing import TYPE_CHECKING
 
 from memchat.memory.judge import need, sensitive
 from memchat.memory.judge.personal import about_someone, without_request
+from memchat.memory.judge.state import message_states
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import planned_day
+from memchat.memory.recall.search import recall
+from memchat.memory.store.memories import MemoryStore
 from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, stem, window, words
 from memchat.text import neutralise
 
@@ -179,9 +182,6 @@ def build(
     today: date | None = None,
 ) -> Section:
     """The memory section for a call whose retrieval query is `query` (see `retrieval_query`)."""
-    from memchat.memory.recall.search import recall
-    from memchat.memory.store.memories import MemoryStore
-
     store = MemoryStore(db)
     candidates: list[Item] = []
     seen: set[int] = set()
@@ -326,8 +326,6 @@ def _retrieved(
 ) -> list[Item]:
     """Facts, events and snippets that cleared the gate, in relevance order, in the state they are in
     now (`beside`: the texts of the turns around them)."""
-    from memchat.memory.judge.state import message_states
-
     messages = [h for h in hits if h.type == "message"]
     context_ids = {i for h in messages for i in (h.previous_id, h.next_id) if i}
     texts = {h.id: h.text for h in messages} | {i: beside[i] for i in context_ids if i in beside}

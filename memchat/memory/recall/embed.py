@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ConfigError
+from memchat.log import get_logger
+from memchat.memory.recall import onnx_embed
 from memchat.memory.recall.models import (
     BATCH_SIZE,
     DEFAULT_MODEL,
@@ -104,8 +106,6 @@ def get_embedder(
 
 def _load(name: str, precision: str, encoder: str, note: Callable[[str], None] | None) -> Embedder:
     if encoder != "torch":
-        from memchat.memory.recall import onnx_embed
-
         try:
             if not onnx_embed.ready(name) and not onnx_embed.failed(name):
                 onnx_embed.prepare(name, note)
@@ -114,7 +114,6 @@ def _load(name: str, precision: str, encoder: str, note: Callable[[str], None] |
         except Exception as exc:  # noqa: BLE001 - no export possible: the slow path still works
             if encoder == "onnx":
                 raise ConfigError(f"cannot run {name!r} with onnxruntime: {exc}") from None
-            from memchat.log import get_logger
 
             get_logger().info("onnx encoder unavailable for %s (%s); using sentence-transformers", name, exc)
         if encoder == "onnx":

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file, immediate, sql_errors
 from memchat.errors import MemchatError
+from memchat.memory.recall.embed import to_blob
 from memchat.memory.recall.vector_file import read_copy, write_copy
 from memchat.memory.recall.vectors import VectorSet, generation, kind_status_code
 from memchat.memory.text import window
@@ -158,8 +159,6 @@ def _embed_in_chunks(
 
 
 def _memory_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarray], None]:
-    from memchat.memory.recall.embed import to_blob
-
     def write(rows: list[tuple], vectors: np.ndarray) -> None:
         with immediate(db):
             # `AND text = ?`: a memory edited meanwhile keeps its NULL and is embedded next time.
@@ -173,7 +172,6 @@ def _memory_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarra
 
 def _message_writer(db: Database, model: str) -> Callable[[list[tuple], np.ndarray], None]:
     """Rows are (id, session_id, created_at, name, content)."""
-    from memchat.memory.recall.embed import to_blob
 
     def write(rows: list[tuple], vectors: np.ndarray) -> None:
         with immediate(db):

@@ -23,11 +23,20 @@ import shutil
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.memory.recall.models import canonical_name, load_sentence_transformer, resolve_model
+from memchat.config import cache_dir
+from memchat.files import private_umask
+from memchat.memory.recall.models import (
+    DEFAULT_MODEL,
+    canonical_name,
+    default_model_path,
+    load_sentence_transformer,
+    resolve_model,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,8 +83,6 @@ def cache_key(model_name: str) -> str:
 
 
 def export_dir(model_name: str) -> Path:
-    from memchat.config import cache_dir
-
     return cache_dir() / "onnx" / cache_key(model_name)
 
 
@@ -110,8 +117,6 @@ PREPARE_SECONDS = 2  # what a user is told to expect (measured ~1 s here; tests/
 def prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool:
     """Build, optimise, verify and cache the ONNX model (files 0600 in 0700 directories, whatever
     the umask: memchat runs what is there). Returns True when it verified."""
-    from memchat.files import private_umask
-
     with private_umask():
         return _prepare(model_name, note)
 
@@ -185,8 +190,6 @@ def _shipped_reference(model_name: str, model_dir: Path) -> Any:
     with memchat (memory/minilm_reference.json), when this is that model: verification without torch."""
     import numpy as np
 
-    from memchat.memory.recall.models import DEFAULT_MODEL, default_model_path
-
     if canonical_name(model_name) != DEFAULT_MODEL or model_dir.resolve() != default_model_path().resolve():
         return None
     try:
@@ -218,7 +221,6 @@ def _export(st_model: Any, path: Path) -> None:
     ids = torch.tensor([[101, 7592, 2088, 102, 0, 0], [101, 7592, 2088, 2003, 2307, 102]])
     mask = (ids != 0).long()
     axes = {"b": 0, "s": 1}
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -352,8 +352,6 @@ def hit_brief(hit: Hit) -> dict[str, Any]:
 
 def hit_json(hit: Hit) -> dict[str, Any]:
     """A hit as JSON (`recall --json`, the MCP server): its own fields, not its memory's."""
-    from dataclasses import asdict
-
     data = asdict(hit)
     data.pop("memory", None)  # the memory's own fields: `memchat memories show ID --json`
     data.pop("features", None)

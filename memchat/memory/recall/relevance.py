@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memchat.db import db_file
 from memchat.memory.text import STOPWORDS, content_stems, stem, words
 
 if TYPE_CHECKING:
@@ -103,8 +104,6 @@ _DF_LOCK = threading.Lock()
 
 def query_terms(db: Database, text: str) -> QueryTerms:
     """The query's content words weighted by IDF over the transcript (counts cached per process)."""
-    from memchat.db import db_file
-
     found: dict[str, str] = {}
     for w in words(text):
         if w not in STOPWORDS and stem(w) not in found:

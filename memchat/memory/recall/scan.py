@@ -6,7 +6,10 @@ search decides what to scan and with which filters.
 
 from __future__ import annotations
 
+import mmap
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,9 +35,6 @@ def workers() -> Any:
     encoder (measured: queries twice as slow)."""
     global _POOL
     if _POOL is None:
-        import os
-        from concurrent.futures import ThreadPoolExecutor
-
         if os.environ.get("OPENBLAS_NUM_THREADS") != "1":  # the CLI sets it before numpy loads (saves ~10 ms)
             try:
                 from threadpoolctl import ThreadpoolController
@@ -91,8 +91,6 @@ def _product(matrix: np.ndarray, rows: tuple[int, int], vector: np.ndarray) -> n
     matrix (the on-disk copy) goes in chunks, each let go once scanned: the pages stay in the page
     cache for the next process, but this one does not hold them (1M memories: 1.5 GB scanned,
     ~90 MB resident instead of 1.6 GB)."""
-    import mmap
-
     import numpy as np
 
     start, stop = rows

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memchat.memory.judge.state import message_states
+from memchat.memory.recall.search import recall
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
@@ -57,8 +59,6 @@ def search(
 ) -> list[Hit]:
     """The best matches the model may see, above `floor` (what its notes hold already included: the
     model learns that it has all there is)."""
-    from memchat.memory.recall.search import recall
-
     if not query:
         return []
     hits = recall(
@@ -76,8 +76,6 @@ def search(
 def as_sent(db: Database, hits: list[Hit]) -> list[Hit]:
     """Search hits as a model may see them: no withheld message and no private memory, an old value
     beside the current one (MCP recall and the chat's own recall tool)."""
-    from memchat.memory.judge.state import message_states
-
     messages = {h.id: h.text for h in hits if h.type == "message"}
     states = message_states(db, sorted(messages), messages)
     out = []

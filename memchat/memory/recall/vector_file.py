@@ -9,7 +9,12 @@ forgetting deletes it outright, so a forgotten vector is never served nor left o
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import secrets
+import shutil
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file
@@ -24,15 +29,11 @@ DISK_FORMAT = 4  # 3: one memory-mapped .npy per array, the group codes in the m
 def disk_dir(db: Database) -> Any:
     """Where the copy lives; None for a database in memory and for an encrypted profile, whose
     vectors never leave the encrypted file."""
-    from pathlib import Path
-
     path = str(db_file(db))
     return None if path in ("", ":memory:") or getattr(db, "encrypted", False) else Path(path + ".vectors")
 
 
 def drop_disk_cache(db: Database) -> None:
-    import shutil
-
     directory = disk_dir(db)
     if directory is not None and directory.exists():
         shutil.rmtree(directory, ignore_errors=True)
@@ -56,8 +57,6 @@ def _fingerprint(db: Database, which: str) -> list:
 
 
 def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | None:
-    import json
-
     import numpy as np
 
     directory = disk_dir(db)
@@ -96,9 +95,6 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
 
 
 def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
-    import json
-    import secrets
-
     import numpy as np
 
     directory = disk_dir(db)
@@ -150,8 +146,6 @@ def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
 def _remove_stale(directory: Any, prefix: str, keep: str, age: float = 30.0) -> None:
     """Earlier copies of the set (a process that has one open keeps its data until it closes it).
     Younger files may be another writer's, still being written: they go next time."""
-    import time
-
     now = time.time()
     for path in directory.glob(prefix + ".*"):
         try:
@@ -168,7 +162,6 @@ def read_side(db: Database, name: str, vs: VectorSet, key: str) -> dict | None:
     """A small result derived from a vector set (memchat.memory.judge.need's topic rows), if it was
     computed from this very set: the same generation, database and `key` (what else it depends on).
     Forgetting deletes it with the copy. In memory only for a database without a copy directory."""
-    import json
 
     stamp = [vs.generation, key]
     kept = _SIDE.get((id(db), name))
@@ -188,7 +181,6 @@ def read_side(db: Database, name: str, vs: VectorSet, key: str) -> dict | None:
 
 
 def write_side(db: Database, name: str, vs: VectorSet, key: str, data: dict) -> None:
-    import json
 
     stamp = [vs.generation, key]
     _SIDE[(id(db), name)] = (stamp, vs, dict(data))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from memchat.errors import UsageError, check_size, parse_id, require_unicode
@@ -139,6 +139,4 @@ def log_history(
 
 def memory_json(memory: Memory) -> dict[str, Any]:
     """A memory as JSON (`memories list --json`, exports of one, the MCP server)."""
-    from dataclasses import asdict
-
     return asdict(memory)

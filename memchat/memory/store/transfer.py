@@ -15,6 +15,7 @@ from typing import Any
 
 from memchat.db import utcnow
 from memchat.errors import UsageError, require_unicode
+from memchat.importer.memchat_formats import check_version, load_json
 from memchat.memory.store.memories import KINDS, ORIGINS, Memory, MemoryStore
 from memchat.text import shorten
 
@@ -54,8 +55,6 @@ def export_text(store: MemoryStore, fmt: str = "json") -> str:
 
 
 def _parse(text: str, name: str) -> list[dict[str, Any]]:
-    from memchat.importer.memchat_formats import check_version, load_json
-
     data = load_json(text, name, lambda exc: f" is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else None

@@ -7,15 +7,16 @@ from typing import TYPE_CHECKING
 from memchat.errors import MemchatError, UsageError
 from memchat.repl.command import CommandSet
 from memchat.sessions import title_from
+from memchat.ui import console
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 COMMANDS = CommandSet()
 command = COMMANDS.command
 
 
-def _numbers(repl: Repl, prefix: str) -> list[str]:
+def _numbers(repl: ReplState, prefix: str) -> list[str]:
     """This session's message ids, newest first (as /history shows them)."""
     if repl.session is None:
         return []
@@ -23,7 +24,7 @@ def _numbers(repl: Repl, prefix: str) -> list[str]:
     return [str(i) for i in reversed(ids) if str(i).startswith(prefix)][:20]
 
 
-def _pin(repl: Repl, arg: str, pinned: bool) -> None:
+def _pin(repl: ReplState, arg: str, pinned: bool) -> None:
     if repl.session is None:
         raise MemchatError("no messages yet")
     m = repl.app.chat.pin_message(repl.session, arg or None, pinned)
@@ -31,18 +32,18 @@ def _pin(repl: Repl, arg: str, pinned: bool) -> None:
 
 
 @command("pin", "Pin a message: always sent verbatim (default: your last message).", args="[ID]", complete=_numbers)
-def _pin_message(repl: Repl, arg: str) -> None:
+def _pin_message(repl: ReplState, arg: str) -> None:
     _pin(repl, arg, True)
 
 
 @command("unpin", "Unpin a message (default: the last pinned one).", args="[ID]", complete=_numbers)
-def _unpin_message(repl: Repl, arg: str) -> None:
+def _unpin_message(repl: ReplState, arg: str) -> None:
     _pin(repl, arg, False)
 
 
 @command("history", "List this session's messages: id, tokens, pinned/sent/summarised/dropped.")
-def _history(repl: Repl, arg: str) -> None:
-    from memchat.ui import console, tables
+def _history(repl: ReplState, arg: str) -> None:
+    from memchat.ui import tables
 
     if repl.session is None:
         repl.info("no messages yet")
@@ -51,14 +52,14 @@ def _history(repl: Repl, arg: str) -> None:
 
 
 @command("context", "Show the token budget of the next call.")
-def _context(repl: Repl, arg: str) -> None:
-    from memchat.ui import console, tables
+def _context(repl: ReplState, arg: str) -> None:
+    from memchat.ui import tables
 
     console.out().print(tables.budget_table(repl.app.chat.preview(repl.session).budget))
 
 
 @command("compact", "Fold older turns into the session summary now.")
-def _compact(repl: Repl, arg: str) -> None:
+def _compact(repl: ReplState, arg: str) -> None:
     if repl.session is None:
         raise MemchatError("nothing to compact yet")
     repl.session = repl.app.chat.compact(repl.session, on_notice=repl.info)
@@ -66,7 +67,7 @@ def _compact(repl: Repl, arg: str) -> None:
 
 
 @command("summary", "Show the current session summary.")
-def _summary(repl: Repl, arg: str) -> None:
+def _summary(repl: ReplState, arg: str) -> None:
     if arg:
         raise UsageError("usage: /summary")
     if repl.session is not None:  # re-read: a compaction or a forget may have changed it

@@ -11,13 +11,13 @@ from memchat.repl.command import CommandSet
 from memchat.text import one_line
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 COMMANDS = CommandSet()
 command = COMMANDS.command
 
 
-def _memory_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
+def _memory_ids(repl: ReplState, prefix: str) -> Iterable[tuple[str, str]]:
     recent = repl.app.store.find(status=("active", "pending"), limit=200, newest_first=True)
     return [(str(m.id), one_line(m.text, 60)) for m in recent if str(m.id).startswith(prefix.lstrip("#"))][:20]
 
@@ -34,7 +34,7 @@ def _one_id(arg: str, usage: str) -> str:
     "Remember something for good (prefix rule: or event: for those kinds; key=user.city replaces that key's value).",
     args="[key=ENTITY.ATTR] TEXT",
 )
-def _remember(repl: Repl, arg: str) -> None:
+def _remember(repl: ReplState, arg: str) -> None:
     from memchat.memory.store.kinds import kind_of
 
     key, rest = _leading_key(arg.strip())
@@ -64,7 +64,7 @@ def _leading_key(arg: str) -> tuple[str | None, str]:
 
 
 @command("recall", "Search memories and past conversations.", args="QUERY")
-def _recall(repl: Repl, arg: str) -> None:
+def _recall(repl: ReplState, arg: str) -> None:
     from memchat.ui.memory import hit_lines, no_hits
 
     if not arg.strip():
@@ -76,7 +76,7 @@ def _recall(repl: Repl, arg: str) -> None:
 
 
 @command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")
-def _memories(repl: Repl, arg: str) -> None:
+def _memories(repl: ReplState, arg: str) -> None:
     from memchat.ui.memory import memory_lines, no_memories
 
     kind = arg.strip().lower() or None
@@ -88,7 +88,7 @@ def _memories(repl: Repl, arg: str) -> None:
 
 
 @command("forget", "Forget a memory for good.", args="ID", complete=_memory_ids)
-def _forget(repl: Repl, arg: str) -> None:
+def _forget(repl: ReplState, arg: str) -> None:
     m = repl.app.store.get(_one_id(arg, "/forget ID (see /memories)"))
     if m.status == "forgotten":
         repl.info(f"memory {m.id} is already forgotten")
@@ -112,13 +112,13 @@ def _forget(repl: Repl, arg: str) -> None:
 
 
 @command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)
-def _pin_memory(repl: Repl, arg: str) -> None:
+def _pin_memory(repl: ReplState, arg: str) -> None:
     m = repl.app.store.pin(_one_id(arg, "/pin-memory ID"))
     repl.info(f"pinned #{m.id}: {m.text}")
 
 
 @command("unpin-memory", "Unpin a memory.", args="ID", complete=_memory_ids)
-def _unpin_memory(repl: Repl, arg: str) -> None:
+def _unpin_memory(repl: ReplState, arg: str) -> None:
     m = repl.app.store.unpin(_one_id(arg, "/unpin-memory ID"))
     repl.info(f"unpinned #{m.id}: {m.text}")
 
@@ -129,12 +129,12 @@ def _unpin_memory(repl: Repl, arg: str) -> None:
     args="ID",
     complete=_memory_ids,
 )
-def _private(repl: Repl, arg: str) -> None:
+def _private(repl: ReplState, arg: str) -> None:
     m = repl.app.store.update(_one_id(arg, "/private ID"), private=True)
     repl.info(f"private #{m.id}: {m.text} (never sent unasked; /recall still finds it)")
 
 
 @command("unprivate", "Let a private memory be sent again when a message needs it.", args="ID", complete=_memory_ids)
-def _unprivate(repl: Repl, arg: str) -> None:
+def _unprivate(repl: ReplState, arg: str) -> None:
     m = repl.app.store.update(_one_id(arg, "/unprivate ID"), private=False)
     repl.info(f"not private #{m.id}: {m.text}")

@@ -6,17 +6,18 @@ from typing import TYPE_CHECKING
 
 from memchat.errors import UsageError
 from memchat.repl.command import CommandSet, choices
+from memchat.ui import console
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 COMMANDS = CommandSet()
 command = COMMANDS.command
 
 
 @command("why", "Show which memories were sent with the last message, and why.")
-def _why(repl: Repl, arg: str) -> None:
-    from memchat.ui import console, tables
+def _why(repl: ReplState, arg: str) -> None:
+    from memchat.ui import tables
 
     if repl.last_result is None:
         repl.info("no message sent yet in this session")
@@ -27,7 +28,7 @@ def _why(repl: Repl, arg: str) -> None:
 @command(
     "capture", "Turn background memory capture on or off for this chat.", args="[on|off]", complete=choices("on", "off")
 )
-def _capture(repl: Repl, arg: str) -> None:
+def _capture(repl: ReplState, arg: str) -> None:
     if arg not in ("", "on", "off"):
         raise UsageError("usage: /capture on|off")
     if arg == "on" and not repl.app.use_memory:
@@ -50,7 +51,7 @@ def _capture(repl: Repl, arg: str) -> None:
     args="[confirm|reject ID]",
     complete=choices("confirm ", "reject "),
 )
-def _review(repl: Repl, arg: str) -> None:
+def _review(repl: ReplState, arg: str) -> None:
     action, _, target = arg.partition(" ")
     if action in ("confirm", "reject"):
         if not target.strip():

@@ -6,13 +6,16 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import MemchatError, UsageError
+from memchat.files import check_target, write_private
 from memchat.repl.command import CommandSet, choices
+from memchat.ui import console
 
 if TYPE_CHECKING:
-    from memchat.repl.loop import Repl
+    from memchat.repl.state import ReplState
 
 COMMANDS = CommandSet()
 command = COMMANDS.command
@@ -28,7 +31,7 @@ KNOWN_MODELS = (
 )
 
 
-def _session_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
+def _session_ids(repl: ReplState, prefix: str) -> Iterable[tuple[str, str]]:
     """The ids of the sessions most recently used first, each with its title for the menu."""
     prefix = prefix.strip().lstrip("#")
     return [
@@ -39,13 +42,13 @@ def _session_ids(repl: Repl, prefix: str) -> Iterable[tuple[str, str]]:
 
 
 @command("new", "Start a new session.")
-def _new(repl: Repl, arg: str) -> None:
+def _new(repl: ReplState, arg: str) -> None:
     repl.new_session()
     repl.info("new session (it is saved when you send the first message)")
 
 
 @command("sessions", "List recent sessions.", args="[N]")
-def _sessions(repl: Repl, arg: str) -> None:
+def _sessions(repl: ReplState, arg: str) -> None:
     if arg and not (arg.isascii() and arg.isdigit()):
         raise UsageError("usage: /sessions [N]")
     rows = repl.app.chat.list_sessions(limit=int(arg) if arg else 10)
@@ -63,14 +66,14 @@ def _sessions(repl: Repl, arg: str) -> None:
 
 
 @command("resume", "Switch to a stored session.", args="ID", complete=_session_ids)
-def _resume(repl: Repl, arg: str) -> None:
+def _resume(repl: ReplState, arg: str) -> None:
     if not arg:
         raise UsageError("usage: /resume ID (see /sessions)")
     repl.resume(arg)
 
 
 @command("attach", "Send a file with your next message (text, or an image); alone: what is attached.", args="[FILE]")
-def _attach(repl: Repl, arg: str) -> None:
+def _attach(repl: ReplState, arg: str) -> None:
     from memchat.attachments import read
 
     name = arg.strip()
@@ -94,13 +97,13 @@ def _size(a: Any) -> str:
 
 
 @command("detach", "Drop the files attached to your next message.")
-def _detach(repl: Repl, arg: str) -> None:
+def _detach(repl: ReplState, arg: str) -> None:
     dropped, repl.attached = repl.attached, []
     repl.info(f"dropped {', '.join(a.name for a in dropped)}" if dropped else "nothing was attached")
 
 
 @command("title", "Rename this session.", args="TEXT")
-def _title(repl: Repl, arg: str) -> None:
+def _title(repl: ReplState, arg: str) -> None:
     if not arg:
         raise UsageError("usage: /title TEXT")
     session = repl.ensure_session()
@@ -109,7 +112,7 @@ def _title(repl: Repl, arg: str) -> None:
 
 
 @command("model", "Show or change the model.", args="[NAME]", complete=choices(*KNOWN_MODELS))
-def _model(repl: Repl, arg: str) -> None:
+def _model(repl: ReplState, arg: str) -> None:
     if arg:
         repl.app.configure(model=arg)
     model = repl.app.provider.model_name(repl.settings.model)
@@ -120,7 +123,7 @@ def _model(repl: Repl, arg: str) -> None:
 
 
 @command("system", "Show or set this session's system prompt.", args="[TEXT]")
-def _system(repl: Repl, arg: str) -> None:
+def _system(repl: ReplState, arg: str) -> None:
     if not arg:
         repl.say(repl.app.chat.system_prompt(repl.session))
         return
@@ -129,17 +132,17 @@ def _system(repl: Repl, arg: str) -> None:
 
 
 @command("retry", "Resend the last unanswered or failed message.")
-def _retry(repl: Repl, arg: str) -> None:
+def _retry(repl: ReplState, arg: str) -> None:
     repl.retry()
 
 
 @command("undo", "Drop the last exchange from the conversation (kept in the database, marked undone).")
-def _undo(repl: Repl, arg: str) -> None:
+def _undo(repl: ReplState, arg: str) -> None:
     repl.undo()
 
 
 @command("copy", "Copy the last reply to the clipboard.")
-def _copy(repl: Repl, arg: str) -> None:
+def _copy(repl: ReplState, arg: str) -> None:
     text = repl.app.chat.last_reply(repl.session)
     if not text:
         raise MemchatError("there is no reply to copy yet")
@@ -157,11 +160,7 @@ def _copy(repl: Repl, arg: str) -> None:
 @command(
     "export", "Export this session to a file (created 0600).", args="[md|json] [FILE]", complete=choices("md", "json")
 )
-def _export(repl: Repl, arg: str) -> None:
-    from pathlib import Path
-
-    from memchat.files import check_target, write_private
-
+def _export(repl: ReplState, arg: str) -> None:
     if repl.session is None:
         raise MemchatError("nothing to export yet")
     parts = arg.split(maxsplit=1)
@@ -184,7 +183,7 @@ def _export(repl: Repl, arg: str) -> None:
     repl.info(f"wrote {path}")
 
 
-def _may_replace(repl: Repl, path: str) -> bool:
+def _may_replace(repl: ReplState, path: str) -> bool:
     if not repl.interactive:
         return False
     from prompt_toolkit.shortcuts import confirm
@@ -196,8 +195,7 @@ def _may_replace(repl: Repl, path: str) -> bool:
 
 
 @command("cost", "What this session's calls cost, and today's (chat apart from memory and summaries).")
-def _cost(repl: Repl, arg: str) -> None:
-    from memchat.ui import console
+def _cost(repl: ReplState, arg: str) -> None:
     from memchat.ui.tables import purpose_split, usage_table
 
     for label, rows in (
@@ -212,5 +210,5 @@ def _cost(repl: Repl, arg: str) -> None:
 
 
 @command("exit", "Quit (Ctrl-D also quits).", aliases=("quit", "q"))
-def _exit(repl: Repl, arg: str) -> None:
+def _exit(repl: ReplState, arg: str) -> None:
     repl.running = False
