@@ -11,6 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+pytest_plugins = ["tiers"]  # unit / cli / process / terminal: markers, the guard, tier times (tests/tiers.py)
+
 from fakeapi import FakeAnthropic
 from fakeopenai import FakeOpenAI
 
