@@ -25,15 +25,17 @@ if TYPE_CHECKING:
     from memchat.attachments import Attachment
     from memchat.engine import TurnResult
     from memchat.sessions import Session
+    from memchat.ui.terminal import Environment
 
 PROMPT = "› "
 RECENT_TURNS = 3
 
 
 class Repl:
-    def __init__(self, app: Memchat, *, interactive: bool) -> None:
+    def __init__(self, app: Memchat, *, interactive: bool, env: Environment | None = None) -> None:
         self.app = app
         self.interactive = interactive
+        self.env = env  # None: this process's own terminal
         self.session: Session | None = None
         self.running = True
         self.last_result: TurnResult | None = None
@@ -223,7 +225,7 @@ class Repl:
         return ExitCode.FAILURE if self.failures and not self.interactive else ExitCode.OK
 
     def _pipe_loop(self) -> None:
-        for line in sys.stdin:
+        for line in self.env.stdin if self.env else sys.stdin:
             self._handle_safely(line.rstrip("\n"))
             if not self.running or terminated():
                 break
@@ -248,6 +250,8 @@ class Repl:
             bottom_toolbar=lambda: toolbar_text(self),
             enable_open_in_editor=True,
             multiline=False,
+            input=self.env.keys if self.env else None,
+            output=self.env.screen if self.env else None,
         )
         if self.session is None:
             self.info("memchat · /help for commands · Ctrl-D to quit")
@@ -315,16 +319,18 @@ def _end_prompt(prompt: Any) -> bool:
     return True
 
 
-def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
-    from memchat.ui.terminal import stdin_is_tty
+def run_repl(app: Memchat, *, session: str | None, continue_: bool, env: Environment | None = None) -> int:
+    """Chat on `env` (this process's terminal unless a caller, such as a test, passes another)."""
+    from memchat.ui.terminal import Environment
 
     if session and continue_:
         raise UsageError("use either --session or --continue, not both")
-    interactive = stdin_is_tty() and console.stdout_is_tty()
+    env = env or Environment.from_process()
+    interactive = env.interactive
     if not interactive:
         app.provider.ready()  # a script without a key fails once, before reading a line or storing one
     app.lazy_encoder = interactive
-    repl = Repl(app, interactive=interactive)
+    repl = Repl(app, interactive=interactive, env=env)
     if interactive and app.use_memory and app.settings.sources["memory.capture"] == "default" and app.consent() is None:
         ask_consent(app)  # a config or MEMCHAT_MEMORY_CAPTURE that says it has already decided
     if session:
