@@ -17,6 +17,7 @@ travel in each report's user_properties, so this works under pytest-xdist too (`
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import os
@@ -44,22 +45,31 @@ def pytest_configure(config: pytest.Config) -> None:
 # --- which tier ---------------------------------------------------------------------------------
 
 
-def _names(obj: Any) -> set[str]:
+@functools.cache
+def _names(obj: Any) -> frozenset[str]:
     """The identifiers in the code of `obj` (strings and comments left out)."""
     try:
         text = textwrap.dedent(inspect.getsource(obj))
         tokens = tokenize.generate_tokens(io.StringIO(text).readline)
-        return {tok.string for tok in tokens if tok.type == tokenize.NAME}
+        return frozenset(tok.string for tok in tokens if tok.type == tokenize.NAME)
     except (OSError, TypeError, SyntaxError, tokenize.TokenError):
-        return set()
+        return frozenset()
 
 
 def _tier_of_code(funcs: list[Callable[..., Any]]) -> str | None:
-    """The slowest tier the code of `funcs` reaches, following the functions and classes it names
-    in its module (test helpers, imported helpers) a few levels deep."""
+    """The slowest tier the code of `funcs` reaches."""
+    tiers = {_tier_of_one(f) for f in funcs if f is not None}
+    return "terminal" if "terminal" in tiers else "process" if "process" in tiers else None
+
+
+@functools.cache
+def _tier_of_one(func: Callable[..., Any]) -> str | None:
+    """The slowest tier the code of `func` reaches, following the functions and classes it names
+    in its module (test helpers, imported helpers) a few levels deep. Cached: every test shares
+    the autouse fixtures, and a module's tests share its helpers."""
     seen: set[int] = set()
     found: str | None = None
-    todo = [(f, 0) for f in funcs]
+    todo = [(func, 0)]
     while todo:
         obj, depth = todo.pop()
         if id(obj) in seen:
