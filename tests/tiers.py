@@ -25,7 +25,7 @@ import subprocess
 import textwrap
 import time
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
@@ -58,7 +58,7 @@ def _names(obj: Any) -> frozenset[str]:
 
 def _tier_of_code(funcs: list[Callable[..., Any]]) -> str | None:
     """The slowest tier the code of `funcs` reaches."""
-    tiers = {_tier_of_one(f) for f in funcs if f is not None}
+    tiers = {_tier_of_one(f) for f in funcs}
     return "terminal" if "terminal" in tiers else "process" if "process" in tiers else None
 
 
@@ -106,7 +106,8 @@ def tier_of(item: pytest.Item) -> str:
     info = getattr(item, "_fixtureinfo", None)
     fixtures = [d.func for defs in (info.name2fixturedefs.values() if info else []) for d in defs]
     fixtures = [f for f in fixtures if _is_test_code(f)]  # pytest's own (tmp_path, ...) start nothing
-    found = _tier_of_code([getattr(item, "obj", None), *fixtures])
+    test = getattr(item, "obj", None)
+    found = _tier_of_code([test, *fixtures] if test is not None else fixtures)
     if found:
         return found
     return "cli" if "cli" in getattr(item, "fixturenames", ()) else "unit"
@@ -132,34 +133,52 @@ _SPAWNERS = [(subprocess.Popen, "_execute_child")] + [
 ]
 
 
+_STARTED = pytest.StashKey[list[str]]()
+
+
 @pytest.fixture(autouse=True)
 def _no_process_in_fast_tiers(request: pytest.FixtureRequest) -> Iterator[None]:
     tier = next((t for t in TIERS if request.node.get_closest_marker(t) is not None), "unit")
     if tier not in FAST:
         yield
         return
-    started: list[str] = []
+    started = request.node.stash.setdefault(_STARTED, [])
 
     def refuse(what: str) -> Callable[..., Any]:
         def spawn(*args: Any, **kwargs: Any) -> Any:
             started.append(what)
-            raise ProcessInFastTier(
-                f"a {tier}-tier test started a process ({what}); mark it @pytest.mark.process "
-                "(or terminal), or keep it in this process"
-            )
+            raise ProcessInFastTier(_refusal(tier, what))
 
         return spawn
 
     mp = pytest.MonkeyPatch()
     for owner, name in _SPAWNERS:
-        label = "subprocess" if owner is subprocess.Popen else f"os.{name}"
-        mp.setattr(owner, name, refuse(label))
+        mp.setattr(owner, name, refuse("subprocess" if owner is subprocess.Popen else f"os.{name}"))
     try:
         yield
     finally:
         mp.undo()
-    if started:  # raised inside code that swallowed it: still this test's fault
-        pytest.fail(f"a {tier}-tier test started a process ({', '.join(started)}); mark it process or terminal")
+
+
+def _refusal(tier: str, what: str) -> str:
+    return (
+        f"a {tier}-tier test started a process ({what}); mark it @pytest.mark.process "
+        "(or terminal), or keep it in this process"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A test whose code caught the refusal (a forgiving REPL, a capture worker) still fails."""
+    report = yield
+    started = item.stash.get(_STARTED, [])
+    if call.when == "call" and started and report.passed:
+        tier = next((t for t in TIERS if item.get_closest_marker(t) is not None), "unit")
+        report.outcome = "failed"
+        report.longrepr = _refusal(tier, ", ".join(started))
+    return report
 
 
 # --- tier times ---------------------------------------------------------------------------------
@@ -175,8 +194,8 @@ class TierTimes:
         self.started = time.monotonic()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        tier = dict(report.user_properties).get("tier")
-        if tier is None:
+        tier = str(dict(report.user_properties).get("tier", ""))
+        if not tier:
             return
         times = self.times.setdefault(tier, [0, 0.0])
         times[1] += report.duration
@@ -187,7 +206,7 @@ class TierTimes:
         if not self.times:
             return
         terminalreporter.section("tier times (summed test durations)")
-        rows = [(tier, *self.times[tier]) for tier in TIERS if tier in self.times]
+        rows = [(tier, self.times[tier][0], self.times[tier][1]) for tier in TIERS if tier in self.times]
         rows.append(("all", sum(r[1] for r in rows), sum(r[2] for r in rows)))
         for tier, count, seconds in rows:
             terminalreporter.write_line(f"{tier:<9} {int(count):>4} tests {seconds:>8.1f} s")
