@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+pytest_plugins = ["tiers"]  # unit / cli / process / terminal: markers, the guard, tier times (tests/tiers.py)
 
 from fakeapi import FakeAnthropic
 from fakeopenai import FakeOpenAI
@@ -276,3 +279,45 @@ def db(tmp_path):
     database = open_db(tmp_path / "memory.db")
     yield database
     database.conn.close()
+
+
+# --- the REPL in this process -----------------------------------------------------------------
+
+
+@dataclass
+class ChatRun:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def typed_chat(capsys):
+    """The interactive REPL in this process, no pseudo-terminal: `keys` are typed through prompt_toolkit's
+    pipe input (escape sequences parsed as a terminal's would be), the prompt draws on a DummyOutput,
+    and memchat's own output is captured. Ctrl-D ends the chat after the keys."""
+
+    def run(keys: str, *, session: str | None = None, continue_: bool = False, **flags: str) -> ChatRun:
+        from prompt_toolkit.application import create_app_session
+        from prompt_toolkit.input import create_pipe_input
+        from prompt_toolkit.output import DummyOutput
+
+        from memchat.app import Memchat
+        from memchat.repl.loop import run_repl
+        from memchat.ui.terminal import Environment
+
+        capsys.readouterr()
+        with create_pipe_input() as typed:
+            typed.send_text(keys)
+            typed.close()  # then end of input: the chat ends as on Ctrl-D, and a stuck prompt cannot hang the test
+            env = Environment(stdin=sys.stdin, stdin_isatty=True, stdout_isatty=True, keys=typed, screen=DummyOutput())
+            app = Memchat.load(None, **flags)
+            try:  # the app session too: prompt_toolkit's own prompts (after an error) read these keys
+                with create_app_session(input=typed, output=env.screen):
+                    code = run_repl(app, session=session, continue_=continue_, env=env)
+            finally:
+                app.close()
+        captured = capsys.readouterr()
+        return ChatRun(int(code), captured.out, captured.err)
+
+    return run

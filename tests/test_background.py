@@ -87,6 +87,7 @@ def _spawned_worker_logs(memchat_home, db, what: str) -> list[str]:
     return [x for x in log.read_text().splitlines() if f"background {what} failed" in x]
 
 
+@pytest.mark.process  # memchat starts the capture worker as a process
 def test_a_worker_that_cannot_import_memchat_writes_one_line_to_the_log(memchat_home, tmp_path, monkeypatch):
     broken = tmp_path / "site" / "memchat"
     broken.mkdir(parents=True)
@@ -97,6 +98,7 @@ def test_a_worker_that_cannot_import_memchat_writes_one_line_to_the_log(memchat_
     assert f"({memchat_home / 'default.db'})" in lines[0]
 
 
+@pytest.mark.process  # memchat starts the capture worker as a process
 @pytest.mark.parametrize("key", ["", "sk-ant-test-0000"], ids=["no-key", "no-database"])
 def test_a_worker_that_fails_before_capturing_writes_one_line_to_the_log(memchat_home, tmp_path, monkeypatch, key):
     if key:

@@ -115,6 +115,7 @@ def test_recall_prints_a_table_or_a_json_array(cli, embedder):
     assert bad.exit_code == 2 and "not a date" in bad.stderr
 
 
+@pytest.mark.process  # memchat runs the editor as a process
 def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
     cli("memories", "add", "Drinks green tea")
     assert cli("memories", "edit", "1", "--text", "Drinks black tea").stdout == "memory 1: Drinks black tea\n"
@@ -274,6 +275,7 @@ def test_forget_all_on_many_memories_lists_the_first_and_counts_the_rest(cli, me
         ("'unclosed", "cannot read $EDITOR"),
     ],
 )
+@pytest.mark.process  # memchat runs the editor as a process
 def test_a_bad_editor_is_one_line_and_changes_nothing(monkeypatch, editor, said):
     from memchat.errors import UsageError
     from memchat.ui.editor import edit_in_editor
@@ -284,6 +286,7 @@ def test_a_bad_editor_is_one_line_and_changes_nothing(monkeypatch, editor, said)
         edit_in_editor("My passport is in the blue drawer.\n")
 
 
+@pytest.mark.process  # memchat runs the editor as a process
 def test_the_editor_sees_a_private_file_that_is_gone_afterwards(monkeypatch, tmp_path):
     from memchat.ui.editor import edit_in_editor
 

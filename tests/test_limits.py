@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import db_rows, run_memchat
 
 from memchat import sessions
@@ -37,6 +38,7 @@ def test_every_way_in_refuses_a_message_over_the_limit_in_one_line(cli, memchat_
     assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
 
 
+@pytest.mark.process  # the MCP server runs as a process
 def test_mcp_remember_refuses_a_memory_over_the_limit(memchat_home):
     from test_mcp import _serve
 

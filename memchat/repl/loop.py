@@ -24,7 +24,7 @@ from memchat.signals import Terminated, ending_with, terminated
 from memchat.text import sanitize
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
-from memchat.ui.terminal import keys_not_echoed, stdin_is_tty
+from memchat.ui.terminal import keys_not_echoed
 from memchat.usage import cost, dollars
 
 if TYPE_CHECKING:
@@ -32,15 +32,17 @@ if TYPE_CHECKING:
     from memchat.app.turn import TurnResult
     from memchat.attachments import Attachment
     from memchat.sessions import Session
+    from memchat.ui.terminal import Environment
 
 PROMPT = "› "
 RECENT_TURNS = 3
 
 
 class Repl:
-    def __init__(self, app: Memchat, *, interactive: bool) -> None:
+    def __init__(self, app: Memchat, *, interactive: bool, env: Environment | None = None) -> None:
         self.app = app
         self.interactive = interactive
+        self.env = env  # None: this process's own terminal
         self.session: Session | None = None
         self.running = True
         self.last_result: TurnResult | None = None
@@ -227,7 +229,7 @@ class Repl:
         return ExitCode.FAILURE if self.failures and not self.interactive else ExitCode.OK
 
     def _pipe_loop(self) -> None:
-        for line in sys.stdin:
+        for line in self.env.stdin if self.env else sys.stdin:
             self._handle_safely(line.rstrip("\n"))
             if not self.running or terminated():
                 break
@@ -250,6 +252,8 @@ class Repl:
             bottom_toolbar=lambda: toolbar_text(self),
             enable_open_in_editor=True,
             multiline=False,
+            input=self.env.keys if self.env else None,
+            output=self.env.screen if self.env else None,
         )
         if self.session is None:
             self.info("memchat · /help for commands · Ctrl-D to quit")
@@ -314,14 +318,16 @@ def _end_prompt(prompt: Any) -> bool:
     return True
 
 
-def run_repl(app: Memchat, *, session: str | None, continue_: bool) -> int:
+def run_repl(app: Memchat, *, session: str | None, continue_: bool, env: Environment | None = None) -> int:
+    """Chat on `env` (this process's terminal unless a caller, such as a test, passes another)."""
     if session and continue_:
         raise UsageError("use either --session or --continue, not both")
-    interactive = stdin_is_tty() and console.stdout_is_tty()
+    env = env or Environment.from_process()
+    interactive = env.interactive
     if not interactive:
         app.provider.ready()  # a script without a key fails once, before reading a line or storing one
     app.lazy_encoder = interactive
-    repl = Repl(app, interactive=interactive)
+    repl = Repl(app, interactive=interactive, env=env)
     if (
         interactive
         and app.use_memory

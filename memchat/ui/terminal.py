@@ -6,10 +6,36 @@ import contextlib
 import sys
 import termios
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 from memchat.errors import UsageError
 from memchat.text import sanitize
 from memchat.ui.console import err, escape
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The terminal a shell talks to, handed in rather than read from `sys` (httpie's pattern): a test
+    gives the REPL scripted keys and a dummy screen and runs it in-process; only what a real terminal
+    alone shows (typing, Ctrl-C, streaming, signals) needs a pseudo-terminal."""
+
+    stdin: TextIO  # the lines of a piped chat
+    stdin_isatty: bool
+    stdout_isatty: bool
+    keys: Any = None  # prompt_toolkit Input (e.g. create_pipe_input()); None: the real terminal
+    screen: Any = None  # prompt_toolkit Output (e.g. DummyOutput()); None: the real terminal
+
+    @property
+    def interactive(self) -> bool:
+        """A person at both ends: the prompt, completion, Markdown; otherwise one message per line."""
+        return self.stdin_isatty and self.stdout_isatty
+
+    @classmethod
+    def from_process(cls) -> Environment:
+        from memchat.ui.console import stdout_is_tty
+
+        return cls(stdin=sys.stdin, stdin_isatty=stdin_is_tty(), stdout_isatty=stdout_is_tty())
 
 
 def stdin_is_tty() -> bool:
@@ -60,7 +86,7 @@ def keys_not_echoed() -> Iterator[None]:
     try:
         fd = sys.stdin.fileno()
         before = termios.tcgetattr(fd)
-    except (OSError, ValueError, AttributeError):  # not a terminal
+    except (OSError, ValueError, AttributeError, termios.error):  # not a terminal
         yield
         return
     quiet = list(before)
