@@ -24,7 +24,7 @@ from memchat.signals import Terminated, ending_with, terminated
 from memchat.text import sanitize
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
-from memchat.ui.terminal import keys_not_echoed
+from memchat.ui.terminal import Environment, keys_not_echoed
 from memchat.usage import cost, dollars
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from memchat.app.turn import TurnResult
     from memchat.attachments import Attachment
     from memchat.sessions import Session
-    from memchat.ui.terminal import Environment
 
 PROMPT = "› "
 RECENT_TURNS = 3

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from memchat.errors import UsageError
 from memchat.text import sanitize
-from memchat.ui.console import err, escape
+from memchat.ui.console import err, escape, stdout_is_tty
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,6 @@ class Environment:
 
     @classmethod
     def from_process(cls) -> Environment:
-        from memchat.ui.console import stdout_is_tty
-
         return cls(stdin=sys.stdin, stdin_isatty=stdin_is_tty(), stdout_isatty=stdout_is_tty())
 
 
