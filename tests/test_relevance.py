@@ -5,6 +5,7 @@ prompt holds is read from what the server received. The real bundled model ranks
 """
 
 import json
+import sqlite3
 
 import pytest
 from conftest import db_rows
@@ -690,3 +691,14 @@ def test_the_profile_puts_what_the_household_cannot_eat_before_what_it_likes(cli
     profile = [m["text"] for m in explained["memory"] if m["section"] == "profile"]
     # chosen first in their topic's turn (topics take turns), so they hold when the 150 tokens run out
     assert {"I'm pescatarian", "I can't stand mushrooms"} <= set(profile[:3]), profile
+
+
+def test_a_memory_stored_before_the_encoder_was_ready_reaches_the_next_request(cli, api, real_encoder, memchat_home):
+    # A new user's first `memories add` runs before the encoder's one-time preparation, so the
+    # memory is stored without a vector; the next request must still see it by meaning.
+    assert cli("memories", "add", "I'm lactose intolerant").exit_code == 0
+    conn = sqlite3.connect(memchat_home / "default.db")
+    conn.execute("UPDATE memories SET embedding = NULL, embedding_model = NULL")
+    conn.commit()
+    conn.close()
+    assert "lactose intolerant" in sent_for(cli, api, "What should I get at the café this morning?")

@@ -32,9 +32,10 @@ from memchat.log import get_logger
 from memchat.memory.capture import policy
 from memchat.memory.judge import inject
 from memchat.memory.judge.inject import Item, Section
-from memchat.memory.recall import tool
+from memchat.memory.recall import index, tool
 from memchat.memory.recall.dates import message_date
 from memchat.memory.recall.index import ReindexNeeded
+from memchat.memory.recall.search import CATCH_UP
 from memchat.memory.store.kinds import kind_of
 from memchat.memory.store.memories import Memory
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall
@@ -194,6 +195,14 @@ def _memory_section(
     previous = [m for m in history if m.id < user.id][-2:]  # the last turn is part of the query
     query = inject.retrieval_query(user.content, previous)
     embedder = profile.turn_embedder(on_notice) if searchable else None
+    if embedder is not None:
+        # Memories stored before the encoder was ever prepared (a new user's first `memories
+        # add`) have no vector, and the profile and meaning search cannot see them: embed that
+        # small backlog first. Writers embed what they store, so this is one index lookup.
+        try:
+            index.catch_up(profile.db, embedder, limit=CATCH_UP)
+        except ReindexNeeded:
+            pass  # vectors of another model: build() below says so and searches by full text
 
     def build(encoder: Any) -> Section:
         return inject.build(
