@@ -134,6 +134,10 @@ def test_a_memchat_session_export_imports_once(cli, tmp_path, memchat_home):
             b'{"format": "memchat-session", "version": 1, "session": {"id": 1, "created_at": "t"}, "messages": [{"id": 1}]}',
             "message 1: missing 'role'",
         ),
+        (
+            b'{"format": "memchat-session", "version": 1, "session": {"id": 1, "created_at": "\\ud8b8"}, "messages": []}',
+            "session: 'created_at'",
+        ),
         (b'{"format": "chatgpt-conversations", "version": 1}', "is a 'chatgpt-conversations' file, not a conversation"),
         (b"SQLite format 3\x00" + bytes(200), "not a readable SQLite database"),
     ],
@@ -151,6 +155,7 @@ def test_a_memchat_session_export_imports_once(cli, tmp_path, memchat_home):
         "newer",
         "memories-file",
         "export-message",
+        "export-lone-surrogate",
         "other-format",
         "sqlite-file",
     ],

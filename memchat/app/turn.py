@@ -200,7 +200,7 @@ def _memory_section(
         # add`) have no vector, and the profile and meaning search cannot see them: embed that
         # small backlog first. Writers embed what they store, so this is one index lookup.
         try:
-            index.catch_up(profile.db, embedder, limit=CATCH_UP)
+            index.catch_up_memories(profile.db, embedder, limit=CATCH_UP)
         except ReindexNeeded:
             pass  # vectors of another model: build() below says so and searches by full text
 

@@ -105,6 +105,7 @@ def parse_export(data: dict, name: str) -> ImportedSession:
     sid, created = session.get("id"), session.get("created_at")
     if not isinstance(sid, int) or isinstance(sid, bool) or not 0 <= sid <= MAX_ID or not isinstance(created, str):
         raise UsageError(f"{name}: 'session' needs a numeric 'id' and a 'created_at'")
+    created = _text_field(session, "created_at", f"{name}: session")  # no NUL, no lone surrogate
     out = ImportedSession(
         "memchat",
         f"{created}#{sid}",

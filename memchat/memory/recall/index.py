@@ -237,6 +237,18 @@ def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None,
     return total
 
 
+def catch_up_memories(db: Database, embedder: Embedder, *, limit: int) -> int:
+    """Embed the memories that have no vector yet (at most `limit` of them, else none): those
+    stored before the encoder was ever prepared. One partial-index lookup when there are none."""
+    memories = _missing_memories(db)
+    if not memories or len(memories) > limit:
+        return 0
+    _embed_in_chunks(
+        embedder, memories, lambda r: memory_text(r[1]), _memory_writer(db, embedder.model_name), None, 0, len(memories)
+    )
+    return len(memories)
+
+
 def embed_messages(
     db: Database,
     embedder: Embedder,
