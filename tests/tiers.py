@@ -21,6 +21,7 @@ import functools
 import inspect
 import io
 import os
+import platform
 import subprocess
 import textwrap
 import time
@@ -40,6 +41,9 @@ _DEPTH = 4  # helpers calling helpers: deep enough for this suite, cheap to read
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(TierTimes(), "memchat-tier-times")
+    # The anthropic and openai SDKs send the platform in their headers, and the stdlib asks
+    # `uname -p` for it once per process: ask now, so which test pays it never depends on order.
+    platform.platform()
 
 
 # --- which tier ---------------------------------------------------------------------------------
