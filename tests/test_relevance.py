@@ -702,3 +702,14 @@ def test_a_memory_stored_before_the_encoder_was_ready_reaches_the_next_request(c
     conn.commit()
     conn.close()
     assert "lactose intolerant" in sent_for(cli, api, "What should I get at the café this morning?")
+
+
+def test_a_health_or_money_memory_no_word_list_marks_stays_with_requests_about_that(cli, api, real_encoder):
+    # Nothing marks "Parkinson's" or a salary sensitive by its words: by meaning they are health and
+    # money, and go only to a request about health or money, not to one that is merely about family.
+    for text in ("My mum Ana has Parkinson's", "My salary is 68k a year", "My sister Marta lives in Porto"):
+        assert cli("memories", "add", text).exit_code == 0
+    gift = sent_for(cli, api, "Gift idea for my sister?")
+    assert "Parkinson" not in gift and "68k" not in gift
+    assert "Parkinson" in sent_for(cli, api, "How can I help my mum with her tremor?")
+    assert "68k" in sent_for(cli, api, "What should I budget for rent?")

@@ -269,7 +269,10 @@ def _ranked(
         if not own & wanted:
             continue
         topic = model.names[int(topics[j].argmax())]
-        if _is_sensitive(m, float(like[j]), topic) and SENSITIVE_TOPICS.get(request_topic) != topic:
+        # A memory about health or money goes only to a request about that, even when no word
+        # list or example marks it sensitive ("My mum has Parkinson's" is not for a gift idea).
+        delicate = topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic)
+        if delicate and SENSITIVE_TOPICS.get(request_topic) != topic:
             continue
         out.append(Needed(m, float(scores[j]), topic))
         if len(out) >= limit:
