@@ -41,6 +41,7 @@ sys.path.append(str(ROOT))
 sys.path.insert(0, str(BENCH))
 
 import md_tables  # tests/bench/md_tables.py, beside this script
+from startup import repl_ready
 
 FLOOR = [sys.executable, "-c", "import onnxruntime, tokenizers, numpy"]
 QUERY = "where did we leave the webhook bug?"
@@ -146,26 +147,6 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-600:]}")
     return wall, int(proc.stderr.decode().strip().splitlines()[-1]) // 1024
-
-
-def repl_ready(env: dict[str, str]) -> tuple[float, int]:
-    import pexpect
-
-    start = time.perf_counter()
-    cmd = memchat_cmd()
-    child = pexpect.spawn(cmd[0], cmd[1:], env=env, cwd="/", encoding="utf-8", timeout=60, dimensions=(30, 100))
-    child.expect_exact("›")
-    wall = time.perf_counter() - start
-    rss = 0
-    try:
-        for line in open(f"/proc/{child.pid}/status"):
-            if line.startswith("VmHWM:"):
-                rss = int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    return wall, rss
 
 
 def build_home(home: Path, n: int, env: dict[str, str]) -> None:
@@ -282,7 +263,7 @@ def main() -> None:
             "ask": lambda env=env: run([*mc, "ask", ASK], env),
         }
         if n == min(sizes):
-            commands["repl"] = lambda env=env: repl_ready(env)
+            commands["repl"] = lambda env=env: repl_ready(env, memchat_cmd())
             # A source checkout run with PYTHONDONTWRITEBYTECODE=1 and no __pycache__ (an editable
             # install in such a shell): every memchat module is compiled again on every run.
             src = base / "uncached"

@@ -57,13 +57,13 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
     return wall, rss_kb // 1024
 
 
-def repl_ready(env: dict[str, str]) -> tuple[float, int]:
+def repl_ready(env: dict[str, str], cmd: list[str] | None = None) -> tuple[float, int]:
+    """Seconds from launch to the REPL's prompt, and peak RSS (MiB); cmd defaults to `python -m memchat`."""
     import pexpect
 
+    cmd = cmd or [sys.executable, "-m", "memchat"]
     start = time.perf_counter()
-    child = pexpect.spawn(
-        sys.executable, ["-m", "memchat"], env=env, cwd="/", encoding="utf-8", timeout=60, dimensions=(30, 100)
-    )
+    child = pexpect.spawn(cmd[0], cmd[1:], env=env, cwd="/", encoding="utf-8", timeout=60, dimensions=(30, 100))
     child.expect_exact("›")
     wall = time.perf_counter() - start
     rss = 0
