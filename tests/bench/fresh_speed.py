@@ -41,7 +41,7 @@ sys.path.append(str(ROOT))
 sys.path.insert(0, str(BENCH))
 
 import md_tables  # tests/bench/md_tables.py, beside this script
-from startup import repl_ready
+from startup import repl_ready, run
 
 FLOOR = [sys.executable, "-c", "import onnxruntime, tokenizers, numpy"]
 QUERY = "where did we leave the webhook bug?"
@@ -135,18 +135,6 @@ def phases_child(argv: list[str]) -> None:
 def memchat_cmd() -> list[str]:
     script = Path(sys.executable).with_name("memchat")
     return [str(script)] if script.exists() else [sys.executable, "-m", "memchat"]
-
-
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (MiB) of one fresh process."""
-    start = time.perf_counter()
-    proc = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *cmd], env=env, capture_output=True, stdin=subprocess.DEVNULL, cwd="/"
-    )
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-600:]}")
-    return wall, int(proc.stderr.decode().strip().splitlines()[-1]) // 1024
 
 
 def build_home(home: Path, n: int, env: dict[str, str]) -> None:
