@@ -147,3 +147,29 @@ def test_install_completion_writes_the_scripts_that_keep_the_order(tmp_path):
     assert f"source '{tmp_path / '.bash_completions' / 'memchat.sh'}'" in (tmp_path / ".bashrc").read_text()
     fish = (tmp_path / ".config" / "fish" / "completions" / "memchat.fish").read_text()
     assert fish.startswith("complete --command memchat --no-files --keep-order ")
+
+
+def test_install_completion_appends_once_to_the_powershell_profile(tmp_path):
+    """PowerShell says where its profile is; the script is appended there once, and a second
+    install adds nothing. A PowerShell that cannot answer gives one line and exit 1."""
+    bin_dir, profile = tmp_path / "bin", tmp_path / "Documents" / "PowerShell" / "profile.ps1"
+    bin_dir.mkdir()
+    fake = bin_dir / "pwsh"  # answers `pwsh -NoProfile -Command echo $profile` as PowerShell does
+    fake.write_text(f'#!/bin/sh\n[ "$1" = "-NoProfile" ] || exit 3\necho "{profile}"\n')
+    fake.chmod(0o755)
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1",
+    }
+    for _ in range(2):
+        done = run_memchat("--install-completion", "pwsh", env=env)
+        assert done.returncode == 0, done.stderr
+        assert f"pwsh completion installed in {profile}" in done.stdout.decode()
+    text = profile.read_text()
+    assert text.count("Register-ArgumentCompleter -Native -CommandName memchat") == 1
+    assert "$Env:_MEMCHAT_COMPLETE = \"complete_powershell\"" in text
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    broken = run_memchat("--install-completion", "pwsh", env=env)
+    assert broken.returncode == 1
+    assert broken.stderr.decode().strip() == "Could not ask pwsh where its profile is."

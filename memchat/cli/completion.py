@@ -10,6 +10,7 @@ by `command.Group`), and `_MEMCHAT_COMPLETE=source_bash memchat` (`command.Group
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -97,10 +98,11 @@ def install(ctx: Any, param: Any, value: Any) -> Any:
         return value
     shell, prog = _shell(value), ctx.find_root().info_name or "memchat"
     writers = {"bash": _install_bash, "zsh": _install_zsh, "fish": _install_fish}
-    if shell not in writers:
+    if shell not in writers and shell not in ("powershell", "pwsh"):
         typer.echo(f"Shell {shell} is not supported.")
         raise typer.Exit(1)
-    path = writers[shell](prog, script(shell, prog))
+    text = script(shell, prog)
+    path = _install_powershell(shell, text) if shell not in writers else writers[shell](prog, text)
     typer.secho(f"{shell} completion installed in {path}", fg="green")
     typer.echo("Completion will take effect once you restart the terminal")
     raise typer.Exit()
@@ -147,6 +149,24 @@ def _install_fish(prog: str, text: str) -> Path:
     path = Path.home() / ".config" / "fish" / "completions" / f"{prog}.fish"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{text}\n")
+    return path
+
+
+def _install_powershell(shell: str, text: str) -> Path:
+    """Append the script to the user's PowerShell profile, whose path only PowerShell knows. Unlike
+    typer, memchat leaves the execution policy alone: changing it is the user's call, and the
+    default (RemoteSigned) already runs a local profile."""
+    try:
+        asked = subprocess.run([shell, "-NoProfile", "-Command", "echo", "$profile"], capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        typer.echo(f"Could not ask {shell} where its profile is.", err=True)
+        raise typer.Exit(1) from None
+    path = Path(asked.stdout.decode("utf-8", "replace").strip())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    content = path.read_text() if path.is_file() else ""
+    if text not in content:  # installing twice adds nothing
+        with path.open("a") as profile:
+            profile.write(f"{text}\n")
     return path
 
 
