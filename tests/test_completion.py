@@ -168,7 +168,7 @@ def test_install_completion_appends_once_to_the_powershell_profile(tmp_path):
         assert f"pwsh completion installed in {profile}" in done.stdout.decode()
     text = profile.read_text()
     assert text.count("Register-ArgumentCompleter -Native -CommandName memchat") == 1
-    assert "$Env:_MEMCHAT_COMPLETE = \"complete_powershell\"" in text
+    assert '$Env:_MEMCHAT_COMPLETE = "complete_powershell"' in text
     fake.write_text("#!/bin/sh\nexit 1\n")
     broken = run_memchat("--install-completion", "pwsh", env=env)
     assert broken.returncode == 1
