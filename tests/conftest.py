@@ -38,7 +38,9 @@ def shared_cache(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def memchat_home(tmp_path, monkeypatch, shared_cache):
+def memchat_home(tmp_path, monkeypatch, shared_cache, request):
+    import tiers  # here, not at the top: pytest_plugins must load it first (for assertion rewriting)
+
     """Point memchat at an empty home; strip the developer's memchat, Anthropic and OpenAI settings."""
     for name in list(os.environ):
         if name.startswith(("MEMCHAT_", "ANTHROPIC_", "OPENAI_")):
@@ -59,7 +61,8 @@ def memchat_home(tmp_path, monkeypatch, shared_cache):
     # the developer's real keyring; tests of `memchat key` choose their own (the `keyring` fixture).
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
     yield home
-    wait_for_detached(home)
+    if not any(request.node.get_closest_marker(tier) for tier in tiers.FAST):  # fast tiers start no process
+        wait_for_detached(home)
 
 
 def wait_for_detached(home: Path, timeout: float = 30.0) -> None:
@@ -192,13 +195,28 @@ def run_memchat(
     )
 
 
-@pytest.fixture
-def cli():
-    """Invoke the Typer app in-process (fast); stderr is kept apart from stdout."""
-    from typer.testing import CliRunner
+@pytest.fixture(scope="session")
+def _built_cli():
+    """typer's CliRunner rebuilds the Click command from the Typer app on every invoke (~50 ms,
+    most of an in-process run); a process builds it once, so the suite does too."""
+    import typer.main
+    import typer.testing
 
     from memchat.cli.main import app
 
+    built = typer.main.get_command(app)
+    build = typer.testing._get_command  # typer.testing's name for the public typer.main.get_command
+    typer.testing._get_command = lambda typer_app: built if typer_app is app else build(typer_app)
+    yield app
+    typer.testing._get_command = build
+
+
+@pytest.fixture
+def cli(_built_cli):
+    """Invoke the Typer app in-process (fast); stderr is kept apart from stdout."""
+    from typer.testing import CliRunner
+
+    app = _built_cli
     runner = CliRunner()
 
     def invoke(*args: str, input: str | bytes | None = None):

@@ -177,6 +177,7 @@ def test_an_architecture_it_cannot_build_is_declined_not_guessed(tmp_path):
         onnx_build.build_onnx(model, tmp_path / "raw.onnx")
 
 
+@pytest.mark.torch  # prepare() falls back to the torch export: nothing in this code names it
 def test_a_model_the_direct_build_declines_is_exported_through_torch(tmp_path, monkeypatch, embedder):
     """Another architecture (forced here) still gets a fast encoder: the torch export, verified
     against sentence-transformers itself."""

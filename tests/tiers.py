@@ -1,15 +1,19 @@
-"""Test tiers: every test is `unit`, `cli`, `process` or `terminal`, and the suite says what each tier cost.
+"""Test tiers: every test is `unit`, `cli`, `torch`, `process` or `terminal`, and the suite says what
+each tier cost.
 
 - unit: in this process, no CLI, no child process, no terminal.
 - cli: the Typer app in this process (the `cli` fixture, CliRunner).
+- torch: loads sentence-transformers, so torch and transformers: 15-40 s of imports before its first
+  line runs (the default encoder is ONNX and never needs them; non-default models and the fallback do).
 - process: starts a real memchat (or python) process.
 - terminal: drives a real pseudo-terminal (pexpect).
 
 A test's tier is its explicit marker if it has one, else read from what it uses: the fixtures it asks
 for and the code it runs (its own source, and the helpers and fixtures it calls, followed a few
-levels): pexpect means terminal; subprocess, `run_memchat` or `sys.executable` mean process; the `cli`
-fixture means cli; anything else is unit. The rule reads source, so it can be wrong: a guard makes a
-unit or cli test fail the moment it starts a process, and an explicit marker then puts it right.
+levels): pexpect means terminal; subprocess, `run_memchat` or `sys.executable` mean process; naming
+sentence-transformers or torch means torch; the `cli` fixture means cli; anything else is unit. The
+rule reads source, so it can be wrong: a guard makes a unit or cli test fail the moment it starts a
+process, or when it loaded torch, and an explicit marker then puts it right.
 
 At the end the suite prints, per tier, how many tests ran and their summed duration; the durations
 travel in each report's user_properties, so this works under pytest-xdist too (`-n 2`).
@@ -23,6 +27,7 @@ import io
 import os
 import platform
 import subprocess
+import sys
 import textwrap
 import time
 import tokenize
@@ -31,11 +36,14 @@ from typing import Any
 
 import pytest
 
-TIERS = ("unit", "cli", "process", "terminal")
+TIERS = ("unit", "cli", "torch", "process", "terminal")
 FAST = ("unit", "cli")
 # Names in a test's code (or the code it calls: not its strings or comments) that put it in a slower tier.
 _TERMINAL = {"pexpect", "tmux"}
 _PROCESS = {"subprocess", "Popen", "run_memchat", "executable", "fork", "multiprocessing"}
+_TORCH = {"torch", "transformers", "sentence_transformers", "load_sentence_transformer", "SentenceTransformerEmbedder"}
+# What the guard watches for in a fast tier (a name, so tests/test_tiers.py can watch a module of its own).
+HEAVY_MODULES = ["torch"]
 _DEPTH = 4  # helpers calling helpers: deep enough for this suite, cheap to read
 
 
@@ -63,7 +71,7 @@ def _names(obj: Any) -> frozenset[str]:
 def _tier_of_code(funcs: list[Callable[..., Any]]) -> str | None:
     """The slowest tier the code of `funcs` reaches."""
     tiers = {_tier_of_one(f) for f in funcs}
-    return "terminal" if "terminal" in tiers else "process" if "process" in tiers else None
+    return next((tier for tier in reversed(TIERS) if tier in tiers), None)
 
 
 @functools.cache
@@ -84,6 +92,8 @@ def _tier_of_one(func: Callable[..., Any]) -> str | None:
             return "terminal"
         if names & _PROCESS:
             found = "process"
+        elif names & _TORCH and found is None:
+            found = "torch"
         if depth >= _DEPTH:
             continue
         namespace = getattr(inspect.getmodule(obj), "__dict__", {})
@@ -138,6 +148,7 @@ _SPAWNERS = [(subprocess.Popen, "_execute_child")] + [
 
 
 _STARTED = pytest.StashKey[list[str]]()
+_LOADED_BEFORE = pytest.StashKey[set[str]]()
 
 
 @pytest.fixture(autouse=True)
@@ -147,6 +158,7 @@ def _no_process_in_fast_tiers(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     started = request.node.stash.setdefault(_STARTED, [])
+    request.node.stash[_LOADED_BEFORE] = {name for name in HEAVY_MODULES if name in sys.modules}
 
     def refuse(what: str) -> Callable[..., Any]:
         def spawn(*args: Any, **kwargs: Any) -> Any:
@@ -177,11 +189,17 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A test whose code caught the refusal (a forgiving REPL, a capture worker) still fails."""
     report = yield
+    if call.when != "call" or not report.passed or _LOADED_BEFORE not in item.stash:
+        return report  # not a fast-tier test (the guard's fixture stashes only for those)
+    tier = next((t for t in TIERS if item.get_closest_marker(t) is not None), "unit")
     started = item.stash.get(_STARTED, [])
-    if call.when == "call" and started and report.passed:
-        tier = next((t for t in TIERS if item.get_closest_marker(t) is not None), "unit")
+    loaded = [name for name in HEAVY_MODULES if name in sys.modules and name not in item.stash[_LOADED_BEFORE]]
+    if started:
+        report.outcome, report.longrepr = "failed", _refusal(tier, ", ".join(started))
+    elif loaded:
+        # Seen only when nothing before it in this worker loaded it: a fast-tier run never does.
         report.outcome = "failed"
-        report.longrepr = _refusal(tier, ", ".join(started))
+        report.longrepr = f"a {tier}-tier test loaded {', '.join(loaded)}; mark it @pytest.mark.torch"
     return report
 
 
