@@ -713,3 +713,17 @@ def test_a_health_or_money_memory_no_word_list_marks_stays_with_requests_about_t
     assert "Parkinson" not in gift and "68k" not in gift
     assert "Parkinson" in sent_for(cli, api, "How can I help my mum with her tremor?")
     assert "68k" in sent_for(cli, api, "What should I budget for rent?")
+
+
+def test_an_allergy_to_a_medicine_stays_out_of_the_profile_but_a_food_or_sting_allergy_is_in_it(cli, api, real_encoder):
+    """The profile holds diet and allergies a meal or a day out depends on; a reaction to a medicine
+    is a health fact, sent only to a request about health."""
+    medicine = ["I'm allergic to penicillin", "Ibuprofen gives me a rash", "I can't tolerate morphine"]
+    daily = ["I'm allergic to sesame", "I carry an EpiPen because of a hornet sting allergy"]
+    for text in [*medicine, *daily]:
+        assert cli("memories", "add", text).exit_code == 0
+    explained = json.loads(cli("ask", "--explain", "--json", "Plan a day out at the coast for us").stdout)
+    profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
+    assert set(daily) <= profile and not profile & set(medicine), profile
+    asked = json.loads(cli("ask", "--explain", "--json", "Which painkiller is safe for me to take?").stdout)
+    assert set(medicine) & {m["text"] for m in asked["memory"]}

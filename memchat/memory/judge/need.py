@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 PROFILE_TOKENS = 150
 PROFILE_TOPICS = ("diet", "family", "pets", "home", "work")
+PROFILE_ROWS = 20  # nearest memories to each profile topic that the profile reads
 TOPIC_ITEMS = 2  # memories a request's topic adds, at most
 PERSON_ITEMS = 2  # memories about the people a request names by role ("my brother"), at most
 CLOSE = 0.08  # topics within this of the best one count as the text's topics too
@@ -188,7 +189,9 @@ def _profile(
     model = model_for(embedder)
     if vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    rows = np.unique(np.concatenate(_topic_rows(db, vs, model, [model.names.index(t) for t in PROFILE_TOPICS], 20)))
+    rows = np.unique(
+        np.concatenate(_topic_rows(db, vs, model, [model.names.index(t) for t in PROFILE_TOPICS], PROFILE_ROWS))
+    )
     if rows.size == 0:
         return []
     topics = model.of_memories(np.asarray(vs.matrix[rows]))
