@@ -368,3 +368,34 @@ def test_a_deeper_hit_joins_the_top_twenty_only_when_it_adds_a_session():
     assert top[:5] == [0, 1, 2, 3, 4]  # the best stay where relevance put them
     assert 21 in top  # session 3 is admitted from below the twenty
     assert 20 not in top and not {22, 23} & set(top)  # hits of sessions already in are not
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("What are Kate's hobbies?", "kat says hi, shes learning the ukulele now"),
+        ("Where does Duncan work?", "dunc got a new job at the bike shop"),
+        ("Is Samantha coming on Friday?", "sam said she'd come friday"),
+    ],
+)
+def test_a_name_in_a_question_covers_the_short_form_people_type_in_chat(db, question, text):
+    """Real chats shorten names ("kat", "dunc", "sam"); the re-score's coverage counts the short form
+    as the name. Only a name: a short word inside an ordinary word of the question counts for nothing."""
+    from memchat.memory.recall.relevance import query_terms
+    from memchat.memory.text import content_stems
+
+    terms = query_terms(db, question)
+    name = next(iter(terms.names))
+    assert terms.coverage(content_stems(text)) > terms.coverage(content_stems(text.replace(text.split()[0], "x")))
+    assert terms.coverage(content_stems(text)) >= terms.stems[name] / sum(terms.stems.values())
+
+
+def test_only_names_match_by_short_form(db):
+    from memchat.memory.recall.relevance import query_terms
+    from memchat.memory.text import content_stems
+
+    terms = query_terms(db, "how do I reset the management console")  # no name: no short forms
+    assert terms.names == frozenset()
+    assert terms.coverage(content_stems("the man at the desk")) == 0.0
+    named = query_terms(db, "What did Ann say about the annual budget?")
+    assert named.coverage(content_stems("annie said nothing")) == 0.0  # a longer word is not a short form

@@ -1,4 +1,4 @@
-"""Words of a text as search sees them: tokens, stopwords, a light stemmer, and the FTS5 query.
+"""Words of a text as search sees them: tokens, stopwords, the Snowball stemmer, and the FTS5 query.
 
 Shared by the first stage (BM25 through FTS5), the relevance re-score and forgetting's
 search for messages that mention what was forgotten.
@@ -7,6 +7,8 @@ search for messages that mention what was forgotten.
 from __future__ import annotations
 
 import re
+
+import Stemmer  # type: ignore[import-not-found]  # PyStemmer: the Snowball project's stemmers, in C
 
 MAX_TERMS = 32
 # What a turn reads of one stored text (ranking, the gate, snippets, what a message's state is):
@@ -31,28 +33,13 @@ should now ever also about after again against all before being below between du
 through under until off out very s t
 """.split()
 )
-_SUFFIXES = ("ing", "edly", "ed", "ly", "er", "est")
+_ENGLISH = Stemmer.Stemmer("english")
 
 
 def stem(word: str) -> str:
-    """A light stemmer: enough that "painted", "painting", "paints" and "painter" meet, and
+    """The Snowball English (Porter2) stem of a word: "painted", "painting" and "paints" meet,
     "numbers" meets "number", "parties" meets "party"."""
-    word = word.lower()
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith(("ses", "xes", "zes", "ches", "shes")) and len(word) > 4:
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        word = word[:-1]
-    for suffix in _SUFFIXES:
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            word = word[: -len(suffix)]
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]  # "running" -> "runn" -> "run"
-    elif len(word) > 3 and word.endswith("e"):
-        word = word[:-1]  # "move" meets "moved" -> "mov", "live" meets "lived"
-    return word[:6]
+    return str(_ENGLISH.stemWord(word.lower()))
 
 
 def words(text: str) -> list[str]:

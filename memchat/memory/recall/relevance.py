@@ -26,6 +26,7 @@ The result is P(this candidate holds what the query asks for); the relevance gat
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -90,12 +91,24 @@ class QueryTerms:
     """The query's content words, each with its weight (IDF over the transcript)."""
 
     stems: dict[str, float] = field(default_factory=dict)  # stem -> idf
+    names: frozenset[str] = frozenset()  # the stems of the query's capitalised words: people, places
 
     def coverage(self, text_stems: set[str], ignore: set[str] | frozenset[str] = frozenset()) -> float:
         total = sum(w for s, w in self.stems.items() if s not in ignore)
         if total <= 0:
             return 0.0
-        return sum(w for s, w in self.stems.items() if s in text_stems and s not in ignore) / total
+        return sum(w for s, w in self.stems.items() if s not in ignore and self._said(s, text_stems)) / total
+
+    def _said(self, stem: str, text_stems: set[str]) -> bool:
+        """The word is in the text; a name also when the text has a short form of it, as people
+        type a name in chat ("Kate" and "kat", "Duncan" and "dunc", "Samantha" and "sam")."""
+        if stem in text_stems:
+            return True
+        return stem in self.names and any(len(t) >= SHORT_NAME and stem.startswith(t) for t in text_stems)
+
+
+SHORT_NAME = 3  # letters a short form of a name keeps at least
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+")
 
 
 _DF: dict[tuple[str, str], tuple[int, int]] = {}  # (database, word) -> (document frequency, corpus size then)
@@ -110,6 +123,7 @@ def query_terms(db: Database, text: str) -> QueryTerms:
             found[stem(w)] = w
     if not found:
         return QueryTerms()
+    names = frozenset(stem(w) for w in _CAPITALISED.findall(text) if w.lower() not in STOPWORDS) & found.keys()
     key = str(db_file(db))
     size = int(db.conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0])
     weights = {}
@@ -126,7 +140,7 @@ def query_terms(db: Database, text: str) -> QueryTerms:
                 _DF[(key, w)] = cached
         df = cached[0]
         weights[s] = math.log((max(size, df) - df + 0.5) / (df + 0.5) + 1)
-    return QueryTerms(weights)
+    return QueryTerms(weights, names)
 
 
 def probability(values: dict[str, float], *, lexical: bool = False) -> float:
