@@ -1,7 +1,9 @@
-"""Words of a text as search sees them: tokens, stopwords, the Snowball stemmer, and the FTS5 query.
+"""The text rules: how memchat reads words and sentences, in one place.
 
-Shared by the first stage (BM25 through FTS5), the relevance re-score and forgetting's
-search for messages that mention what was forgotten.
+One tokenizer (`tokens`, `words`), one stop-word list (`STOPWORDS`), one stemmer (`stem`: the
+Snowball English stemmer, through PyStemmer) and one sentence splitter (`sentence_parts`,
+`sentences`), used by search (BM25 through FTS5, the relevance re-score), the gate and its
+snippets (memchat.memory.judge), redaction (memchat.memory.forget.redact) and capture.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def window(text: str) -> str:
     return text if len(text) <= TEXT_WINDOW else text[:TEXT_WINDOW] + " …"
 
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits; an apostrophe or a hyphen splits ("Ana's", "co-op")
 STOPWORDS = frozenset(
     """
 a an and are as at be been but by can could did do does doing for from had has have having he her hers him his
@@ -30,7 +32,8 @@ how i if in into is it its itself me my myself of on or our ours she so than tha
 these they this those to too up us was we were what when where which while who whom why will with would you your
 yours yourself yourselves am any been both each few more most other some such no nor not only own same just don
 should now ever also about after again against all before being below between during further here once over
-through under until off out very s t
+through under until off out very s t mine yes done shall may might must
+user users assistant session said says told asked wants likes like mentioned talked
 """.split()
 )
 _ENGLISH = Stemmer.Stemmer("english")
@@ -42,7 +45,13 @@ def stem(word: str) -> str:
     return str(_ENGLISH.stemWord(word.lower()))
 
 
+def tokens(text: str) -> list[str]:
+    """The words of a text as written (case kept: a capital marks a name)."""
+    return _WORD.findall(text)
+
+
 def words(text: str) -> list[str]:
+    """The words of a text, lower-cased."""
     return _WORD.findall(text.lower())
 
 
@@ -60,3 +69,40 @@ def fts_query(text: str, *, stopwords: bool = True) -> str | None:
         words = [w for w in words if w not in STOPWORDS] or words
     words = words[:MAX_TERMS]
     return " OR ".join(f'"{w}"' for w in words) if words else None
+
+
+# Sentence ends (and a semicolon), line breaks: not the full stop of an abbreviation or an initial
+# ("Mrs. Okafor", "J. R. Smith", "e.g. this").
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms mx dr prof sr jr st mt no nr vs etc eg ie approx inc ltd co corp dept est fig gen gov lt col "
+    "capt sgt rev hon ave blvd rd jan feb mar apr jun jul aug sep sept oct nov dec am pm".split()
+)
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
+
+
+def _ends_sentence(before: str) -> bool:
+    """Whether the text before a full stop and a space ends a sentence (not "Mrs." nor "J.")."""
+    match = _LAST_WORD.search(before.rstrip())
+    if match is None:
+        return True
+    word = match.group(1).lower().replace(".", "")
+    return not (len(word) == 1 or word in _ABBREVIATIONS)
+
+
+def sentence_parts(text: str) -> list[tuple[str, str]]:
+    """The sentences of a text, each with the space or line break that follows it: joined back,
+    the parts are the text itself."""
+    parts, last = [], 0
+    for match in _SENTENCE_END.finditer(text + "\n"):
+        at_end = match.end() > len(text)
+        if match.group(0) != "\n" and not at_end and not _ends_sentence(text[last : match.start()]):
+            continue  # "Mrs. Okafor": the sentence goes on
+        parts.append((text[last : match.start()], text[match.start() : min(match.end(), len(text))]))
+        last = match.end()
+    return parts
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text, without the spaces between them."""
+    return [part for part, _ in sentence_parts(text) if part.strip()]

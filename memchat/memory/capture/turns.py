@@ -23,6 +23,7 @@ from memchat.memory.capture.extract import extract
 from memchat.memory.recall.index import embed_messages
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import MemoryStore
+from memchat.memory.text import words
 from memchat.privacy import get_setting, set_setting
 
 if TYPE_CHECKING:
@@ -140,8 +141,8 @@ def worth_capturing(turns: list[Message]) -> bool:
     """Whether the user said anything worth a model call: not only greetings, thanks and
     acknowledgements, and at least MIN_WORDS words in all."""
     said = [m.content for m in turns if m.role == "user"]
-    words = sum(len(text.split()) for text in said)
-    return words >= MIN_WORDS and not all(_SMALL_TALK.match(text) for text in said)
+    count = sum(len(words(text)) for text in said)
+    return count >= MIN_WORDS and not all(_SMALL_TALK.match(text) for text in said)
 
 
 SUMMARY_MIN_TURNS = 3  # a session with this many messages from the user gets a summary, whatever it taught

@@ -5,8 +5,8 @@ taken to mention a forgotten memory when it contains
 - the memory's value (its `value` field, e.g. "Lisbon"), or
 - a distinctive word of the memory: a name (capitalised, not first in the text) or a token
   with a digit, the parts a person most likely wanted gone, or
-- at least 60 % of the memory's content words (all of them if it has one or two), compared by their first five letters so that
-  "lives" meets "live" and "painting" meets "painted".
+- at least 60 % of the memory's content words (all of them if it has one or two), compared by
+  their stems (memchat.memory.text) so that "lives" meets "live" and "painting" meets "painted".
 
 Such a sentence becomes "[forgotten]". This errs on the side of removing too much: a user
 who forgets their sister's name would rather lose a neighbouring detail than keep the name.
@@ -18,42 +18,16 @@ import math
 import re
 from collections.abc import Iterable
 
+from memchat.memory.text import STOPWORDS, sentence_parts, stem, tokens, words
+
 REDACTED = "[forgotten]"
 
-_STOP = frozenset(
-    """
-a an the and or but if of to in on at by for with from as is are was were be been being am
-i me my mine you your yours he him his she her hers it its we us our they them their this that
-these those there here what which who whom whose when where why how not no yes do does did done
-has have had having will would can could should shall may might must so than then too very just
-also about into over under again only own same some any each few more most other such both all
-user users assistant session said says told asked wants likes like said mentioned talked
-""".split()
-)
-_WORD = re.compile(r"[\w'’-]+", re.UNICODE)
-# Sentence ends, line breaks and list bullets split a summary into the parts that are redacted, but
-# not the full stop of an abbreviation or an initial ("Mrs. Okafor", "J. R. Smith", "e.g. this").
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n")
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms mx dr prof sr jr st mt no nr vs etc eg ie approx inc ltd co corp dept est fig gen gov lt col "
-    "capt sgt rev hon ave blvd rd jan feb mar apr jun jul aug sep sept oct nov dec am pm".split()
-)
-_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 # Digits split by separators are one number: "4-4-1-1" is 4411, "+351 912 345 678" one phone number.
 _DIGIT_GROUPS = re.compile(r"(?<=\d)[\s\-./()]+(?=\d)")
 
 
 def _join_digits(text: str) -> str:
     return _DIGIT_GROUPS.sub("", text)
-
-
-def _ends_sentence(before: str) -> bool:
-    """Whether the text before a full stop and a space ends a sentence (not "Mrs." nor "J.")."""
-    match = _LAST_WORD.search(before.rstrip())
-    if match is None:
-        return True
-    word = match.group(1).lower().replace(".", "")
-    return not (len(word) == 1 or word in _ABBREVIATIONS)
 
 
 # Words that start a sentence without naming anything.
@@ -63,23 +37,17 @@ _STARTERS = frozenset(
 )
 
 
-def _stem(word: str) -> str:
-    return word.lower().strip("'’-")[:5]
-
-
 def _content_words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text) if len(w) > 2 and w.lower().strip("'’-") not in _STOP}
+    return {stem(w) for w in words(text) if len(w) > 2 and w not in STOPWORDS}
 
 
 def distinctive(text: str) -> set[str]:
     """Names and numbers: a capitalised word, or any token with a digit. The first word counts too
     ("Biscuit is my dog's name") unless it is a usual way to start a sentence: forgetting errs
     towards withholding a message that shares the word."""
-    words = _WORD.findall(_join_digits(text))
     found = set()
-    for i, w in enumerate(words):
-        bare = w.strip("'’-").removesuffix("'s").removesuffix("’s")
-        if len(bare) < 3 or bare.lower() in _STOP or (i == 0 and bare.lower() in _STARTERS):
+    for i, bare in enumerate(tokens(_join_digits(text))):
+        if len(bare) < 3 or bare.lower() in STOPWORDS or (i == 0 and bare.lower() in _STARTERS):
             continue
         if any(c.isdigit() for c in bare) or bare[0].isupper():
             found.add(bare.lower())
@@ -87,7 +55,7 @@ def distinctive(text: str) -> set[str]:
 
 
 def _tokens(text: str) -> set[str]:
-    return {w.lower().strip("'’-").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(_join_digits(text))}
+    return set(words(_join_digits(text)))
 
 
 class Forgotten:
@@ -138,7 +106,7 @@ class Redactor:
 
     def mentions(self, sentence: str) -> bool:
         tokens = _tokens(sentence)
-        stems = {_stem(t) for t in tokens}
+        stems = {stem(t) for t in tokens}
         candidates = {id(f): f for t in tokens for f in self._by_token.get(t, ())}
         candidates.update({id(f): f for t in stems for f in self._by_stem.get(t, ())})
         lower = _join_digits(sentence.lower())
@@ -148,17 +116,8 @@ class Redactor:
         """The summary with every sentence that mentions a forgotten memory replaced; and how many."""
         if not summary or not self.forgotten:
             return summary, 0
-        out, count, last = [], 0, 0
-        for match in _SENTENCE.finditer(summary + "\n"):
-            if (
-                match.group(0) != "\n"
-                and match.end() <= len(summary)
-                and not _ends_sentence(summary[last : match.start()])
-            ):
-                continue  # "Mrs. Okafor": the sentence goes on
-            part = summary[last : match.start()]
-            sep = summary[match.start() : match.end()]
-            last = match.end()
+        out, count = [], 0
+        for part, sep in sentence_parts(summary):
             body = part.lstrip(" -*•\t0123456789.)")
             lead = part[: len(part) - len(body)]
             if body and body != REDACTED and self.mentions(body):
@@ -166,5 +125,4 @@ class Redactor:
                 count += 1
             else:
                 out.append(part + sep)
-        # The "\n" added above always ends the last match, so the parts rebuild the whole summary.
         return ("".join(out), count) if count else (summary, 0)

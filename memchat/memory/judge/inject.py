@@ -34,6 +34,7 @@ from memchat.memory.recall.dates import planned_day
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import MemoryStore
 from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, stem, window, words
+from memchat.memory.text import sentences as text_sentences
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
@@ -142,16 +143,13 @@ def _who(name: str | None, role: str | None) -> str:
     return neutralise(name)[:60] if name else ("the user" if role == "user" else "the assistant")
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
 def _clip(text: str, limit: int, focus: set[str] | None = None) -> str:
     """The text on one line, cut to `limit` characters around the sentence that best matches `focus`
     (the query's content words): a long message is sent as the part that answers, not its first lines."""
     text = neutralise(text)
     if len(text) <= limit:
         return text
-    sentences = _SENTENCE.split(text)
+    sentences = text_sentences(text)
     if focus and len(sentences) > 1:
         best = max(range(len(sentences)), key=lambda i: (len(content_stems(sentences[i]) & focus), -i))
         start = best

@@ -45,19 +45,19 @@ def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
     if re.match(r"^\s*to\s+\w", text, re.IGNORECASE):
         # "remember to call me Sam" tells the assistant how to work (a rule, sent with every call);
         # "remember to renew my passport" is a task of the user's (an event, sent when it helps)
-        task = _sentence(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
+        task = _trimmed(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
         return ("rule" if _is_instruction(task) else "event"), task
     label = _LABEL.match(text)
     if label and text[label.end() :].strip():
-        return label.group("kind").lower(), _sentence(text[label.end() :])
+        return label.group("kind").lower(), _trimmed(text[label.end() :])
     if _is_instruction(text):
-        return "rule", _sentence(text)
-    return default, _sentence(text)
+        return "rule", _trimmed(text)
+    return default, _trimmed(text)
 
 
 def _is_instruction(text: str) -> bool:
     return bool(_IMPERATIVE.match(text) or (_PREFERS.match(text) and _OUTPUT.search(text)))
 
 
-def _sentence(text: str) -> str:
+def _trimmed(text: str) -> str:
     return text.strip()

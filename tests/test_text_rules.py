@@ -1,0 +1,88 @@
+"""The text rules (memchat.memory.text): one tokenizer, one stop-word list, one stemmer and one
+sentence splitter, and no module keeping a private copy of any of them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memchat.memory.text import STOPWORDS, content_stems, sentence_parts, sentences, stem, tokens, words
+
+PACKAGE = Path(__file__).resolve().parents[1] / "memchat"
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        ("paint", "painted", "painting", "paints"),
+        ("party", "parties"),
+        ("city", "cities"),
+        ("move", "moved", "moving", "moves"),
+        ("adopt", "adopted", "adopting", "adoption"),
+        ("live", "lives", "lived", "living"),
+    ],
+)
+def test_inflections_of_a_word_share_one_stem(family):
+    assert len({stem(w) for w in family}) == 1, {w: stem(w) for w in family}
+
+
+@pytest.mark.parametrize(("one", "other"), [("child", "chill"), ("organ", "organise"), ("cat", "catalogue")])
+def test_different_words_keep_different_stems(one, other):
+    assert stem(one) != stem(other)
+
+
+def test_tokens_keep_case_and_words_lower_it():
+    assert tokens("Ana's co-op, 3 times") == ["Ana", "s", "co", "op", "3", "times"]
+    assert words("Ana's CO-OP") == ["ana", "s", "co", "op"]
+    assert content_stems("The user said she likes painting") == {stem("painting")}  # the rest is in STOPWORDS
+    assert {"user", "said", "likes", "she"} <= STOPWORDS
+
+
+def test_sentences_end_at_stops_and_breaks_but_not_at_abbreviations_or_initials():
+    text = "Mrs. Okafor called. J. R. Smith wrote back, e.g. about the lease!\nNext: rent; then bills"
+    assert sentences(text) == [
+        "Mrs. Okafor called.",
+        "J. R. Smith wrote back, e.g. about the lease!",
+        "Next: rent;",
+        "then bills",
+    ]
+
+
+@given(st.text(alphabet=st.sampled_from("ab .!?;\n\tMr"), max_size=60))
+def test_sentence_parts_rebuild_the_text_exactly(text):
+    assert "".join(part + sep for part, sep in sentence_parts(text)) == text
+
+
+def _private_copies(path: Path) -> list[str]:
+    """Names in a module that would be a second tokenizer, stemmer, stop-word list or splitter."""
+    found = []
+    for node in ast.parse(path.read_text()).body:  # what a module defines for others, not locals
+        names = []
+        if isinstance(node, ast.FunctionDef):
+            names = [node.name]
+        elif isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        for name in names:
+            bare = name.strip("_").lower()
+            if bare in {
+                "stem",
+                "stemmer",
+                "stop",
+                "stopwords",
+                "stop_words",
+                "sentence",
+                "sentences",
+                "split_sentences",
+            }:
+                found.append(f"{path.relative_to(PACKAGE.parent)}: {name}")
+    return found
+
+
+def test_no_module_keeps_its_own_copy_of_the_text_rules():
+    text_rules = PACKAGE / "memory" / "text.py"
+    copies = [c for p in sorted(PACKAGE.rglob("*.py")) if p != text_rules for c in _private_copies(p)]
+    assert copies == [], copies
