@@ -1,0 +1,41 @@
+"""The word lists that remain are data with a measured precision (tests/word_lists.py): a change
+that makes one fire on more of the wrong texts fails here, with the table to say which."""
+
+from __future__ import annotations
+
+import word_lists
+
+# The precision each list had when measured (2026-12-02), less 0.05 of slack for a new example.
+FLOORS = {
+    "sensitive memory words (sensitive_words.json)": 0.64,
+    "first-person cues (personal._PERSONAL)": 0.89,
+    "diet constraints (need._CONSTRAINT)": 0.64,
+    "small talk (capture.turns._SMALL_TALK)": 0.95,
+    "message cues: health (sensitive_words.json)": 0.55,
+    "message cues: finances (sensitive_words.json)": 0.52,
+    "message cues: children (sensitive_words.json)": 0.51,
+    "message cues: identity_document (sensitive_words.json)": 0.52,
+    "message cues: workplace_conflict (sensitive_words.json)": 0.52,
+}
+
+
+def test_every_word_list_keeps_its_measured_precision():
+    rows = word_lists.measures()
+    assert {m.name for m in rows} == set(FLOORS), "a list without a floor, or a floor without a list"
+    below = [m.name for m in rows if m.precision < FLOORS[m.name]]
+    assert below == [], f"below their floor: {below}\n{word_lists.table(rows)}"
+
+
+def test_every_list_is_measured_on_examples_it_fires_on_and_ones_it_must_not():
+    for m in word_lists.measures():
+        assert m.fired > 0 and m.relevant > 0 and m.examples > m.relevant, m.name
+
+
+def test_the_sensitive_word_lists_are_read_from_their_data_file():
+    import json
+
+    from memchat.memory.judge import sensitive
+
+    data = json.loads(sensitive.WORD_LISTS.read_text())
+    assert set(data["memory_words"]) == set(sensitive.CATEGORIES)
+    assert "sertraline" in data["memory_words"]["health"] and "health" in sensitive.categories("I'm on sertraline")

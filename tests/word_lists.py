@@ -1,0 +1,97 @@
+"""The precision of memchat's word lists, measured on labelled examples.
+
+Precision: of the texts a list fires on, the share that are what the list looks for. Recall is
+printed too, but a word list is allowed to miss (the embedding model decides by meaning beside
+it); what it must not do is fire on the wrong texts. Used by tests/test_word_lists.py (floors)
+and tests/bench/word_lists.py (README's table).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memchat.memory.capture.turns import _SMALL_TALK
+from memchat.memory.judge import need, personal, sensitive
+
+HERE = Path(__file__).parent
+LABELLED = json.loads((HERE / "data" / "word_lists_labelled.json").read_text())
+JUDGEMENT = json.loads((HERE / "bench" / "data" / "judgement_own.json").read_text())
+
+
+@dataclass
+class Measure:
+    name: str
+    what: str
+    examples: int
+    fired: int
+    right: int
+    relevant: int
+
+    @property
+    def precision(self) -> float:
+        return self.right / self.fired if self.fired else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.right / self.relevant if self.relevant else 1.0
+
+
+def _measure(name: str, what: str, fires: Callable[[str], bool], labelled: Iterable[tuple[str, bool]]) -> Measure:
+    items = list(labelled)
+    fired = [(t, y) for t, y in items if fires(t)]
+    return Measure(name, what, len(items), len(fired), sum(y for _, y in fired), sum(y for _, y in items))
+
+
+def _yes_no(block: dict) -> list[tuple[str, bool]]:
+    return [(t, True) for t in block["yes"]] + [(t, False) for t in block["no"]]
+
+
+def measures() -> list[Measure]:
+    memories = [m for p in JUDGEMENT["profiles"] for m in p["memories"]]
+    cases = [c for p in JUDGEMENT["profiles"] for c in p["cases"]]
+    out = [
+        _measure(
+            "sensitive memory words (sensitive_words.json)",
+            "a memory the person marked sensitive (judgement set)",
+            lambda t: bool(sensitive.categories(t) - {"children"}),
+            ((m["text"], bool(m.get("sensitive"))) for m in memories),
+        ),
+        _measure(
+            "first-person cues (personal._PERSONAL)",
+            "a request that needs the person's memories (judgement set)",
+            lambda t: bool(personal._PERSONAL.search(t)),
+            ((c["prompt"], "need" in c) for c in cases),
+        ),
+        _measure(
+            "diet constraints (need._CONSTRAINT)",
+            "what someone must or will not eat or drink",
+            lambda t: bool(need._CONSTRAINT.search(t)),
+            _yes_no(LABELLED["diet_constraint"]),
+        ),
+        _measure(
+            "small talk (capture.turns._SMALL_TALK)",
+            "a message with nothing to keep",
+            lambda t: bool(_SMALL_TALK.match(t)),
+            _yes_no(LABELLED["small_talk"]),
+        ),
+    ]
+    for category, block in LABELLED["message_cues"].items():
+        out.append(
+            _measure(
+                f"message cues: {category} (sensitive_words.json)",
+                f"a request about {category.replace('_', ' ')}",
+                lambda t, c=category: c in sensitive.topics(t),
+                _yes_no(block),
+            )
+        )
+    return out
+
+
+def table(rows: list[Measure]) -> str:
+    lines = ["| word list | fires on | examples | fired | precision | recall |", "|---|---|---:|---:|---:|---:|"]
+    for m in rows:
+        lines.append(f"| {m.name} | {m.what} | {m.examples} | {m.fired} | {m.precision:.2f} | {m.recall:.2f} |")
+    return "\n".join(lines)
