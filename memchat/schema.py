@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from memchat.memory.store.schema import MEMORIES, MESSAGE_INDEX
+from memchat.memory.store.schema import MEMORIES, MESSAGE_INDEX, VECTOR_CHANGE_LOG
 
 
 class Database(Protocol):
@@ -248,6 +248,15 @@ def m018_index_pinned_and_private_memories(db: Database) -> None:
     # small indexes instead of reading every row of the table (100,000 memories: ~0.1 s each).
     db.execute("CREATE INDEX IF NOT EXISTS memories_pinned ON memories(id) WHERE pinned = 1")
     db.execute("CREATE INDEX IF NOT EXISTS memories_private ON memories(id) WHERE private = 1")
+
+
+@_migration
+def m019_log_vector_changes(db: Database) -> None:
+    # Which rows each bump of a vector set's generation came from: a process whose on-disk copy is a
+    # few changes old patches it with those rows (a `memories add` made the next `recall` read all
+    # 100,000 vectors again: 5.3 s against 2.3 s).
+    for sql in VECTOR_CHANGE_LOG:
+        db.execute(sql)
 
 
 def runner() -> Any:

@@ -103,3 +103,88 @@ def test_scores_kept_for_a_matrix_are_never_served_for_another():
     assert np.array_equal(scan.similarities(two, vector), two @ vector)  # same vector, other matrix
     again = scan.similarities(one, vector)
     assert np.array_equal(again, one @ vector) and not again.flags.writeable  # shared, so read-only
+
+
+def _as_sqlite_has_it(db):
+    """The set read whole from SQLite, as a process without a copy would."""
+    return index._load(db, "memories", "fake-embedder", 0)
+
+
+def _same_set(a, b):
+    assert np.array_equal(a.ids, b.ids)
+    assert np.array_equal(np.asarray(a.matrix), np.asarray(b.matrix))
+    assert np.array_equal(np.asarray(a.group), np.asarray(b.group))
+    assert list(np.asarray(a.created)) == list(np.asarray(b.created))
+    assert a.codes == b.codes
+
+
+def test_a_copy_a_few_changes_behind_is_patched_instead_of_read_whole(db, monkeypatch):
+    # Every capture or `memories add` moves the set: the next command must not read every vector again.
+    seed(db)
+    index.vector_set(db, "memories", "fake-embedder")
+    index.forget_cache()
+    now = utcnow()
+    with immediate(db):
+        db.conn.execute(
+            "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, embedding_model) "
+            "VALUES ('event', 'a new one', 'active', ?, ?, ?, 'fake-embedder')",
+            (now, now, np.full(16, 0.25, dtype="<f4").tobytes()),
+        )
+        db.conn.execute("UPDATE memories SET status = 'superseded' WHERE id = 7")  # an old row's state
+        db.conn.execute("UPDATE memories SET embedding = ? WHERE id = 900", (np.ones(16, dtype="<f4").tobytes(),))
+        db.conn.execute("UPDATE memories SET embedding_model = 'other-model' WHERE id = 3")  # leaves the set
+        db.conn.execute("DELETE FROM memories WHERE id = 1100")
+    expected = _as_sqlite_has_it(db)
+    monkeypatch.setattr(index, "_load", lambda *a: pytest.fail("read every vector from SQLite again"))
+    patched = index.vector_set(db, "memories", "fake-embedder")
+    _same_set(patched, expected)
+    assert 1100 not in patched.ids and 3 not in patched.ids and patched.ids[-1] == 1201
+    index.forget_cache()  # the next process is served the patched copy as it is
+    _same_set(index.vector_set(db, "memories", "fake-embedder"), expected)
+    assert len(list(vector_file.disk_dir(db).glob("*.json"))) == 1  # one copy, not one per patch
+
+
+def test_a_copy_changed_in_too_many_rows_or_older_than_the_log_is_read_whole(db, monkeypatch):
+    seed(db)
+    index.vector_set(db, "memories", "fake-embedder")
+    index.forget_cache()
+    monkeypatch.setattr(vector_file, "PATCH_MIN", 10)
+    monkeypatch.setattr(vector_file, "PATCH_SHARE", 0.01)
+    with immediate(db):
+        db.conn.execute("UPDATE memories SET status = 'pending' WHERE id <= 20")
+    loads = []
+    real = index._load
+    monkeypatch.setattr(index, "_load", lambda *a: loads.append(1) or real(*a))
+    served = index.vector_set(db, "memories", "fake-embedder")
+    assert loads == [1]
+    _same_set(served, real(db, "memories", "fake-embedder", 0))
+    # A log pruned past the copy (or a database from before the log) cannot patch it either.
+    index.forget_cache()
+    with immediate(db):
+        db.conn.execute("UPDATE memories SET status = 'active' WHERE id = 1")
+        db.conn.execute("DELETE FROM vector_changes")
+    index.vector_set(db, "memories", "fake-embedder")
+    assert loads == [1, 1]
+
+
+def test_a_copy_is_never_patched_into_another_databases_set(tmp_path):
+    # Another profile's file put in this one's place, further along (so its log covers the copy's
+    # generation): its vectors are served, never the copy's patched with a few of its rows.
+    rng = np.random.default_rng(13)
+    ours = rng.standard_normal((1200, 16)).astype(np.float32)
+    for name, vectors, extra in (("v.db", ours, 0), ("other.db", -ours, 5)):
+        db = open_db(tmp_path / name)
+        with immediate(db):
+            db.conn.executemany(
+                "INSERT INTO memories (kind, text, status, created_at, updated_at, embedding, embedding_model) "
+                "VALUES ('fact', ?, 'active', ?, ?, ?, 'fake-embedder')",
+                [(f"m {i}", utcnow(), utcnow(), v.astype("<f4").tobytes()) for i, v in enumerate(vectors)],
+            )
+            db.conn.execute(f"UPDATE memories SET status = 'pending' WHERE id <= {extra}")
+        if name == "v.db":
+            index.vector_set(db, "memories", "fake-embedder")
+        db.close()
+    (tmp_path / "other.db").replace(tmp_path / "v.db")
+    index.forget_cache()
+    served = index.vector_set(open_db(tmp_path / "v.db"), "memories", "fake-embedder")
+    assert np.allclose(np.asarray(served.matrix), -ours)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.db import db_file, immediate, sql_errors
 from memchat.errors import MemchatError
 from memchat.memory.recall.embed import to_blob
-from memchat.memory.recall.vector_file import read_copy, write_copy
+from memchat.memory.recall.vector_file import Rows, patch_copy, read_copy, write_copy
 from memchat.memory.recall.vectors import VectorSet, generation, kind_status_code
 from memchat.memory.text import window
 
@@ -343,6 +343,8 @@ def vector_set(db: Database, which: str, model: str) -> VectorSet:
         if cached is not None and cached.generation == gen:
             return cached
     loaded = read_copy(db, which, model, gen)
+    if loaded is None:  # a few changes behind: the copy with the rows that changed, read again
+        loaded = patch_copy(db, which, model, gen, lambda wanted: _rows_of(db, which, model, wanted))
     if loaded is None:
         loaded = _load(db, which, model, gen)
         write_copy(db, which, model, loaded)
@@ -351,26 +353,36 @@ def vector_set(db: Database, which: str, model: str) -> VectorSet:
     return loaded
 
 
+def _select(which: str) -> str:
+    """The rows of a vector set: id, created_at, two columns for its group code, the vector."""
+    if which == "memories":
+        return (
+            "SELECT id, created_at, kind, status, embedding FROM memories "
+            "WHERE embedding_model = ? AND status != 'forgotten'"
+        )
+    return (
+        "SELECT v.message_id, m.created_at, m.session_id, NULL, v.vector FROM message_vectors v "
+        "JOIN messages m ON m.id = v.message_id WHERE v.model = ?"
+    )
+
+
+def _group(which: str, row: tuple) -> int:
+    return kind_status_code(row[2], row[3]) if which == "memories" else int(row[2])
+
+
 def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
     """The set read from SQLite in batches into arrays sized up front: a million vectors take their
     1.5 GB once, not again as a million Python byte strings and their join (3.6 GB at 1M)."""
     import numpy as np
 
+    id_column = "id" if which == "memories" else "v.message_id"
     if which == "memories":
-        sql = (
-            "SELECT id, created_at, kind, status, embedding FROM memories "
-            "WHERE embedding_model = ? AND status != 'forgotten' ORDER BY id"
-        )
         count = "SELECT count(*) FROM memories WHERE embedding_model = ? AND status != 'forgotten'"
     else:
-        sql = (
-            "SELECT v.message_id, m.created_at, m.session_id, NULL, v.vector FROM message_vectors v "
-            "JOIN messages m ON m.id = v.message_id WHERE v.model = ? ORDER BY v.message_id"
-        )
         count = "SELECT count(*) FROM message_vectors WHERE model = ?"
     conn = db.conn
     n = int(conn.execute(count, (model,)).fetchone()[0])  # rows written meanwhile grow the arrays below
-    cursor = conn.execute(sql, (model,))
+    cursor = conn.execute(f"{_select(which)} ORDER BY {id_column}", (model,))
     rows = cursor.fetchmany(_LOAD_BATCH)
     dim = len(rows[0][4]) // 4 if rows else 0
     ids, matrix = np.empty(n, dtype=np.int64), np.empty((n, dim), dtype=np.float32)
@@ -383,9 +395,7 @@ def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
             matrix = np.concatenate([matrix[:done], np.empty((k, dim), dtype=np.float32)])
         ids[done : done + k] = [r[0] for r in rows]
         matrix[done : done + k] = np.frombuffer(b"".join(r[4] for r in rows), dtype="<f4").reshape(k, dim)
-        group[done : done + k] = (
-            [kind_status_code(r[2], r[3]) for r in rows] if which == "memories" else [r[2] for r in rows]
-        )
+        group[done : done + k] = [_group(which, r) for r in rows]
         created += [r[1] for r in rows]
         done += k
         rows = cursor.fetchmany(_LOAD_BATCH)
@@ -396,6 +406,28 @@ def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
         created=np.array(created, dtype=str),
         group=group[:done],
         codes=frozenset(int(c) for c in np.unique(group[:done])) if which == "memories" else frozenset(),
+    )
+
+
+def _rows_of(db: Database, which: str, model: str, wanted: list[int]) -> Rows:
+    """The set's rows among `wanted` ids as they are now, by id (a forgotten one, or one of another
+    model, is not among them): what patches an on-disk copy (memchat.memory.recall.vector_file)."""
+    import numpy as np
+
+    id_column = "id" if which == "memories" else "v.message_id"
+    found: list[tuple] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        found += db.conn.execute(
+            f"{_select(which)} AND {id_column} IN ({', '.join('?' * len(chunk))})", (model, *chunk)
+        ).fetchall()
+    found.sort(key=lambda r: r[0])
+    dim = len(found[0][4]) // 4 if found else 0
+    return Rows(
+        ids=np.array([r[0] for r in found], dtype=np.int64),
+        created=np.array([r[1] for r in found], dtype=str),
+        group=np.array([_group(which, r) for r in found], dtype=np.int64),
+        matrix=np.frombuffer(b"".join(r[4] for r in found), dtype="<f4").reshape(len(found), dim),
     )
 
 

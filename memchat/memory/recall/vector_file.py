@@ -3,7 +3,9 @@
 A fresh process would read 100k BLOB rows (~0.45 s); a memory-mapped .npy costs ~nothing.
 SQLite stays the source of truth: the copy is used only while its vector set's generation
 (bumped by triggers on every change, by any process) and the database's newest row still match, and
-forgetting deletes it outright, so a forgotten vector is never served nor left on disk.
+forgetting deletes it outright, so a forgotten vector is never served nor left on disk. A copy a few
+changes behind is patched: the triggers log which row each change touched (`vector_changes`), and
+those rows, read again from SQLite, replace theirs in a new copy (`patch_copy`).
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memchat.db import db_file
+from memchat.db import db_file, sql_errors
 from memchat.memory.recall.vectors import VectorSet, generation
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memchat.db import Database
 
 DISK_FORMAT = 4  # 3: one memory-mapped .npy per array, the group codes in the meta; 4: a fingerprint
@@ -95,52 +101,72 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
 
 
 def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
-    import numpy as np
-
     directory = disk_dir(db)
     if directory is None or vs.matrix.shape[0] < 1000:  # small sets load fast from SQLite anyway
         return
-    # Read now: a change since the rows were read moved the generation too (checked below).
-    fingerprint = _fingerprint(db, which)
     try:
-        directory.mkdir(mode=0o700, exist_ok=True)
-        base = directory / _disk_name(which, model)
-        # This writer's own files, never changed once written: another process may be writing its
-        # copy of the same set, or reading the previous one, at this very moment.
-        stem = f"{base.name}.{vs.generation}.{os.getpid()}.{secrets.token_hex(4)}"
-        old = os.umask(0o077)  # vectors of private text: 0600
-        try:
-            np.save(str(directory / f"{stem}.npy"), np.ascontiguousarray(vs.matrix, dtype="<f4"))
-            for name in ("ids", "created", "group"):
-                np.save(str(directory / f"{stem}.{name}.npy"), np.ascontiguousarray(getattr(vs, name)))
-        finally:
-            os.umask(old)
-        meta = {
-            "format": DISK_FORMAT,
-            "generation": vs.generation,
-            "model": model,
-            "count": int(vs.ids.shape[0]),
-            "matrix": f"{stem}.npy",
-            "ids": f"{stem}.ids.npy",
-            "created": f"{stem}.created.npy",
-            "group": f"{stem}.group.npy",
-            "codes": sorted(vs.codes),
-            "fingerprint": fingerprint,
-        }
-        tmp = directory / f"{stem}.json.tmp"
-        tmp.write_text(json.dumps(meta))
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, base.with_suffix(".json"))  # written last: the copy counts only once complete
-        if generation(db, which) != vs.generation:
-            # The set changed while this copy was written, perhaps by a forget whose clean-up
-            # ran before these files existed: they may hold a forgotten vector, so they go now.
-            # (A forget committed after this check deletes the directory after it.)
-            for path in directory.glob(stem + ".*"):
-                path.unlink(missing_ok=True)
-            return
-        _remove_stale(directory, base.name, keep=stem)
+        _write(db, which, model, vs, None, vs.matrix.shape[1])
     except OSError:
         pass  # a read-only or full disk only costs the next process a slower load
+
+
+def _write(
+    db: Database,
+    which: str,
+    model: str,
+    vs: VectorSet,
+    fill: Callable[[Callable[[memoryview], object]], None] | None,
+    dim: int,
+) -> None:
+    """Write `vs` as the set's copy: its matrix as it is, or the rows `fill` writes, in order."""
+    import numpy as np
+
+    directory = disk_dir(db)
+    # Read now: a change since the rows were read moved the generation too (checked below).
+    fingerprint = _fingerprint(db, which)
+    directory.mkdir(mode=0o700, exist_ok=True)
+    base = directory / _disk_name(which, model)
+    # This writer's own files, never changed once written: another process may be writing its
+    # copy of the same set, or reading the previous one, at this very moment.
+    stem = f"{base.name}.{vs.generation}.{os.getpid()}.{secrets.token_hex(4)}"
+    count = int(vs.ids.shape[0])
+    old = os.umask(0o077)  # vectors of private text: 0600
+    try:
+        if fill is None:
+            np.save(str(directory / f"{stem}.npy"), np.ascontiguousarray(vs.matrix, dtype="<f4"))
+        else:
+            with open(directory / f"{stem}.npy", "wb") as out:  # as np.save writes it, a chunk at a time
+                header = {"descr": "<f4", "fortran_order": False, "shape": (count, dim)}
+                np.lib.format.write_array_header_1_0(out, header)
+                fill(out.write)
+        for name in ("ids", "created", "group"):
+            np.save(str(directory / f"{stem}.{name}.npy"), np.ascontiguousarray(getattr(vs, name)))
+    finally:
+        os.umask(old)
+    meta = {
+        "format": DISK_FORMAT,
+        "generation": vs.generation,
+        "model": model,
+        "count": count,
+        "matrix": f"{stem}.npy",
+        "ids": f"{stem}.ids.npy",
+        "created": f"{stem}.created.npy",
+        "group": f"{stem}.group.npy",
+        "codes": sorted(vs.codes),
+        "fingerprint": fingerprint,
+    }
+    tmp = directory / f"{stem}.json.tmp"
+    tmp.write_text(json.dumps(meta))
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, base.with_suffix(".json"))  # written last: the copy counts only once complete
+    if generation(db, which) != vs.generation:
+        # The set changed while this copy was written, perhaps by a forget whose clean-up
+        # ran before these files existed: they may hold a forgotten vector, so they go now.
+        # (A forget committed after this check deletes the directory after it.)
+        for path in directory.glob(stem + ".*"):
+            path.unlink(missing_ok=True)
+        return
+    _remove_stale(directory, base.name, keep=stem)
 
 
 def _remove_stale(directory: Any, prefix: str, keep: str, age: float = 30.0) -> None:
@@ -153,6 +179,124 @@ def _remove_stale(directory: Any, prefix: str, keep: str, age: float = 30.0) -> 
                 path.unlink()
         except OSError:
             pass
+
+
+# --- patching a copy a few changes behind --------------------------------------------------------
+
+# A copy whose set changed in more rows than this share of it (or PATCH_MIN, if more) is read whole
+# again: past that, patching saves little and reads the change log for nothing.
+PATCH_SHARE = 0.25
+PATCH_MIN = 1000
+_CHUNK = 65_536  # rows copied at a time: a patch of a 1.5 GB copy never holds it all in memory
+
+
+@dataclass
+class Rows:
+    """Rows of a vector set as they are now in SQLite, sorted by id."""
+
+    ids: np.ndarray
+    created: np.ndarray
+    group: np.ndarray
+    matrix: np.ndarray
+
+
+def changed_rows(db: Database, which: str, since: int, gen: int) -> list[int] | None:
+    """The ids of the rows whose changes moved the set from generation `since` to `gen`, or None when
+    the log does not hold every one of those changes (pruned, or older than the log itself)."""
+    try:
+        count, first = db.conn.execute(
+            "SELECT count(*), min(generation) FROM vector_changes WHERE name = ? AND generation > ? AND generation <= ?",
+            (which, since, gen),
+        ).fetchone()
+        if count != gen - since or first != since + 1:
+            return None
+        return [
+            r[0]
+            for r in db.conn.execute(
+                "SELECT DISTINCT row_id FROM vector_changes WHERE name = ? AND generation > ? AND generation <= ?",
+                (which, since, gen),
+            )
+        ]
+    except sql_errors():  # a database from before the log
+        return None
+
+
+def _same_source(db: Database, which: str, fingerprint: Any) -> bool:
+    """Whether the row the copy was fingerprinted with is still in this database as it was: a copy
+    of another profile, or of a file put in this one's place, does not match by chance."""
+    if not isinstance(fingerprint, list) or len(fingerprint) != 3:
+        return False
+    if which == "memories":
+        sql = "SELECT id, created_at, coalesce(embedding_model, '') FROM memories WHERE id = ?"
+    else:
+        sql = "SELECT message_id, content_hash, model FROM message_vectors WHERE message_id = ?"
+    row = db.conn.execute(sql, (fingerprint[0],)).fetchone()
+    return row is not None and list(row) == fingerprint
+
+
+def patch_copy(
+    db: Database, which: str, model: str, gen: int, rows_of: Callable[[list[int]], Rows]
+) -> VectorSet | None:
+    """The on-disk copy brought up to generation `gen`: its rows that changed since it was written
+    dropped, and those rows as they are now (`rows_of`, read from SQLite) merged in by id, written as
+    a new copy. None when there is no copy of this database to patch, or the change is too large."""
+    import numpy as np
+
+    directory = disk_dir(db)
+    if directory is None:
+        return None
+    base = directory / _disk_name(which, model)
+    try:
+        meta = json.loads(base.with_suffix(".json").read_text())
+        since = meta.get("generation")
+        if (
+            meta.get("format") != DISK_FORMAT
+            or meta.get("model") != model
+            or not isinstance(since, int)
+            or since >= gen
+            or not _same_source(db, which, meta.get("fingerprint"))
+        ):
+            return None
+        changed = changed_rows(db, which, since, gen)
+        if changed is None or len(changed) > max(PATCH_MIN, PATCH_SHARE * meta["count"]):
+            return None
+        old = {name: np.load(str(directory / meta[name]), mmap_mode="r", allow_pickle=False) for name in _ARRAYS}
+        if not all(a.shape[0] == meta["count"] for a in old.values()):
+            return None
+        fresh = rows_of(sorted(changed))
+        if fresh.ids.size and old["matrix"].shape[0] and fresh.matrix.shape[1] != old["matrix"].shape[1]:
+            return None
+        kept = np.flatnonzero(~np.isin(old["ids"], np.asarray(changed, dtype=np.int64)))
+        ids = np.concatenate([np.asarray(old["ids"][kept]), fresh.ids])
+        order = np.argsort(ids, kind="stable")  # positions < len(kept) are old rows, the rest fresh ones
+        merged = VectorSet(
+            generation=gen,
+            ids=ids[order],
+            matrix=np.zeros((0, 0), dtype=np.float32),  # written below in chunks, never whole
+            created=np.concatenate([np.asarray(old["created"][kept]), fresh.created]).astype(str)[order],
+            group=np.concatenate([np.asarray(old["group"][kept]), fresh.group])[order],
+            codes=frozenset(),
+        )
+        if which == "memories":
+            merged.codes = frozenset(int(c) for c in np.unique(merged.group))
+        dim = old["matrix"].shape[1] if old["matrix"].shape[0] else fresh.matrix.shape[1]
+
+        def fill(write: Callable[[memoryview], object]) -> None:
+            for start in range(0, order.shape[0], _CHUNK):
+                part = order[start : start + _CHUNK]
+                from_old = part < kept.shape[0]
+                block = np.empty((part.shape[0], dim), dtype="<f4")
+                block[from_old] = old["matrix"][kept[part[from_old]]]
+                block[~from_old] = fresh.matrix[part[~from_old] - kept.shape[0]]
+                write(block.data)  # the block's own buffer, not a copy
+
+        _write(db, which, model, merged, fill, dim)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # damaged or removed meanwhile: read from SQLite instead
+    return read_copy(db, which, model, gen)
+
+
+_ARRAYS = ("matrix", "ids", "created", "group")
 
 
 # --- small derived results kept beside the copy -------------------------------------------------

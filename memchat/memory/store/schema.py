@@ -115,3 +115,47 @@ MESSAGE_INDEX: tuple[str, ...] = (
     f"CREATE TRIGGER message_vectors_gen_ad AFTER DELETE ON message_vectors BEGIN {_bump('messages')} END",
     f"CREATE TRIGGER message_vectors_gen_au AFTER UPDATE ON message_vectors BEGIN {_bump('messages')} END",
 )
+
+# How many changes of each vector set the log keeps: a copy older than that is rebuilt whole.
+CHANGE_LOG_KEEP = 50_000
+
+
+def _bump_and_log(name: str, row: str) -> str:
+    """Bump the set's generation and log which row moved it (memchat.memory.recall.vector_file
+    patches its on-disk copy with those rows instead of reading the whole set again)."""
+    return (
+        f"UPDATE index_state SET generation = generation + 1 WHERE name = '{name}';"
+        f" INSERT INTO vector_changes (name, generation, row_id)"
+        f" SELECT '{name}', generation, {row} FROM index_state WHERE name = '{name}';"
+        f" DELETE FROM vector_changes WHERE name = '{name}' AND generation <="
+        f" (SELECT generation FROM index_state WHERE name = '{name}') - {CHANGE_LOG_KEEP};"
+    )
+
+
+VECTOR_CHANGE_LOG: tuple[str, ...] = (
+    # Row ids and counters only, never text: forgetting still deletes the copy outright.
+    """
+    CREATE TABLE vector_changes (
+        name TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        row_id INTEGER NOT NULL,
+        PRIMARY KEY (name, generation)
+    ) WITHOUT ROWID""",
+    "DROP TRIGGER memories_gen_ai",
+    "DROP TRIGGER memories_gen_ad",
+    "DROP TRIGGER memories_gen_au",
+    "DROP TRIGGER message_vectors_gen_ai",
+    "DROP TRIGGER message_vectors_gen_ad",
+    "DROP TRIGGER message_vectors_gen_au",
+    f"CREATE TRIGGER memories_gen_ai AFTER INSERT ON memories BEGIN {_bump_and_log('memories', 'new.id')} END",
+    f"CREATE TRIGGER memories_gen_ad AFTER DELETE ON memories BEGIN {_bump_and_log('memories', 'old.id')} END",
+    # Not on use_count/last_used_at: using a memory must not throw away every cached matrix.
+    f"""CREATE TRIGGER memories_gen_au AFTER UPDATE OF embedding, embedding_model, status, kind, created_at
+        ON memories BEGIN {_bump_and_log("memories", "new.id")} END""",
+    f"""CREATE TRIGGER message_vectors_gen_ai AFTER INSERT ON message_vectors
+        BEGIN {_bump_and_log("messages", "new.message_id")} END""",
+    f"""CREATE TRIGGER message_vectors_gen_ad AFTER DELETE ON message_vectors
+        BEGIN {_bump_and_log("messages", "old.message_id")} END""",
+    f"""CREATE TRIGGER message_vectors_gen_au AFTER UPDATE ON message_vectors
+        BEGIN {_bump_and_log("messages", "new.message_id")} END""",
+)
