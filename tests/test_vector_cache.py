@@ -135,6 +135,7 @@ def test_a_copy_a_few_changes_behind_is_patched_instead_of_read_whole(db, monkey
         db.conn.execute("UPDATE memories SET embedding_model = 'other-model' WHERE id = 3")  # leaves the set
         db.conn.execute("DELETE FROM memories WHERE id = 1100")
     expected = _as_sqlite_has_it(db)
+    monkeypatch.setattr(vector_file, "_CHUNK", 100)  # a copy many chunks long
     monkeypatch.setattr(index, "_load", lambda *a: pytest.fail("read every vector from SQLite again"))
     patched = index.vector_set(db, "memories", "fake-embedder")
     _same_set(patched, expected)

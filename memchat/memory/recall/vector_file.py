@@ -281,14 +281,25 @@ def patch_copy(
             merged.codes = frozenset(int(c) for c in np.unique(merged.group))
         dim = old["matrix"].shape[1] if old["matrix"].shape[0] else fresh.matrix.shape[1]
 
+        source = old["matrix"]
+        row_bytes = dim * 4
+
         def fill(write: Callable[[memoryview], object]) -> None:
-            for start in range(0, order.shape[0], _CHUNK):
-                part = order[start : start + _CHUNK]
-                from_old = part < kept.shape[0]
-                block = np.empty((part.shape[0], dim), dtype="<f4")
-                block[from_old] = old["matrix"][kept[part[from_old]]]
-                block[~from_old] = fresh.matrix[part[~from_old] - kept.shape[0]]
-                write(block.data)  # the block's own buffer, not a copy
+            # The old rows are read with read(), not through the mapping: a mapped 1.5 GB copy would
+            # count every page it touched in this process's memory.
+            with open(directory / meta["matrix"], "rb") as f:
+                for start in range(0, order.shape[0], _CHUNK):
+                    part = order[start : start + _CHUNK]
+                    from_old = part < kept.shape[0]
+                    block = np.empty((part.shape[0], dim), dtype="<f4")
+                    rows = kept[part[from_old]]  # increasing: the old rows keep their order
+                    if rows.size:
+                        lo, hi = int(rows[0]), int(rows[-1]) + 1
+                        f.seek(int(source.offset) + lo * row_bytes)
+                        span = np.fromfile(f, dtype="<f4", count=(hi - lo) * dim).reshape(hi - lo, dim)
+                        block[from_old] = span[rows - lo]
+                    block[~from_old] = fresh.matrix[part[~from_old] - kept.shape[0]]
+                    write(block.data)  # the block's own buffer, not a copy
 
         _write(db, which, model, merged, fill, dim)
     except (OSError, ValueError, KeyError, TypeError):
