@@ -29,8 +29,11 @@ TOOL: dict[str, Any] = {
     "name": NAME,
     "description": (
         "Search your long-term memory of this user: facts they told you, events, rules and earlier "
-        "conversations. Use it only when the <memory> notes lack something the user's message needs "
-        "(a name, a date, a preference or detail they mentioned before). Returns up to "
+        "conversations. Use it when the <memory> notes lack something the user's message needs: a name, "
+        "a date or a detail they mentioned before, or their own circumstances when the answer depends on "
+        "them (what they or their household eat or avoid before suggesting food, a trip's dates before a "
+        "packing list, what someone likes before a gift idea, the stack they use before writing code for "
+        "it). Not for general questions that need nothing about them. Returns up to "
         f"{HITS} matches with their dates, best first; no matches means nothing is stored about it. "
         f"At most {MAX_SEARCHES} searches per reply."
     ),
