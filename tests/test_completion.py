@@ -112,11 +112,14 @@ def test_repl_resume_tab_lists_ids_with_titles_most_recent_first(api, three_sess
     child = spawn(cols=120)
     _ready(child, TITLES[2])
     child.send("/resume ")
-    child.send("\t")
-    child.expect_exact(TITLES[2])  # the last of the menu
+    child.expect_exact(TITLES[2])  # the last of the menu, shown as the line is typed
     menu = child.before
     at = [menu.find(TITLES[i]) for i in RECENT_FIRST[:2]]
     assert all(i >= 0 for i in at) and at == sorted(at), menu
+    # Tab once the menu is there (a Tab that lands before it only opens it, unselected): the first
+    # entry is selected and drawn again, highlighted.
+    child.send("\t")
+    child.expect_exact(TITLES[RECENT_FIRST[0]])
     child.send("\r")
     child.expect("resumed session 1")  # the first entry, selected by Tab: the most recent
     quit_(child)
