@@ -130,7 +130,9 @@ def test_repl_completion_titles_are_sanitized(api, memchat_home):
     child = spawn()
     _ready(child, "title")
     child.send("/resume ")
-    child.send("\t")
+    child.expect_exact("title")  # the menu, shown as the line is typed
+    assert "\x1b]0;pwned" not in child.before and "\x07" not in child.before
+    child.send("\t")  # once the menu is there: it selects the entry and draws it again
     child.expect_exact("title")
     assert "\x1b]0;pwned" not in child.before and "\x07" not in child.before
     child.send("\r")
