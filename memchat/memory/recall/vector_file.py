@@ -49,51 +49,69 @@ def _disk_name(which: str, model: str) -> str:
     return which + "-" + hashlib.sha1(model.encode()).hexdigest()[:12]
 
 
+_FINGERPRINT = {  # the columns that fingerprint a row of each set's table, and that table's id column
+    "memories": ("SELECT id, created_at, coalesce(embedding_model, '') FROM memories", "id"),
+    "messages": ("SELECT message_id, content_hash, model FROM message_vectors", "message_id"),
+}
+
+
 def _fingerprint(db: Database, which: str) -> list:
     """The newest row of the table the set is read from: its id and what it holds, two index lookups
     whatever the size. With the generation it ties a copy to this database's history: a file put in
     the database's place (a backup, a copy of another profile) does not match it by chance. (A count
     of the set's rows took ~1 s at 1,000,000 memories, on every fresh `recall`.)"""
-    if which == "memories":
-        sql = "SELECT id, created_at, coalesce(embedding_model, '') FROM memories ORDER BY id DESC LIMIT 1"
-    else:
-        sql = "SELECT message_id, content_hash, model FROM message_vectors ORDER BY message_id DESC LIMIT 1"
-    row = db.conn.execute(sql).fetchone()
+    select, id_column = _FINGERPRINT[which]
+    row = db.conn.execute(f"{select} ORDER BY {id_column} DESC LIMIT 1").fetchone()
     return list(row) if row else []
 
 
-def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | None:
+def _same_source(db: Database, which: str, fingerprint: Any) -> bool:
+    """Whether the row a copy was fingerprinted with is still in this database as it was: a copy of
+    another profile, or of a file put in this one's place, does not match by chance."""
+    if not isinstance(fingerprint, list) or len(fingerprint) != 3:
+        return False
+    select, id_column = _FINGERPRINT[which]
+    row = db.conn.execute(f"{select} WHERE {id_column} = ?", (fingerprint[0],)).fetchone()
+    return row is not None and list(row) == fingerprint
+
+
+_ARRAYS = ("matrix", "ids", "created", "group")
+
+
+def _meta(directory: Any, which: str, model: str) -> dict:
+    """The description of the set's copy (raises when there is none, or of another format or model)."""
+    meta = json.loads((directory / _disk_name(which, model)).with_suffix(".json").read_text())
+    if meta.get("format") != DISK_FORMAT or meta.get("model") != model:
+        raise ValueError("another format or model")
+    return meta
+
+
+def _mapped(directory: Any, meta: dict) -> dict[str, Any]:
+    """The copy's arrays, memory-mapped: a fresh process reads only the pages a search touches. The
+    files the meta names were complete before it was written, and never change after."""
     import numpy as np
 
+    arrays = {name: np.load(str(directory / meta[name]), mmap_mode="r", allow_pickle=False) for name in _ARRAYS}
+    if not all(a.shape[0] == meta["count"] for a in arrays.values()):
+        raise ValueError("a damaged copy")
+    return arrays
+
+
+def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | None:
     directory = disk_dir(db)
     if directory is None:
         return None
-    base = directory / _disk_name(which, model)
     try:
-        meta = json.loads((base.with_suffix(".json")).read_text())
-        if (
-            meta.get("format") != DISK_FORMAT
-            or meta.get("generation") != gen
-            or meta.get("model") != model
-            or meta.get("fingerprint") != _fingerprint(db, which)
-        ):
+        meta = _meta(directory, which, model)
+        if meta.get("generation") != gen or meta.get("fingerprint") != _fingerprint(db, which):
             return None
-        count = meta["count"]
-
-        # The files the meta names were complete before it was written, and never change after.
-        # All are memory-mapped: a fresh process reads only the pages a search touches.
-        def mapped(name: str) -> Any:
-            return np.load(str(directory / meta[name]), mmap_mode="r", allow_pickle=False)
-
-        matrix, ids, created, group = mapped("matrix"), mapped("ids"), mapped("created"), mapped("group")
-        if not matrix.shape[0] == ids.shape[0] == created.shape[0] == group.shape[0] == count:
-            return None
+        arrays = _mapped(directory, meta)
         return VectorSet(
             generation=gen,
-            ids=ids,
-            matrix=matrix,
-            created=created,
-            group=group,
+            ids=arrays["ids"],
+            matrix=arrays["matrix"],
+            created=arrays["created"],
+            group=arrays["group"],
             codes=frozenset(int(c) for c in meta.get("codes", [])),
         )
     except Exception:  # noqa: BLE001 - removed meanwhile, damaged, an older format: SQLite has it all
@@ -221,19 +239,6 @@ def changed_rows(db: Database, which: str, since: int, gen: int) -> list[int] | 
         return None
 
 
-def _same_source(db: Database, which: str, fingerprint: Any) -> bool:
-    """Whether the row the copy was fingerprinted with is still in this database as it was: a copy
-    of another profile, or of a file put in this one's place, does not match by chance."""
-    if not isinstance(fingerprint, list) or len(fingerprint) != 3:
-        return False
-    if which == "memories":
-        sql = "SELECT id, created_at, coalesce(embedding_model, '') FROM memories WHERE id = ?"
-    else:
-        sql = "SELECT message_id, content_hash, model FROM message_vectors WHERE message_id = ?"
-    row = db.conn.execute(sql, (fingerprint[0],)).fetchone()
-    return row is not None and list(row) == fingerprint
-
-
 def patch_copy(
     db: Database, which: str, model: str, gen: int, rows_of: Callable[[list[int]], Rows]
 ) -> VectorSet | None:
@@ -245,40 +250,30 @@ def patch_copy(
     directory = disk_dir(db)
     if directory is None:
         return None
-    base = directory / _disk_name(which, model)
     try:
-        meta = json.loads(base.with_suffix(".json").read_text())
+        meta = _meta(directory, which, model)
         since = meta.get("generation")
-        if (
-            meta.get("format") != DISK_FORMAT
-            or meta.get("model") != model
-            or not isinstance(since, int)
-            or since >= gen
-            or not _same_source(db, which, meta.get("fingerprint"))
-        ):
+        if not isinstance(since, int) or since >= gen or not _same_source(db, which, meta.get("fingerprint")):
             return None
         changed = changed_rows(db, which, since, gen)
         if changed is None or len(changed) > max(PATCH_MIN, PATCH_SHARE * meta["count"]):
             return None
-        old = {name: np.load(str(directory / meta[name]), mmap_mode="r", allow_pickle=False) for name in _ARRAYS}
-        if not all(a.shape[0] == meta["count"] for a in old.values()):
-            return None
+        old = _mapped(directory, meta)
         fresh = rows_of(sorted(changed))
         if fresh.ids.size and old["matrix"].shape[0] and fresh.matrix.shape[1] != old["matrix"].shape[1]:
             return None
         kept = np.flatnonzero(~np.isin(old["ids"], np.asarray(changed, dtype=np.int64)))
         ids = np.concatenate([np.asarray(old["ids"][kept]), fresh.ids])
         order = np.argsort(ids, kind="stable")  # positions < len(kept) are old rows, the rest fresh ones
+        group = np.concatenate([np.asarray(old["group"][kept]), fresh.group])[order]
         merged = VectorSet(
             generation=gen,
             ids=ids[order],
             matrix=np.zeros((0, 0), dtype=np.float32),  # written below in chunks, never whole
             created=np.concatenate([np.asarray(old["created"][kept]), fresh.created]).astype(str)[order],
-            group=np.concatenate([np.asarray(old["group"][kept]), fresh.group])[order],
-            codes=frozenset(),
+            group=group,
+            codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset(),
         )
-        if which == "memories":
-            merged.codes = frozenset(int(c) for c in np.unique(merged.group))
         dim = old["matrix"].shape[1] if old["matrix"].shape[0] else fresh.matrix.shape[1]
 
         source = old["matrix"]
@@ -305,9 +300,6 @@ def patch_copy(
     except (OSError, ValueError, KeyError, TypeError):
         return None  # damaged or removed meanwhile: read from SQLite instead
     return read_copy(db, which, model, gen)
-
-
-_ARRAYS = ("matrix", "ids", "created", "group")
 
 
 # --- small derived results kept beside the copy -------------------------------------------------
