@@ -1,5 +1,5 @@
 """`python -m memchat`: the same as the `memchat` command."""
 
-from memchat.cli.main import main
+from memchat.cli.entry import main
 
 main()

@@ -220,13 +220,13 @@ def cli(_built_cli):
     runner = CliRunner()
 
     def invoke(*args: str, input: str | bytes | None = None):
-        from memchat.cli import common
+        from memchat.cli import runner as cli_runner
 
         try:
             return runner.invoke(app, list(args), input=input, catch_exceptions=False)
         finally:
-            while common.OPEN:  # as a process's exit would: a suite of in-process runs must not run out of files
-                common.OPEN.pop().close()
+            while cli_runner.OPEN:  # as a process's exit would: a suite of in-process runs must not run out of files
+                cli_runner.OPEN.pop().close()
 
     return invoke
 

@@ -148,6 +148,9 @@ HELP_LOADS = (  # besides memchat.cli
 PROMPT_LOADS = ("memchat.ui.stream",)  # besides memchat.repl, --help's and the open profile's (memchat.app)
 # Other in-function imports of memchat modules, each with why.
 LAZY_MEMCHAT = {
+    ("memchat.cli.entry", "memchat.cli.main"): (
+        "the command line (typer and every command module, ~0.1 s): bare `memchat`, the chat, never needs it"
+    ),
     ("memchat.repl.loop", "memchat.repl.completer"): (
         "SlashCompleter subclasses prompt_toolkit's Completer, so importing it loads prompt_toolkit: "
         "only a chat on a terminal does (a piped chat never needs it)"

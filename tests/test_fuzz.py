@@ -129,11 +129,11 @@ def run(cli, *args, input=None):
 def fresh_process_state() -> None:
     """What a new process would start from: no open databases, no Rich consoles with a half-written
     buffer (a print that raised would otherwise leak its text into every later test)."""
-    from memchat.cli import common
+    from memchat.cli import runner
     from memchat.ui import console
 
-    while common.OPEN:
-        common.OPEN.pop().close()
+    while runner.OPEN:
+        runner.OPEN.pop().close()
     console._out = console._err = None
 
 

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from memchat.cli.common import CliState, complete_session_ids, state
+from memchat.cli.common import complete_session_ids, state
+from memchat.cli.runner import CliState, open_chat
 
 
 def run_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: bool = False) -> None:
-    from memchat.repl.loop import run_repl
-
-    memchat = st.app()
-    if no_memory:
-        memchat.memory_off()
-    code = run_repl(memchat, session=session, continue_=continue_)
+    code = open_chat(st, session=session, continue_=continue_, no_memory=no_memory)
     if code:
         raise typer.Exit(code)
 

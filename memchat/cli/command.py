@@ -27,8 +27,8 @@ import typer
 import typer.main
 
 from memchat.cli import completion, help, plain_params
+from memchat.cli.runner import show_error
 from memchat.errors import ExitCode, MemchatError
-from memchat.text import error_text
 
 
 def _typer_classes() -> tuple[type, type]:
@@ -124,12 +124,6 @@ class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
             # the plain listing (click alone would exit 1 without a word).
             sys.stdout = open(os.devnull, "w")  # the dead pipe must not be flushed again
             raise typer.Exit(ExitCode.OK) from None
-
-
-def show_error(exc: MemchatError) -> None:
-
-    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
-    sys.stderr.flush()
 
 
 def use_everywhere(app: typer.Typer) -> None:

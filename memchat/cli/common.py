@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from memchat.cli.completion import labelled
+from memchat.cli.runner import CliState
 from memchat.errors import UsageError
 from memchat.text import sanitize
 from memchat.ui import console, terminal
-from memchat.ui.console import err, note, stdout_is_tty
+from memchat.ui.console import err, stdout_is_tty
 from memchat.ui.terminal import spinner
 
 if TYPE_CHECKING:
@@ -38,34 +38,6 @@ def scrub_notes(complete: bool, compacted: bool) -> None:
         console.note(SCRUB_PENDING)
     if not compacted:
         console.note(COMPACT_OWED)
-
-
-@dataclass
-class CliState:
-    """Global flags, turned into an open profile (`Memchat`) on first use."""
-
-    flags: dict[str, Any] = field(default_factory=dict)
-    config_path: str | None = None
-    no_memory: bool = False  # the global --no-memory: every command of this run
-    session: str | None = None  # the global --session / --continue: for chat and ask
-    continue_: bool = False
-    _app: Memchat | None = None
-
-    def app(self, **overrides: Any) -> Memchat:
-        """The profile, opened lazily; overrides are a subcommand's flags (--model, --provider ...)."""
-        if self._app is None:
-            from memchat.app import Memchat
-
-            self._app = Memchat.load(self.config_path, **self.flags)
-            self._app.on_warning = lambda text: note(f"warning: {text}")
-            if self.no_memory:
-                self._app.memory_off()
-            OPEN.append(self._app)
-        self._app.configure(**overrides)
-        return self._app
-
-
-OPEN: list[Memchat] = []  # closed by main() on the way out
 
 
 def state(ctx: typer.Context) -> CliState:

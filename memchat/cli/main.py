@@ -7,13 +7,10 @@ the tree has no import cycle: this module imports them and registers them on `ap
 from __future__ import annotations
 
 import os
-import sys
-import warnings
-from typing import Any
 
 import typer
 
-from memchat import __version__, signals
+from memchat import __version__
 from memchat.cli import (
     ask,
     chat,
@@ -33,9 +30,10 @@ from memchat.cli import (
     sessions,
     usage,
 )
-from memchat.cli.command import Group, show_error, use_everywhere
-from memchat.cli.common import OPEN, complete_session_ids, state
-from memchat.errors import ExitCode, MemchatError, UsageError
+from memchat.cli.command import Group, use_everywhere
+from memchat.cli.common import complete_session_ids, state
+from memchat.cli.runner import run
+from memchat.errors import UsageError
 
 # One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
 # and OpenBLAS's pool would spin after each call and take the cores from the encoder.
@@ -116,65 +114,6 @@ app.add_typer(profile.profile_app, name="profile")
 use_everywhere(app)
 
 
-def _one_line_warning(
-    message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None
-) -> None:
-    # Library warnings (e.g. the SDK's model deprecation notice) as one line, not source excerpts.
-    sys.stderr.write(f"memchat: warning: {str(message).splitlines()[0]}\n")
-
-
-def _log_unraisable(unraisable: Any) -> None:
-    # "Exception ignored in ... __del__" (an SDK client half-built when Ctrl-C landed) is noise
-    # for the user: it goes to the log file, not the terminal.
-    from memchat.log import get_logger
-
-    get_logger().debug("ignored in %r: %r", unraisable.object, unraisable.exc_value)
-
-
 def main() -> None:
-    """Console entry point: known errors are one line and an exit code, never a traceback."""
-    sys.unraisablehook = _log_unraisable
-    signals.install()
-    warnings.showwarning = _one_line_warning
-    warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
-    code: int = ExitCode.OK
-    try:
-        app(prog_name="memchat")  # standalone: usage errors print and raise SystemExit
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.FAILURE)
-    except MemchatError as exc:
-        show_error(exc)
-        code = exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("\nmemchat: interrupted\n")
-        code = signals.interrupted_exit_code()
-    except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
-        from memchat.app.profile import known_failure
-        from memchat.log import internal_error
-
-        known = known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
-        if known is not None:  # a damaged, busy, full or read-only file: not a bug
-            show_error(known)
-            code = known.exit_code
-        else:
-            sys.stderr.write(f"memchat: {internal_error(exc)}\n")
-            code = ExitCode.SOFTWARE
-    if signals.terminated():  # a `kill` says so whatever the command was doing (click reports it as 130)
-        code = ExitCode.TERMINATED
-    _fast_exit(code)
-
-
-def _fast_exit(code: int) -> None:
-    """Exit without the interpreter's teardown of thousands of SDK modules (~0.4-1.5 s).
-
-    Everything that matters is already durable: every database write is committed when it
-    happens. Close the database (checkpointing the WAL) and flush output, then leave.
-    """
-    for opened in OPEN:
-        opened.close()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe must not turn exit into a traceback
-            pass
-    os._exit(code)
+    """Run the command line (memchat.cli.runner: one-line errors, exit codes, a fast exit)."""
+    run(lambda: app(prog_name="memchat"))

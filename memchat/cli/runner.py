@@ -1,0 +1,130 @@
+"""What every run of `memchat` goes through, without the command-line parser: the open
+profile (`CliState`), known errors as one line and an exit code, and a fast exit.
+
+Kept apart from memchat.cli.main so that bare `memchat` (memchat.cli.entry) opens the chat
+without importing typer and the command modules (about a third of the REPL's start-up).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from memchat import signals
+from memchat.errors import ExitCode, MemchatError
+from memchat.text import error_text
+from memchat.ui.console import note
+
+if TYPE_CHECKING:
+    from memchat.app import Memchat
+
+
+@dataclass
+class CliState:
+    """Global flags, turned into an open profile (`Memchat`) on first use."""
+
+    flags: dict[str, Any] = field(default_factory=dict)
+    config_path: str | None = None
+    no_memory: bool = False  # the global --no-memory: every command of this run
+    session: str | None = None  # the global --session / --continue: for chat and ask
+    continue_: bool = False
+    _app: Memchat | None = None
+
+    def app(self, **overrides: Any) -> Memchat:
+        """The profile, opened lazily; overrides are a subcommand's flags (--model, --provider ...)."""
+        if self._app is None:
+            from memchat.app import Memchat
+
+            self._app = Memchat.load(self.config_path, **self.flags)
+            self._app.on_warning = lambda text: note(f"warning: {text}")
+            if self.no_memory:
+                self._app.memory_off()
+            OPEN.append(self._app)
+        self._app.configure(**overrides)
+        return self._app
+
+
+OPEN: list[Memchat] = []  # closed by run() on the way out
+
+
+def open_chat(st: CliState, *, session: str | None, continue_: bool, no_memory: bool = False) -> int:
+    """`memchat chat` and bare `memchat`: the REPL on the profile; its exit code."""
+    from memchat.repl.loop import run_repl
+
+    memchat = st.app()
+    if no_memory:
+        memchat.memory_off()
+    return run_repl(memchat, session=session, continue_=continue_)
+
+
+def _one_line_warning(
+    message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None
+) -> None:
+    # Library warnings (e.g. the SDK's model deprecation notice) as one line, not source excerpts.
+    sys.stderr.write(f"memchat: warning: {str(message).splitlines()[0]}\n")
+
+
+def _log_unraisable(unraisable: Any) -> None:
+    # "Exception ignored in ... __del__" (an SDK client half-built when Ctrl-C landed) is noise
+    # for the user: it goes to the log file, not the terminal.
+    from memchat.log import get_logger
+
+    get_logger().debug("ignored in %r: %r", unraisable.object, unraisable.exc_value)
+
+
+def run(body: Callable[[], object]) -> NoReturn:
+    """Run a command: known errors are one line and an exit code, never a traceback."""
+    sys.unraisablehook = _log_unraisable
+    signals.install()
+    warnings.showwarning = _one_line_warning
+    warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
+    code: int = ExitCode.OK
+    try:
+        body()  # standalone click: usage errors print and raise SystemExit
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.FAILURE)
+    except MemchatError as exc:
+        show_error(exc)
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("\nmemchat: interrupted\n")
+        code = signals.interrupted_exit_code()
+    except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
+        from memchat.app.profile import known_failure
+        from memchat.log import internal_error
+
+        known = known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
+        if known is not None:  # a damaged, busy, full or read-only file: not a bug
+            show_error(known)
+            code = known.exit_code
+        else:
+            sys.stderr.write(f"memchat: {internal_error(exc)}\n")
+            code = ExitCode.SOFTWARE
+    if signals.terminated():  # a `kill` says so whatever the command was doing (click reports it as 130)
+        code = ExitCode.TERMINATED
+    _fast_exit(code)
+
+
+def show_error(exc: MemchatError) -> None:
+    sys.stderr.write(f"memchat: {error_text(exc.message)}\n")
+    sys.stderr.flush()
+
+
+def _fast_exit(code: int) -> NoReturn:
+    """Exit without the interpreter's teardown of thousands of SDK modules (~0.4-1.5 s).
+
+    Everything that matters is already durable: every database write is committed when it
+    happens. Close the database (checkpointing the WAL) and flush output, then leave.
+    """
+    for opened in OPEN:
+        opened.close()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed pipe must not turn exit into a traceback
+            pass
+    os._exit(code)
