@@ -194,6 +194,7 @@ def test_sanitize_and_the_console_helpers_drop_format_characters(text, capsys):
     assert _no_format_chars(sanitize(text))
     console._err = console._out = None  # consoles on this test's captured streams
     try:
+        console.dim_line(text)  # before rich loads: written by hand (the REPL's greeting)
         console.error_line(text)
         console.note(text)
         console.say(text)
@@ -203,3 +204,4 @@ def test_sanitize_and_the_console_helpers_drop_format_characters(text, capsys):
     captured = capsys.readouterr()
     assert _no_format_chars(captured.out + captured.err), ascii(captured)
     assert json.loads(captured.out.splitlines()[-1]) == {"text": text}
+    assert captured.out.splitlines()[0] == sanitize(text)  # not a terminal: no escape sequence either

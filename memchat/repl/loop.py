@@ -255,7 +255,7 @@ class Repl:
             output=self.env.screen if self.env else None,
         )
         if self.session is None:
-            self.info("memchat · /help for commands · Ctrl-D to quit")
+            console.dim_line("memchat · /help for commands · Ctrl-D to quit")
         while self.running and not terminated():
             try:
                 with ending_with(lambda: _end_prompt(prompt)):

@@ -8,6 +8,7 @@ control) is ever written raw; JSON escapes them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,17 @@ def note(message: str) -> None:
 def say(text: str, console: Console | None = None, style: str | None = None) -> None:
     """Untrusted text, sanitized and never read as Rich markup."""
     (console or out()).print(sanitize(text), style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+def dim_line(text: str) -> None:
+    """A dim line on stdout without loading rich, while nothing has loaded it yet: the REPL's
+    greeting, before its prompt (rich's import and console are ~25 ms of a ~0.45 s start)."""
+    if _out is not None:
+        say(text, style="dim")
+        return
+    styled = stdout_is_tty() and os.environ.get("TERM") != "dumb"
+    sys.stdout.write(f"\x1b[2m{sanitize(text)}\x1b[0m\n" if styled else f"{sanitize(text)}\n")
+    sys.stdout.flush()
 
 
 def escape(text: str) -> str:
