@@ -727,3 +727,22 @@ def test_an_allergy_to_a_medicine_stays_out_of_the_profile_but_a_food_or_sting_a
     assert set(daily) <= profile and not profile & set(medicine), profile
     asked = json.loads(cli("ask", "--explain", "--json", "Which painkiller is safe for me to take?").stdout)
     assert set(medicine) & {m["text"] for m in asked["memory"]}
+
+
+def _hit(type_: str, id_: int, text: str, score: float):
+    from memchat.memory.recall.rank import Hit
+
+    kind = "fact" if type_ == "memory" else "message"
+    return Hit(type_, id_, kind, text, score, "2026-01-01", "test", role="user" if type_ == "message" else None)
+
+
+def test_a_past_chat_far_below_a_fact_that_answers_is_not_sent_beside_it():
+    from memchat.memory.judge.inject import MEMORY_SHARE, gate
+
+    car = _hit("memory", 1, "We drive a 2023 Kia Niro EV now", 0.41)
+    seats = _hit("message", 2, "Children with their own seat get the same under-seat allowance", 0.13)
+    close = _hit("message", 3, "We test-drove the Niro and the Ioniq last spring", 0.41 * MEMORY_SHARE + 0.01)
+    passed = gate([car, seats, close], "What car do we drive?", 0.05)
+    assert [h.id for h in passed] == [1, 3]
+    # With no memory among the hits (a search of transcripts), snippets keep the floor alone.
+    assert [h.id for h in gate([seats, close], "What car do we drive?", 0.05)] == [3, 2]

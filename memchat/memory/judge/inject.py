@@ -60,6 +60,11 @@ MAX_RETRIEVED = 8  # facts, events and snippets in one section, at most
 # A stored memory states one thing, so one far less relevant than the best candidate is about something
 # else: on the first-person sets (tests/bench/judgement_eval.py) 6 in 113 of those under half the best
 # were needed, 16 in 40 of those above. Snippets of past conversations keep the LoCoMo-tuned floor.
+# The same share holds a snippet of a past conversation to the best memory that cleared the floor:
+# beside a fact that answers ("What car do we drive?" and the car), a chat turn at a fifth of its
+# relevance is about something else (the judgement sets: own-large junk 1.07 -> 0.95 a call, largest
+# section 693 -> 436 tokens, no needed memory lost). With no memory among the hits, as on LoCoMo's
+# transcripts, snippets keep the floor alone (evidence in the section unchanged, 0.766).
 MEMORY_SHARE = 0.5
 # A sensitive item goes only to a message about its category (and over twice the floor), or when it is
 # so relevant that the message must be about it.
@@ -280,7 +285,8 @@ def gate(
     """The candidates that clear the relevance bar for this message, best first.
 
     Nothing clears it unless the best candidate does; then each needs a share of the bar and of
-    the best candidate's relevance. A sensitive item needs a message about its category, and one
+    the best candidate's relevance, and a snippet half the relevance of the best memory that
+    cleared the bar (MEMORY_SHARE). A sensitive item needs a message about its category, and one
     that is not a general or technical question (`technical`, by meaning); a reply is as
     sensitive as the message it answers (`answered`: their texts by id).
     """
@@ -294,9 +300,10 @@ def gate(
     if not personal and not named:
         return []
     best = max(h.score for h in hits)
+    best_memory = max((h.score for h in hits if h.type == "memory" and h.score >= floor), default=0.0)
     passed = []
     for h in sorted(hits, key=lambda h: -h.score):
-        if h.score < floor or (h.type == "memory" and h.score < MEMORY_SHARE * best):
+        if h.score < floor or h.score < MEMORY_SHARE * (best if h.type == "memory" else best_memory):
             continue
         if not personal and (
             h.features.get("coverage", 0.0) < IMPERSONAL_COVERAGE or not named & content_stems(h.text)
