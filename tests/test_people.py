@@ -47,3 +47,45 @@ def test_a_mentee_and_a_godchild_are_found_by_what_the_user_says_of_them(db):
         store.add(text)
     assert people.names_for(db, "user", "mentee") == ["Oskar"]
     assert people.names_for(db, "user", "godchild") == ["Alfie"]
+
+
+HOUSEHOLD_MEMORIES = (
+    "My wife Ana is pescatarian",
+    "Our son Leo refuses to eat anything with mushrooms",
+    "Our son Leo loves dinosaurs",
+    "I can't stand coriander",
+    "Ana's best friend Rita can't eat gluten",  # Rita's, not the household's
+    "Our friends Sam and Kit are vegan",  # theirs
+    "Ana doesn't have a driving licence",  # not about food
+    "I'm allergic to penicillin",  # a medicine: health, not a meal
+    "I bake sourdough every weekend",
+)
+
+
+def _household_diet(db, embedder, text):
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    if not store.has_active():
+        for memory in HOUSEHOLD_MEMORIES:
+            store.add(memory)
+        index.catch_up(db, embedder)
+    found = need.household_diet(db, need.read(text, embedder), embedder, text, exclude=set())
+    return {n.memory.text for n in found}
+
+
+def test_a_meal_request_brings_what_the_people_it_is_for_cannot_eat(db, real_encoder):
+    household = {
+        "My wife Ana is pescatarian",
+        "Our son Leo refuses to eat anything with mushrooms",
+        "I can't stand coriander",
+    }
+    assert _household_diet(db, real_encoder, "Cooking for everyone at home tonight. What's a safe bet?") == household
+    # for one of them, theirs alone
+    assert _household_diet(db, real_encoder, "Pack a lunchbox for my son's school trip") == {
+        "Our son Leo refuses to eat anything with mushrooms"
+    }
+    # neither a question about food in general nor a request that is no meal
+    assert _household_diet(db, real_encoder, "What is the Maillard reaction?") == set()
+    assert _household_diet(db, real_encoder, "My loaf came out flat and dense again. Where am I going wrong?") == set()

@@ -235,41 +235,27 @@ def build(
     today = today or datetime.now(UTC).date()
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
-        more = _by_person(db, request, embedder, query, seen, today)
+        more = _needed_items(need.by_person(db, request, embedder, query, exclude=seen), seen, today)
+        more += _needed_items(need.household_diet(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
         if not any(i.memory_id for i in retrieved + more):
-            more += _by_topic(db, request, embedder, seen, today, personal)
+            more += _needed_items(need.by_topic(db, request, embedder, exclude=seen, personal=personal), seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
     return section
 
 
-def _by_topic(
-    db: Database, request: need.Request, embedder: Embedder, seen: set[int], today: date, personal: bool
-) -> list[Item]:
-    """What the request's topic calls for that retrieval did not bring (memchat.memory.judge.need)."""
+def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list[Item]:
+    """Memories a request needs that search did not bring (memchat.memory.judge.need), as items
+    whose reason names the route: "topic diet 0.38", "person 0.32", "household 0.41"."""
     items = []
-    for found in need.by_topic(db, request, embedder, exclude=seen, personal=personal):
-        seen.add(found.memory.id)
-        section, text = _memory_line_of(found.memory, today)
-        reason = f"topic {found.topic} {found.score:.2f}"
-        items.append(Item(section, text, reason, kind=found.memory.kind, memory_id=found.memory.id))
-    return items
-
-
-def _by_person(
-    db: Database, request: need.Request, embedder: Embedder, query: str, seen: set[int], today: date
-) -> list[Item]:
-    """What memory says of the people the request names by role (memchat.memory.judge.people)."""
-    items = []
-    for found in need.by_person(db, request, embedder, query, exclude=seen):
-        seen.add(found.memory.id)
-        section, text = _memory_line_of(found.memory, today)
-        items.append(
-            Item(section, text, f"person {found.score:.2f}", kind=found.memory.kind, memory_id=found.memory.id)
-        )
+    for n in found:
+        seen.add(n.memory.id)
+        section, text = _memory_line_of(n.memory, today)
+        route = n.topic if n.topic in ("person", "household") else f"topic {n.topic}"
+        items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))
     return items
 
 

@@ -15,6 +15,8 @@ memchat.memory.judge.topics:
 - **Person need**: a request that names someone by role ("a present for my brother", "my
   father-in-law") gets what memory says of that person (memchat.memory.judge.people), best first
   by meaning, at most PERSON_ITEMS, under the same rule for sensitive memories.
+- **Household diet**: a meal request (MEAL_REQUEST) gets what the people it is for cannot or
+  will not eat, at most HOUSEHOLD_ITEMS (`household_diet`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,14 @@ SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
 
+
+# A food request this plainly the user's own ("cooking for everyone tonight", "pack my daughter's
+# lunchbox") is a meal for the household: what each of them cannot or will not eat goes with it.
+# On the development sets every diet request under it needed those constraints, and none over it
+# ("my loaf came out flat", "a recipe for my next homebrew").
+MEAL_REQUEST = -0.3
+HOUSEHOLD: tuple[tuple[str, ...], ...] = (("partner",), ("son",), ("daughter",))
+HOUSEHOLD_ITEMS = 3  # household food constraints sent with a meal request, at most
 
 GENERAL = 0.0  # a request more like the general examples than its best topic by this is about no one
 PLAIN_REQUEST = -0.2  # one this far on the other side is the user's own though it names no one
@@ -307,3 +317,69 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, PERSON_ITEMS, 0.0
     )
     return [Needed(n.memory, n.score, "person") for n in ranked]
+
+
+def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
+    ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
+
+    The people are those the request names by role ("my daughter's lunchbox": Maya), or else the
+    household: the user, their partner and children (memchat.memory.judge.people). A memory counts
+    when it states a constraint (_CONSTRAINT) of one of them, as its subject ("Ines's best friend
+    Lucy can't eat gluten" is Lucy's), and reads as about food: never a sensitive one but an
+    allergy or an intolerance."""
+    import numpy as np
+
+    if request.topic != "diet" or request.general > MEAL_REQUEST:
+        return []
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    named = people.role_paths(text)
+    paths = named or list(HOUSEHOLD)
+    with_user = not named or all(p in named for p in HOUSEHOLD)  # "everyone at home" eats with the user
+    names = {n.split()[0] for path in paths for n in people.referents(db, path)[0]}
+    roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
+    about = [i for i in people.memories_about(db, paths) if i not in exclude]
+    rows = np.concatenate(
+        [*_topic_rows(db, vs, model, [model.names.index("diet")], PER_TOPIC), np.flatnonzero(np.isin(vs.ids, about))]
+    )
+    rows = np.unique(rows[_active_rows(vs)[rows]]) if rows.size else rows
+    if rows.size == 0:
+        return []
+    vectors = np.asarray(vs.matrix[rows])
+    topics = model.of_memories(vectors)
+    like = model.sensitivity(vectors).max(axis=1)
+    diet = model.names.index("diet")
+    scores = vectors @ request.vector
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
+    out: list[Needed] = []
+    for j in sorted(range(rows.size), key=lambda j: -scores[j]):
+        m = found.get(int(vs.ids[rows[j]]))
+        if m is None or m.private or m.kind != "fact" or m.id in exclude:
+            continue
+        constraint = _CONSTRAINT.search(m.text)
+        if constraint is None or not _of_them(m.text[: constraint.start()], names, roles, with_user):
+            continue
+        if topics[j, diet] < topics[j].max() - CLOSE or _is_sensitive(m, float(like[j]), "diet"):
+            continue  # "Ines doesn't have a driving licence"; "I'm allergic to penicillin"
+        out.append(Needed(m, float(scores[j]), "household"))
+        if len(out) >= HOUSEHOLD_ITEMS:
+            break
+    return out
+
+
+_NAME_WORD = re.compile(r"\b([A-Z][a-z]+)\b(?!['’]s)")
+_NOT_NAMES = {"I", "I'm", "My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"}
+_USER = re.compile(r"^\s*(I|I'm|I've|we|we're|the user|the user's)\b(?!['’]s)", re.IGNORECASE)
+
+
+def _of_them(subject: str, names: set[str], roles: set[str], with_user: bool) -> bool:
+    """Whether the words before a constraint make it one of these people's: its last name is
+    theirs, or, without a name, a role of theirs ("My daughter is allergic ...") or the user."""
+    found = [w for w in _NAME_WORD.findall(subject) if w not in _NOT_NAMES]
+    if found:
+        return found[-1] in names
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", subject)}
+    return bool(words & roles) or (with_user and _USER.match(subject) is not None)
