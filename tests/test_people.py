@@ -49,17 +49,20 @@ def test_a_mentee_and_a_godchild_are_found_by_what_the_user_says_of_them(db):
     assert people.names_for(db, "user", "godchild") == ["Alfie"]
 
 
-HOUSEHOLD_MEMORIES = (
+HOUSEHOLD = {
     "My wife Ana is pescatarian",
     "Our son Leo refuses to eat anything with mushrooms",
-    "Our son Leo loves dinosaurs",
+    "Our son Leo has coeliac disease",  # health, so never in the profile, but a meal must respect it
     "I can't stand coriander",
+}
+NOT_FOR_A_MEAL = {
     "Ana's best friend Rita can't eat gluten",  # Rita's, not the household's
     "Our friends Sam and Kit are vegan",  # theirs
     "Ana doesn't have a driving licence",  # not about food
+    "Our son Leo refuses to wear a coat",  # not about food either
     "I'm allergic to penicillin",  # a medicine: health, not a meal
-    "I bake sourdough every weekend",
-)
+    "I used to be vegetarian",  # not any more
+}
 
 
 def _household_diet(db, embedder, text):
@@ -68,7 +71,7 @@ def _household_diet(db, embedder, text):
 
     store = MemoryStore(db)
     if not store.has_active():
-        for memory in HOUSEHOLD_MEMORIES:
+        for memory in sorted(HOUSEHOLD | NOT_FOR_A_MEAL) + ["Our son Leo loves dinosaurs", "I bake sourdough"]:
             store.add(memory)
         index.catch_up(db, embedder)
     found = need.household_diet(db, need.read(text, embedder), embedder, text, exclude=set())
@@ -76,16 +79,15 @@ def _household_diet(db, embedder, text):
 
 
 def test_a_meal_request_brings_what_the_people_it_is_for_cannot_eat(db, real_encoder):
-    household = {
-        "My wife Ana is pescatarian",
-        "Our son Leo refuses to eat anything with mushrooms",
-        "I can't stand coriander",
-    }
-    assert _household_diet(db, real_encoder, "Cooking for everyone at home tonight. What's a safe bet?") == household
+    everyone = _household_diet(db, real_encoder, "Cooking for everyone at home tonight. What's a safe bet?")
+    assert len(everyone) == 3 and everyone <= HOUSEHOLD and "Our son Leo has coeliac disease" in everyone
     # for one of them, theirs alone
     assert _household_diet(db, real_encoder, "Pack a lunchbox for my son's school trip") == {
-        "Our son Leo refuses to eat anything with mushrooms"
+        "Our son Leo has coeliac disease",
+        "Our son Leo refuses to eat anything with mushrooms",
     }
+    assert not (everyone | _household_diet(db, real_encoder, "Plan the week's dinners for us")) & NOT_FOR_A_MEAL
     # neither a question about food in general nor a request that is no meal
     assert _household_diet(db, real_encoder, "What is the Maillard reaction?") == set()
     assert _household_diet(db, real_encoder, "My loaf came out flat and dense again. Where am I going wrong?") == set()
+    assert _household_diet(db, real_encoder, "Write a Python function that filters vegan recipes from a list") == set()

@@ -57,13 +57,18 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 # What a profile is for, not a secret: an allergy or an intolerance (a diet fact the word lists file
 # under health), and the family's children (their names, ages, tastes; not their school or health).
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
+_DIET_CONDITION = re.compile(r"\b(allerg\w*|intoleran\w*|coeliac|celiac)\b", re.IGNORECASE)  # a meal request may reach
 # What the household must or will not eat comes before what it likes: a constraint is what a meal
 # plan, a café order or a dinner for guests gets wrong without it.
 _CONSTRAINT = re.compile(
-    r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|halal|kosher|"
-    r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand)|refuses|avoids?)\b",
+    r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|celiac|halal|kosher|"
+    r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand)|"
+    r"refuses to (eat|drink|try|touch)|avoids?)\b",
     re.IGNORECASE,
 )
+_PAST = re.compile(
+    r"\b(used to|no longer|any ?more|gave up being|stopped being)\b", re.IGNORECASE
+)  # not a constraint now
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
@@ -351,23 +356,40 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     vectors = np.asarray(vs.matrix[rows])
     topics = model.of_memories(vectors)
     like = model.sensitivity(vectors).max(axis=1)
-    diet = model.names.index("diet")
+    diet, health = model.names.index("diet"), model.names.index("health")
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
     out: list[Needed] = []
-    for j in sorted(range(rows.size), key=lambda j: -scores[j]):
+    # what a meal must never get wrong (an allergy, coeliac disease) before what someone will not eat
+    first = [_DIET_CONDITION.search(found[int(i)].text) is None if int(i) in found else True for i in vs.ids[rows]]
+    for j in sorted(range(rows.size), key=lambda j: (first[j], -scores[j])):
         m = found.get(int(vs.ids[rows[j]]))
         if m is None or m.private or m.kind != "fact" or m.id in exclude:
             continue
         constraint = _CONSTRAINT.search(m.text)
-        if constraint is None or not _of_them(m.text[: constraint.start()], names, roles, with_user):
+        if (
+            constraint is None
+            or _PAST.search(m.text)
+            or not _of_them(m.text[: constraint.start()], names, roles, with_user)
+        ):
             continue
-        if topics[j, diet] < topics[j].max() - CLOSE or _is_sensitive(m, float(like[j]), "diet"):
-            continue  # "Ines doesn't have a driving licence"; "I'm allergic to penicillin"
+        if topics[j, diet] < topics[j].max() - CLOSE:
+            continue  # "Ines doesn't have a driving licence"
+        if _is_sensitive(m, float(like[j]), "diet") and not _a_diet_condition(m, topics[j, diet], topics[j, health]):
+            continue  # "I'm allergic to penicillin"
         out.append(Needed(m, float(scores[j]), "household"))
         if len(out) >= HOUSEHOLD_ITEMS:
             break
     return out
+
+
+def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
+    """A health fact a meal must respect ("Mia has coeliac disease", "Leo is allergic to peanuts"):
+    sensitive, so never in the profile, but the topic of a meal request needs it. It names the
+    condition a constraint names, touches no sensitive category but health, and reads more as
+    about food than as about health (a medicine allergy does not)."""
+    condition = _DIET_CONDITION.search(m.text) is not None
+    return condition and sensitive.categories(m.text) <= {"health", "children"} and diet >= health
 
 
 _NAME_WORD = re.compile(r"\b([A-Z][a-z]+)\b(?!['’]s)")
