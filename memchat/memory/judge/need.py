@@ -66,9 +66,8 @@ _CONSTRAINT = re.compile(
     r"refuses to (eat|drink|try|touch)|avoids?)\b",
     re.IGNORECASE,
 )
-_PAST = re.compile(
-    r"\b(used to|no longer|any ?more|gave up being|stopped being)\b", re.IGNORECASE
-)  # not a constraint now
+# A constraint that is over ("I used to be vegetarian") is not one now.
+_PAST = re.compile(r"\b(used to|no longer|any ?more|gave up being|stopped being)\b", re.IGNORECASE)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
@@ -331,8 +330,8 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     The people are those the request names by role ("my daughter's lunchbox": Maya), or else the
     household: the user, their partner and children (memchat.memory.judge.people). A memory counts
     when it states a constraint (_CONSTRAINT) of one of them, as its subject ("Ines's best friend
-    Lucy can't eat gluten" is Lucy's), and reads as about food: never a sensitive one but an
-    allergy or an intolerance."""
+    Lucy can't eat gluten" is Lucy's), is not over ("I used to be vegetarian"), and reads as
+    about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
     import numpy as np
 
     if request.topic != "diet" or request.general > MEAL_REQUEST:
@@ -359,11 +358,12 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     diet, health = model.names.index("diet"), model.names.index("health")
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
+    memories = [found.get(int(i)) for i in vs.ids[rows]]
     out: list[Needed] = []
     # what a meal must never get wrong (an allergy, coeliac disease) before what someone will not eat
-    first = [_DIET_CONDITION.search(found[int(i)].text) is None if int(i) in found else True for i in vs.ids[rows]]
-    for j in sorted(range(rows.size), key=lambda j: (first[j], -scores[j])):
-        m = found.get(int(vs.ids[rows[j]]))
+    condition_last = [m is None or _DIET_CONDITION.search(m.text) is None for m in memories]
+    for j in sorted(range(rows.size), key=lambda j: (condition_last[j], -scores[j])):
+        m = memories[j]
         if m is None or m.private or m.kind != "fact" or m.id in exclude:
             continue
         constraint = _CONSTRAINT.search(m.text)
@@ -393,7 +393,7 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
 
 
 _NAME_WORD = re.compile(r"\b([A-Z][a-z]+)\b(?!['’]s)")
-_NOT_NAMES = {"I", "I'm", "My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"}
+_NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"}  # capitalised, not names
 _USER = re.compile(r"^\s*(I|I'm|I've|we|we're|the user|the user's)\b(?!['’]s)", re.IGNORECASE)
 
 
