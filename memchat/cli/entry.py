@@ -12,10 +12,6 @@ import sys
 
 from memchat.cli.runner import CliState, open_chat, run
 
-# One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
-# and OpenBLAS's pool would spin after each call and take the cores from the encoder.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
 
 def main() -> None:
     if sys.argv[1:] or any(name.startswith("_MEMCHAT") for name in os.environ):

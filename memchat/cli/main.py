@@ -6,8 +6,6 @@ the tree has no import cycle: this module imports them and registers them on `ap
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from memchat import __version__
@@ -34,11 +32,6 @@ from memchat.cli.command import Group, use_everywhere
 from memchat.cli.common import complete_session_ids, state
 from memchat.cli.runner import run
 from memchat.errors import UsageError
-
-# One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
-# and OpenBLAS's pool would spin after each call and take the cores from the encoder.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
 
 app = typer.Typer(
     name="memchat",

@@ -2,7 +2,7 @@
 profile (`CliState`), known errors as one line and an exit code, and a fast exit.
 
 Kept apart from memchat.cli.main so that bare `memchat` (memchat.cli.entry) opens the chat
-without importing typer and the command modules (about a third of the REPL's start-up).
+without importing typer and the command modules (about a fifth of the REPL's start-up).
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ from memchat.ui.console import note
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
+
+# One OpenBLAS thread per call, set before numpy loads: the vector scan runs its own two threads,
+# and OpenBLAS's pool would spin after each call and take the cores from the encoder.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @dataclass

@@ -343,9 +343,9 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     named = people.role_paths(text)
     paths = named or list(HOUSEHOLD)
     with_user = not named or all(p in named for p in HOUSEHOLD)  # "everyone at home" eats with the user
-    names = {n.split()[0] for path in paths for n in people.referents(db, path)[0]}
+    names, about = people.people_and_memories(db, paths)
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
-    about = [i for i in people.memories_about(db, paths) if i not in exclude]
+    about = [i for i in about if i not in exclude]
     rows = np.concatenate(
         [*_topic_rows(db, vs, model, [model.names.index("diet")], PER_TOPIC), np.flatnonzero(np.isin(vs.ids, about))]
     )

@@ -146,13 +146,21 @@ def referents(db: Database, path: tuple[str, ...]) -> tuple[list[str], list[re.P
 
 def memories_about(db: Database, paths: list[tuple[str, ...]]) -> list[int]:
     """Ids of the memories that name the people of `paths`, or point to them by role."""
+    return people_and_memories(db, paths)[1]
+
+
+def people_and_memories(db: Database, paths: list[tuple[str, ...]]) -> tuple[set[str], list[int]]:
+    """The first names of the people of `paths`, and the ids of the memories about them (one
+    reading of who is who for both)."""
+    everyone: set[str] = set()
     found: list[int] = []
     for path in paths:
         names, phrases = referents(db, path)
         first = [n.split()[0] for n in names]
+        everyone.update(first)
         words = first + [w for role in path[-1:] for w in ROLE_WORDS[role]]
         for memory_id, text in _texts(db, words):
             named = any(re.search(rf"\b{re.escape(n)}\b", text) for n in first)
             if (named or any(p.search(text) for p in phrases)) and memory_id not in found:
                 found.append(memory_id)
-    return found
+    return everyone, found
