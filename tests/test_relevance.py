@@ -746,3 +746,32 @@ def test_a_past_chat_far_below_a_fact_that_answers_is_not_sent_beside_it():
     assert [h.id for h in passed] == [1, 3]
     # With no memory among the hits (a search of transcripts), snippets keep the floor alone.
     assert [h.id for h in gate([seats, close], "What car do we drive?", 0.05)] == [3, 2]
+
+
+def _said(id_: int, name: str, text: str, score: float):
+    from memchat.memory.recall.rank import Hit
+
+    return Hit("message", id_, "message", text, score, "2026-01-01", "import", role="user", name=name)
+
+
+def test_a_question_naming_a_speaker_gets_their_words_on_a_sensitive_subject_and_no_one_elses():
+    from memchat.memory.judge.inject import gate
+
+    caroline = _said(
+        1, "Caroline", "I'm thinking of counselling transgender people, helping them accept who they are", 0.06
+    )
+    melanie = _said(2, "Melanie", "My therapist says the depression is easing since I started running", 0.06)
+    hits = [caroline, melanie]
+    assert [h.id for h in gate(hits, "What career path has Caroline decided to pursue?", 0.05)] == [1]
+    assert [h.id for h in gate(hits, "What has Mel said about her running?", 0.05)] == [2]  # a short name too
+    assert gate(hits, "What did they talk about last week?", 0.05) == []  # no one named: need-to-know as before
+    # A general or technical question gets no sensitive item, whoever said it.
+    assert gate(hits, "What did Caroline say?", 0.05, technical=True) == []
+
+
+def test_a_mention_of_children_alone_is_not_sensitive_but_their_health_is():
+    from memchat.memory.judge.inject import gate
+
+    camping = _hit("message", 1, "We took the kids camping at the lake in June", 0.06)
+    asthma = _hit("message", 2, "Our son's asthma flared up at the campsite", 0.06)
+    assert [h.id for h in gate([camping, asthma], "When did we go camping?", 0.05)] == [1]

@@ -80,6 +80,21 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     return any(name.startswith(w) for w in _names(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
 
+def speakers_named(query: str, hits: list[Hit]) -> set[str]:
+    """The transcript speakers the message names ("what did Caroline research?": Caroline, also as
+    "Mel" for Melanie), as their names are stored, lower-cased."""
+    named = _names(query)
+    if not named:
+        return set()
+    out = set()
+    for h in hits:
+        if h.name and h.name.lower() not in out:
+            parts = {w for w in words(h.name) if w not in STOPWORDS}
+            if parts & named or any(p.startswith(w) for w in named if len(w) >= 3 for p in parts):
+                out.add(h.name.lower())
+    return out
+
+
 def _names(text: str) -> set[str]:
     """Capitalised words that do not start a sentence, lower-cased, without a possessive "'s"."""
     return {
