@@ -75,6 +75,7 @@ def phases_child(argv: list[str]) -> None:
     t0 = time.perf_counter()
     marks: list[tuple[str, float, float, str]] = []
     import memchat.cli.main as main
+    import memchat.cli.runner as runner
 
     imported = time.perf_counter() - t0
 
@@ -117,14 +118,14 @@ def phases_child(argv: list[str]) -> None:
                 wrap(getattr(sys.modules[module], cls) if cls else sys.modules[module], attr, label)
     sys.meta_path.insert(0, Hook())
 
-    leave = main._fast_exit
+    leave = runner._fast_exit
 
     def report(code: int) -> None:
         end = time.perf_counter() - t0
         sys.stderr.write("\n" + json.dumps({"imports": imported, "marks": marks, "end": end}) + "\n")
         leave(code)
 
-    main._fast_exit = report
+    runner._fast_exit = report  # type: ignore[assignment]
     sys.argv = ["memchat", *argv]
     main.main()
 
