@@ -131,6 +131,22 @@ def test_the_speaker_name_is_indexed_with_the_words(db, fake_embedder):
     assert "Caroline: I went to a support group yesterday" in fake_embedder.calls[0]
 
 
+def test_a_word_most_rows_have_is_not_searched_for_but_the_rare_one_still_finds(db, monkeypatch):
+    """BM25 over a word in most rows ranks nothing and scans them all (2.2 s for "the" at 1,000,000
+    memories): past search.POSTINGS rows the commonest words of a query are left out."""
+    from memchat.memory.recall import search
+
+    store = MemoryStore(db)
+    common = [store.add(f"Note number {i} about the garden").id for i in range(12)]
+    rare = store.add("A zebra finch sings in the garden at dawn").id
+    monkeypatch.setattr(search, "POSTINGS", 10)
+    assert [h.id for h in recall(db, "garden zebra", None)] == [rare]  # "garden" is in 13 rows: left out
+    assert recall(db, "garden", None) == []  # nothing left to search for by words
+    monkeypatch.setattr(search, "POSTINGS", 100)
+    hits = [h.id for h in recall(db, "garden zebra", None, limit=20)]
+    assert hits[0] == rare and set(common) <= set(hits)  # under the budget every word is searched
+
+
 def test_fts_query_quotes_every_word_and_drops_stopwords():
     assert fts_query('where did we leave the "webhook" bug*?') == '"leave" OR "webhook" OR "bug"'
     assert fts_query("NEAR(a b) OR c: -d") == '"near" OR "b" OR "c" OR "d"'

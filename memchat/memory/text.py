@@ -59,16 +59,25 @@ def content_stems(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w not in STOPWORDS}
 
 
-def fts_query(text: str, *, stopwords: bool = True) -> str | None:
-    """An FTS5 MATCH expression for any text: its words, each quoted, OR-ed; None if it has none."""
+def fts_words(text: str, *, stopwords: bool = True) -> list[str]:
+    """The words of any text an FTS5 query searches for: without stop words, unless it has only those."""
     words: list[str] = []
     for w in _WORD.findall(text.lower()):
         if w not in words:
             words.append(w)
     if stopwords:
         words = [w for w in words if w not in STOPWORDS] or words
-    words = words[:MAX_TERMS]
+    return words[:MAX_TERMS]
+
+
+def fts_match(words: list[str]) -> str | None:
+    """An FTS5 MATCH expression for these words: each quoted (never parsed as syntax), OR-ed."""
     return " OR ".join(f'"{w}"' for w in words) if words else None
+
+
+def fts_query(text: str, *, stopwords: bool = True) -> str | None:
+    """An FTS5 MATCH expression for any text: its words, each quoted, OR-ed; None if it has none."""
+    return fts_match(fts_words(text, stopwords=stopwords))
 
 
 # Sentence ends (and a semicolon), line breaks: not the full stop of an abbreviation or an initial

@@ -23,7 +23,7 @@ from memchat.memory.recall.dates import Period, period_in
 from memchat.memory.recall.rank import TUNING, Hit, Query, Tuning, rank, with_tuning
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import KINDS, STATUSES
-from memchat.memory.text import fts_query
+from memchat.memory.text import fts_match, fts_query, fts_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 ALL_KINDS = (*KINDS, "message")
 CATCH_UP = 32  # texts a search embeds on its own; a larger backlog waits for recall/import/reindex
 PERIOD_POOL = 20  # candidates from the date or period the query names
+# BM25 scores every row that has one of the query's words, so a word most rows have ranks nothing
+# and costs a pass over them all: at 1,000,000 memories "the" took 2.2 s, "what do I like?" (stop
+# words only, so all kept) 0.62 s. The query's commonest words are left out until the rows the
+# rest are in add up to POSTINGS at most (counted by the index, up to POSTINGS: ~1 ms for a common
+# word at 1,000,000); a table of fewer rows than that never loses a word.
+POSTINGS = 30_000
 
 
 def parse_time(value: str | None, *, end: bool = False) -> str | None:
@@ -55,7 +61,7 @@ def parse_time(value: str | None, *, end: bool = False) -> str | None:
 @dataclass
 class _Query:
     text: str
-    fts: str | None
+    words: tuple[str, ...]  # what BM25 searches for (memchat.memory.text.fts_words)
     vector: np.ndarray | None
     kinds: tuple[str, ...]
     statuses: tuple[str, ...]
@@ -126,7 +132,7 @@ def recall(
         raise UsageError("--limit must be at least 1")
     q = _Query(
         query,
-        fts_query(query, stopwords=tuning.stopwords),
+        tuple(fts_words(query, stopwords=tuning.stopwords)),
         None,
         kinds,
         tuple(statuses),
@@ -224,14 +230,33 @@ def _memory_filter_sql(q: _Query) -> tuple[str, list]:
 
 
 def _bm25_memories(db: Database, q: _Query) -> list[tuple[int, float]]:
-    if not q.fts:
+    match = _affordable(db, "memories_fts", q.words)
+    if not match:
         return []
     where, params = _memory_filter_sql(q)
     return db.conn.execute(
         "SELECT m.id, bm25(memories_fts) AS s FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
         f"WHERE memories_fts MATCH ? {where} ORDER BY s LIMIT ?",
-        (q.fts, *params, q.tuning.pool),
+        (match, *params, q.tuning.pool),
     ).fetchall()
+
+
+def _affordable(db: Database, table: str, words: tuple[str, ...]) -> str | None:
+    """The MATCH expression for the words, without the commonest ones past POSTINGS rows."""
+    if not words:
+        return None
+    # Each word's rows counted by the index itself (so as its tokenizer reads the word), up to the budget.
+    rows = {
+        w: db.conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+            (fts_match([w]), POSTINGS + 1),
+        ).fetchone()[0]
+        for w in words
+    }
+    kept = sorted(words, key=lambda w: rows[w])
+    while kept and sum(rows[w] for w in kept) > POSTINGS:
+        kept.pop()  # the commonest
+    return fts_match([w for w in words if w in kept])
 
 
 def _excluded(db: Database, session: int | None, private: bool) -> tuple[int, ...]:
@@ -258,13 +283,14 @@ def _message_filter_sql(q: _Query) -> tuple[str, list]:
 
 
 def _bm25_messages(db: Database, q: _Query) -> list[tuple[int, float]]:
-    if not q.fts:
+    match = _affordable(db, "messages_fts", q.words)
+    if not match:
         return []
     where, params = _message_filter_sql(q)
     return db.conn.execute(
         f"SELECT m.id, bm25(messages_fts, {float(q.tuning.name_weight)}, 1.0) AS s FROM messages_fts "
         f"JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? {where} ORDER BY s LIMIT ?",
-        (q.fts, *params, q.tuning.pool),
+        (match, *params, q.tuning.pool),
     ).fetchall()
 
 
