@@ -775,3 +775,33 @@ def test_a_mention_of_children_alone_is_not_sensitive_but_their_health_is():
     camping = _hit("message", 1, "We took the kids camping at the lake in June", 0.06)
     asthma = _hit("message", 2, "Our son's asthma flared up at the campsite", 0.06)
     assert [h.id for h in gate([camping, asthma], "When did we go camping?", 0.05)] == [1]
+
+
+# Health facts of a family, among others (written for this test; the requests name no condition).
+FAMILY_HEALTH = [
+    "Our daughter Iris gets asthma attacks whenever she catches a cold",
+    "I have psoriasis on my elbows and knees",
+    "Iris is five and loves painting",
+    "We live in a flat in Leeds",
+    "I ride a road bike to work",
+    "Our bathroom has an extractor fan that rattles",
+]
+
+
+@pytest.mark.parametrize(
+    "prompt, sent",
+    [
+        ("My little one is wheezing and coughing at night again. What should we do?", True),
+        ("My skin is flaking and itchy after the cold snap. What helps?", True),
+        ("Ideas for my daughter's birthday party?", False),
+        ("The extractor fan in our bathroom rattles. How do I fix it?", False),
+    ],
+)
+def test_a_request_partly_about_health_reaches_the_health_fact_it_touches_and_no_other_does(
+    cli, api, real_encoder, prompt, sent
+):
+    for text in FAMILY_HEALTH:
+        assert cli("memories", "add", text).exit_code == 0
+    system = sent_for(cli, api, prompt)
+    health = [t for t in FAMILY_HEALTH[:2] if t in system]
+    assert bool(health) == sent, (prompt, health)
