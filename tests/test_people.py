@@ -91,3 +91,51 @@ def test_a_meal_request_brings_what_the_people_it_is_for_cannot_eat(db, real_enc
     assert _household_diet(db, real_encoder, "What is the Maillard reaction?") == set()
     assert _household_diet(db, real_encoder, "My loaf came out flat and dense again. Where am I going wrong?") == set()
     assert _household_diet(db, real_encoder, "Write a Python function that filters vegan recipes from a list") == set()
+
+
+# A sister memory knows well: what she does, when her birthday is, what she likes.
+SISTER = [
+    "My sister Nia is a dentist in Swansea",
+    "Nia's birthday is 4 March",
+    "Nia turns forty this year",
+    "For Nia's last birthday we all went to a spa",
+    "Nia got married in 2019",
+    "Nia is mad about Welsh rugby",
+    "I'm learning to play the cello",
+]
+
+
+def _about_the_sister(db, embedder, text):
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    if not store.has_active():
+        for memory in SISTER:
+            store.add(memory)
+        index.catch_up(db, embedder)
+    return [n.memory.text for n in need.by_person(db, need.read(text, embedder), embedder, text, exclude=set())]
+
+
+def test_a_suggestion_for_someone_brings_what_they_like_first(db, real_encoder):
+    assert (
+        _about_the_sister(db, real_encoder, "Birthday present ideas for my sister?")[0]
+        == "Nia is mad about Welsh rugby"
+    )
+    assert _about_the_sister(db, real_encoder, "What could we do with my sister this weekend?")[0] == (
+        "Nia is mad about Welsh rugby"
+    )
+    # Not a suggestion: what is most like the request, as before.
+    assert "Nia's birthday is 4 March" in _about_the_sister(db, real_encoder, "When is my sister's birthday?")
+    assert "Nia is mad about Welsh rugby" not in _about_the_sister(db, real_encoder, "Where does my sister work?")
+
+
+def test_what_memory_says_of_someone_with_many_memories_is_all_read(db):
+    from memchat.memory.judge import people
+
+    store = MemoryStore(db)
+    store.add("My partner Ines is a chemistry teacher")
+    for i in range(80):
+        store.add(f"Ines went to concert number {i}")
+    long = store.add("Ines has been doing a pottery evening class on Thursdays and loves ceramics more than anything")
+    assert long.id in people.memories_about(db, [("partner",)])

@@ -65,7 +65,7 @@ _TRIPLES = [
 _MENTORING = re.compile(rf"\bI'?m mentoring {_NAME}")
 _GODPARENT = re.compile(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
 _CUES = {"mentee": ("mentoring",), "godchild": ("godfather", "godmother", "godparent")}  # said of the user
-CANDIDATES = 60  # memories read per name
+CANDIDATES = 200  # memories read per name (60 cut a partner with 25 memories short)
 
 
 def role_paths(text: str) -> list[tuple[str, ...]]:
