@@ -10,6 +10,8 @@ FLOORS = {
     "sensitive memory words (sensitive_words.json)": 0.64,
     "first-person cues (personal._PERSONAL)": 0.89,
     "diet constraints (need._CONSTRAINT)": 0.64,
+    "suggestion requests (need._SUGGESTION)": 0.78,
+    "tastes (need._TASTE)": 0.78,
     "small talk (capture.turns._SMALL_TALK)": 0.95,
     "message cues: health (sensitive_words.json)": 0.55,
     "message cues: finances (sensitive_words.json)": 0.52,

@@ -72,6 +72,18 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["diet_constraint"]),
         ),
         _measure(
+            "suggestion requests (need._SUGGESTION)",
+            "a request for something to give or do for someone",
+            lambda t: bool(need._SUGGESTION.search(t)),
+            _yes_no(LABELLED["suggestion_request"]),
+        ),
+        _measure(
+            "tastes (need._TASTE)",
+            "what someone likes, a gift or an outing can go by",
+            lambda t: bool(need._TASTE.search(t)),
+            _yes_no(LABELLED["taste_memory"]),
+        ),
+        _measure(
             "small talk (capture.turns._SMALL_TALK)",
             "a message with nothing to keep",
             lambda t: bool(_SMALL_TALK.match(t)),

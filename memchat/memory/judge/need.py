@@ -14,7 +14,8 @@ memchat.memory.judge.topics:
   own topic. A general question (about no one, or like the general examples) gets none.
 - **Person need**: a request that names someone by role ("a present for my brother", "my
   father-in-law") gets what memory says of that person (memchat.memory.judge.people), best first
-  by meaning, at most PERSON_ITEMS, under the same rule for sensitive memories.
+  by meaning, at most PERSON_ITEMS, under the same rule for sensitive memories; a request for a
+  suggestion (_SUGGESTION: a gift, an idea, something to do) gets what they like first (_TASTE).
 - **Household diet**: a meal request (MEAL_REQUEST) gets what the people it is for cannot or
   will not eat, at most HOUSEHOLD_ITEMS (`household_diet`).
 """
@@ -326,10 +327,24 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         return []
     vectors = np.asarray(vs.matrix[rows])
     every = set(range(len(model.names)))
-    ranked = _ranked(
-        db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, PERSON_ITEMS, 0.0
-    )
-    return [Needed(n.memory, n.score, "person") for n in ranked]
+    ranked = _ranked(db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, len(ids), 0.0)
+    if _SUGGESTION.search(text):  # what they like first, by likeness within (a stable sort)
+        ranked.sort(key=lambda n: _TASTE.search(n.memory.text) is None)
+    return [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
+
+
+# A request for a suggestion for someone ("gift ideas for my partner", "what could we do with the
+# nephews?") needs what they like before what memory says of them otherwise (their job, their birthday).
+# Both lists are data with a measured precision (tests/word_lists.py).
+_SUGGESTION = re.compile(
+    r"\b(ideas?|suggest\w*|recommend\w*|gifts?|presents?|treats?|surprise|stocking fillers?|"
+    r"what (?:should|could|can) (?:i|we) (?:get|buy|give|do|make|plan))\b",
+    re.IGNORECASE,
+)
+_TASTE = re.compile(
+    r"\b(loves?|likes?|into|obsessed|collects?|fan of|favourite|enjoys?|keen|mad about|passionate|hobby|hobbies)\b",
+    re.IGNORECASE,
+)
 
 
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
