@@ -9,7 +9,8 @@ user would build it: every memory stored through `memories add`'s code (`app.mem
 with its key; a later value of a key supersedes the earlier), its history as past sessions.
 Then every prompt is asked on a fresh copy of the profile through `ask`'s code path
 (`app.chat.send`, offline echo provider) and the memory section that call was sent
-(`ask --explain --json`'s items) is read back. Each set runs with and without its history.
+(`ask --explain --json`'s items) is read back. Each set runs with and without its history,
+on its own clock when it says when it was written ("now": memchat's clock is set there).
 
 Per set it prints:
 - need sent: the share of needed memories (over all "need" cases) that reached the section,
@@ -25,6 +26,7 @@ Development data only: acceptance is measured on held-out sets of the same kind.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -49,6 +51,40 @@ class Profile:
     memories: list[dict]
     history: list[dict]
     cases: list[dict]
+    now: str | None = None  # the moment the set was written for ("next month", a plan still to come)
+
+
+@contextlib.contextmanager
+def clock(now: str | None):
+    """memchat's clock at the set's `now` (the timestamps it stores, memchat.db.utcnow, and the age
+    search ranks by), a millisecond further at each reading (so what is stored later is later): a
+    set's dated plans and "next month" mean what they meant when it was written, whatever day the
+    bench runs. None: the real clock."""
+    if now is None:
+        yield
+        return
+    from datetime import datetime, timedelta
+
+    import memchat.db
+    import memchat.memory.recall.rank
+
+    start = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    ticks = iter(range(10**9))
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[override]
+            return (start + timedelta(milliseconds=next(ticks))).astimezone(tz)
+
+    modules = (memchat.db, memchat.memory.recall.rank)
+    real = [m.datetime for m in modules]
+    for m in modules:
+        m.datetime = Frozen  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        for m, was in zip(modules, real, strict=True):
+            m.datetime = was  # type: ignore[misc]
 
 
 @dataclass
@@ -75,7 +111,7 @@ def load_sets(eval_dir: Path) -> list[Profile]:
         sets.append(Profile("dev", data["memories"], data["history"], data["cases"]))
     own = json.loads(OWN.read_text())
     for p in own["profiles"]:
-        sets.append(Profile(f"own-{p['name']}", p["memories"], p["history"], p["cases"]))
+        sets.append(Profile(f"own-{p['name']}", p["memories"], p["history"], p["cases"], own.get("now")))
     return sets
 
 
@@ -199,10 +235,11 @@ def main() -> None:
                 continue  # no history to leave out: one run
             with tempfile.TemporaryDirectory() as tmp:
                 base = Path(tmp) / "base.db"
-                ids = build(profile, base, with_history)
-                work = Path(tmp) / "work"
-                work.mkdir()
-                out = judge(profile, ids, base, work)
+                with clock(profile.now):
+                    ids = build(profile, base, with_history)
+                    work = Path(tmp) / "work"
+                    work.mkdir()
+                    out = judge(profile, ids, base, work)
             label = f"{profile.name}{'' if with_history or not profile.history else ' (no history)'}"
             rows.append((label, out))
             if args.cases:

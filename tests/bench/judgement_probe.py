@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from judgement_eval import ROOT, _open, build, load_sets
+from judgement_eval import ROOT, _open, build, clock, load_sets
 
 
 def _rank_in(ids: list[int], wanted: int) -> str:
@@ -33,8 +33,16 @@ def probe(app, profile, ids: dict[int, int], case: dict) -> tuple[str, bool]:
     from memchat.memory.recall.search import recall
 
     embedder = app.embedder()
+    from memchat.db import utcnow
+    from memchat.memory.recall.dates import message_date
+
     section = inject.build(
-        app.db, case["prompt"], embedder=embedder, budget=app.settings.get("memory.budget"), count=tokens.count
+        app.db,
+        case["prompt"],
+        embedder=embedder,
+        budget=app.settings.get("memory.budget"),
+        count=tokens.count,
+        today=message_date(utcnow()),  # the set's own clock (judgement_eval.clock), as a message's date is
     )
     back = {v: k for k, v in ids.items()}
     need_set = set(case.get("need", []))
@@ -80,7 +88,7 @@ def main() -> None:
     parser.add_argument("--match", help="only prompts containing these words")
     args = parser.parse_args()
     profile = next(p for p in load_sets(args.eval_dir) if p.name == args.set)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, clock(profile.now):
         base = Path(tmp) / "base.db"
         ids = build(profile, base, not args.no_history)
         app = _open(base)
