@@ -341,6 +341,74 @@ def test_dates_and_periods_named_in_a_message(text, start, end):
     assert period is not None and (period.start.isoformat(), period.end.isoformat()) == (start, end)
 
 
+@pytest.mark.parametrize(
+    "text, start, end",
+    [
+        ("What should I pack for my February trip?", "2027-02-01", "2027-02-28"),
+        ("I'm presenting next month, help me prepare", "2026-11-01", "2026-11-30"),
+        ("the deadline at the end of next month", "2026-11-01", "2026-11-30"),
+        ("Who feeds the cat over the holidays?", "2026-12-15", "2027-01-06"),
+        ("Ideas for our festive trip", "2026-12-15", "2027-01-06"),
+        ("Where should we go at Easter?", "2027-03-19", "2027-04-05"),  # Easter Sunday 2027 is 28 March
+        ("Plans for tomorrow?", "2026-10-29", "2026-10-29"),
+        ("What's on this weekend?", "2026-10-31", "2026-11-01"),
+        ("training plan for this winter", "2026-12-01", "2027-02-28"),
+        ("a trip in November", "2026-11-01", "2026-11-30"),
+        ("a picnic in October", "2026-10-28", "2026-10-31"),  # what is left of this month
+    ],
+)
+def test_the_period_ahead_a_request_names(text, start, end):
+    from datetime import date
+
+    from memchat.memory.recall.dates import coming_period
+
+    period = coming_period(text, date(2026, 10, 28))
+    assert period is not None and (period.start.isoformat(), period.end.isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["May I ask you something?", "What did we do in February?", "Photos from last June", "How do I pack a tent?"],
+)
+def test_no_period_ahead_where_there_is_none(text):
+    from datetime import date
+
+    from memchat.memory.recall.dates import coming_period
+
+    assert coming_period(text, date(2026, 10, 28)) is None
+
+
+def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embedder):
+    from datetime import date
+
+    from memchat.memory.judge import inject
+    from memchat.memory.recall import index
+
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    kept = "2026-10-01T10:00:00.000000Z"
+    for text in (
+        "I'm off to Reykjavik with Sam from 2027-02-12 to 2027-02-16",
+        "My dentist check-up is on 2026-11-03",
+        "The car's MOT is due on 2027-03-20",
+        "I'm a structural engineer",
+        "I love hot springs and long hikes",
+    ):
+        store.add(text, created_at=kept)
+    index.catch_up(db, embedder)
+
+    def planned(prompt: str) -> list[str]:
+        """What the section holds as the plan for the period the prompt names (reason "plan ...")."""
+        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=date(2026, 10, 28))
+        return [i.text for i in section.items if i.reason.startswith("plan")]
+
+    february = planned("What should I pack for my February trip?")
+    assert len(february) == 1 and "Reykjavik" in february[0]  # the one plan in February, not the dentist's
+    assert planned("What should I pack for a weekend away?") == []  # no period named
+    assert planned("How should I train for my hikes this winter?") == []  # a season is too wide to pick one
+    assert planned("How does the MOT work in general?") == []  # a general question
+
+
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])
 def test_no_period_where_there_is_none(text):
     from memchat.memory.recall.dates import period_in

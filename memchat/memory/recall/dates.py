@@ -188,3 +188,89 @@ def _relative(phrase: str, today: date) -> Period:
     if phrase == "last year":
         return Period(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))
     return Period(date(today.year, 1, 1), today)  # this year
+
+
+# --- the period a request looks ahead to ---------------------------------------------------------
+
+_COMING = re.compile(
+    r"\b(tomorrow|(?:this|next)\s+(?:week|weekend|month|year)|(?:the\s+)?end\s+of\s+(?:this|next)\s+month)\b", re.I
+)
+_SEASON = re.compile(r"\b(?:this|next|coming)?\s*(winter|spring|summer|autumn|fall)\b", re.I)
+_FESTIVE = re.compile(r"\b(christmas|xmas|festive|the\s+holidays|new\s+year(?:'s)?)\b", re.I)
+_EASTER = re.compile(r"\beaster\b", re.I)
+# A month named as ahead ("my February trip", "in March", "next June"): capitalised as a name is, not
+# after "last"; "May" only where the verb cannot be ("in May", "next May", "May 3").
+_AHEAD_MONTH = re.compile(
+    r"(?<!\blast )(?<!\bLast )\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b|\b(?:in|this|next|early|late|mid-?|by|until)\s+(May)\b"
+)
+_SEASONS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9}  # first month; three months each
+_ASKS_BACK = re.compile(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do in May?" looks back
+
+
+def coming_period(text: str, today: date) -> Period | None:
+    """The period ahead a request names ("next month", "my February trip", "this winter", "over the
+    holidays", "at Easter"), from `today` on; None when it names none (or only the past: "last June").
+    What memory holds for that period (a trip, a deadline) is what such a request needs."""
+    if _ASKS_BACK.search(text):
+        return None
+    if m := _COMING.search(text):
+        return _coming(" ".join(m.group(1).lower().split()), today)
+    if _FESTIVE.search(text):
+        year = today.year if today.month >= 2 else today.year - 1  # in early January, the one just gone by
+        start, end = date(year, 12, 15), date(year + 1, 1, 6)
+        return Period(max(start, today), end) if end >= today else Period(date(year + 1, 12, 15), date(year + 2, 1, 6))
+    if _EASTER.search(text):
+        for year in (today.year, today.year + 1):
+            sunday = _easter(year)
+            if sunday + timedelta(days=8) >= today:
+                return Period(max(sunday - timedelta(days=9), today), sunday + timedelta(days=8))
+    if m := _AHEAD_MONTH.search(text):
+        month = _month(m.group(1) or m.group(2))
+        year = today.year if month >= today.month else today.year + 1
+        return Period(max(date(year, month, 1), today), _month_end(year, month))
+    if m := _SEASON.search(text):
+        first = _SEASONS[m.group(1).lower()]
+        for year in (today.year - 1, today.year, today.year + 1):
+            start = date(year, first, 1)
+            end_month = (first + 1) % 12 + 1
+            end = _month_end(year + (end_month < first), end_month)
+            if end >= today:
+                return Period(max(start, today), end)
+    return None
+
+
+def _coming(phrase: str, today: date) -> Period:
+    monday = today - timedelta(days=today.weekday())
+    if phrase == "tomorrow":
+        return Period(today + timedelta(days=1), today + timedelta(days=1))
+    if phrase == "this week":
+        return Period(today, monday + timedelta(days=6))
+    if phrase == "next week":
+        return Period(monday + timedelta(days=7), monday + timedelta(days=13))
+    if phrase == "this weekend":
+        return Period(max(today, monday + timedelta(days=5)), monday + timedelta(days=6))
+    if phrase == "next weekend":
+        return Period(monday + timedelta(days=12), monday + timedelta(days=13))
+    if phrase.endswith("this month"):
+        return Period(today, _month_end(today.year, today.month))
+    if phrase.endswith("next month"):
+        year, month = (today.year, today.month + 1) if today.month < 12 else (today.year + 1, 1)
+        return Period(date(year, month, 1), _month_end(year, month))
+    if phrase == "this year":
+        return Period(today, date(today.year, 12, 31))
+    return Period(date(today.year + 1, 1, 1), date(today.year + 1, 12, 31))  # next year
+
+
+def _easter(year: int) -> date:
+    """Easter Sunday (the Gregorian computus, Meeus/Jones/Butcher)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    f = (b + 8) // 25
+    g = (b - f + 1) // 3
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    ll = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * ll) // 451
+    month, day = divmod(h + ll - 7 * m + 114, 31)
+    return date(year, month, day + 1)
