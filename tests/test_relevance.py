@@ -368,7 +368,13 @@ def test_the_period_ahead_a_request_names(text, start, end):
 
 @pytest.mark.parametrize(
     "text",
-    ["May I ask you something?", "What did we do in February?", "Photos from last June", "How do I pack a tent?"],
+    [
+        "May I ask you something?",
+        "What did we do in February?",
+        "Photos from last June",
+        "How do I pack a tent?",
+        "Ideas for June's party?",
+    ],
 )
 def test_no_period_ahead_where_there_is_none(text):
     from datetime import date

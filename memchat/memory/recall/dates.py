@@ -199,10 +199,12 @@ _SEASON = re.compile(r"\b(?:this|next|coming)?\s*(winter|spring|summer|autumn|fa
 _FESTIVE = re.compile(r"\b(christmas|xmas|festive|the\s+holidays|new\s+year(?:'s)?)\b", re.I)
 _EASTER = re.compile(r"\beaster\b", re.I)
 # A month named as ahead ("my February trip", "in March", "next June"): capitalised as a name is, not
-# after "last"; "May" only where the verb cannot be ("in May", "next May", "May 3").
+# after "last", nor possessive ("June's party" is a person's); "May" only where the verb cannot be
+# ("in May", "next May"). A person called April or June is still read as the month.
 _AHEAD_MONTH = re.compile(
     r"(?<!\blast )(?<!\bLast )\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b|\b(?:in|this|next|early|late|mid-?|by|until)\s+(May)\b"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b(?!['’]s)"
+    r"|\b(?:in|this|next|early|late|mid-?|by|until)\s+(May)\b"
 )
 _SEASONS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9}  # first month; three months each
 _ASKS_BACK = re.compile(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do in May?" looks back
