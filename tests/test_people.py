@@ -125,6 +125,10 @@ def test_a_suggestion_for_someone_brings_what_they_like_first(db, real_encoder):
     assert _about_the_sister(db, real_encoder, "What could we do with my sister this weekend?")[0] == (
         "Nia is mad about Welsh rugby"
     )
+    # A taste need not be like the request at all (a moisturiser and rugby: cosine -0.06).
+    assert "Nia is mad about Welsh rugby" in _about_the_sister(
+        db, real_encoder, "Recommend a moisturiser for my sister"
+    )
     # Not a suggestion: what is most like the request, as before.
     assert "Nia's birthday is 4 March" in _about_the_sister(db, real_encoder, "When is my sister's birthday?")
     assert "Nia is mad about Welsh rugby" not in _about_the_sister(db, real_encoder, "Where does my sister work?")

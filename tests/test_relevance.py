@@ -413,6 +413,7 @@ def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embe
     assert planned("What should I pack for a weekend away?") == []  # no period named
     assert planned("How should I train for my hikes this winter?") == []  # a season is too wide to pick one
     assert planned("How does the MOT work in general?") == []  # a general question
+    assert planned("Help me plan my February budget") == []  # in the period, but not what it is about
 
 
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])

@@ -333,9 +333,14 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         return []
     vectors = np.asarray(vs.matrix[rows])
     every = set(range(len(model.names)))
-    ranked = _ranked(db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, len(ids), 0.0)
-    if _SUGGESTION.search(text):  # what they like first, by likeness within (a stable sort)
+    ranked = _ranked(db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, len(ids), -1.0)
+    if _SUGGESTION.search(text):
+        # What they like first, by likeness within (a stable sort); a taste need not be like the
+        # request at all ("a book for my partner" and "Dev is mad about Formula 1").
         ranked.sort(key=lambda n: _TASTE.search(n.memory.text) is None)
+        ranked = [n for n in ranked if n.score >= 0.0 or _TASTE.search(n.memory.text)]
+    else:
+        ranked = [n for n in ranked if n.score >= 0.0]
     return [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
 
 
@@ -360,6 +365,11 @@ _TASTE = re.compile(
 # month or so at most.
 PLAN_ITEMS = 1
 PLAN_PERIOD_DAYS = 45
+# And it must be near the request in meaning: a plan in the period that is not what the request is about
+# ("a function that returns next month's first Monday" and a work trip in November at 0.16; Christmas
+# presents for a son and a visit to the in-laws at 0.02). The plans needed on the development sets
+# were at 0.22-0.35.
+PLAN_FLOOR = 0.2
 
 
 def plans_ahead(
@@ -393,7 +403,7 @@ def plans_ahead(
     every = set(range(len(model.names)))
     vectors = np.asarray(vs.matrix[chosen])
     ranked = _ranked(
-        db, model, vs.ids[chosen], vectors, request.vector, request.topics, every, exclude, PLAN_ITEMS, 0.0
+        db, model, vs.ids[chosen], vectors, request.vector, request.topics, every, exclude, PLAN_ITEMS, PLAN_FLOOR
     )
     return [Needed(n.memory, n.score, "plan") for n in ranked]
 
