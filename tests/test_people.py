@@ -143,3 +143,14 @@ def test_what_memory_says_of_someone_with_many_memories_is_all_read(db):
         store.add(f"Ines went to concert number {i}")
     long = store.add("Ines has been doing a pottery evening class on Thursdays and loves ceramics more than anything")
     assert long.id in people.memories_about(db, [("partner",)])
+
+
+def test_past_the_reading_limit_the_newest_memories_of_someone_are_read(db, monkeypatch):
+    from memchat.memory.judge import people
+
+    store = MemoryStore(db)
+    for i in range(6):
+        store.add(f"An old note {i} about a partner's cousin and the partner's cousin's partner")
+    store.add("My partner Zoe is a nurse")
+    monkeypatch.setattr(people, "CANDIDATES", 3)  # BM25 would read the six notes dense in "partner" first
+    assert people.names_for(db, "user", "partner") == ["Zoe"]
