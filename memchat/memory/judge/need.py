@@ -215,7 +215,7 @@ def _profile(
     model = model_for(embedder)
     if vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    rows = np.unique(
+    rows = scan.distinct(
         np.concatenate(_topic_rows(db, vs, model, [model.names.index(t) for t in PROFILE_TOPICS], PROFILE_ROWS))
     )
     if rows.size == 0:
@@ -262,7 +262,7 @@ def by_topic(db: Database, request: Request, embedder: Embedder, exclude: set[in
     allowed = _active_rows(vs)
     parts = [_nearest(scan.similarities(vs.matrix, vector), allowed, CANDIDATES)]  # the search's scores, kept
     parts += _topic_rows(db, vs, model, sorted(wanted), PER_TOPIC)
-    rows = np.unique(np.concatenate(parts))
+    rows = scan.distinct(np.concatenate(parts))
     if rows.size == 0:
         return []
     vectors = np.asarray(vs.matrix[rows])
@@ -434,7 +434,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     rows = np.concatenate(
         [*_topic_rows(db, vs, model, [model.names.index("diet")], PER_TOPIC), np.flatnonzero(np.isin(vs.ids, about))]
     )
-    rows = np.unique(rows[_active_rows(vs)[rows]]) if rows.size else rows
+    rows = scan.distinct(rows[_active_rows(vs)[rows]])
     if rows.size == 0:
         return []
     vectors = np.asarray(vs.matrix[rows])

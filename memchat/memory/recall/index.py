@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file, immediate, sql_errors
 from memchat.errors import MemchatError
+from memchat.memory.recall import scan
 from memchat.memory.recall.embed import to_blob
 from memchat.memory.recall.vector_file import Rows, patch_copy, read_copy, write_copy
 from memchat.memory.recall.vectors import VectorSet, generation, kind_status_code
@@ -405,7 +406,7 @@ def _load(db: Database, which: str, model: str, gen: int) -> VectorSet:
         matrix=matrix[:done],
         created=np.array(created, dtype=str),
         group=group[:done],
-        codes=frozenset(int(c) for c in np.unique(group[:done])) if which == "memories" else frozenset(),
+        codes=frozenset(int(c) for c in scan.distinct(group[:done])) if which == "memories" else frozenset(),
     )
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import db_file, sql_errors
+from memchat.memory.recall import scan
 from memchat.memory.recall.vectors import VectorSet, generation
 
 if TYPE_CHECKING:
@@ -272,7 +273,7 @@ def patch_copy(
             matrix=np.zeros((0, 0), dtype=np.float32),  # written below in chunks, never whole
             created=np.concatenate([np.asarray(old["created"][kept]), fresh.created]).astype(str)[order],
             group=group,
-            codes=frozenset(int(c) for c in np.unique(group)) if which == "memories" else frozenset(),
+            codes=frozenset(int(c) for c in scan.distinct(group)) if which == "memories" else frozenset(),
         )
         dim = old["matrix"].shape[1] if old["matrix"].shape[0] else fresh.matrix.shape[1]
 
