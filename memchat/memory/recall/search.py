@@ -202,11 +202,12 @@ def _bm25_lists(db: Database, q: _Query, memories: bool, messages: bool) -> list
     if memories:
         lists.append(("memory", "bm25", _bm25_memories(db, q)))
     if messages:
-        lists.append(("message", "bm25", _bm25_messages(db, q)))
+        match = _affordable(db, "messages_fts", q.words)  # once for both lists: it counts rows
+        lists.append(("message", "bm25", _bm25_messages(db, q, match)))
         if q.period is not None:
             start, end = q.period.bounds()
             within = replace(q, since=max(start, q.since or ""), until=min(end, q.until or end))
-            lists.append(("message", "period", _bm25_messages(db, within)[:PERIOD_POOL]))
+            lists.append(("message", "period", _bm25_messages(db, within, match)[:PERIOD_POOL]))
     return lists
 
 
@@ -282,8 +283,7 @@ def _message_filter_sql(q: _Query) -> tuple[str, list]:
     return " AND m.status != 'undone'" + NOT_IMPORTING + sql, params
 
 
-def _bm25_messages(db: Database, q: _Query) -> list[tuple[int, float]]:
-    match = _affordable(db, "messages_fts", q.words)
+def _bm25_messages(db: Database, q: _Query, match: str | None) -> list[tuple[int, float]]:
     if not match:
         return []
     where, params = _message_filter_sql(q)
