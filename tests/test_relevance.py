@@ -75,7 +75,9 @@ def test_a_related_prompt_gets_what_helps(cli, api, profile):
     assert cli("ask", "Which database are we migrating the billing service to?").exit_code == 0
     system = system_of(api)
     assert "PostgreSQL 16" in system
-    assert "Okafor" not in system and "ThinkPad" not in system  # facts are not sent just because they fit
+    # facts are not retrieved just because they fit (the laptop may be in "About you": the profile's card)
+    retrieved = system.split("## About you")[0] + "".join(system.split("## About you")[1:]).partition("\n## ")[2]
+    assert "Okafor" not in system and "ThinkPad" not in retrieved
 
 
 def test_the_current_value_wins_over_a_superseded_one(cli, api, real_encoder, memchat_home):
@@ -880,3 +882,39 @@ def test_a_request_partly_about_health_reaches_the_health_fact_it_touches_and_no
     system = sent_for(cli, api, prompt)
     health = [t for t in FAMILY_HEALTH[:2] if t in system]
     assert bool(health) == sent, (prompt, health)
+
+
+def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
+    """One fact of each kind a call benefits from (home, diet, household, pet, job, main tools, current
+    project, how they get around), the current one before a former one, and not a friend's diet,
+    a neighbour's pet or the rent."""
+    card = [
+        "I live in Ghent now",
+        "I don't eat pork",
+        "My husband Pieter is a physiotherapist",
+        "We have a tabby cat called Saffraan",
+        "I'm a QA engineer at a logistics company",
+        "At work we write Kotlin and deploy on Google Cloud",
+        "We drive a 2021 Skoda Enyaq",
+    ]
+    around = [
+        "I grew up in Antwerp",
+        "I lived in Lille for six years",
+        "My friend Joke can't eat eggs",
+        "Our neighbours have a beagle called Moos",
+        "The user's rent is €1,150 a month",
+        "I love Vietnamese food",
+        "My favourite snack is speculoos",
+        "I drink oat lattes",
+        "We make waffles on Sundays",
+        "I like my coffee strong",
+        "Our flat has a tiny balcony",
+        "The landlord is slow to fix the boiler",
+    ]
+    for text in card + around:
+        assert cli("memories", "add", text).exit_code == 0
+    explained = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
+    profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
+    assert set(card) <= profile, set(card) - profile
+    assert not profile & {"I grew up in Antwerp", "My friend Joke can't eat eggs", "The user's rent is €1,150 a month"}
+

@@ -12,6 +12,7 @@ FLOORS = {
     "diet constraints (need._CONSTRAINT)": 0.64,
     "suggestion requests (need._SUGGESTION)": 0.78,
     "tastes (need._TASTE)": 0.78,
+    "former facts (need._FORMER)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-02)
     "small talk (capture.turns._SMALL_TALK)": 0.95,
     "message cues: health (sensitive_words.json)": 0.55,
     "message cues: finances (sensitive_words.json)": 0.52,

@@ -84,6 +84,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["taste_memory"]),
         ),
         _measure(
+            "former facts (need._FORMER)",
+            "a fact about the person's past, not who they are now",
+            lambda t: bool(need._FORMER.search(t)),
+            _yes_no(LABELLED["former_fact"]),
+        ),
+        _measure(
             "small talk (capture.turns._SMALL_TALK)",
             "a message with nothing to keep",
             lambda t: bool(_SMALL_TALK.match(t)),

@@ -5,9 +5,10 @@ neither with what it needs ("what should I get at the coffee shop?" needs an int
 a barbecue" needs the vegetarian partner). Two things close that gap, by the topic model of
 memchat.memory.judge.topics:
 
-- **The profile**: the few stable facts most calls benefit from (diet and allergies, family
-  and pets, home, work), chosen by meaning, never a sensitive or private memory, capped at
-  PROFILE_TOKENS, sent with every call but a general question about no one.
+- **The profile**: the few stable facts most calls benefit from, one or more per slot of
+  topics.json's "profile" (home, diet and allergies, family, pets, work, main tools, current
+  project, getting around, devices), chosen by meaning, never a sensitive or private memory nor
+  a former fact, capped at PROFILE_TOKENS, sent with every call but a general question about no one.
 - **Topic need**: for a request about someone's own world, the memories whose topic is the
   request's (a diet request and the diet memories, a car question and the car), best first by
   meaning, at most TOPIC_ITEMS; a sensitive one only for a health or money request about its
@@ -48,8 +49,8 @@ if TYPE_CHECKING:
     from memchat.memory.recall.embed import Embedder
 
 PROFILE_TOKENS = 150
-PROFILE_TOPICS = ("diet", "family", "pets", "home", "work")
-PROFILE_ROWS = 20  # nearest memories to each profile topic that the profile reads
+PROFILE_ROWS = 20  # nearest memories to each profile slot that the profile reads
+SLOT_FLOOR = 0.3  # a memory less like a slot's examples than this is not the kind of fact it holds
 TOPIC_ITEMS = 2  # memories a request's topic adds, at most
 PERSON_ITEMS = 2  # memories about the people a request names by role ("my brother"), at most
 CLOSE = 0.08  # topics within this of the best one count as the text's topics too
@@ -80,6 +81,14 @@ _CONSTRAINT = re.compile(
 )
 # A constraint that is over ("I used to be vegetarian") is not one now.
 _PAST = re.compile(r"\b(used to|no longer|any ?more|gave up being|stopped being)\b", re.IGNORECASE)
+# A fact about the person's past ("I grew up in Swansea", "my old car", "I worked at Halcyon") is not
+# who they are now: never in the profile. Measured on labelled examples (tests/word_lists.py).
+_FORMER = re.compile(
+    r"\b(used to|no longer|any ?more|grew up|was born|originally from|previously|formerly|former|back when|"
+    r"(my|our|the user's) (old|last|previous)|before (moving|retraining)|until \d{4}|studied|"
+    r"(?<!'ve )(?<!have )(?<!has )(lived|worked) (in|at|as|for))\b",
+    re.IGNORECASE,
+)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
@@ -148,17 +157,25 @@ def _nearest(sims: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
 
 
 def _topic_rows(db: Database, vs: VectorSet, model: TopicModel, topics: list[int], n: int) -> list[np.ndarray]:
-    """For each topic, the rows of the n active facts and events nearest its centroid, best first.
+    """For each topic, the rows of the n active facts and events nearest its centroid, best first."""
+    return _nearest_rows(db, vs, "topics", model.memory_examples, topics, n)
 
-    They depend on the memories alone, not on the request: computed for the topics asked, in one
+
+def _nearest_rows(
+    db: Database, vs: VectorSet, side: str, groups: list[np.ndarray], topics: list[int], n: int
+) -> list[np.ndarray]:
+    """For each group of examples asked (a topic's, a profile slot's), the rows of the n active facts
+    and events nearest its centroid, best first.
+
+    They depend on the memories alone, not on the request: computed for the groups asked, in one
     pass over the vectors, and kept beside the vector copy until a memory changes (a fresh `ask`
     at 1,000,000 memories then reads the profile's candidates instead of scanning 1.5 GB for them).
     """
     import numpy as np
 
-    centroids = np.stack([_centroid(model.memory_examples[t]) for t in range(len(model.names))]).astype(np.float32)
+    centroids = np.stack([_centroid(examples) for examples in groups]).astype(np.float32)
     key = f"{hashlib.sha1(centroids.tobytes()).hexdigest()[:16]}-{TOPIC_ROWS}"
-    kept = vector_file.read_side(db, "topics", vs, key) or {}
+    kept = vector_file.read_side(db, side, vs, key) or {}
     missing = [t for t in topics if str(t) not in kept]
     if missing:
         allowed = _active_rows(vs)
@@ -167,7 +184,7 @@ def _topic_rows(db: Database, vs: VectorSet, model: TopicModel, topics: list[int
             rows = _nearest(scores[:, j], allowed, TOPIC_ROWS)
             rows = rows[np.argsort(-scores[rows, j], kind="stable")]
             kept[str(t)] = [int(i) for i in vs.ids[rows]]
-        vector_file.write_side(db, "topics", vs, key, kept)
+        vector_file.write_side(db, side, vs, key, kept)
     return [np.searchsorted(vs.ids, np.asarray(kept[str(t)][:n], dtype=np.int64)) for t in topics]
 
 
@@ -215,30 +232,57 @@ def _profile(
     model = model_for(embedder)
     if vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    rows = scan.distinct(
-        np.concatenate(_topic_rows(db, vs, model, [model.names.index(t) for t in PROFILE_TOPICS], PROFILE_ROWS))
-    )
+    slots = list(range(len(model.slots)))
+    held = [slot for slot in slots if model.slot_items[slot]]  # the rest hold nothing (see below)
+    rows = scan.distinct(np.concatenate(_nearest_rows(db, vs, "slots", model.slot_examples, held, PROFILE_ROWS)))
     if rows.size == 0:
         return []
-    topics = model.of_memories(np.asarray(vs.matrix[rows]))
-    like = model.sensitivity(np.asarray(vs.matrix[rows])).max(axis=1)
+    vectors = np.asarray(vs.matrix[rows])
+    fits = model.of_slots(vectors)
+    topics = model.of_memories(vectors)
+    like = model.sensitivity(vectors).max(axis=1)
     found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows])
-    queues: dict[str, list[tuple[float, Memory]]] = {t: [] for t in PROFILE_TOPICS}
+    names = people.people_and_memories(db, list(HOUSEHOLD))[0]
+    roles = {w for path in HOUSEHOLD for w in people.ROLE_WORDS[path[-1]]}
+    queues: list[list[tuple[float, Memory]]] = [[] for _ in slots]
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
-        best = model.names[int(np.argmax(topics[j]))]
-        if m is None or m.private or m.kind != "fact" or m.id in exclude or best not in queues:
+        slot = int(np.argmax(fits[j]))
+        if m is None or m.private or m.kind != "fact" or m.id in exclude or fits[j, slot] < SLOT_FLOOR:
             continue
-        if not _is_sensitive(m, float(like[j]), best):
-            queues[best].append((float(topics[j].max()), m))
-    for queue in queues.values():
+        topic = model.names[int(np.argmax(topics[j]))]
+        if _fits_the_profile(m, topic, float(like[j]), names, roles):
+            queues[slot].append((float(fits[j, slot]), m))
+    for queue in queues:
         queue.sort(key=lambda pair: (not _CONSTRAINT.search(pair[1].text), -pair[0], pair[1].id))
+    return _fill(queues, held, model.slot_items, count)
+
+
+def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
+    """Not a former fact, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
+    household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925")."""
+    if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values():
+        return False
+    constraint = _CONSTRAINT.search(m.text)
+    if constraint and not _of_them(m.text[: constraint.start()], names, roles, with_user=True):
+        return False
+    return not _is_sensitive(m, like, topic)
+
+
+def _fill(
+    queues: list[list[tuple[float, Memory]]], held: list[int], items: list[int], count: Callable[[str], int]
+) -> list[Memory]:
+    """Each slot's best, then the second of those that hold two ...; then, while tokens are left, the
+    rest of the slots' memories in turn. A slot that holds none (a former job, a friend's dog, a
+    routine) is there to draw off what only looks like a slot's kind of fact."""
     chosen: list[Memory] = []
     used = 0
-    while any(queues.values()):
-        for topic in PROFILE_TOPICS:
-            if queues[topic]:
-                m = queues[topic].pop(0)[1]
+    turn = 0
+    while any(queues[slot] for slot in held):
+        turn += 1
+        for slot in held:
+            if (turn <= items[slot] or turn > max(items)) and queues[slot]:
+                m = queues[slot].pop(0)[1]
                 cost = count(m.text) + 2
                 if used + cost <= PROFILE_TOKENS:
                     chosen.append(m)

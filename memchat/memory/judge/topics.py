@@ -42,6 +42,13 @@ class TopicModel:
     general: np.ndarray  # questions about no one
     sensitive_names: list[str]
     sensitive_examples: list[np.ndarray]
+    slots: list[str]  # the profile's slots, in the order they take turns
+    slot_items: list[int]  # per slot: how many memories it holds, at most
+    slot_examples: list[np.ndarray]  # per slot: (n, dim) example memories
+
+    def of_slots(self, vectors: np.ndarray) -> np.ndarray:
+        """(n, slots): how much each memory is the kind of fact each profile slot holds."""
+        return _votes(vectors, self.slot_examples)
 
     def of_memories(self, vectors: np.ndarray) -> np.ndarray:
         """(n, topics): how much each memory is about each topic."""
@@ -87,8 +94,10 @@ def _load(embedder: Embedder) -> TopicModel:
     data = json.loads(raw)
     topics = list(data["topics"])
     sensitive = list(data["sensitive"])
+    slots = list(data["profile"])
     texts = [t for name in topics for t in data["topics"][name]["memories"] + data["topics"][name]["prompts"]]
     texts += data["general"] + [t for name in sensitive for t in data["sensitive"][name]]
+    texts += [t for name in slots for t in data["profile"][name]["examples"]]
     digest = hashlib.sha1(raw + embedder.model_name.encode()).hexdigest()[:16]
     cached = cache_dir() / "topics" / f"{digest}.npy"
     try:
@@ -118,4 +127,16 @@ def _load(embedder: Embedder) -> TopicModel:
         prompt_examples.append(take(len(data["topics"][name]["prompts"])))
     general = take(len(data["general"]))
     sensitive_examples = [take(len(data["sensitive"][name])) for name in sensitive]
-    return TopicModel(topics, memory_examples, prompt_examples, general, sensitive, sensitive_examples)
+    slot_examples = [take(len(data["profile"][name]["examples"])) for name in slots]
+    slot_items = [int(data["profile"][name]["items"]) for name in slots]
+    return TopicModel(
+        topics,
+        memory_examples,
+        prompt_examples,
+        general,
+        sensitive,
+        sensitive_examples,
+        slots,
+        slot_items,
+        slot_examples,
+    )
