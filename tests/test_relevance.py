@@ -918,3 +918,20 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
     assert set(card) <= profile, set(card) - profile
     assert not profile & {"I grew up in Antwerp", "My friend Joke can't eat eggs", "The user's rent is €1,150 a month"}
 
+
+def test_a_request_the_profile_answers_gets_no_topic_filler_beside_it(cli, api, real_encoder):
+    """The topic's memories stand in for a search that found nothing; a search that found what the
+    profile holds found something (the commute), so no other transport memory is added beside it."""
+    for text in (
+        "My commute to work is a 25-minute tram ride",
+        "My bike has had a flat tyre for weeks",
+        "I am thinking of buying an e-bike",
+        "My sister Lotte is a midwife",
+        "I live in Utrecht",
+        "Our car is a 2017 Renault Clio",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    asked = json.loads(cli("ask", "--explain", "--json", "Will my commute be slow tomorrow with the strike?").stdout)
+    sent = [(m["section"], m["text"]) for m in asked["memory"]]
+    assert ("profile", "My commute to work is a 25-minute tram ride") in sent
+    assert [t for section, t in sent if section != "profile"] == [], sent

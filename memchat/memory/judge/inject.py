@@ -237,6 +237,9 @@ def build(
         for m in profile:
             candidates.append(Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id))
             profile_tokens += count(m.text) + 2
+    # A memory the profile holds that the search found counts as found (the topic need below stands in
+    # for a search that found nothing), but is not sent twice.
+    in_profile = any(h.type == "memory" and h.id in {m.id for m in profile} for h in passed) and not technical
     passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
     today = today or datetime.now(UTC).date()
@@ -247,7 +250,7 @@ def build(
         more += _needed_items(need.household_diet(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
-        if not any(i.memory_id for i in retrieved + more):
+        if not in_profile and not any(i.memory_id for i in retrieved + more):
             more += _needed_items(need.by_topic(db, request, embedder, exclude=seen, personal=personal), seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
