@@ -935,3 +935,23 @@ def test_a_request_the_profile_answers_gets_no_topic_filler_beside_it(cli, api, 
     sent = [(m["section"], m["text"]) for m in asked["memory"]]
     assert ("profile", "My commute to work is a 25-minute tram ride") in sent
     assert [t for section, t in sent if section != "profile"] == [], sent
+
+
+def test_a_coding_task_about_no_one_gets_the_users_stack_and_nothing_else_of_them(cli, api, real_encoder):
+    """Code is written in the user's stack: a technical request gets the card's main-tools line,
+    not their home or family; a general question gets no profile at all."""
+    for text in (
+        "I live in Ghent now",
+        "My husband Pieter is a physiotherapist",
+        "At work we write Kotlin and deploy on Google Cloud",
+        "I am a QA engineer at a logistics company",
+        "We drive a 2021 Skoda Enyaq",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    for prompt in ("Add retries with backoff to this HTTP client.", "Write a function that paginates API results."):
+        asked = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        assert [(m["section"], m["text"]) for m in asked["memory"]] == [
+            ("profile", "At work we write Kotlin and deploy on Google Cloud")
+        ], prompt
+    general = json.loads(cli("ask", "--explain", "--json", "What's the capital of Iceland?").stdout)
+    assert general["memory"] == []

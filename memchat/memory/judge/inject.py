@@ -206,7 +206,8 @@ def build(
     # Judging by meaning reads the topic model (embedded once per machine): not while memory holds
     # no fact or event to judge (a new profile's first asks stay as fast as before).
     judging = embedder is not None and store.has_active()
-    profile = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else []
+    card = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else []
+    profile = [line.memory for line in card]
     seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
     query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
@@ -233,10 +234,14 @@ def build(
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
     passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical)
     profile_tokens = 0
-    if not technical:  # a question about no one needs nothing of the person, not even the profile
-        for m in profile:
-            candidates.append(Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id))
-            profile_tokens += count(m.text) + 2
+    if technical:
+        # A question about no one needs nothing of the person, not even the profile; but code is
+        # written in the user's stack ("write me a liveness probe handler": in Go, for Kubernetes).
+        coding = request is not None and request.topic == "tech"
+        profile = [line.memory for line in card if coding and line.slot == "tools"]
+    for m in profile:
+        candidates.append(Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id))
+        profile_tokens += count(m.text) + 2
     # A memory the profile holds that the search found counts as found (the topic need below stands in
     # for a search that found nothing), but is not sent twice.
     in_profile = any(h.type == "memory" and h.id in {m.id for m in profile} for h in passed) and not technical

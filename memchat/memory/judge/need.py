@@ -209,10 +209,18 @@ def _is_sensitive(m: Memory, like: float, topic: str) -> bool:
     return bool(categories)
 
 
-_PROFILES: dict[tuple, list[Memory]] = {}  # (database, memories' generation, model) -> the profile
+@dataclass
+class CardLine:
+    """A memory on the profile's card, and the slot it fills ("home", "tools" ...)."""
+
+    memory: Memory
+    slot: str
 
 
-def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclude: set[int]) -> list[Memory]:
+_PROFILES: dict[tuple, list[CardLine]] = {}  # (database, memories' generation, model) -> the profile
+
+
+def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclude: set[int]) -> list[CardLine]:
     """The profile block's memories, within PROFILE_TOKENS (kept until a memory changes)."""
     vs = index.vector_set(db, "memories", embedder.model_name)
     key = (str(db_file(db)), vs.generation, embedder.model_name, frozenset(exclude))
@@ -224,7 +232,7 @@ def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclu
 
 def _profile(
     db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[str], int], exclude: set[int]
-) -> list[Memory]:
+) -> list[CardLine]:
     import numpy as np
 
     if vs.matrix.shape[0] == 0:
@@ -255,7 +263,7 @@ def _profile(
             queues[slot].append((float(fits[j, slot]), m))
     for queue in queues:
         queue.sort(key=lambda pair: (not _CONSTRAINT.search(pair[1].text), -pair[0], pair[1].id))
-    return _fill(queues, held, model.slot_items, count)
+    return [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
 
 
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
@@ -271,11 +279,11 @@ def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles
 
 def _fill(
     queues: list[list[tuple[float, Memory]]], held: list[int], items: list[int], count: Callable[[str], int]
-) -> list[Memory]:
+) -> list[tuple[int, Memory]]:
     """Each slot's best, then the second of those that hold two ...; then, while tokens are left, the
     rest of the slots' memories in turn. A slot that holds none (a former job, a friend's dog, a
     routine) is there to draw off what only looks like a slot's kind of fact."""
-    chosen: list[Memory] = []
+    chosen: list[tuple[int, Memory]] = []
     used = 0
     turn = 0
     while any(queues[slot] for slot in held):
@@ -285,7 +293,7 @@ def _fill(
                 m = queues[slot].pop(0)[1]
                 cost = count(m.text) + 2
                 if used + cost <= PROFILE_TOKENS:
-                    chosen.append(m)
+                    chosen.append((slot, m))
                     used += cost
     return chosen
 
