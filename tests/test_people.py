@@ -15,10 +15,27 @@ from memchat.memory.store.memories import MemoryStore
         ("Something to post to my nephews abroad?", [("sister",), ("brother",)]),
         ("Draft an email to my boss", [("manager",)]),
         ("What treats are okay for the dog?", [("dog",)]),
+        ("Anniversary dinner ideas for my better half?", [("partner",)]),
+        ("Is it fine to leave the pooch alone all day?", [("dog",)]),
+        ("Why does the moggy yowl at 5am?", [("cat",)]),
         ("How do I kill a child process?", []),
         ("Explain the father of modern physics", []),
+        ("What is the other half of a Kubernetes pod spec?", []),
     ],
-    ids=["in-law", "partner's friend", "kids", "nephews", "boss", "the dog", "child process", "no possessive"],
+    ids=[
+        "in-law",
+        "partner's friend",
+        "kids",
+        "nephews",
+        "boss",
+        "the dog",
+        "better half",
+        "the pooch",
+        "the moggy",
+        "child process",
+        "no possessive",
+        "not my other half",
+    ],
 )
 def test_role_paths_read_who_a_request_names(request_text, paths):
     assert people.role_paths(request_text) == paths

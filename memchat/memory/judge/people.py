@@ -49,8 +49,10 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
         re.compile(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
         (("partner",), ("son",), ("daughter",)),
     ),
-    (re.compile(r"\bthe dog\b", re.I), (("dog",),)),
-    (re.compile(r"\bthe cat\b", re.I), (("cat",),)),
+    # what people call a partner or a pet when they do not say the word
+    (re.compile(r"\b(my|our) (other half|better half|significant other|hubby|missus|missis)\b", re.I), (("partner",),)),
+    (re.compile(r"\bthe (dog|hound|pup|pooch|doggo|mutt)\b", re.I), (("dog",),)),
+    (re.compile(r"\bthe (cat|kitty|moggy|moggie)\b", re.I), (("cat",),)),
     (re.compile(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
 ]
 _ADJ = r"(?:(?:best|closest|oldest|old|younger|older|little|big|uni|new|late)\s+)?"
