@@ -955,3 +955,20 @@ def test_a_coding_task_about_no_one_gets_the_users_stack_and_nothing_else_of_the
         ], prompt
     general = json.loads(cli("ask", "--explain", "--json", "What's the capital of Iceland?").stdout)
     assert general["memory"] == []
+
+
+def test_a_pets_illness_reaches_a_request_about_the_pet_but_the_users_health_does_not(cli, api, real_encoder):
+    """A pet's illness is its care, not the user's private health: "the dog" brings the dog's
+    arthritis, and still nothing of the user's own health."""
+    for text in (
+        "Our dog Pixel is a nine-year-old collie",
+        "Pixel has arthritis in her hips",
+        "I am on sertraline for depression",
+        "I have a bad back",
+        "I live in Leeds",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    asked = json.loads(cli("ask", "--explain", "--json", "How far should I walk the dog each day?").stdout)
+    texts = [m["text"] for m in asked["memory"]]
+    assert "Pixel has arthritis in her hips" in texts, texts
+    assert not [t for t in texts if "sertraline" in t or "bad back" in t], texts

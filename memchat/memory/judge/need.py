@@ -90,6 +90,7 @@ _FORMER = re.compile(
     re.IGNORECASE,
 )
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
+PETS = ("dog", "cat")  # the roles of people.ROLE_WORDS that are animals
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
 PER_TOPIC = 40  # nearest memories to each topic's examples
 
@@ -332,6 +333,7 @@ def _ranked(
     exclude: set[int],
     limit: int | None = None,
     floor: float = TOPIC_FLOOR,
+    pets: bool = False,
 ) -> list[Needed]:
     limit = TOPIC_ITEMS if limit is None else limit
     topics = model.of_memories(vectors)
@@ -357,6 +359,8 @@ def _ranked(
         # A memory about health or money goes only to a request about that, even when no word
         # list or example marks it sensitive ("My mum has Parkinson's" is not for a gift idea).
         delicate = topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic)
+        if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
+            delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
         if delicate and topic != main and not (aside and topic == "health" and scores[j] >= HEALTH_ASIDE):
             continue
         out.append(Needed(m, float(scores[j]), topic))
@@ -385,7 +389,10 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         return []
     vectors = np.asarray(vs.matrix[rows])
     every = set(range(len(model.names)))
-    ranked = _ranked(db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, len(ids), -1.0)
+    pets = all(path[-1] in PETS for path in paths)
+    ranked = _ranked(
+        db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, len(ids), -1.0, pets
+    )
     if _SUGGESTION.search(text):
         # What they like first, by likeness within (a stable sort); a taste need not be like the
         # request at all ("a book for my partner" and "Dev is mad about Formula 1").
