@@ -972,3 +972,19 @@ def test_a_pets_illness_reaches_a_request_about_the_pet_but_the_users_health_doe
     texts = [m["text"] for m in asked["memory"]]
     assert "Pixel has arthritis in her hips" in texts, texts
     assert not [t for t in texts if "sertraline" in t or "bad back" in t], texts
+
+
+def test_a_dated_plan_is_never_a_standing_fact_on_the_profile(cli, api, real_encoder):
+    """The card is sent as what is true now; a plan with a day is coming up before it and past after
+    it, so it reaches a request only as a plan, with its day."""
+    for text in (
+        "I live in Ghent now",
+        "We are moving to Lisbon on 2027-03-01",
+        "My husband Pieter is a physiotherapist",
+        "I work as a QA engineer",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    weekend = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
+    assert "We are moving to Lisbon on 2027-03-01" not in {m["text"] for m in weekend["memory"]}
+    asked = json.loads(cli("ask", "--explain", "--json", "What paperwork do we need before the move to Lisbon?").stdout)
+    assert [m["section"] for m in asked["memory"] if "Lisbon" in m["text"]] in (["plans"], ["history"])

@@ -268,10 +268,12 @@ def _profile(
 
 
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
-    """Not a former fact, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
+    """Not a former fact, nor a dated plan, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925")."""
     if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values():
         return False
+    if planned_day(m.text, m.created_at) is not None:
+        return False  # a dated plan is coming up before its day and past after it, never a standing fact
     constraint = _CONSTRAINT.search(m.text)
     if constraint and not _of_them(m.text[: constraint.start()], names, roles, with_user=True):
         return False
