@@ -903,6 +903,9 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
         "My friend Joke can't eat eggs",
         "Our neighbours have a beagle called Moos",
         "The user's rent is €1,150 a month",
+        "Our son Mats goes to De Regenboog primary school",
+        "I am a member of the GMB union",
+        "I go to Mass every Sunday at St Bavo",
         "I love Vietnamese food",
         "My favourite snack is speculoos",
         "I drink oat lattes",
@@ -917,6 +920,13 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
     profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
     assert set(card) <= profile, set(card) - profile
     assert not profile & {"I grew up in Antwerp", "My friend Joke can't eat eggs", "The user's rent is €1,150 a month"}
+    # nor where a child spends the day, nor what the sensitive categories cover (union, faith)
+    sent = {m["text"] for m in explained["memory"]}
+    assert not sent & {
+        "Our son Mats goes to De Regenboog primary school",
+        "I am a member of the GMB union",
+        "I go to Mass every Sunday at St Bavo",
+    }, sent
 
 
 def test_a_request_the_profile_answers_gets_no_topic_filler_beside_it(cli, api, real_encoder):

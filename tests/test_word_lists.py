@@ -13,6 +13,7 @@ FLOORS = {
     "suggestion requests (need._SUGGESTION)": 0.78,
     "tastes (need._TASTE)": 0.78,
     "former facts (need._FORMER)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-02)
+    "where a child spends the day (need._CHILD_PLACE)": 0.95,  # 1.00 on its 20 examples (written with it)
     "small talk (capture.turns._SMALL_TALK)": 0.95,
     "message cues: health (sensitive_words.json)": 0.55,
     "message cues: finances (sensitive_words.json)": 0.52,

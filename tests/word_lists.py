@@ -90,6 +90,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["former_fact"]),
         ),
         _measure(
+            "where a child spends the day (need._CHILD_PLACE)",
+            "a memory of a child's school, nursery or childminder",
+            lambda t: bool(need._CHILD_PLACE.search(t) and not need._USER.match(t)),
+            _yes_no(LABELLED["child_place"]),
+        ),
+        _measure(
             "small talk (capture.turns._SMALL_TALK)",
             "a message with nothing to keep",
             lambda t: bool(_SMALL_TALK.match(t)),

@@ -89,6 +89,10 @@ _FORMER = re.compile(
     r"(?<!'ve )(?<!have )(?<!has )(lived|worked) (in|at|as|for))\b",
     re.IGNORECASE,
 )
+# Where a child spends the day ("Felix attends Little Acorns nursery") is where to find them: not on
+# a card sent with every call (the children's names, ages and tastes are). What the user says of
+# their own school ("I teach at a primary school") is their work. Measured in tests/word_lists.py.
+_CHILD_PLACE = re.compile(r"\b(school|nursery|daycare|day care|kindergarten|childminder|pre-?school|cr[eè]che)\b", re.I)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 PETS = ("dog", "cat")  # the roles of people.ROLE_WORDS that are animals
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
@@ -268,12 +272,14 @@ def _profile(
 
 
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
-    """Not a former fact, nor a dated plan, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
+    """Not a former fact, nor a dated plan, nor where a child spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925")."""
     if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values():
         return False
     if planned_day(m.text, m.created_at) is not None:
         return False  # a dated plan is coming up before its day and past after it, never a standing fact
+    if _CHILD_PLACE.search(m.text) and not _USER.match(m.text):
+        return False
     constraint = _CONSTRAINT.search(m.text)
     if constraint and not _of_them(m.text[: constraint.start()], names, roles, with_user=True):
         return False
