@@ -244,7 +244,8 @@ def build(
         profile_tokens += count(m.text) + 2
     # A memory the profile holds that the search found counts as found (the topic need below stands in
     # for a search that found nothing), but is not sent twice.
-    in_profile = any(h.type == "memory" and h.id in {m.id for m in profile} for h in passed) and not technical
+    on_card = {m.id for m in profile}
+    in_profile = not technical and any(h.type == "memory" and h.id in on_card for h in passed)
     passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
     today = today or datetime.now(UTC).date()

@@ -272,7 +272,8 @@ def _profile(
 
 
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
-    """Not a former fact, nor a dated plan, nor where a child spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
+    """Whether a memory may be on the card: not a former fact, nor a dated plan, nor where a child
+    spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925")."""
     if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values():
         return False
