@@ -69,6 +69,20 @@ MIN = {
         sessions=(6, 10),
         messages=(30, 60),
     ),
+    "fresh": dict(
+        memories=30,
+        max_memories=50,
+        sensitive=2,
+        need=15,
+        zero=0,
+        direct=0,
+        need_sensitive=1,
+        forbid_sensitive=2,
+        forbid_any=2,
+        cases=20,
+        sessions=(0, 0),
+        messages=(0, 0),
+    ),
     "small": dict(
         memories=25,
         max_memories=40,
@@ -117,7 +131,7 @@ def check_profile(p: dict, quiet: bool) -> dict:
         if "need" in c:
             assert "forbid" not in c, c
             need = c["need"]
-            assert 1 <= len(need) <= 3 and len(set(need)) == len(need), c
+            assert 1 <= len(need) <= 4 and len(set(need)) == len(need), c
             for i in need:
                 assert isinstance(i, int) and 0 <= i < n, f"{name} case {k}: index {i} out of range"
                 assert i not in superseded, f"{name} case {k}: needs superseded memory {i}"
@@ -170,9 +184,9 @@ def check_profile(p: dict, quiet: bool) -> dict:
 def main() -> None:
     quiet = "--quiet" in sys.argv
     doc = json.loads(PATH.read_text(encoding="utf-8"))
-    assert set(doc) == {"about", "profiles"}, set(doc)
+    assert set(doc) == {"about", "now", "profiles"}, set(doc)
     names = [p["name"] for p in doc["profiles"]]
-    assert names == ["large", "small"], names
+    assert names == ["large", "small", "fresh"], names
     for p in doc["profiles"]:
         assert set(p) == {"name", "memories", "history", "cases"}, set(p)
         check_profile(p, quiet)
