@@ -998,3 +998,24 @@ def test_a_dated_plan_is_never_a_standing_fact_on_the_profile(cli, api, real_enc
     assert "We are moving to Lisbon on 2027-03-01" not in {m["text"] for m in weekend["memory"]}
     asked = json.loads(cli("ask", "--explain", "--json", "What paperwork do we need before the move to Lisbon?").stdout)
     assert [m["section"] for m in asked["memory"] if "Lisbon" in m["text"]] in (["plans"], ["history"])
+
+
+def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_elses(cli, api, real_encoder):
+    """Diabetes reads as health, but a meal must respect it: the user's dinner gets it; their
+    daughter's lunchbox and a general question about insulin do not."""
+    for text in (
+        "I have type 1 diabetes",
+        "I am on sertraline for anxiety",
+        "Our daughter Lina is six",
+        "I live in Bruges",
+        "I work as an architect",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+
+    def sent(prompt: str) -> list[str]:
+        return [m["text"] for m in json.loads(cli("ask", "--explain", "--json", prompt).stdout)["memory"]]
+
+    dinner = sent("What should I make for my dinner tonight?")
+    assert "I have type 1 diabetes" in dinner and not [t for t in dinner if "sertraline" in t], dinner
+    for prompt in ("Pack my daughter's lunchbox for tomorrow.", "How does insulin work, in general?"):
+        assert "I have type 1 diabetes" not in sent(prompt), prompt

@@ -70,11 +70,16 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 # What a profile is for, not a secret: an allergy or an intolerance (a diet fact the word lists file
 # under health), and the family's children (their names, ages, tastes; not their school or health).
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
-_DIET_CONDITION = re.compile(r"\b(allerg\w*|intoleran\w*|coeliac|celiac)\b", re.IGNORECASE)  # a meal request may reach
+# a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
+_DIET_CONDITION = re.compile(
+    r"\b(allerg\w*|intoleran\w*|coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout)\b", re.IGNORECASE
+)
+_ALLERGY = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)  # to a food, or to a medicine
 # What the household must or will not eat comes before what it likes: a constraint is what a meal
 # plan, a café order or a dinner for guests gets wrong without it.
 _CONSTRAINT = re.compile(
-    r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|celiac|halal|kosher|"
+    r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|celiac|diabet\w*|ibs|irritable bowel|"
+    r"fodmap|gout|halal|kosher|"
     r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand)|"
     r"refuses to (eat|drink|try|touch)|avoids?)\b",
     re.IGNORECASE,
@@ -526,8 +531,9 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
             or not _of_them(m.text[: constraint.start()], names, roles, with_user)
         ):
             continue
-        if topics[j, diet] < topics[j].max() - CLOSE:
-            continue  # "Ines doesn't have a driving licence"
+        sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _ALLERGY.search(m.text) is None
+        if topics[j, diet] < topics[j].max() - CLOSE and not sets_the_diet:
+            continue  # "Ines doesn't have a driving licence" (but "I have type 2 diabetes" is about food too)
         if _is_sensitive(m, float(like[j]), "diet") and not _a_diet_condition(m, topics[j, diet], topics[j, health]):
             continue  # "I'm allergic to penicillin"
         out.append(Needed(m, float(scores[j]), "household"))
@@ -542,7 +548,9 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
     condition a constraint names, touches no sensitive category but health, and reads more as
     about food than as about health (a medicine allergy does not)."""
     condition = _DIET_CONDITION.search(m.text) is not None
-    return condition and sensitive.categories(m.text) <= {"health", "children"} and diet >= health
+    # an allergy to a medicine reads as health; diabetes or coeliac disease sets what one eats whatever it reads as
+    food = diet >= health or _ALLERGY.search(m.text) is None
+    return condition and sensitive.categories(m.text) <= {"health", "children"} and food
 
 
 _NAME_WORD = re.compile(r"\b([A-Z][a-z]+)\b(?!['’]s)")
