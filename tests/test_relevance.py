@@ -901,6 +901,7 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
         "I grew up in Antwerp",
         "I lived in Lille for six years",
         "My friend Joke can't eat eggs",
+        "My friend Lies is gluten-free",
         "Our neighbours have a beagle called Moos",
         "The user's rent is €1,150 a month",
         "Our son Mats goes to De Regenboog primary school",
@@ -919,7 +920,12 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
     explained = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
     assert set(card) <= profile, set(card) - profile
-    assert not profile & {"I grew up in Antwerp", "My friend Joke can't eat eggs", "The user's rent is €1,150 a month"}
+    assert not profile & {
+        "I grew up in Antwerp",
+        "My friend Joke can't eat eggs",
+        "My friend Lies is gluten-free",
+        "The user's rent is €1,150 a month",
+    }
     # nor where a child spends the day, nor what the sensitive categories cover (union, faith)
     sent = {m["text"] for m in explained["memory"]}
     assert not sent & {
@@ -1007,6 +1013,7 @@ def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_e
         "I have type 1 diabetes",
         "I am on sertraline for anxiety",
         "Our daughter Lina is six",
+        "Lina won't touch tomatoes",
         "I live in Bruges",
         "I work as an architect",
     ):
@@ -1017,5 +1024,6 @@ def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_e
 
     dinner = sent("What should I make for my dinner tonight?")
     assert "I have type 1 diabetes" in dinner and not [t for t in dinner if "sertraline" in t], dinner
-    for prompt in ("Pack my daughter's lunchbox for tomorrow.", "How does insulin work, in general?"):
-        assert "I have type 1 diabetes" not in sent(prompt), prompt
+    lunchbox = sent("Pack my daughter's lunchbox for tomorrow.")
+    assert "Lina won't touch tomatoes" in lunchbox and "I have type 1 diabetes" not in lunchbox, lunchbox
+    assert "I have type 1 diabetes" not in sent("How does insulin work, in general?")

@@ -80,7 +80,8 @@ _ALLERGY = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)  # to a fo
 _CONSTRAINT = re.compile(
     r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|celiac|diabet\w*|ibs|irritable bowel|"
     r"fodmap|gout|halal|kosher|"
-    r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand)|"
+    r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand|touch)|"
+    r"(gluten|dairy|wheat|nut|egg|meat|alcohol|sugar)[- ]free|teetotal|"
     r"refuses to (eat|drink|try|touch)|avoids?)\b",
     re.IGNORECASE,
 )
