@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,6 +19,15 @@ from fakeapi import FakeAnthropic
 from fakeopenai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config):
+    """A suite started from a background job (`... &` in a script) inherits SIGINT ignored, the
+    shell's rule when job control is off, and so does every memchat process it starts: the Ctrl-C
+    tests would meet a memchat that cannot be interrupted. Ctrl-C is what they test, so the suite
+    (and each worker) takes SIGINT back; the processes it starts then get the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
