@@ -74,7 +74,6 @@ _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 _DIET_CONDITION = re.compile(
     r"\b(allerg\w*|intoleran\w*|coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout)\b", re.IGNORECASE
 )
-_ALLERGY = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)  # to a food, or to a medicine
 # What the household must or will not eat comes before what it likes: a constraint is what a meal
 # plan, a café order or a dinner for guests gets wrong without it.
 _CONSTRAINT = re.compile(
@@ -532,7 +531,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
             or not _of_them(m.text[: constraint.start()], names, roles, with_user)
         ):
             continue
-        sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _ALLERGY.search(m.text) is None
+        sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None
         if topics[j, diet] < topics[j].max() - CLOSE and not sets_the_diet:
             continue  # "Ines doesn't have a driving licence" (but "I have type 2 diabetes" is about food too)
         if _is_sensitive(m, float(like[j]), "diet") and not _a_diet_condition(m, topics[j, diet], topics[j, health]):
@@ -550,7 +549,7 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
     about food than as about health (a medicine allergy does not)."""
     condition = _DIET_CONDITION.search(m.text) is not None
     # an allergy to a medicine reads as health; diabetes or coeliac disease sets what one eats whatever it reads as
-    food = diet >= health or _ALLERGY.search(m.text) is None
+    food = diet >= health or _DIET_HEALTH.search(m.text) is None  # not an allergy: a condition
     return condition and sensitive.categories(m.text) <= {"health", "children"} and food
 
 
