@@ -266,6 +266,24 @@ def _externalise(src: Path, dst: Path) -> None:
     )
 
 
+def open_session(model_file: Path, prepack: bool = False) -> Any:
+    """An onnxruntime session over an exported graph, set for a process that starts, encodes a
+    little and ends (prepack=True only to measure the other setting: tests/bench/encoder_start.py)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    # The graph was optimised at export; optimising again at every load costs ~150 ms.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.log_severity_level = 3
+    # Spinning worker threads would steal the core that numpy's scan and SQLite need next.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if not prepack:
+        # Repacking the weights for the matrix kernels is most of a session's start (30 of
+        # 38 ms here) and paid nothing back even over 1,000 texts.
+        options.add_session_config_entry("session.disable_prepacking", "1")
+    return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+
+
 class OnnxEmbedder:
     """Embedder interface (model_name, dim, encode) over an exported model directory."""
 
@@ -274,19 +292,12 @@ class OnnxEmbedder:
         # directly, and if another thread is importing numpy meanwhile, one of them fails
         # ("partially initialized module"; seen 1 in 20 with a recall loading the two in parallel).
         import numpy  # noqa: F401
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         directory = directory or export_dir(model_name)
         info = manifest(model_name) if directory == export_dir(model_name) else None
         self.model_name = canonical_name(model_name)
-        options = ort.SessionOptions()
-        # The graph was optimised at export; optimising again at every load costs ~150 ms.
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        options.log_severity_level = 3
-        # Spinning worker threads would steal the core that numpy's scan and SQLite need next.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(directory / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        self._session = open_session(directory / "model.onnx")
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         length = max_seq_length or (info or {}).get("max_seq_length", 256)
