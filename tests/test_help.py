@@ -94,3 +94,48 @@ def test_shell_completion_completes_commands_options_and_ids(memchat_home):
 def test_completion_of_ids_without_a_profile_completes_nothing_quietly(memchat_home):
     assert _complete("memchat memories show ").strip() == "_files"  # nothing of ours: the shell's default
     assert not (memchat_home / "default.db").exists()  # completing never creates a profile
+
+
+@pytest.mark.parametrize("path", [p for p in COMMANDS if p], ids=" ".join)
+def test_a_command_built_alone_behaves_as_in_the_whole_app(cli, path):
+    """A process builds only the command it runs (memchat.cli.command.only_the_command): its
+    help, and its errors for a missing value, must read as they do with every command built."""
+    from typer.testing import CliRunner
+
+    from memchat.cli.command import only_the_command
+    from memchat.cli.main import app
+
+    alone = only_the_command(app, ["--profile", "p", *path, "--help"])
+    assert alone is not app
+    for args in ([*path, "--help"], [*path, "--limit"]):
+        whole = cli(*args)
+        single = CliRunner().invoke(alone, args, catch_exceptions=False)
+        assert (single.exit_code, single.stdout, single.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+
+
+@pytest.mark.parametrize(
+    "argv, runs",
+    [
+        (["recall", "x"], "recall"),
+        (["-p", "work", "--no-memory", "ask", "hi"], "ask"),
+        (["--db=/tmp/x.db", "-c", "memories", "list"], "memories"),
+        ([], ""),  # the chat: the root's own callback, no command
+        (["--no-memory"], ""),
+        (["--help", "recall"], None),  # the root's help lists every command
+        (["--version"], None),
+        (["recal", "x"], None),  # "No such command 'recal'. Did you mean 'recall'?"
+        (["--verbose", "recall"], None),  # not a root option: click's error must see the whole app
+    ],
+)
+def test_only_what_can_run_is_built(argv, runs, monkeypatch):
+    from memchat.cli.command import only_the_command
+    from memchat.cli.main import app
+
+    built = only_the_command(app, argv)
+    if runs is None:
+        assert built is app
+    else:
+        names = [c.name for c in built.registered_commands] + [g.name for g in built.registered_groups]
+        assert names == ([runs] if runs else [])
+    monkeypatch.setenv("_MEMCHAT_COMPLETE", "complete_bash")  # completion lists every command
+    assert only_the_command(app, argv) is app

@@ -17,6 +17,7 @@ does not export; they are taken from what the public `typer.main.get_command` bu
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import typing
@@ -156,3 +157,36 @@ def _annotations(callback: Callable[..., Any] | None) -> dict[str, Any]:
 
 _UnionType = type(int | None)
 _COMPLETION = {"install_completion": completion.install, "show_completion": completion.show}
+
+
+# The root's options that take a value: what follows them is not a command's name.
+_ROOT_VALUES = frozenset({"--profile", "-p", "--db", "--model", "-m", "--provider", "--config", "--session", "-s"})
+_ROOT_FLAGS = frozenset({"--continue", "-c", "--no-memory"})
+
+
+def only_the_command(app: typer.Typer, argv: list[str]) -> typer.Typer:
+    """`app` with only the command `argv` runs registered (none for the chat), or `app` itself.
+
+    typer turns every registered function into a Click command before it parses anything:
+    ~20 ms of each start for memchat's forty commands (tests/bench/startup.py), when one runs.
+    Anything that may show other commands (help, the version, completion, a name that is not a
+    command, an option before it that is not the root's) gets the whole app."""
+    if any(name.endswith("_COMPLETE") for name in os.environ):
+        return app
+    args = iter(argv)
+    for arg in args:
+        if arg in _ROOT_VALUES:
+            next(args, None)
+        elif arg.startswith("--") and "=" in arg and arg.split("=", 1)[0] in _ROOT_VALUES:
+            continue
+        elif arg not in _ROOT_FLAGS:
+            break
+    else:  # no command: the chat, the root's own
+        arg = ""
+    commands = [info for info in app.registered_commands if info.name == arg]
+    groups = [info for info in app.registered_groups if info.name == arg]
+    if arg and not commands and not groups:
+        return app
+    only = copy.copy(app)
+    only.registered_commands, only.registered_groups = commands, groups
+    return only

@@ -6,6 +6,8 @@ the tree has no import cycle: this module imports them and registers them on `ap
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from memchat import __version__
@@ -28,7 +30,7 @@ from memchat.cli import (
     sessions,
     usage,
 )
-from memchat.cli.command import Group, use_everywhere
+from memchat.cli.command import Group, only_the_command, use_everywhere
 from memchat.cli.common import complete_session_ids, state
 from memchat.cli.runner import run
 from memchat.errors import UsageError
@@ -109,4 +111,4 @@ use_everywhere(app)
 
 def main() -> None:
     """Run the command line (memchat.cli.runner: one-line errors, exit codes, a fast exit)."""
-    run(lambda: app(prog_name="memchat"))
+    run(lambda: only_the_command(app, sys.argv[1:])(prog_name="memchat"))
