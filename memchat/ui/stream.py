@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.text import sanitize
 from memchat.ui import terminal
-from memchat.ui.console import out
+from memchat.ui.console import out, stdout_is_tty
 
 if TYPE_CHECKING:  # rich loads when a reply is drawn, not when a command module imports this
     from rich.console import Console
@@ -81,6 +82,11 @@ class Waiting:
                 self.stream.flush()
 
 
+def _plainly_piped() -> bool:
+    """stdout is no terminal, and nothing in the environment tells rich to treat it as one."""
+    return not stdout_is_tty() and "FORCE_COLOR" not in os.environ and os.environ.get("TTY_COMPATIBLE") != "1"
+
+
 class ReplyWriter:
     """Streams a reply: Markdown through a small live region on a terminal, raw text elsewhere.
 
@@ -89,8 +95,13 @@ class ReplyWriter:
     """
 
     def __init__(self, markdown: bool | None = None, console: Console | None = None) -> None:
-        self.console = console or out()
-        tty = self.console.is_terminal
+        self.console: Console | None
+        if console is None and _plainly_piped():
+            # Raw text to a pipe needs no rich: its import is ~25 ms of a scripted `ask`.
+            self.console = None
+        else:
+            self.console = console or out()
+        tty = self.console is not None and self.console.is_terminal
         self.markdown = tty if markdown is None else (markdown and tty)
         self.buffer = ""
         self._live: Any = None
@@ -98,9 +109,20 @@ class ReplyWriter:
         self._printed_any = False
         self._waiting: Waiting | None = None
 
+    @property
+    def file(self) -> Any:
+        return sys.stdout if self.console is None else self.console.file
+
+    @property
+    def screen(self) -> Console:
+        """The terminal's console: Markdown is only ever drawn on one."""
+        if self.console is None:
+            raise RuntimeError("Markdown drawn on a pipe")
+        return self.console
+
     def waiting(self, label: str = "waiting for the reply") -> None:
         """Say that a reply is awaited until its first text (on a terminal)."""
-        if self.console.is_terminal:
+        if self.console is not None and self.console.is_terminal:
             self._waiting = Waiting(label)
 
     def write(self, chunk: str) -> None:
@@ -110,8 +132,8 @@ class ReplyWriter:
         if not chunk:
             return
         if not self.markdown:
-            self.console.file.write(chunk)
-            self.console.file.flush()
+            self.file.write(chunk)
+            self.file.flush()
             self.buffer += chunk
             return
         self.buffer += chunk
@@ -133,8 +155,8 @@ class ReplyWriter:
         # Blocks printed apart need the blank line Rich puts between elements; a list
         # brings its own.
         if self._printed_any and not _LIST_ITEM.match(text.lstrip()):
-            self.console.print()
-        self.console.print(Markdown(text, code_theme="monokai"))
+            self.screen.print()
+        self.screen.print(Markdown(text, code_theme="monokai"))
         self._printed_any = True
 
     def _draw(self) -> None:
@@ -144,7 +166,7 @@ class ReplyWriter:
         if not self.buffer.strip():
             return
         if self._live is None:
-            self._live = Live(console=self.console, auto_refresh=False, transient=True, vertical_overflow="crop")
+            self._live = Live(console=self.screen, auto_refresh=False, transient=True, vertical_overflow="crop")
             self._live.start()
         self._live.update(Markdown(self.buffer, code_theme="monokai"), refresh=True)
 
@@ -159,8 +181,8 @@ class ReplyWriter:
             self._waiting.stop()
         if not self.markdown:
             if self.buffer and not self.buffer.endswith("\n"):
-                self.console.file.write("\n")
-            self.console.file.flush()
+                self.file.write("\n")
+            self.file.flush()
             return
         if self._live is not None and self.buffer.strip():
             # The block being written is on screen already: redraw it once more and leave it
