@@ -147,6 +147,22 @@ def test_a_word_most_rows_have_is_not_searched_for_but_the_rare_one_still_finds(
     assert hits[0] == rare and set(common) <= set(hits)  # under the budget every word is searched
 
 
+def test_a_query_of_stop_words_only_searches_its_rarer_ones_on_a_smaller_budget(db, monkeypatch):
+    """ "what do I like?" keeps its stop words (it has nothing else), but "i" is in most of a
+    person's memories: such a query's words share search.STOP_POSTINGS rows; content words keep
+    the whole budget."""
+    from memchat.memory.recall import search
+
+    store = MemoryStore(db)
+    mine = [store.add(f"I planted row {i} of the garden").id for i in range(12)]
+    liked = store.add("What do you like most about autumn?").id
+    monkeypatch.setattr(search, "POSTINGS", 100)
+    monkeypatch.setattr(search, "STOP_POSTINGS", 5)
+    assert [h.id for h in recall(db, "what do I like", None, limit=20)] == [liked]  # "i": 12 rows, left out
+    hits = {h.id for h in recall(db, "what do I like about the garden", None, limit=20)}
+    assert set(mine) <= hits  # "garden" in 12 rows: a content word, on the whole budget
+
+
 def test_fts_query_quotes_every_word_and_drops_stopwords():
     assert fts_query('where did we leave the "webhook" bug*?') == '"leave" OR "webhook" OR "bug"'
     assert fts_query("NEAR(a b) OR c: -d") == '"near" OR "b" OR "c" OR "d"'
