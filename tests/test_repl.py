@@ -171,6 +171,16 @@ def spawn(*args, rows=30, cols=100):
     return child
 
 
+def exit_status(child):
+    """The child's exit code once it has ended. pexpect's close() alone hangs up on a child that is
+    still exiting 0.1 s after closing its terminal (seen under a loaded suite), which read as
+    death by SIGHUP (exitstatus None) where the code was 143."""
+    child.expect(pexpect.EOF)
+    child.wait()
+    child.close()
+    return child.exitstatus
+
+
 def quit_(child):
     # Keys typed while a reply streams go to the terminal in cooked mode, where Ctrl-D is
     # not a character: wait for the prompt (raw mode) before sending it, unless the last thing
@@ -178,9 +188,7 @@ def quit_(child):
     if child.after != PROMPT:
         child.expect_exact(PROMPT)
     child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
-    return child.exitstatus
+    return exit_status(child)
 
 
 def test_message_streams_reply_and_ctrl_d_exits_zero(api, memchat_home):
@@ -271,17 +279,13 @@ def test_sigterm_ends_the_chat_keeping_the_partial_reply(api, memchat_home):
     child.sendline("count in greek")
     child.expect_exact("beta")
     child.kill(signal.SIGTERM)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 143
+    assert exit_status(child) == 143
     rows = db_rows(memchat_home)
     assert rows[0] == ("user", "count in greek", "ok")
     assert rows[1][2] == "interrupted" and rows[1][1].startswith("alpha beta")
     idle = spawn("--provider", "echo")  # at the prompt: it ends too
     idle.kill(signal.SIGTERM)
-    idle.expect(pexpect.EOF)
-    idle.close()
-    assert idle.exitstatus == 143
+    assert exit_status(idle) == 143
 
 
 def test_a_slow_first_token_says_the_reply_is_awaited(api, memchat_home):
@@ -309,9 +313,7 @@ def test_sigterm_while_any_command_waits_exits_143(memchat_home):
     )
     child.expect_exact("for good? [y/N]")
     child.kill(signal.SIGTERM)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 143
+    assert exit_status(child) == 143
     assert db_rows(memchat_home, "SELECT status FROM memories") == [("active",)]  # nothing was forgotten
 
 
