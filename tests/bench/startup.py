@@ -10,9 +10,10 @@ files: the vector copy, bytecode), against the floor of the fast path (`python -
 onnxruntime, tokenizers, numpy"`) and the targets of issue #17.
 
 --baseline DIR: also run every command with an earlier checkout of memchat (e.g. `git
-worktree add /tmp/old <commit>`) first on PYTHONPATH, in the same run, on its own profiles
-built by its own code, interleaved run by run with the current tree so that a noisy machine
-affects both alike. Synthetic memories carry random unit vectors (see recall_speed.py);
+worktree add /tmp/old <commit>`), in the same run, on its own profiles built by its own code,
+interleaved run by run with the current tree so that a noisy machine affects both alike. Each
+tree is run through tests/bench/checkout.py: on PYTHONPATH, as this script did before, an
+editable install's finder won and both columns measured the installed tree. Synthetic memories carry random unit vectors (see recall_speed.py);
 the ONNX export is prepared once beforehand and not counted. PYTHONDONTWRITEBYTECODE is
 removed from the environment: a user's Python keeps its bytecode cache.
 """
@@ -31,7 +32,8 @@ from pathlib import Path
 import md_tables  # tests/bench/md_tables.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.append(str(ROOT))  # after PYTHONPATH: a --baseline checkout there wins
+CHECKOUT = Path(__file__).with_name("checkout.py")  # runs memchat from a given tree
+sys.path.append(str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 TARGETS = {  # issue #17
@@ -78,8 +80,8 @@ def repl_ready(env: dict[str, str], cmd: list[str] | None = None) -> tuple[float
     return wall, rss
 
 
-def build_home(home: Path, n: int, env: dict[str, str]) -> None:
-    """A profile of n synthetic memories, built by the memchat that env imports (its own schema)."""
+def build_home(home: Path, n: int, env: dict[str, str], root: Path = ROOT) -> None:
+    """A profile of n synthetic memories, built by the memchat of the tree `root` (its own schema)."""
     home.mkdir(parents=True)
     code = (
         "import random, sys; sys.path.insert(0, sys.argv[3]); from recall_speed import build_memories; "
@@ -87,7 +89,16 @@ def build_home(home: Path, n: int, env: dict[str, str]) -> None:
         "n and build_memories(db, n, 'all-MiniLM-L6-v2', 384, random.Random(1)); db.conn.close()"
     )
     subprocess.run(
-        [sys.executable, "-c", code, str(home / "default.db"), str(n), str(Path(__file__).parent)],
+        [
+            sys.executable,
+            str(CHECKOUT),
+            str(root),
+            "-c",
+            code,
+            str(home / "default.db"),
+            str(n),
+            str(Path(__file__).parent),
+        ],
         env=env,
         check=True,
         cwd="/",
@@ -113,11 +124,20 @@ def main() -> None:
         MEMCHAT_PROVIDER="echo",
         MEMCHAT_MEMORY_CAPTURE="false",
         TERM="xterm",
-        PYTHONPATH=str(ROOT),
     )
-    versions = {"after": env0}
+    versions = {"after": ROOT}
     if args.baseline:
-        versions = {"before": dict(env0, PYTHONPATH=str(Path(args.baseline).resolve())), "after": env0}
+        versions = {"before": Path(args.baseline).resolve(), "after": ROOT}
+    for version, root in versions.items():  # each column is the tree it names, or the run stops here
+        where = subprocess.run(
+            [sys.executable, str(CHECKOUT), str(root), "-c", "import memchat; print(memchat.__file__)"],
+            env=env0,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        if not where.startswith(str(root) + os.sep):
+            raise SystemExit(f"{version}: memchat was imported from {where}, not from {root}")
 
     os.environ.update(MEMCHAT_CACHE_DIR=str(cache), MEMCHAT_HOME=str(base / "prep"))
     from memchat.memory.recall import onnx_embed
@@ -128,19 +148,20 @@ def main() -> None:
         onnx_embed.prepare(DEFAULT_MODEL)
 
     homes: dict[tuple[str, int], Path] = {}
-    for version, env in versions.items():
-        for n in sorted(set(sizes) | {10_000}):
+    for version, root in versions.items():
+        for n in sorted(set(sizes) | {0, 10_000}):  # --help runs on an empty profile, `ask` on 10,000
             print(f"building {n:,} memories for {version}…", file=sys.stderr)
             homes[version, n] = base / version / f"home-{n}"
-            build_home(homes[version, n], n, env)
+            build_home(homes[version, n], n, env0, root)
 
     rows: list[tuple[str, dict[str, tuple[float, int]]]] = []
 
-    def measure(label: str, cmd: list[str] | None, n: int) -> None:
+    def measure(label: str, args_: list[str] | None, n: int) -> None:
         fns = {}
-        for version, env in versions.items():
-            e = dict(env, MEMCHAT_HOME=str(homes[version, n]))
-            fns[version] = (lambda e=e: repl_ready(e)) if cmd is None else (lambda e=e: run(cmd, e))
+        for version, root in versions.items():
+            e = dict(env0, MEMCHAT_HOME=str(homes[version, n]))
+            cmd = [sys.executable, str(CHECKOUT), str(root), *(args_ or [])]
+            fns[version] = (lambda e=e, c=cmd: repl_ready(e, c)) if args_ is None else (lambda e=e, c=cmd: run(c, e))
             fns[version]()  # unmeasured: page cache warm, lazy files created
         samples: dict[str, list[tuple[float, int]]] = {v: [] for v in versions}
         for _ in range(args.runs):  # interleaved: noise hits both alike
@@ -150,14 +171,13 @@ def main() -> None:
             (label, {v: (statistics.median(s[0] for s in xs), max(s[1] for s in xs)) for v, xs in samples.items()})
         )
 
-    py = [sys.executable, "-m", "memchat"]
     floor = []
     for _ in range(args.runs):
         floor.append(run([sys.executable, "-c", "import onnxruntime, tokenizers, numpy"], env0)[0])
-    measure("memchat --help", py + ["--help"], 0)
+    measure("memchat --help", ["--help"], 0)
     for n in sizes:
-        measure(f'memchat recall "q", {n:,} memories', py + ["recall", "where did we leave the webhook bug?"], n)
-    measure("memchat ask (echo, memory on), 10,000 memories", py + ["ask", "what do I like?"], 10_000)
+        measure(f'memchat recall "q", {n:,} memories', ["recall", "where did we leave the webhook bug?"], n)
+    measure("memchat ask (echo, memory on), 10,000 memories", ["ask", "what do I like?"], 10_000)
     measure("REPL launch to ready prompt", None, 10_000)
 
     floor_s = statistics.median(floor)
