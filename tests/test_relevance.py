@@ -418,6 +418,43 @@ def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embe
     assert planned("Help me plan my February budget") == []  # in the period, but not what it is about
 
 
+def test_my_trip_with_no_period_named_is_the_next_one_memory_holds(memchat_home, embedder):
+    """ "What should I pack for my trip?" names no month, but "my trip" is the next trip memory holds
+    (found on a newcomer's walk: the Lisbon flight in March was not sent)."""
+    from datetime import date
+
+    from memchat.memory.judge import inject
+    from memchat.memory.recall import index
+
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    kept = "2026-10-01T10:00:00.000000Z"
+    for text in (
+        "We flew to Crete on 2026-08-02",  # over: a trip that was, not the next one
+        "We're flying to Lisbon on 2027-03-14",
+        "I'm off to Reykjavik with Sam from 2027-02-12 to 2027-02-16",
+        "We're going to Kyoto on 2028-04-01",  # too far ahead to be what "my trip" means
+        "My dentist check-up is on 2026-11-03",
+        "I'm a structural engineer",
+    ):
+        store.add(text, created_at=kept)
+    index.catch_up(db, embedder)
+
+    def planned(prompt: str) -> list[str]:
+        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=date(2026, 10, 28))
+        return [i.text for i in section.items if i.reason.startswith("plan")]
+
+    for prompt in (
+        "What should I pack for my trip?",
+        "Any tips for our upcoming holiday?",
+        "How early should I get to the airport for my flight?",
+    ):
+        found = planned(prompt)
+        assert len(found) == 1 and "Reykjavik" in found[0], (prompt, found)  # the soonest of the two ahead
+    assert planned("How do I plan a trip to Japan?") == []  # a trip, not the user's
+    assert planned("Write a function that books the trip for a user") == []  # about no one
+
+
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])
 def test_no_period_where_there_is_none(text):
     from memchat.memory.recall.dates import period_in

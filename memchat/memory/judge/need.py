@@ -30,13 +30,14 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
-from memchat.memory.recall.dates import coming_period, planned_day
+from memchat.memory.recall.dates import Period, coming_period, planned_day
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import Memory, MemoryStore
 
@@ -443,6 +444,15 @@ PLAN_PERIOD_DAYS = 45
 # presents for a son and a visit to the in-laws at 0.02). The plans needed on the development sets
 # were at 0.22-0.35.
 PLAN_FLOOR = 0.2
+# "What should I pack for my trip?" names no period, but "my trip" is the next one memory holds: a
+# trip, holiday or flight of the user's (my, our, the) with nothing to say which is the soonest
+# planned one in NEXT_TRIP_DAYS that is near the request in meaning.
+_NEXT_TRIP = re.compile(
+    r"\b(?:my|our|the)\s+(?:upcoming\s+|next\s+|coming\s+)?"
+    r"(?:trip|holiday|holidays|vacation|flight|flights|journey|getaway|break|travels?)\b(?!\s+(?:to|from|in)\b)",
+    re.IGNORECASE,
+)
+NEXT_TRIP_DAYS = 180
 
 
 def plans_ahead(
@@ -455,7 +465,14 @@ def plans_ahead(
     import numpy as np
 
     period = coming_period(text, today)
-    if period is None or request.about_no_one or (period.end - period.start).days > PLAN_PERIOD_DAYS:
+    soonest = period is None and _NEXT_TRIP.search(text) is not None
+    if soonest:
+        period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
+    if (
+        period is None
+        or request.about_no_one
+        or (period.end - period.start).days > max(PLAN_PERIOD_DAYS, NEXT_TRIP_DAYS * soonest)
+    ):
         return []
     model = model_for(embedder)
     vs = index.vector_set(db, "memories", embedder.model_name)
@@ -472,6 +489,12 @@ def plans_ahead(
     ]
     if not planned:
         return []
+    if soonest:  # the next one that is like the request: the others are later trips
+        days = {r: planned_day(found[int(vs.ids[r])].text, found[int(vs.ids[r])].created_at) for r in planned}
+        near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
+        planned = sorted(near, key=lambda r: days[r] or today)[:1]
+        if not planned:
+            return []
     chosen = np.asarray(planned, dtype=np.int64)
     every = set(range(len(model.names)))
     vectors = np.asarray(vs.matrix[chosen])
