@@ -11,7 +11,7 @@ from memchat.memory.store.memories import MemoryStore
     [
         ("What could I give my father-in-law?", [("partner", "father")]),
         ("My partner's closest mate is coming for lunch", [("partner", "friend")]),
-        ("Stocking fillers for the kids?", [("son",), ("daughter",)]),
+        ("Stocking fillers for the kids?", [("son",), ("daughter",), ("child",)]),
         ("Something to post to my nephews abroad?", [("sister",), ("brother",)]),
         ("Draft an email to my boss", [("manager",)]),
         ("What treats are okay for the dog?", [("dog",)]),
@@ -64,6 +64,29 @@ def test_a_mentee_and_a_godchild_are_found_by_what_the_user_says_of_them(db):
         store.add(text)
     assert people.names_for(db, "user", "mentee") == ["Oskar"]
     assert people.names_for(db, "user", "godchild") == ["Alfie"]
+
+
+def test_children_named_together_are_the_kids(db, real_encoder):
+    """"Our kids are Maya (7) and Felix (4)" names no son or daughter, and the meal for the kids must
+    still respect Maya's allergy (found on an adversarial walk: it did not)."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "Our kids are Maya (7) and Felix (4)",
+        "My daughters, Ana and Bea, swim on Saturdays",
+        "Maya is allergic to peanuts",
+        "Our friends' kids Tom and Kit are vegan",  # not ours
+        "My kids are great at hide and seek",  # no names
+    ):
+        store.add(text)
+    assert people.names_for(db, "user", "child") == ["Maya", "Felix"]
+    assert people.names_for(db, "user", "daughter") == ["Ana", "Bea"]
+    index.catch_up(db, real_encoder)
+    text = "What should I cook for the kids tonight?"
+    found = {n.memory.text for n in need.household_diet(db, need.read(text, real_encoder), real_encoder, text, set())}
+    assert found == {"Maya is allergic to peanuts"}
 
 
 HOUSEHOLD = {

@@ -110,7 +110,7 @@ PER_TOPIC = 40  # nearest memories to each topic's examples
 # On the development sets every diet request under it needed those constraints, and none over it
 # ("my loaf came out flat", "a recipe for my next homebrew").
 MEAL_REQUEST = -0.3
-HOUSEHOLD: tuple[tuple[str, ...], ...] = (("partner",), ("son",), ("daughter",))
+HOUSEHOLD: tuple[tuple[str, ...], ...] = (("partner",), ("son",), ("daughter",), ("child",))
 HOUSEHOLD_ITEMS = 3  # household food constraints sent with a meal request, at most
 
 GENERAL = 0.0  # a request more like the general examples than its best topic by this is about no one

@@ -27,6 +27,7 @@ ROLE_WORDS: dict[str, tuple[str, ...]] = {
     "brother": ("brother",),
     "son": ("son",),
     "daughter": ("daughter",),
+    "child": ("child", "kid", "children", "kids"),  # "our kids are Maya and Felix": no son or daughter said
     "friend": ("friend", "mate", "pal"),
     "manager": ("manager", "boss"),
     "mentee": ("mentee",),
@@ -44,10 +45,10 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (re.compile(r"\bbrother[- ]in[- ]law\b", re.I), (("partner", "brother"),)),
     (re.compile(r"\b(in[- ]laws|parents[- ]in[- ]law)\b", re.I), (("partner", "parents"), ("partner", "mother"))),
     (re.compile(r"\b(nephews?|nieces?)\b", re.I), (("sister",), ("brother",))),
-    (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",))),
+    (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
     (
         re.compile(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
-        (("partner",), ("son",), ("daughter",)),
+        (("partner",), ("son",), ("daughter",), ("child",)),
     ),
     # what people call a partner or a pet when they do not say the word
     (re.compile(r"\b(my|our) (other half|better half|significant other|hubby|missus|missis)\b", re.I), (("partner",),)),
@@ -64,6 +65,19 @@ _TRIPLES = [
     re.compile(rf"\b((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})(?:\s+from\s+\w+)?\s+is\s+(?:now\s+)?{_NAME}"),
     re.compile(rf"\b{_NAME},\s+((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})\b"),
 ]
+# Several children named at once: "Our kids are Maya (7) and Felix (4)", "my daughters, Ana and Bea".
+_BROOD = {
+    "kids": "child",
+    "children": "child",
+    "sons": "son",
+    "boys": "son",
+    "daughters": "daughter",
+    "girls": "daughter",
+}
+_NAMED_BROOD = re.compile(
+    rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?((?i:kids|children|sons|boys|daughters|girls))(?:,|:|\s+are|\s+called|\s+named)?\s+"
+    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\))?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
+)
 _MENTORING = re.compile(rf"\bI'?m mentoring {_NAME}")
 _GODPARENT = re.compile(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
 _CUES = {"mentee": ("mentoring",), "godchild": ("godfather", "godmother", "godparent")}  # said of the user
@@ -121,6 +135,10 @@ def names_for(db: Database, owner: str, role: str) -> list[str]:
                     who, word, name = groups[0], groups[-2], groups[-1]
                 if _owner(who) == owner and _WORD_ROLE.get(word.lower()) == role and name not in names:
                     names.append(name)
+        if owner == "user" and role in ("child", "son", "daughter"):
+            for m in _NAMED_BROOD.finditer(text):
+                if _BROOD[m.group(1).lower()] in (role, "child"):
+                    names += [n for n in re.findall(_NAME, m.group(2)) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
             pattern = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in pattern.findall(text) if n not in names]
