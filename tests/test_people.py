@@ -67,7 +67,7 @@ def test_a_mentee_and_a_godchild_are_found_by_what_the_user_says_of_them(db):
 
 
 def test_children_named_together_are_the_kids(db, real_encoder):
-    """"Our kids are Maya (7) and Felix (4)" names no son or daughter, and the meal for the kids must
+    """ "Our kids are Maya (7) and Felix (4)" names no son or daughter, and the meal for the kids must
     still respect Maya's allergy (found on an adversarial walk: it did not)."""
     from memchat.memory.judge import need
     from memchat.memory.recall import index

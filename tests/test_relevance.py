@@ -453,6 +453,11 @@ def test_my_trip_with_no_period_named_is_the_next_one_memory_holds(memchat_home,
         assert len(found) == 1 and "Reykjavik" in found[0], (prompt, found)  # the soonest of the two ahead
     assert planned("How do I plan a trip to Japan?") == []  # a trip, not the user's
     assert planned("Write a function that books the trip for a user") == []  # about no one
+    section = inject.build(
+        db, "How was our last holiday?", embedder=embedder, budget=1500, count=len, today=date(2026, 10, 28)
+    )
+    last = [i for i in section.items if i.reason.startswith("plan")]
+    assert len(last) == 1 and "Crete" in last[0].text and last[0].section != "plans"  # the latest, told as past
 
 
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])

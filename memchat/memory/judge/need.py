@@ -37,7 +37,7 @@ from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
-from memchat.memory.recall.dates import Period, coming_period, planned_day
+from memchat.memory.recall.dates import Period, coming_period, event_day, planned_day
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import Memory, MemoryStore
 
@@ -453,27 +453,36 @@ _NEXT_TRIP = re.compile(
     re.IGNORECASE,
 )
 NEXT_TRIP_DAYS = 180
+# And "how was our last holiday?" is the latest trip of the past year that memory dates, told as past.
+_LAST_TRIP = re.compile(
+    r"\b(?:my|our|the)\s+(?:last|previous|latest|most\s+recent)\s+"
+    r"(?:trip|holiday|holidays|vacation|flight|journey|getaway|break|travels?)\b(?!\s+(?:to|from|in)\b)",
+    re.IGNORECASE,
+)
+LAST_TRIP_DAYS = 365
 
 
 def plans_ahead(
     db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
 ) -> list[Needed]:
-    """For a request that names a period ahead (memchat.memory.recall.dates.coming_period), the
-    one-off plans memory holds for that period ("I'm going to Tromsø from 2027-02-08" for "what
+    """For a request that names a period ahead (memchat.memory.recall.dates.coming_period), or the
+    user's next or last trip (_NEXT_TRIP, _LAST_TRIP), the one-off plans memory holds for it ("I'm going to Tromsø from 2027-02-08" for "what
     should I pack for my February trip?"), best first by meaning: among the CANDIDATES memories
     nearest the request (a plan the request is about is near it; the search's scores are reused)."""
     import numpy as np
 
     period = coming_period(text, today)
     soonest = period is None and _NEXT_TRIP.search(text) is not None
+    latest = period is None and not soonest and _LAST_TRIP.search(text) is not None
     if soonest:
         period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
-    if (
-        period is None
-        or request.about_no_one
-        or (period.end - period.start).days > max(PLAN_PERIOD_DAYS, NEXT_TRIP_DAYS * soonest)
-    ):
+    elif latest:
+        period = Period(today - timedelta(days=LAST_TRIP_DAYS), today - timedelta(days=1))
+    if period is None or request.about_no_one:
         return []
+    if not (soonest or latest) and (period.end - period.start).days > PLAN_PERIOD_DAYS:
+        return []
+    day_of = event_day if latest else planned_day  # a past trip was stated after it: no plan
     model = model_for(embedder)
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
@@ -484,15 +493,15 @@ def plans_ahead(
         r
         for r in rows
         if (m := found.get(int(vs.ids[r]))) is not None
-        and (day := planned_day(m.text, m.created_at)) is not None
+        and (day := day_of(m.text, m.created_at)) is not None
         and period.start <= day <= period.end
     ]
     if not planned:
         return []
-    if soonest:  # the next one that is like the request: the others are later trips
-        days = {r: planned_day(found[int(vs.ids[r])].text, found[int(vs.ids[r])].created_at) for r in planned}
+    if soonest or latest:  # the next trip (or the last) that is like the request, not another one
+        days = {r: day_of(found[int(vs.ids[r])].text, found[int(vs.ids[r])].created_at) for r in planned}
         near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
-        planned = sorted(near, key=lambda r: days[r] or today)[:1]
+        planned = sorted(near, key=lambda r: days[r] or today, reverse=latest)[:1]
         if not planned:
             return []
     chosen = np.asarray(planned, dtype=np.int64)

@@ -148,14 +148,22 @@ _RECURRING = re.compile(
 )
 
 
-def planned_day(text: str, stated: str | None) -> date | None:
-    """The day of a one-off plan a memory states ("flying to Oslo on May 9"), or None: a day named
-    on or after the day the memory was kept, not a recurring one (birthdays, "every Monday")."""
+def event_day(text: str, stated: str | None) -> date | None:
+    """The day of a one-off event or plan a memory states ("we went to Rome on 2026-06-10", "flying
+    to Oslo on May 9"), before or after the day the memory was kept; None for a recurring one
+    (birthdays, "every Monday")."""
     kept = message_date(stated)
     if kept is None or _RECURRING.search(text):
         return None
-    day = day_named(text, kept)
-    return day if day is not None and day >= kept else None
+    return day_named(text, kept)
+
+
+def planned_day(text: str, stated: str | None) -> date | None:
+    """The day of a one-off plan a memory states ("flying to Oslo on May 9"), or None: a day named
+    on or after the day the memory was kept, not a recurring one (birthdays, "every Monday")."""
+    day = event_day(text, stated)
+    kept = message_date(stated)
+    return day if day is not None and kept is not None and day >= kept else None
 
 
 def message_date(timestamp: str | None) -> date | None:
