@@ -386,7 +386,9 @@ def test_no_period_ahead_where_there_is_none(text):
     assert coming_period(text, date(2026, 10, 28)) is None
 
 
-def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embedder):
+def _plans_of(memchat_home, embedder, memories: tuple[str, ...]):
+    """A profile of `memories`, kept on 2026-10-01; what a prompt's section holds as its plan on
+    2026-10-28 (items whose reason is "plan ..."), with their sections."""
     from datetime import date
 
     from memchat.memory.judge import inject
@@ -394,21 +396,32 @@ def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embe
 
     db = open_db(memchat_home / "default.db")
     store = MemoryStore(db)
-    kept = "2026-10-01T10:00:00.000000Z"
-    for text in (
-        "I'm off to Reykjavik with Sam from 2027-02-12 to 2027-02-16",
-        "My dentist check-up is on 2026-11-03",
-        "The car's MOT is due on 2027-03-20",
-        "I'm a structural engineer",
-        "I love hot springs and long hikes",
-    ):
-        store.add(text, created_at=kept)
+    for text in memories:
+        store.add(text, created_at="2026-10-01T10:00:00.000000Z")
     index.catch_up(db, embedder)
 
-    def planned(prompt: str) -> list[str]:
-        """What the section holds as the plan for the period the prompt names (reason "plan ...")."""
+    def planned(prompt: str) -> list[tuple[str, str]]:
         section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=date(2026, 10, 28))
-        return [i.text for i in section.items if i.reason.startswith("plan")]
+        return [(i.text, i.section) for i in section.items if i.reason.startswith("plan")]
+
+    return planned
+
+
+def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embedder):
+    plans = _plans_of(
+        memchat_home,
+        embedder,
+        (
+            "I'm off to Reykjavik with Sam from 2027-02-12 to 2027-02-16",
+            "My dentist check-up is on 2026-11-03",
+            "The car's MOT is due on 2027-03-20",
+            "I'm a structural engineer",
+            "I love hot springs and long hikes",
+        ),
+    )
+
+    def planned(prompt: str) -> list[str]:
+        return [text for text, _ in plans(prompt)]
 
     february = planned("What should I pack for my February trip?")
     assert len(february) == 1 and "Reykjavik" in february[0]  # the one plan in February, not the dentist's
@@ -419,45 +432,31 @@ def test_a_request_naming_a_period_ahead_gets_the_plan_for_it(memchat_home, embe
 
 
 def test_my_trip_with_no_period_named_is_the_next_one_memory_holds(memchat_home, embedder):
-    """ "What should I pack for my trip?" names no month, but "my trip" is the next trip memory holds
-    (found on a newcomer's walk: the Lisbon flight in March was not sent)."""
-    from datetime import date
-
-    from memchat.memory.judge import inject
-    from memchat.memory.recall import index
-
-    db = open_db(memchat_home / "default.db")
-    store = MemoryStore(db)
-    kept = "2026-10-01T10:00:00.000000Z"
-    for text in (
-        "We flew to Crete on 2026-08-02",  # over: a trip that was, not the next one
-        "We're flying to Lisbon on 2027-03-14",
-        "I'm off to Reykjavik with Sam from 2027-02-12 to 2027-02-16",
-        "We're going to Kyoto on 2028-04-01",  # too far ahead to be what "my trip" means
-        "My dentist check-up is on 2026-11-03",
-        "I'm a structural engineer",
-    ):
-        store.add(text, created_at=kept)
-    index.catch_up(db, embedder)
-
-    def planned(prompt: str) -> list[str]:
-        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=date(2026, 10, 28))
-        return [i.text for i in section.items if i.reason.startswith("plan")]
-
+    """ "What should I pack for my trip?" names no month, but "my trip" is the next trip memory holds,
+    and "our last holiday" the latest one (found on an adversarial walk: neither was sent)."""
+    plans = _plans_of(
+        memchat_home,
+        embedder,
+        (
+            "We flew to Crete on 2026-08-02",  # over: a trip that was, not the next one
+            "We're flying to Lisbon on 2027-03-14",
+            "I'm off to Reykjavik with Sam from 2027-02-12 to 2027-02-16",
+            "We're going to Kyoto on 2028-04-01",  # too far ahead to be what "my trip" means
+            "My dentist check-up is on 2026-11-03",
+            "I'm a structural engineer",
+        ),
+    )
     for prompt in (
         "What should I pack for my trip?",
         "Any tips for our upcoming holiday?",
         "How early should I get to the airport for my flight?",
     ):
-        found = planned(prompt)
-        assert len(found) == 1 and "Reykjavik" in found[0], (prompt, found)  # the soonest of the two ahead
-    assert planned("How do I plan a trip to Japan?") == []  # a trip, not the user's
-    assert planned("Write a function that books the trip for a user") == []  # about no one
-    section = inject.build(
-        db, "How was our last holiday?", embedder=embedder, budget=1500, count=len, today=date(2026, 10, 28)
-    )
-    last = [i for i in section.items if i.reason.startswith("plan")]
-    assert len(last) == 1 and "Crete" in last[0].text and last[0].section != "plans"  # the latest, told as past
+        found = plans(prompt)
+        assert len(found) == 1 and "Reykjavik" in found[0][0], (prompt, found)  # the soonest of the two ahead
+    assert plans("How do I plan a trip to Japan?") == []  # a trip, not the user's
+    assert plans("Write a function that books the trip for a user") == []  # about no one
+    last = plans("How was our last holiday?")
+    assert len(last) == 1 and "Crete" in last[0][0] and last[0][1] != "plans"  # the latest, told as past
 
 
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])
