@@ -466,9 +466,10 @@ def plans_ahead(
     db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
 ) -> list[Needed]:
     """For a request that names a period ahead (memchat.memory.recall.dates.coming_period), or the
-    user's next or last trip (_NEXT_TRIP, _LAST_TRIP), the one-off plans memory holds for it ("I'm going to Tromsø from 2027-02-08" for "what
-    should I pack for my February trip?"), best first by meaning: among the CANDIDATES memories
-    nearest the request (a plan the request is about is near it; the search's scores are reused)."""
+    user's next or last trip (_NEXT_TRIP, _LAST_TRIP), the one-off plans memory holds for it ("I'm
+    going to Tromsø from 2027-02-08" for "what should I pack for my February trip?"), best first by
+    meaning: among the CANDIDATES memories nearest the request (a plan the request is about is near
+    it; the search's scores are reused)."""
     import numpy as np
 
     period = coming_period(text, today)
@@ -489,21 +490,19 @@ def plans_ahead(
         return []
     rows = _nearest(scan.similarities(vs.matrix, request.vector), _active_rows(vs), CANDIDATES)
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
-    planned = [
-        r
+    days = {
+        r: day
         for r in rows
         if (m := found.get(int(vs.ids[r]))) is not None
         and (day := day_of(m.text, m.created_at)) is not None
         and period.start <= day <= period.end
-    ]
+    }
+    planned = list(days)
+    if soonest or latest:  # the next trip (or the last) that is like the request, not another one
+        near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
+        planned = sorted(near, key=days.__getitem__, reverse=latest)[:1]
     if not planned:
         return []
-    if soonest or latest:  # the next trip (or the last) that is like the request, not another one
-        days = {r: day_of(found[int(vs.ids[r])].text, found[int(vs.ids[r])].created_at) for r in planned}
-        near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
-        planned = sorted(near, key=lambda r: days[r] or today, reverse=latest)[:1]
-        if not planned:
-            return []
     chosen = np.asarray(planned, dtype=np.int64)
     every = set(range(len(model.names)))
     vectors = np.asarray(vs.matrix[chosen])
