@@ -101,6 +101,8 @@ NOT_FOR_A_MEAL = {
     "Ana doesn't have a driving licence",  # not about food
     "Our son Leo refuses to wear a coat",  # not about food either
     "I'm allergic to penicillin",  # a medicine: health, not a meal
+    "Ana is allergic to ibuprofen",  # the same, though the encoder reads this sentence as about food
+    "Our son Leo has a dust mite allergy",  # not a food either
     "I used to be vegetarian",  # not any more
 }
 

@@ -40,6 +40,7 @@ from memchat.memory.recall import index, scan, vector_file
 from memchat.memory.recall.dates import Period, coming_period, event_day, planned_day
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import Memory, MemoryStore
+from memchat.memory.text import STOPWORDS
 
 if TYPE_CHECKING:
     from datetime import date
@@ -548,6 +549,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
     memories = [found.get(int(i)) for i in vs.ids[rows]]
+    not_food = _not_food_allergies(memories, embedder, model)
     out: list[Needed] = []
     # what a meal must never get wrong (an allergy, coeliac disease) before what someone will not eat
     condition_last = [m is None or _DIET_CONDITION.search(m.text) is None for m in memories]
@@ -565,12 +567,47 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None
         if topics[j, diet] < topics[j].max() - CLOSE and not sets_the_diet:
             continue  # "Ines doesn't have a driving licence" (but "I have type 2 diabetes" is about food too)
+        if m.id in not_food:
+            continue  # "I'm allergic to ibuprofen": a medicine, though the sentence reads as about food
         if _is_sensitive(m, float(like[j]), "diet") and not _a_diet_condition(m, topics[j, diet], topics[j, health]):
             continue  # "I'm allergic to penicillin"
         out.append(Needed(m, float(scores[j]), "household"))
         if len(out) >= HOUSEHOLD_ITEMS:
             break
     return out
+
+
+# What an allergy or intolerance is to: "allergic to X", "an allergy to X", then "a X allergy", "X-intolerant".
+_ALLERGEN_AFTER = re.compile(r"\b(?:allergic|allergy|allergies|intolerant|intolerance)\s+(?:to|of)\s+([^.,;!?]+)", re.I)
+_ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z]{3,}\s+)?[a-z]{3,})[- ](?:allergy|allergies|intolerance|intolerant)\b", re.I)
+
+
+def _allergen(text: str) -> str | None:
+    if found := _ALLERGEN_AFTER.search(text):
+        return found.group(1).strip()
+    for phrase in _ALLERGEN_BEFORE.findall(text):  # "a dust mite allergy", "a severe nut allergy"
+        words = [w for w in phrase.split() if w.lower() not in STOPWORDS and w.lower() not in _DEGREE]
+        if words:
+            return " ".join(words)
+    return None
+
+
+_DEGREE = {"severe", "mild", "serious", "slight", "bad", "nasty", "real", "food", "very"}
+
+
+def _not_food_allergies(memories: list[Memory | None], embedder: Embedder, model: TopicModel) -> set[int]:
+    """The memories whose allergy is to no food: its allergen alone reads more as health than as diet
+    ("ibuprofen", "amoxicillin", "dust mites"), though the whole sentence, about an allergy, reads as
+    diet to the encoder. One batch of a few words, only for the allergies among the candidates."""
+    allergens: dict[int, str] = {}
+    for m in memories:
+        if m is not None and _DIET_HEALTH.search(m.text) and (allergen := _allergen(m.text)):
+            allergens[m.id] = allergen
+    if not allergens:
+        return set()
+    topics = model.of_memories(embedder.encode(list(allergens.values())))
+    diet, health = model.names.index("diet"), model.names.index("health")
+    return {i for i, t in zip(allergens, topics, strict=True) if t[health] >= t[diet]}
 
 
 def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
