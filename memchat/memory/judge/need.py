@@ -549,8 +549,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
     memories = [found.get(int(i)) for i in vs.ids[rows]]
-    not_food = _not_food_allergies(memories, embedder, model)
-    out: list[Needed] = []
+    kept: list[Needed] = []
     # what a meal must never get wrong (an allergy, coeliac disease) before what someone will not eat
     condition_last = [m is None or _DIET_CONDITION.search(m.text) is None for m in memories]
     for j in sorted(range(rows.size), key=lambda j: (condition_last[j], -scores[j])):
@@ -567,19 +566,22 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None
         if topics[j, diet] < topics[j].max() - CLOSE and not sets_the_diet:
             continue  # "Ines doesn't have a driving licence" (but "I have type 2 diabetes" is about food too)
-        if m.id in not_food:
-            continue  # "I'm allergic to ibuprofen": a medicine, though the sentence reads as about food
         if _is_sensitive(m, float(like[j]), "diet") and not _a_diet_condition(m, topics[j, diet], topics[j, health]):
             continue  # "I'm allergic to penicillin"
-        out.append(Needed(m, float(scores[j]), "household"))
-        if len(out) >= HOUSEHOLD_ITEMS:
-            break
-    return out
+        kept.append(Needed(m, float(scores[j]), "household"))
+    # "I'm allergic to ibuprofen": a medicine, though the sentence reads as about food (read last:
+    # it encodes, and only what passed the rest needs it)
+    not_food = _not_food_allergies([n.memory for n in kept], embedder, model)
+    return [n for n in kept if n.memory.id not in not_food][:HOUSEHOLD_ITEMS]
 
 
 # What an allergy or intolerance is to: "allergic to X", "an allergy to X", then "a X allergy", "X-intolerant".
 _ALLERGEN_AFTER = re.compile(r"\b(?:allergic|allergy|allergies|intolerant|intolerance)\s+(?:to|of)\s+([^.,;!?]+)", re.I)
 _ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z]{3,}\s+)?[a-z]{3,})[- ](?:allergy|allergies|intolerance|intolerant)\b", re.I)
+
+
+# Words that say how bad an allergy is, or that it is to food, not what it is to.
+_DEGREE = frozenset({"severe", "mild", "serious", "slight", "bad", "nasty", "real", "food", "very"})
 
 
 def _allergen(text: str) -> str | None:
@@ -592,16 +594,13 @@ def _allergen(text: str) -> str | None:
     return None
 
 
-_DEGREE = {"severe", "mild", "serious", "slight", "bad", "nasty", "real", "food", "very"}
-
-
-def _not_food_allergies(memories: list[Memory | None], embedder: Embedder, model: TopicModel) -> set[int]:
+def _not_food_allergies(memories: list[Memory], embedder: Embedder, model: TopicModel) -> set[int]:
     """The memories whose allergy is to no food: its allergen alone reads more as health than as diet
     ("ibuprofen", "amoxicillin", "dust mites"), though the whole sentence, about an allergy, reads as
-    diet to the encoder. One batch of a few words, only for the allergies among the candidates."""
+    diet to the encoder. One batch of a few words, only for the allergies among `memories`."""
     allergens: dict[int, str] = {}
     for m in memories:
-        if m is not None and _DIET_HEALTH.search(m.text) and (allergen := _allergen(m.text)):
+        if _DIET_HEALTH.search(m.text) and (allergen := _allergen(m.text)):
             allergens[m.id] = allergen
     if not allergens:
         return set()
