@@ -1,12 +1,16 @@
 """ "Remember that ..." when memory already holds an older value: the memory model, shown the close
 memories, decides whether the statement updates one (scripted decide_memory answers from the local
-Messages-API server), and the old value becomes history rather than a second active fact."""
+Messages-API server), and the old value becomes history rather than a second active fact. A memory
+added by hand (`memories add`, /remember) asks the person instead, on a terminal."""
 
 from __future__ import annotations
 
 import json
+import sys
 
-from conftest import db_rows
+import pexpect
+from conftest import ROOT, db_rows, run_memchat
+from test_repl import PROMPT, quit_, spawn
 
 
 def _add(cli, text: str) -> None:
@@ -104,3 +108,111 @@ def test_a_new_value_of_a_private_fact_stays_private(cli, memchat_home):
         ("My PIN is 1234", "superseded", 1),
         ("My PIN is 9999", "active", 1),
     ]
+
+
+# --- `memories add`: the person says what a new statement replaces -----------------------------------
+
+_SAID_BEFORE = (
+    "Home is a flat in Leith, Edinburgh",
+    "I teach chemistry at Hillside Academy",
+    "Our car is a 2016 Skoda Fabia",
+    "I play the trombone in a brass band",
+)
+
+
+def test_memories_add_names_what_a_change_in_other_words_may_replace(cli, memchat_home, embedder):
+    """A new home, job or car shares few words with the old one (0.16 between the two homes here):
+    a script is told on stderr which memory it may replace and how to say so; nothing changes unasked."""
+    for text in _SAID_BEFORE:
+        _add(cli, text)
+    changes = {
+        "We moved down to Norwich in the spring": 1,
+        "I've started a new job as a lab manager at Quadram": 2,
+        "We traded the Skoda in for a second-hand Nissan Leaf": 3,
+    }
+    for new_id, (text, old_id) in enumerate(changes.items(), len(_SAID_BEFORE) + 1):
+        result = cli("memories", "add", text)
+        assert result.exit_code == 0, result.stderr
+        assert f"close to memory {old_id} (" in result.stderr
+        assert f"memchat memories edit {new_id} --replaces {old_id}" in result.stderr
+    for text in ("I'm reading Middlemarch", "My brother lives in Glasgow"):  # new, and another person's home
+        result = cli("memories", "add", text)
+        assert result.exit_code == 0 and "close to memory" not in result.stderr, result.stderr
+    assert {row[2] for row in _memories(memchat_home)} == {"active"}
+    done = cli("memories", "edit", "5", "--replaces", "1")
+    assert done.exit_code == 0 and "memory 5 replaces memory 1 (Home is a flat in Leith, Edinburgh)" in done.stdout
+    assert _memories(memchat_home)[0] == (1, "Home is a flat in Leith, Edinburgh", "superseded", 5)
+    history = cli("memories", "history", "1")
+    assert "supersede" in history.stdout and "Norwich" in history.stdout
+    assert cli("ask", "--provider", "echo", "--json", "--explain", "Where do I live?").exit_code == 0
+    sent = json.loads(cli("ask", "--provider", "echo", "--json", "--explain", "Where do I live?").stdout)["memory"]
+    assert "Leith" not in json.dumps(sent) and "Norwich" in json.dumps(sent)
+
+
+def test_memories_add_replaces_in_one_step_and_refuses_what_it_cannot_replace(cli, memchat_home, embedder):
+    _add(cli, "I drive a 2015 Honda Fit")
+    done = cli("memories", "add", "We now drive a Kia Niro EV", "--replaces", "1")
+    assert done.exit_code == 0 and "supersedes memory 1: I drive a 2015 Honda Fit" in done.stdout
+    assert "close to" not in done.stderr  # said already
+    before = _memories(memchat_home)
+    for bad, code, said in (
+        ("99", 1, "no memory 99"),
+        ("1", 2, "memory 1 is superseded; only an active memory can be replaced"),
+        ("x", 2, "memchat:"),
+    ):
+        result = cli("memories", "add", "We drive a bike now", "--replaces", bad)
+        assert result.exit_code == code and said in result.stderr and "Traceback" not in result.stderr
+    assert _memories(memchat_home) == before  # nothing stored by a refused add
+    again = cli("memories", "edit", "2", "--replaces", "2")
+    assert again.exit_code == 2 and "cannot replace itself" in again.stderr
+
+
+def test_memories_add_on_a_terminal_asks_which_memory_it_replaces(memchat_home, embedder):
+    for text in _SAID_BEFORE:
+        assert run_memchat("memories", "add", text).returncode == 0
+
+    def add(text: str) -> pexpect.spawn:
+        return pexpect.spawn(
+            sys.executable, ["-m", "memchat", "memories", "add", text], cwd=str(ROOT), encoding="utf-8", timeout=60
+        )
+
+    child = add("We moved down to Norwich in the spring")
+    child.expect("close to what memchat holds:")
+    child.expect("Home is a flat in Leith")
+    child.expect("does memory 5 replace one of them")
+    child.sendline("7")  # not one of them: asked again
+    child.expect("not one of")
+    child.expect("does memory 5 replace one of them")
+    child.sendline("1")
+    child.expect("supersedes memory 1: Home is a flat in Leith")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    child = add("I've started a new job as a lab manager at Quadram")
+    child.expect("does memory 6 replace one of them")
+    child.sendline("")  # Enter: both kept
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert _memories(memchat_home)[:2] == [
+        (1, "Home is a flat in Leith, Edinburgh", "superseded", 5),
+        (2, "I teach chemistry at Hillside Academy", "active", None),
+    ]
+
+
+def test_remember_in_the_repl_asks_too_and_replace_says_it_later(memchat_home, embedder):
+    for text in _SAID_BEFORE:
+        assert run_memchat("memories", "add", text).returncode == 0
+    child = spawn("--provider", "echo")
+    child.sendline("/remember We moved down to Norwich in the spring")
+    child.expect("remembered #5")
+    child.expect("#1: Home is a flat in Leith")
+    child.expect("does #5 replace one of them")
+    child.sendline("")  # both kept for now
+    child.expect_exact(PROMPT)
+    child.sendline("/replace 5 1")
+    child.expect("#5 replaces #1 \\(Home is a flat in Leith, Edinburgh\\), kept as history")
+    child.sendline("/replace 5 1")
+    child.expect("memory 1 is superseded")
+    assert quit_(child) == 0
+    assert _memories(memchat_home)[0] == (1, "Home is a flat in Leith, Edinburgh", "superseded", 5)

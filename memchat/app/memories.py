@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from memchat import sessions
 from memchat.app.profile import Notice, Profile, Progress, where_to
+from memchat.errors import MemchatError, UsageError
 
 if TYPE_CHECKING:
     from memchat.importer import ImportResult
@@ -98,18 +99,23 @@ class Memories:
         private: bool = False,
         origin: str = "manual",
         actor: str = "user",
+        replaces: int | str | None = None,
     ) -> Remembered:
         """Store what the user asked to keep, in their words; without a kind, an instruction to the
         assistant ("always answer in British English", "rule: ...") is a rule, anything else a fact.
 
         origin "mcp" is another tool writing: a rule from it would go into every chat's system prompt
         as the user's own preference, so it waits in review (`memories review`) until the user
-        confirms it."""
+        confirms it. `replaces`: an active memory the new one changes ("I moved to York" for "I live
+        in Leeds"), checked before anything is stored; it becomes the new one's history."""
         from memchat.memory.store.kinds import kind_of
 
         if kind is None:
             kind, text = kind_of(text)
         store = self.profile.store
+        old = store.get(replaces) if replaces is not None else None
+        if old is not None and old.status != "active":
+            raise UsageError(f"memory {old.id} is {old.status}; only an active memory can be replaced")
         memory = store.add(
             text,
             status="pending" if origin == "mcp" and kind == "rule" else "active",
@@ -125,9 +131,39 @@ class Memories:
         if store.last_add_existed:
             if private and not memory.private:  # said again, now as private: it becomes private
                 memory = store.update(memory.id, private=True, actor=actor)
+            if old is not None and old.id != memory.id:
+                memory = store.replaced_by(old.id, memory.id, actor=actor)
+                return Remembered(memory, [old], existed=True)
             return Remembered(memory, existed=True)
+        if old is not None:
+            memory = store.replaced_by(old.id, memory.id, actor=actor)
         self.profile.embed_written(memory_ids=[memory.id])
         return Remembered(memory, store.replaced(memory.id))
+
+    def close_to(self, memory: Memory, on_prepare: Notice | None = None) -> list[Memory]:
+        """The active memories of its kind that a memory just stated may change, closest first
+        ("I moved to York last month" and "I live in Leeds"): what `memories add` asks the user
+        about (a chat's "remember that ..." asks the memory model instead). None without an encoder."""
+        from memchat.memory.capture.policy import stated_neighbours
+
+        if memory.key or memory.status != "active" or not self.profile.store.has_active(memory.kind, besides=memory.id):
+            return []  # a key supersedes by itself; alone of its kind, nothing is close
+        try:
+            embedder = self.profile.embedder(on_prepare)
+        except MemchatError:
+            return []  # no encoder here: nothing is close, as in a search by words alone
+        return stated_neighbours(self.profile.store, memory, embedder, private=True, asking=True)
+
+    def replace(self, old_id: int | str, new_id: int | str) -> Memory:
+        """Memory `old_id` becomes the history of `new_id`, which takes its key, pin and privacy."""
+        store = self.profile.store
+        old, new = store.get(old_id), store.get(new_id)
+        for m in (old, new):
+            if m.status != "active":
+                raise UsageError(f"memory {m.id} is {m.status}; only an active memory can replace or be replaced")
+        if old.id == new.id:
+            raise UsageError(f"memory {old.id} cannot replace itself")
+        return store.replaced_by(old.id, new.id, actor="user")
 
     def matching(self, query: str, limit: int = 10, on_prepare: Notice | None = None) -> list[tuple[Memory, float]]:
         """Memories a query is about, with their relevance, best first (what clears the relevance bar)."""

@@ -73,10 +73,12 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ('memchat memories add "My dentist is Dr. Okafor"', "A fact (the kind is guessed)."),
         ('memchat memories add "Always answer in British English" -k rule', "A rule for how to work with you."),
         ('memchat memories add "I live in Lisbon" --key user.city --value Lisbon', "Replaces the old user.city."),
+        ('memchat memories add "We moved to York last month" --replaces 3', "Memory 3 becomes its history."),
     ],
     "memories edit": [
         ("memchat memories edit 14", "Edit memory 14 in $EDITOR."),
         ('memchat memories edit 14 -t "My dentist is Dr. Ade"', "Replace its text directly."),
+        ("memchat memories edit 15 --replaces 3", "Memory 15 replaces memory 3, kept as its history."),
     ],
     "memories pin": [("memchat memories pin 14", "Send memory 14 with every call.")],
     "memories unpin": [("memchat memories unpin 14", "Send it only when relevant again.")],

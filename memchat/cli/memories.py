@@ -93,19 +93,80 @@ def add(
     private: bool = typer.Option(
         False, "--private", help="Never send it to a model unasked: only your own `recall` shows it."
     ),
+    replaces: str | None = typer.Option(
+        None,
+        "--replaces",
+        metavar="ID",
+        autocompletion=complete_memory_ids,
+        help="The memory this one changes (it is kept as history). On a terminal memchat asks when one is close.",
+    ),
 ) -> None:
     """Add a memory (yours: origin manual)."""
-    done = open_app(ctx).memories.remember(
-        " ".join(text), kind=kind, key=key, value=value, importance=importance, pinned=pin, private=private
+    memchat = open_app(ctx)
+    done = memchat.memories.remember(
+        " ".join(text),
+        kind=kind,
+        key=key,
+        value=value,
+        importance=importance,
+        pinned=pin,
+        private=private,
+        replaces=replaces,
     )
     m = done.memory
     marks = f"{m.kind}, private" if m.private else m.kind
     if done.existed:
         typer.echo(f"already remembered as memory {m.id} ({marks}): {sanitize(m.text)}")
-        return
-    typer.echo(f"memory {m.id} ({marks}): {sanitize(m.text)}")
+    else:
+        typer.echo(f"memory {m.id} ({marks}): {sanitize(m.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
+    if not (done.existed or done.replaced or key):
+        _ask_what_it_replaces(memchat, m)
+
+
+def _ask_what_it_replaces(memchat: Memchat, m: Memory) -> None:
+    """A new statement can change what memory holds ("I moved to York last month" and "I live in
+    Leeds") in words a key would not catch: on a terminal, the close memories are listed and the user
+    says which one it replaces, if any; a script is told on stderr how to say so."""
+
+    def told(text: str) -> None:
+        console.err().print(text, markup=False, highlight=False)
+
+    close = memchat.memories.close_to(m, told)
+    if not close:
+        return
+    if not (stdin_is_tty() and console.stdout_is_tty()):
+        c = close[0]
+        console.err().print(
+            f"note: close to memory {c.id} ({one_line(sanitize(c.text), 60)}); if memory {m.id} replaces it: "
+            f"memchat memories edit {m.id} --replaces {c.id}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
+    typer.echo("close to what memchat holds:")
+    for c in close:
+        typer.echo(f"  {c.id:>5}  {sanitize(c.text)}")
+    ids = {str(c.id): c for c in close}
+    while True:
+        try:
+            answer = typer.prompt(
+                f"does memory {m.id} replace one of them? its id, or Enter to keep them all",
+                default="",
+                show_default=False,
+            ).strip()
+        except (typer.Abort, EOFError, KeyboardInterrupt):
+            answer = ""
+        if not answer or answer.lower() in ("n", "no"):
+            return
+        if answer.lstrip("#") in ids:
+            old = ids[answer.lstrip("#")]
+            memchat.memories.replace(old.id, m.id)
+            typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
+            return
+        typer.echo(f"  not one of {', '.join(ids)}")
 
 
 @memories_app.command()
@@ -119,8 +180,15 @@ def edit(
     private: bool | None = typer.Option(
         None, "--private/--no-private", help="Never send it to a model unasked (only `recall` shows it), or again."
     ),
+    replaces: str | None = typer.Option(
+        None,
+        "--replaces",
+        metavar="OLD",
+        autocompletion=complete_memory_ids,
+        help="An older memory this one changes: it becomes this one's history.",
+    ),
 ) -> None:
-    """Change a memory's text (opens $EDITOR without --text), or whether it is private."""
+    """Change a memory's text (opens $EDITOR without --text), whether it is private, or what it replaces."""
     from memchat.ui.editor import edit_in_editor
 
     memchat = open_app(ctx)
@@ -128,8 +196,12 @@ def edit(
     if private is not None:
         m = memchat.store.update(m.id, private=private)
         typer.echo(f"memory {m.id} is {'private' if private else 'no longer private'}: {sanitize(m.text)}")
-        if text is None and value is None:
-            return
+    if replaces is not None:
+        old = memchat.store.get(replaces)
+        m = memchat.memories.replace(old.id, m.id)
+        typer.echo(f"memory {m.id} replaces memory {old.id} ({sanitize(old.text)}), kept as history")
+    if (private is not None or replaces is not None) and text is None and value is None:
+        return
     if text is None and value is None:
         if not stdin_is_tty():
             raise UsageError("no terminal to open an editor on: pass --text")

@@ -278,6 +278,46 @@ def _profile(
     return [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
 
 
+# Profile slots a person has one of at a time: a new home, job or car replaces the old one.
+ONE_AT_A_TIME = ("home", "work", "transport")
+
+
+def stating_the_same(db: Database, embedder: Embedder, memory: Memory) -> list[Memory]:
+    """When `memory` states a fact a person has one of at a time (ONE_AT_A_TIME: "I moved to York
+    last month" is a home), the active memories of its kind that state the same kind of fact ("I
+    live in Leeds"), most like it first: what it may replace, whatever words they share (0.16
+    between "We moved down to Norwich" and "Home is a flat in Leith"). Those the profile calls
+    former ("we used to live in Hull") change nothing, nor do another person's ("my brother lives
+    in Norwich": memchat.memory.judge.people)."""
+    import numpy as np
+
+    if people.role_paths(memory.text):
+        return []
+    model = model_for(embedder)
+    own = model.of_slots(np.asarray(embedder.encode([memory.text])))[0]
+    slot = int(np.argmax(own))
+    if model.slots[slot] not in ONE_AT_A_TIME or float(own[slot]) < SLOT_FLOOR:
+        return []
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    (rows,) = _nearest_rows(db, vs, "slots", model.slot_examples, [slot], PROFILE_ROWS)
+    if rows.size == 0:
+        return []
+    fits = model.of_slots(np.asarray(vs.matrix[rows]))
+    found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows])
+    out = []
+    for j, r in enumerate(rows):
+        m = found.get(int(vs.ids[r]))
+        if m is None or m.id == memory.id or m.kind != memory.kind or m.status != "active":
+            continue
+        if _FORMER.search(m.text) or people.role_paths(m.text):
+            continue
+        if int(np.argmax(fits[j])) == slot and float(fits[j, slot]) >= SLOT_FLOOR:
+            out.append(m)
+    return out
+
+
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
     """Whether a memory may be on the card: not a former fact, nor a dated plan, nor where a child
     spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the

@@ -142,8 +142,17 @@ class MemoryStore:
             f"ORDER BY importance DESC, id DESC LIMIT {int(limit)}",
         )
 
-    def has_active(self) -> bool:
-        return bool(self.db.conn.execute("SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active')").fetchone()[0])
+    def has_active(self, kind: str | None = None, *, besides: int | None = None) -> bool:
+        """Whether any memory is active (of `kind`, other than `besides`)."""
+        sql = "SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active'"
+        args: list[object] = []
+        if kind is not None:
+            sql += " AND kind = ?"
+            args.append(kind)
+        if besides is not None:
+            sql += " AND id != ?"
+            args.append(besides)
+        return bool(self.db.conn.execute(sql + ")", args).fetchone()[0])
 
     # --- writing ---------------------------------------------------------------------------
     def _log(

@@ -1,5 +1,5 @@
-"""Slash commands for long-term memory: /remember, /recall, /memories, /forget, /pin-memory, /unpin-memory,
-/private, /unprivate."""
+"""Slash commands for long-term memory: /remember, /replace, /recall, /memories, /forget, /pin-memory,
+/unpin-memory, /private, /unprivate."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from memchat.repl.command import CommandSet
 from memchat.text import one_line
 
 if TYPE_CHECKING:
+    from memchat.memory.store.memories import Memory
     from memchat.repl.state import ReplState
 
 COMMANDS = CommandSet()
@@ -49,6 +50,46 @@ def _remember(repl: ReplState, arg: str) -> None:
     repl.info(f"{'already remembered' if done.existed else 'remembered'} #{m.id} ({m.kind}): {m.text}")
     for old in done.replaced:  # the old value stays as history (`memchat memories history`)
         repl.info(f"  supersedes #{old.id}: {old.text}")
+    if not (done.existed or done.replaced or key):
+        _ask_what_it_replaces(repl, m)
+
+
+def _ask_what_it_replaces(repl: ReplState, m: Memory) -> None:
+    """As `memories add` does: the close memories a new statement may change, and the user says which
+    ("I moved to York last month" and "I live in Leeds"); /replace says it later."""
+    close = repl.app.memories.close_to(m)
+    if not close:
+        return
+    repl.info("close to what memchat holds:")
+    for c in close:
+        repl.info(f"  #{c.id}: {c.text}")
+    if not repl.interactive:
+        repl.info(f"if #{m.id} replaces one of them: /replace {m.id} ID")
+        return
+    from prompt_toolkit.shortcuts import prompt
+
+    ids = {str(c.id): c for c in close}
+    try:
+        answer = prompt(f"does #{m.id} replace one of them? its id, or Enter to keep them all: ").strip().lstrip("#")
+    except (EOFError, KeyboardInterrupt):
+        answer = ""
+    if answer in ids:
+        repl.app.memories.replace(ids[answer].id, m.id)
+        repl.info(f"  supersedes #{answer}: {ids[answer].text}")
+    elif answer and answer.lower() not in ("n", "no"):
+        repl.info(f"not one of {', '.join(ids)}: both kept (/replace {m.id} ID says it later)")
+
+
+@command(
+    "replace", "Say that memory NEW replaces OLD (OLD is kept as its history).", args="NEW OLD", complete=_memory_ids
+)
+def _replace(repl: ReplState, arg: str) -> None:
+    parts = arg.split()
+    if len(parts) != 2:
+        raise UsageError("usage: /replace NEW OLD (e.g. /replace 12 3: memory 12 replaces memory 3)")
+    new, old = (repl.app.store.get(_one_id(p, "/replace NEW OLD")) for p in parts)
+    repl.app.memories.replace(old.id, new.id)
+    repl.info(f"#{new.id} replaces #{old.id} ({old.text}), kept as history")
 
 
 def _leading_key(arg: str) -> tuple[str | None, str]:
