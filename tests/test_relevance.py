@@ -747,6 +747,17 @@ def test_technical_and_general_questions_get_no_sensitive_or_retrieved_memory(ho
     assert "What I know about you" not in general and "What happened before" not in general, retrieved
 
 
+def test_a_question_about_no_one_gets_no_past_conversation_that_shares_its_words(household, api):
+    """The user's own earlier asks are history too: a general or coding question that shares a word
+    with one ("list", "football") is still about no one, and gets none of them."""
+    for earlier in ("Write an endpoint that returns a paginated list of orders", "The twins want a new football kit"):
+        sent_for(household, api, earlier)
+    for prompt in ("How do I reverse a linked list in Java?", "Who won the football World Cup in 2010?"):
+        system = sent_for(household, api, prompt)
+        assert "What happened before" not in system and "What I know about you" not in system, prompt
+        assert "paginated" not in system and "football kit" not in system, prompt
+
+
 def test_a_health_question_of_the_users_own_reaches_the_health_memory(household, api):
     assert "lithium for bipolar" in sent_for(household, api, "Is it safe for me to take ibuprofen with my medication?")
 

@@ -229,10 +229,12 @@ def build(
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     personal = about_someone(query, hits)
-    # A general or technical question ("how do I validate an IBAN's checksum?") reaches no sensitive
-    # memory, whatever words it shares with one; one that names someone memory knows is not general.
+    # A general or technical question ("how do I validate an IBAN's checksum?", "how do I reverse a
+    # linked list?") reaches nothing retrieved: no sensitive memory, nor a past chat of the user's own
+    # ("write an endpoint that returns a paginated list"), whatever words it shares with them; one
+    # that names someone memory knows is not general.
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
-    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical)
+    passed = [] if technical else gate(hits, query, bar, personal=personal, answered=beside)
     profile_tokens = 0
     if technical:
         # A question about no one needs nothing of the person, not even the profile; but code is
