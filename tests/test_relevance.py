@@ -689,6 +689,19 @@ def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home
     assert "[2027-05-09, past] I'm flying to Oslo on May 9" in after and "## Coming up" not in after
     anniversary = inject.build(db, "When is our anniversary?", embedder=embedder, budget=1500, count=len).text
     assert "- Our anniversary is June 14" in anniversary  # a recurring date is a fact, not a plan
+    # told after its day (added in July), the trip is past from the start; what holds since a day is not
+    store.add("I'm driving to Bergen on 2027-06-20 for the festival", created_at="2027-07-02T10:00:00.000000Z")
+    store.add("I've been vegetarian since 2019-01-01", created_at="2027-07-02T10:00:00.000000Z")
+    index.catch_up(db, embedder)
+    late = inject.build(
+        db, "How was the drive to Bergen?", embedder=embedder, budget=1500, count=len, today=date(2027, 7, 3)
+    ).text
+    assert "[2027-06-20, past] I'm driving to Bergen on 2027-06-20" in late, late
+    assert late.count("Bergen") == 1, late  # not on the profile's card as a standing fact either
+    since = inject.build(
+        db, "Since when am I vegetarian?", embedder=embedder, budget=1500, count=len, today=date(2027, 7, 3)
+    ).text
+    assert "- I've been vegetarian since 2019-01-01" in since and "past] I've been vegetarian" not in since, since
 
 
 # A person's memories as `memories add` stores them (written for these tests; no word of the

@@ -30,7 +30,7 @@ from memchat.memory.judge import need, sensitive
 from memchat.memory.judge.personal import about_someone, speakers_named, without_request
 from memchat.memory.judge.state import message_states
 from memchat.memory.recall import relevance
-from memchat.memory.recall.dates import planned_day
+from memchat.memory.recall.dates import one_off_day, planned_day
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import MemoryStore
 from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, stem, window, words
@@ -230,11 +230,14 @@ def build(
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     personal = about_someone(query, hits)
     # A general or technical question ("how do I validate an IBAN's checksum?", "how do I reverse a
-    # linked list?") reaches nothing retrieved: no sensitive memory, nor a past chat of the user's own
-    # ("write an endpoint that returns a paginated list"), whatever words it shares with them; one
-    # that names someone memory knows is not general.
+    # linked list?") reaches no sensitive memory, nor a past chat of the user's own ("write an
+    # endpoint that returns a paginated list"), whatever words it shares with them; a memory that
+    # answers it still goes ("what is the office alarm code again?"). One that names someone memory
+    # knows is not general.
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
-    passed = [] if technical else gate(hits, query, bar, personal=personal, answered=beside)
+    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical)
+    if technical:
+        passed = [h for h in passed if h.type == "memory"]
     profile_tokens = 0
     if technical:
         # A question about no one needs nothing of the person, not even the profile; but code is
@@ -393,9 +396,10 @@ def _memory_line(hit: Hit, today: date) -> tuple[str, str]:
 
 def _memory_line_of(memory: Memory, today: date) -> tuple[str, str]:
     """A fact as it is; a one-off plan with its day, as coming up before it and as past after it
-    (never as a current fact); an event dated."""
+    (never as a current fact), and so a dated one-off told after its day ("I'm flying to Oslo on
+    2026-11-20", added in December), unless it says what holds since then; an event dated."""
     text = neutralise(memory.text)
-    day = planned_day(memory.text, memory.created_at)
+    day = planned_day(memory.text, memory.created_at) or one_off_day(memory.text, memory.created_at)
     if day is not None:
         return (
             ("plans", f"[{day.isoformat()}] {text}")

@@ -37,7 +37,7 @@ from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
-from memchat.memory.recall.dates import Period, coming_period, event_day, planned_day
+from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import Memory, MemoryStore
 from memchat.memory.text import STOPWORDS
@@ -324,8 +324,8 @@ def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925")."""
     if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values():
         return False
-    if planned_day(m.text, m.created_at) is not None:
-        return False  # a dated plan is coming up before its day and past after it, never a standing fact
+    if one_off_day(m.text, m.created_at) is not None:
+        return False  # a dated plan or event is coming up before its day and past after it, never a standing fact
     if _CHILD_PLACE.search(m.text) and not _USER.match(m.text):
         return False
     constraint = _CONSTRAINT.search(m.text)

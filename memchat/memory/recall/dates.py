@@ -158,6 +158,15 @@ def event_day(text: str, stated: str | None) -> date | None:
     return day_named(text, kept)
 
 
+_SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
+
+
+def one_off_day(text: str, stated: str | None) -> date | None:
+    """The day of a one-off event or plan a memory states (event_day), told before or after it;
+    None for what holds since a day ("I've been vegetarian since 2019-01-01" is true now)."""
+    return None if _SINCE.search(text) else event_day(text, stated)
+
+
 def planned_day(text: str, stated: str | None) -> date | None:
     """The day of a one-off plan a memory states ("flying to Oslo on May 9"), or None: a day named
     on or after the day the memory was kept, not a recurring one (birthdays, "every Monday")."""
