@@ -2,7 +2,9 @@
 
 - Explicit requests ("remember that ...", /remember, `memchat memories add`) are stored as
   stated, in the user's words. A chat's "remember that ..." is then reconciled (`reconcile`):
-  when it is close in meaning to active memories, the model decides whether it updates one.
+  when it is close in meaning to active memories, or states the same one-at-a-time fact (a home,
+  a job, a car), the model decides whether it updates one; `memories add` and /remember ask the
+  person instead (`stated_neighbours`).
 - A fact with the key of an active fact supersedes it (the store keeps the old one as history).
 - A near-duplicate (cosine >= DUPLICATE against a memory of the same kind) is merged: nothing
   new is stored; a repeated rule gains importance, so recurring corrections weigh more.

@@ -236,10 +236,9 @@ def build(
     # knows is not general.
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
     passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical)
-    if technical:
-        passed = [h for h in passed if h.type == "memory"]
     profile_tokens = 0
     if technical:
+        passed = [h for h in passed if h.type == "memory"]
         # A question about no one needs nothing of the person, not even the profile; but code is
         # written in the user's stack ("write me a liveness probe handler": in Go, for Kubernetes).
         coding = request is not None and request.topic == "tech"
