@@ -21,6 +21,10 @@ from memchat.memory.store.memories import MemoryStore
         ("How do I kill a child process?", []),
         ("Explain the father of modern physics", []),
         ("What is the other half of a Kubernetes pod spec?", []),
+        ("What time should I ring my sibling overseas?", [("sister",), ("brother",)]),
+        ("Birthday ideas for my nan?", [("grandmother",)]),
+        ("Write a leaving card for my teammate", [("colleague",)]),
+        ("How do I check for NaN in a pandas column?", []),
     ],
     ids=[
         "in-law",
@@ -35,6 +39,10 @@ from memchat.memory.store.memories import MemoryStore
         "child process",
         "no possessive",
         "not my other half",
+        "sibling",
+        "nan",
+        "teammate",
+        "NaN is no nan",
     ],
 )
 def test_role_paths_read_who_a_request_names(request_text, paths):
@@ -56,6 +64,23 @@ def test_names_and_memories_follow_the_role_path(db):
     texts = {store.get(i).text for i in people.memories_about(db, [("partner", "father")])}
     assert "Ana's dad Jorge restores motorbikes" in texts and "Jorge lives in Braga" in texts
     assert "I restore furniture" not in texts
+
+
+def test_grandparents_colleagues_and_cousins_are_found_by_what_the_user_says_of_them(db):
+    store = MemoryStore(db)
+    for text in (
+        "My gran Rose loves crosswords",
+        "Rose lives in a care home in Hove",
+        "My colleague Priya runs the data team",
+        "My cousin Dan is a chef in Leeds",
+        "I love crosswords too",
+    ):
+        store.add(text)
+    assert people.names_for(db, "user", "grandmother") == ["Rose"]
+    assert people.names_for(db, "user", "colleague") == ["Priya"]
+    assert people.names_for(db, "user", "cousin") == ["Dan"]
+    texts = {store.get(i).text for i in people.memories_about(db, people.role_paths("a present for my grandparents"))}
+    assert texts == {"My gran Rose loves crosswords", "Rose lives in a care home in Hove"}
 
 
 def test_a_mentee_and_a_godchild_are_found_by_what_the_user_says_of_them(db):

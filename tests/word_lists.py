@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memchat.memory.capture.turns import _SMALL_TALK
-from memchat.memory.judge import need, personal, sensitive
+from memchat.memory.judge import need, people, personal, sensitive
 
 HERE = Path(__file__).parent
 LABELLED = json.loads((HERE / "data" / "word_lists_labelled.json").read_text())
@@ -94,6 +94,12 @@ def measures() -> list[Measure]:
             "a memory of a child's school, nursery or childminder",
             lambda t: bool(need._CHILD_PLACE.search(t) and not need._USER.match(t)),
             _yes_no(LABELLED["child_place"]),
+        ),
+        _measure(
+            "people by role (people.role_paths)",
+            "a request that means someone memory may know by role",
+            lambda t: bool(people.role_paths(t)),
+            _yes_no(LABELLED["role_request"]),
         ),
         _measure(
             "small talk (capture.turns._SMALL_TALK)",
