@@ -149,6 +149,16 @@ def test_memories_add_names_what_a_change_in_other_words_may_replace(cli, memcha
     assert "Leith" not in json.dumps(sent) and "Norwich" in json.dumps(sent)
 
 
+def test_a_script_is_told_of_a_close_private_memory_by_its_id_alone(cli, memchat_home, embedder):
+    assert cli("memories", "add", "--private", "My bank card PIN is 1234").exit_code == 0
+    result = cli("memories", "add", "My bank card PIN is now 9999")
+    assert result.exit_code == 0 and "close to memory 1 (private)" in result.stderr, result.stderr
+    assert "1234" not in result.stderr + result.stdout
+    assert cli("memories", "edit", "2", "--replaces", "1").exit_code == 0
+    assert _memories(memchat_home)[0][2] == "superseded"
+    assert db_rows(memchat_home, "SELECT private FROM memories WHERE id = 2") == [(1,)]  # the new value stays private
+
+
 def test_memories_add_replaces_in_one_step_and_refuses_what_it_cannot_replace(cli, memchat_home, embedder):
     _add(cli, "I drive a 2015 Honda Fit")
     done = cli("memories", "add", "We now drive a Kia Niro EV", "--replaces", "1")

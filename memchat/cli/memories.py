@@ -138,8 +138,9 @@ def _ask_what_it_replaces(memchat: Memchat, m: Memory) -> None:
         return
     if not (stdin_is_tty() and console.stdout_is_tty()):
         c = close[0]
+        said = "private" if c.private else one_line(sanitize(c.text), 60)  # a script's stderr may be kept
         console.err().print(
-            f"note: close to memory {c.id} ({one_line(sanitize(c.text), 60)}); if memory {m.id} replaces it: "
+            f"note: close to memory {c.id} ({said}); if memory {m.id} replaces it: "
             f"memchat memories edit {m.id} --replaces {c.id}",
             markup=False,
             highlight=False,
@@ -148,7 +149,7 @@ def _ask_what_it_replaces(memchat: Memchat, m: Memory) -> None:
         return
     typer.echo("close to what memchat holds:")
     for c in close:
-        typer.echo(f"  {c.id:>5}  {sanitize(c.text)}")
+        typer.echo(f"  {c.id:>5}  {sanitize(c.text)}{' (private)' if c.private else ''}")
     ids = {str(c.id): c for c in close}
     while True:
         try:
