@@ -890,6 +890,22 @@ def test_a_past_chat_far_below_a_fact_that_answers_is_not_sent_beside_it():
     assert [h.id for h in gate([seats, close], "What car do we drive?", 0.05)] == [3, 2]
 
 
+def test_beside_a_weak_memory_a_past_chat_must_clear_the_bar_itself():
+    """A memory that barely clears the bar lets nothing weaker in from past chats: the floor under
+    it is for transcripts alone ("how long to my mum's by train?" and an earlier ask about a
+    birthday present, at 0.03)."""
+    from memchat.memory.judge.inject import gate
+
+    mum = _hit("memory", 1, "My mum Aileen lives in Inverness", 0.06)
+    gift = _hit("message", 2, "What should I get my other half for their birthday?", 0.03)
+    trains = _hit("message", 3, "The sleeper train to Inverness was fully booked", 0.05)
+    assert [h.id for h in gate([mum, gift, trains], "How long would it take to get to my mum's by train?", 0.05)] == [
+        1,
+        3,
+    ]
+    assert [h.id for h in gate([gift, trains], "How long would it take to get to my mum's by train?", 0.05)] == [3, 2]
+
+
 def _said(id_: int, name: str, text: str, score: float):
     from memchat.memory.recall.rank import Hit
 

@@ -293,7 +293,7 @@ def gate(
 
     Nothing clears it unless the best candidate does; then each needs a share of the bar and of
     the best candidate's relevance, and a snippet half the relevance of the best memory that
-    cleared the bar (MEMORY_SHARE). A sensitive item needs a message about its category, and one
+    cleared the bar (MEMORY_SHARE), and the bar itself when one did. A sensitive item needs a message about its category, and one
     that is not a general or technical question (`technical`, by meaning); a reply is as
     sensitive as the message it answers (`answered`: their texts by id). What a speaker the
     message names said is theirs to be asked about (SENSITIVE_ALONE).
@@ -314,6 +314,8 @@ def gate(
     for h in sorted(hits, key=lambda h: -h.score):
         if h.score < floor or h.score < MEMORY_SHARE * (best if h.type == "memory" else best_memory):
             continue
+        if h.type == "message" and best_memory and h.score < bar:
+            continue  # beside the user's own memories, a past chat clears the bar itself (floor: transcripts)
         if not personal and (
             h.features.get("coverage", 0.0) < IMPERSONAL_COVERAGE or not named & content_stems(h.text)
         ):
