@@ -54,8 +54,10 @@ def sanitize(text: str) -> str:
 
 
 def error_text(message: str) -> str:
-    """An error message as one line, whatever it quotes (a file name with a line break in it)."""
-    return "⏎".join(sanitize(message).splitlines()) if "\n" in message else sanitize(message)
+    """An error message as one line, whatever it quotes (a file name with a line break in it, or a
+    Unicode line or paragraph separator: U+2028, U+2029, NEL)."""
+    lines = sanitize(message).splitlines()
+    return "⏎".join(lines) if len(lines) > 1 else "".join(lines)
 
 
 def _without_controls(text: str) -> str:

@@ -205,3 +205,14 @@ def test_sanitize_and_the_console_helpers_drop_format_characters(text, capsys):
     assert _no_format_chars(captured.out + captured.err), ascii(captured)
     assert json.loads(captured.out.splitlines()[-1]) == {"text": text}
     assert captured.out.splitlines()[0] == sanitize(text)  # not a terminal: no escape sequence either
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c"])
+def test_an_error_that_quotes_a_line_break_of_any_kind_is_still_one_line(cli, separator):
+    from memchat.text import error_text
+
+    said = error_text(f"unknown command /a{separator}b; /help lists them")
+    assert len(said.splitlines()) == 1 and said.startswith("unknown command /a") and said.endswith("lists them")
+    result = cli("--provider", "echo", input=f"/x{separator}y\n")
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines and all(line.startswith("memchat: ") for line in lines), result.stderr
