@@ -177,6 +177,17 @@ def test_memories_add_replaces_in_one_step_and_refuses_what_it_cannot_replace(cl
     assert again.exit_code == 2 and "cannot replace itself" in again.stderr
 
 
+def test_with_the_torch_encoder_a_quick_add_stays_quick(memchat_home, embedder):
+    """sentence-transformers takes seconds to load in every process: `memories add` does not load it
+    to look for what a statement may replace (onnxruntime's encoder, the default, is light)."""
+    torch = {"MEMCHAT_MEMORY_ENCODER": "torch"}
+    assert run_memchat("memories", "add", _SAID_BEFORE[0], env=torch).returncode == 0
+    done = run_memchat("memories", "add", "We moved down to Norwich in the spring", env=torch)
+    assert done.returncode == 0 and "close to" not in done.stderr.decode(), done.stderr
+    light = run_memchat("memories", "add", "We're in Ipswich now")
+    assert light.returncode == 0 and "close to memory" in light.stderr.decode()
+
+
 def test_memories_add_on_a_terminal_asks_which_memory_it_replaces(memchat_home, embedder):
     for text in _SAID_BEFORE:
         assert run_memchat("memories", "add", text).returncode == 0

@@ -143,11 +143,14 @@ class Memories:
     def close_to(self, memory: Memory, on_prepare: Notice | None = None) -> list[Memory]:
         """The active memories of its kind that a memory just stated may change, closest first
         ("I moved to York last month" and "I live in Leeds"): what `memories add` asks the user
-        about (a chat's "remember that ..." asks the memory model instead). None without an encoder."""
+        about (a chat's "remember that ..." asks the memory model instead). None without an encoder,
+        nor with one that takes seconds to load (torch): a quick add stays quick."""
         from memchat.memory.capture.policy import stated_neighbours
 
         if memory.key or memory.status != "active" or not self.profile.store.has_active(memory.kind, besides=memory.id):
             return []  # a key supersedes by itself; alone of its kind, nothing is close
+        if not self.profile.encoder_is_light():
+            return []
         try:
             embedder = self.profile.embedder(on_prepare)
         except MemchatError:

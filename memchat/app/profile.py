@@ -414,6 +414,14 @@ class Profile:
 
         return is_loaded(self.settings.get("memory.embedding_model"))
 
+    def encoder_is_light(self) -> bool:
+        """Whether the encoder loads in a fraction of a second: loaded already, or onnxruntime's
+        (its one-time preparation aside), not sentence-transformers and torch (seconds, every process)."""
+        from memchat.memory.recall import onnx_embed
+
+        name = self.settings.get("memory.embedding_model")
+        return self.embedder_loaded() or (self.settings.get("memory.encoder") != "torch" and not onnx_embed.failed(name))
+
     def turn_embedder(self, on_notice: Notice | None = None) -> Embedder | None:
         """A chat turn's encoder: with lazy_encoder, full-text search until it has loaded (said once)."""
         if not self.lazy_encoder or self.embedder_loaded():
