@@ -420,7 +420,9 @@ class Profile:
         from memchat.memory.recall import onnx_embed
 
         name = self.settings.get("memory.embedding_model")
-        return self.embedder_loaded() or (self.settings.get("memory.encoder") != "torch" and not onnx_embed.failed(name))
+        return self.embedder_loaded() or (
+            self.settings.get("memory.encoder") != "torch" and not onnx_embed.failed(name)
+        )
 
     def turn_embedder(self, on_notice: Notice | None = None) -> Embedder | None:
         """A chat turn's encoder: with lazy_encoder, full-text search until it has loaded (said once)."""
