@@ -57,7 +57,7 @@ def _remember(repl: ReplState, arg: str) -> None:
 def _ask_what_it_replaces(repl: ReplState, m: Memory) -> None:
     """As `memories add` does: the close memories a new statement may change, and the user says which
     ("I moved to York last month" and "I live in Leeds"); /replace says it later."""
-    close = repl.app.memories.close_to(m)
+    close = repl.app.memories.close_to(m, repl.info)  # a first preparation of the encoder is said
     if not close:
         return
     repl.info("close to what memchat holds:")
