@@ -177,6 +177,19 @@ def test_memories_add_replaces_in_one_step_and_refuses_what_it_cannot_replace(cl
     assert again.exit_code == 2 and "cannot replace itself" in again.stderr
 
 
+def test_a_script_adding_to_a_large_profile_is_not_slowed_by_the_look(cli, memchat_home, embedder, monkeypatch):
+    """From COPY_FROM memories on, the search would first rewrite the vector copy (0.75 s at
+    100,000): a script, which nobody is there to ask, does not look; a terminal still does."""
+    for text in _SAID_BEFORE:
+        _add(cli, text)
+    monkeypatch.setattr("memchat.memory.recall.vector_file.COPY_FROM", len(_SAID_BEFORE))
+    quiet = cli("memories", "add", "We moved down to Norwich in the spring")
+    assert quiet.exit_code == 0 and "close to" not in quiet.stderr
+    monkeypatch.setattr("memchat.memory.recall.vector_file.COPY_FROM", 1000)
+    told = cli("memories", "add", "We're in Ipswich now")
+    assert told.exit_code == 0 and "close to memory " in told.stderr
+
+
 def test_with_the_torch_encoder_a_quick_add_stays_quick(memchat_home, embedder):
     """sentence-transformers takes seconds to load in every process: `memories add` does not load it
     to look for what a statement may replace (onnxruntime's encoder, the default, is light)."""

@@ -133,10 +133,11 @@ def _ask_what_it_replaces(memchat: Memchat, m: Memory) -> None:
     def told(text: str) -> None:
         console.err().print(text, markup=False, highlight=False)
 
-    close = memchat.memories.close_to(m, told)
+    asking = stdin_is_tty() and console.stdout_is_tty()
+    close = memchat.memories.close_to(m, told, cheap_only=not asking)
     if not close:
         return
-    if not (stdin_is_tty() and console.stdout_is_tty()):
+    if not asking:
         c = close[0]
         said = "private" if c.private else one_line(sanitize(c.text), 60)  # a script's stderr may be kept
         console.err().print(

@@ -98,6 +98,9 @@ def _mapped(directory: Any, meta: dict) -> dict[str, Any]:
     return arrays
 
 
+COPY_FROM = 1000  # rows from which a set is kept as a copy: smaller ones load fast from SQLite anyway
+
+
 def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | None:
     directory = disk_dir(db)
     if directory is None:
@@ -121,7 +124,7 @@ def read_copy(db: Database, which: str, model: str, gen: int) -> VectorSet | Non
 
 def write_copy(db: Database, which: str, model: str, vs: VectorSet) -> None:
     directory = disk_dir(db)
-    if directory is None or vs.matrix.shape[0] < 1000:  # small sets load fast from SQLite anyway
+    if directory is None or vs.matrix.shape[0] < COPY_FROM:
         return
     try:
         _write(db, which, model, vs, None, vs.matrix.shape[1])

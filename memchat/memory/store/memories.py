@@ -142,6 +142,14 @@ class MemoryStore:
             f"ORDER BY importance DESC, id DESC LIMIT {int(limit)}",
         )
 
+    def count_up_to(self, limit: int) -> int:
+        """How many memories hold text (not forgotten), counted no further than `limit`."""
+        return int(
+            self.db.conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM memories WHERE status != 'forgotten' LIMIT ?)", (limit,)
+            ).fetchone()[0]
+        )
+
     def has_active(self, kind: str | None = None, *, besides: int | None = None) -> bool:
         """Whether any memory is active (of `kind`, other than `besides`)."""
         sql = "SELECT EXISTS(SELECT 1 FROM memories WHERE status = 'active'"

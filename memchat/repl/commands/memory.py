@@ -57,7 +57,8 @@ def _remember(repl: ReplState, arg: str) -> None:
 def _ask_what_it_replaces(repl: ReplState, m: Memory) -> None:
     """As `memories add` does: the close memories a new statement may change, and the user says which
     ("I moved to York last month" and "I live in Leeds"); /replace says it later."""
-    close = repl.app.memories.close_to(m, repl.info)  # a first preparation of the encoder is said
+    # (a first preparation of the encoder is said; a piped chat looks only where it costs nothing)
+    close = repl.app.memories.close_to(m, repl.info, cheap_only=not repl.interactive)
     if not close:
         return
     repl.info("close to what memchat holds:")
