@@ -39,6 +39,8 @@ CHANGES = {
     "My new work laptop is a ThinkPad X1": "MacBook",
     "We're living in Cardiff these days": "Bristol",
     "I took a job at the BBC as an SRE": "Tidewater",
+    "Ines has started eating meat again": "pescatarian",
+    "I've cut out coffee completely": "flat whites",
 }
 NEW_FACTS = [
     "I'm reading Middlemarch",
