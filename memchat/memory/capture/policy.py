@@ -29,6 +29,8 @@ from memchat.providers import ChatRequest
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memchat.memory.recall.embed import Embedder
     from memchat.memory.store.memories import Memory, MemoryStore
 
@@ -77,12 +79,15 @@ def _norm(text: str | None) -> str:
     return " ".join((text or "").lower().split()).rstrip(".")
 
 
-def _neighbours(store: MemoryStore, embedder: Embedder | None, c: Candidate) -> list[tuple[Memory, float]]:
-    """Active memories of the same kind most similar to the candidate, with their cosine."""
+def _neighbours(
+    store: MemoryStore, embedder: Embedder | None, c: Candidate, vector: np.ndarray | None = None
+) -> list[tuple[Memory, float]]:
+    """Active memories of the same kind most similar to the candidate, with their cosine (`vector`:
+    its encoding, when the caller has it)."""
     if embedder is None:
         return [(m, 1.0) for m in store.find(kind=c.kind, status="active") if _norm(m.text) == _norm(c.text)]
 
-    hits = recall(store.db, c.text, embedder, kinds=(c.kind,), limit=5)
+    hits = recall(store.db, c.text, embedder, kinds=(c.kind,), limit=5, vector=vector)
     found = store.get_many([h.id for h in hits if h.type == "memory"])
     return [(found[h.id], h.cosine or 0.0) for h in hits if h.type == "memory" and h.id in found]
 
@@ -188,8 +193,9 @@ def stated_neighbours(
     with `private` (the user's own terminal asks; a model is never shown one)."""
     c = Candidate(kind=memory.kind, text=memory.text, origin="stated")
     floor = ASK_RELATED if asking else STATED_RELATED
-    near = [m for m, cos in _neighbours(store, embedder, c) if cos >= floor]
-    same = stating_the_same(store.db, embedder, memory)[: 1 if asking else STATED_SAME]  # after the search's catch-up
+    vector = embedder.encode([memory.text])[0]  # once, for the search and the slot model
+    near = [m for m, cos in _neighbours(store, embedder, c, vector) if cos >= floor]
+    same = stating_the_same(store.db, embedder, memory, vector)[: 1 if asking else STATED_SAME]  # after the catch-up
     shown = [m for m in same + near if m.id != memory.id and (private or not m.private)]
     return list({m.id: m for m in shown}.values())[:STATED_SHOWN]
 

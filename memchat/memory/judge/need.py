@@ -282,7 +282,9 @@ def _profile(
 ONE_AT_A_TIME = ("home", "work", "transport")
 
 
-def stating_the_same(db: Database, embedder: Embedder, memory: Memory) -> list[Memory]:
+def stating_the_same(
+    db: Database, embedder: Embedder, memory: Memory, vector: np.ndarray | None = None
+) -> list[Memory]:
     """When `memory` states a fact a person has one of at a time (ONE_AT_A_TIME: "I moved to York
     last month" is a home), the active memories of its kind that state the same kind of fact ("I
     live in Leeds"), most like it first: what it may replace, whatever words they share (0.16
@@ -294,7 +296,9 @@ def stating_the_same(db: Database, embedder: Embedder, memory: Memory) -> list[M
     if people.role_paths(memory.text):
         return []
     model = model_for(embedder)
-    own = model.of_slots(np.asarray(embedder.encode([memory.text])))[0]
+    if vector is None:
+        vector = np.asarray(embedder.encode([memory.text])[0])
+    own = model.of_slots(np.asarray(vector)[None, :])[0]
     slot = int(np.argmax(own))
     if model.slots[slot] not in ONE_AT_A_TIME or float(own[slot]) < SLOT_FLOOR:
         return []
