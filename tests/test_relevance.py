@@ -871,6 +871,18 @@ def test_an_allergy_to_a_medicine_stays_out_of_the_profile_but_a_food_or_sting_a
     assert set(medicine) & {m["text"] for m in asked["memory"]}
 
 
+def test_a_job_in_health_care_is_work_on_the_profile_and_a_health_fact_is_not(cli, api, real_encoder):
+    """A nurse's job is who they are at work, not their health: it reaches the profile's card; a
+    health fact beside it does not, though both say "hospital" or "doctor"."""
+    jobs = ["I'm a nurse on night shifts at St James's hospital in Leeds", "My brother Owen works as a GP in Cardiff"]
+    health = ["My doctor says my blood pressure is too high", "I was in hospital for a week in May"]
+    for text in [*jobs, *health, "We have a rescue greyhound called Pepper"]:
+        assert cli("memories", "add", text).exit_code == 0
+    explained = json.loads(cli("ask", "--explain", "--json", "Help me write a cover letter for a new post").stdout)
+    profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
+    assert jobs[0] in profile and not profile & set(health), profile
+
+
 def _hit(type_: str, id_: int, text: str, score: float):
     from memchat.memory.recall.rank import Hit
 

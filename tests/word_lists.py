@@ -102,6 +102,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["role_request"]),
         ),
         _measure(
+            "health care work (sensitive.CARE_WORK)",
+            "a statement of someone's job or workplace in health care",
+            lambda t: bool(sensitive.CARE_WORK.search(t)),
+            _yes_no(LABELLED["care_work"]),
+        ),
+        _measure(
             "small talk (capture.turns._SMALL_TALK)",
             "a message with nothing to keep",
             lambda t: bool(_SMALL_TALK.match(t)),

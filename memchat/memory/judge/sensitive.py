@@ -42,10 +42,38 @@ _ABOUT_COMPILED = {
 CATEGORIES = tuple(_WORDS)
 
 
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"[\s-]+") for w in sorted(words, key=len, reverse=True))
+
+
+# Someone's job or workplace in health care is their work, not anyone's health: "I'm a nurse on night
+# shifts at St James's hospital", "Owen works as a paramedic", "Priya is a GP at the health centre".
+# A statement of one is a role after "I'm a", "works as a", "is a"..., or a workplace after "work at",
+# "shifts at", "a placement on"...; the health words inside it do not count ("I'm a nurse and I have
+# asthma" still touches health; so do "my doctor says" and "she's in hospital"). Measured on labelled
+# examples in tests/word_lists.py.
+_CARE = _LISTS["care_work"]
+_WORKPLACE = rf"(?:an?\s+|the\s+)?(?:[\w'’&.-]+\s+){{0,3}}?(?:{_alternatives(_CARE['workplaces'])})\b"
+CARE_WORK = re.compile(
+    r"\b(?:i'm|i\s+am|i've\s+been|he's|she's|they're|is|was|are|were|became|as|be|"
+    r"(?:work(?:s|ed|ing)?|job|trained|training|qualified|retrained|employed)\s+as)\s+"
+    rf"(?:an?\s+)(?:[\w-]+\s+){{0,2}}?(?:{_alternatives(_CARE['roles'])})s?\b"
+    rf"(?:\s+(?:at|in|for|on)\s+{_WORKPLACE})?"
+    r"|\b(?:work(?:s|ed|ing)?|job|jobs|shifts?|placement|rotation|volunteer(?:s|ed|ing)?|employed|based)\s+"
+    r"(?:(?:nights|days|weekends|evenings|part[\s-]time|full[\s-]time)\s+)?"
+    rf"(?:at|in|for|on)\s+{_WORKPLACE}",
+    re.IGNORECASE,
+)
+
+
 def categories(text: str) -> frozenset[str]:
     """The sensitive categories a text touches (empty: none)."""
     found = {c for c, pattern in _COMPILED.items() if pattern.search(text)}
     found |= {c for c, pattern in _PATTERNS.items() if pattern.search(text)}
+    if "health" in found and CARE_WORK.search(text):
+        rest = CARE_WORK.sub(" ", text)  # the job said, is anything left of health?
+        if not (_COMPILED["health"].search(rest) or _PATTERNS["health"].search(rest)):
+            found.discard("health")
     return frozenset(found)
 
 
