@@ -737,6 +737,15 @@ def test_a_request_gets_what_its_topic_needs_though_no_word_matches(household, a
     assert "Go and PostgreSQL" in code
 
 
+def test_a_problem_told_without_my_is_still_the_users_own(cli, api, real_encoder):
+    # "The radiators are cold upstairs" names no one and says no "my", yet it is the user's house:
+    # the home's topic brings the boiler, though no word of the two matches.
+    for text in ("Our boiler is a Worcester Bosch, about 12 years old", "I play netball on Tuesday evenings"):
+        assert cli("memories", "add", text).exit_code == 0
+    sent = sent_for(cli, api, "The radiators are cold upstairs but hot downstairs")
+    assert "Worcester Bosch" in sent and "netball" not in sent
+
+
 def test_the_profile_is_small_labelled_and_never_sensitive(household, api):
     explained = json.loads(household("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     profile = [m for m in explained["memory"] if m["section"] == "profile"]
