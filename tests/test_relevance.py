@@ -746,6 +746,32 @@ def test_a_problem_told_without_my_is_still_the_users_own(cli, api, real_encoder
     assert "Worcester Bosch" in sent and "netball" not in sent
 
 
+def test_a_request_for_a_program_reaches_no_sensitive_memory_whatever_its_subject(cli, api, real_encoder):
+    # The program's subject is not the user's: "an ADHD-friendly todo app" is code, and the user's
+    # own assessment stays home; asked about it, it goes.
+    for text in ("I'm on the waiting list for an ADHD assessment", "I owe about £4,000 on my Barclaycard"):
+        assert cli("memories", "add", text).exit_code == 0
+    for prompt in (
+        "How do I build an ADHD-friendly todo app in React?",
+        "Write a Python script that sorts my Barclaycard statement into categories",
+    ):
+        sent = sent_for(cli, api, prompt)
+        assert "ADHD assessment" not in sent and "£4,000" not in sent, prompt
+    assert "ADHD assessment" in sent_for(cli, api, "Can I get my ADHD assessment sooner by going private?")
+
+
+def test_an_account_number_goes_when_asked_for_not_with_its_subject(cli, api, real_encoder):
+    for text in (
+        "My bank account number is 41926633 and the sort code is 20-45-77",
+        "I owe about £4,000 on my Barclaycard",
+        "My mum's mobile is 07700 900123",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    advice = sent_for(cli, api, "Should I pay off my credit card before saving?")
+    assert "£4,000" in advice and "41926633" not in advice and "07700" not in advice
+    assert "41926633" in sent_for(cli, api, "What's my bank account number?")
+
+
 def test_the_profile_is_small_labelled_and_never_sensitive(household, api):
     explained = json.loads(household("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     profile = [m for m in explained["memory"] if m["section"] == "profile"]

@@ -108,6 +108,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["care_work"]),
         ),
         _measure(
+            "code requests (personal._CODE)",
+            "a request for a program, or in a programming language",
+            personal.asks_for_code,
+            _yes_no(LABELLED["code_request"]),
+        ),
+        _measure(
             "small talk (capture.turns._SMALL_TALK)",
             "a message with nothing to keep",
             lambda t: bool(_SMALL_TALK.match(t)),

@@ -235,7 +235,8 @@ def build(
     # answers it still goes ("what is the office alarm code again?"). One that names someone memory
     # knows is not general.
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
-    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical)
+    code = request is not None and request.code
+    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical, code=code)
     profile_tokens = 0
     if technical:
         passed = [h for h in passed if h.type == "memory"]
@@ -288,6 +289,7 @@ def gate(
     personal: bool = True,
     answered: dict[int, str] | None = None,
     technical: bool = False,
+    code: bool = False,
 ) -> list[Hit]:
     """The candidates that clear the relevance bar for this message, best first.
 
@@ -295,8 +297,9 @@ def gate(
     the best candidate's relevance, and a snippet half the relevance of the best memory that
     cleared the bar (MEMORY_SHARE), and the bar itself when one did. A sensitive item needs a message about its category, and one
     that is not a general or technical question (`technical`, by meaning); a reply is as
-    sensitive as the message it answers (`answered`: their texts by id). What a speaker the
-    message names said is theirs to be asked about (SENSITIVE_ALONE).
+    sensitive as the message it answers (`answered`: their texts by id). A request for a program
+    (`code`) reaches none: its subject is the program's ("an ADHD-friendly todo app in React").
+    What a speaker the message names said is theirs to be asked about (SENSITIVE_ALONE).
     """
     floor = relevance.floor([h.score for h in hits], bar)
     if floor is None:
@@ -328,7 +331,7 @@ def gate(
             touched |= sensitive.categories(answered[h.previous_id])
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
-        if touched and (technical or not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar))):
+        if touched and (technical or code or not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar))):
             continue
         passed.append(h)
     return passed

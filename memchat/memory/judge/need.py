@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
+from memchat.memory.judge.personal import asks_for_code
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
 from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
@@ -129,6 +130,7 @@ class Request:
     topics: np.ndarray  # its score for each topic
     topic: str  # the best one
     general: float  # how much more it is like a general question than like its best topic
+    code: bool = False  # it asks for a program (memchat.memory.judge.personal.asks_for_code)
 
     @property
     def about_no_one(self) -> bool:
@@ -142,7 +144,8 @@ def read(query: str, embedder: Embedder) -> Request:
     # as search encodes a query (it is handed this vector): any text, lone surrogates as "?"
     vector = np.asarray(embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0], dtype=np.float32)
     topics = model.of_prompt(vector)
-    return Request(vector, topics, model.names[int(topics.argmax())], model.generality(vector) - float(topics.max()))
+    general = model.generality(vector) - float(topics.max())
+    return Request(vector, topics, model.names[int(topics.argmax())], general, asks_for_code(query))
 
 
 @dataclass
@@ -328,8 +331,9 @@ def stating_the_same(
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
     """Whether a memory may be on the card: not a former fact, nor a dated plan, nor where a child
     spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
-    household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925")."""
-    if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values():
+    household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925"),
+    nor holding an account, card or phone number (sent when asked for, never with every call)."""
+    if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values() or sensitive.holds_identifier(m.text):
         return False
     if one_off_day(m.text, m.created_at) is not None:
         return False  # a dated plan or event is coming up before its day and past after it, never a standing fact
@@ -382,7 +386,7 @@ def by_topic(db: Database, request: Request, embedder: Embedder, exclude: set[in
     if rows.size == 0:
         return []
     vectors = np.asarray(vs.matrix[rows])
-    return _ranked(db, model, vs.ids[rows], vectors, vector, asked, wanted, exclude)
+    return _ranked(db, model, vs.ids[rows], vectors, vector, asked, wanted, exclude, code=request.code)
 
 
 def _ranked(
@@ -397,6 +401,7 @@ def _ranked(
     limit: int | None = None,
     floor: float = TOPIC_FLOOR,
     pets: bool = False,
+    code: bool = False,
 ) -> list[Needed]:
     limit = TOPIC_ITEMS if limit is None else limit
     topics = model.of_memories(vectors)
@@ -413,8 +418,8 @@ def _ranked(
         if scores[j] < floor:
             break
         m = found.get(int(ids[j]))
-        if m is None or m.private or m.id in exclude:
-            continue
+        if m is None or m.private or m.id in exclude or sensitive.holds_identifier(m.text):
+            continue  # an account or passport number goes when asked for (search), not with its topic
         own = {i for i in range(len(model.names)) if topics[j, i] >= topics[j].max() - CLOSE}
         if not own & wanted:
             continue
@@ -424,7 +429,10 @@ def _ranked(
         delicate = topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic)
         if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
             delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
-        if delicate and topic != main and not (aside and topic == "health" and scores[j] >= HEALTH_ASIDE):
+        if delicate and (
+            code  # a program's subject is not the user's ("an app that logs my insulin doses")
+            or (topic != main and not (aside and topic == "health" and scores[j] >= HEALTH_ASIDE))
+        ):
             continue
         out.append(Needed(m, float(scores[j]), topic))
         if len(out) >= limit:
@@ -454,7 +462,18 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     every = set(range(len(model.names)))
     pets = all(path[-1] in PETS for path in paths)
     ranked = _ranked(
-        db, model, vs.ids[rows], vectors, request.vector, request.topics, every, exclude, len(ids), -1.0, pets
+        db,
+        model,
+        vs.ids[rows],
+        vectors,
+        request.vector,
+        request.topics,
+        every,
+        exclude,
+        len(ids),
+        -1.0,
+        pets,
+        code=request.code,
     )
     if _SUGGESTION.search(text):
         # What they like first, by likeness within (a stable sort); a taste need not be like the
@@ -555,7 +574,17 @@ def plans_ahead(
     every = set(range(len(model.names)))
     vectors = np.asarray(vs.matrix[chosen])
     ranked = _ranked(
-        db, model, vs.ids[chosen], vectors, request.vector, request.topics, every, exclude, PLAN_ITEMS, PLAN_FLOOR
+        db,
+        model,
+        vs.ids[chosen],
+        vectors,
+        request.vector,
+        request.topics,
+        every,
+        exclude,
+        PLAN_ITEMS,
+        PLAN_FLOOR,
+        code=request.code,
     )
     return [Needed(n.memory, n.score, "plan") for n in ranked]
 

@@ -51,6 +51,39 @@ _PERSON = re.compile(
 _CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
 
 
+# A request for code ("build an ADHD-friendly todo app in React", "write a Flutter app that logs my
+# insulin doses"): what it is about is the program's subject, not the user's, so it reaches no
+# sensitive memory (memchat.memory.judge.inject), whatever its topic reads as. Either something to
+# program is asked for (write, build, debug ... a function, an app, a regex ...), or a language or
+# framework is named as the means ("in React", "with pandas", "using SQL"). Measured on labelled
+# examples in tests/word_lists.py.
+_PROGRAM = (
+    r"(?:apps?|applications?|functions?|methods?|class(?:es)?|scripts?|programs?|quer(?:y|ies)|regex(?:es)?|"
+    r"regular expressions?|schemas?|endpoints?|apis?|components?|hooks?|cli|command[\s-]line tool|bots?|"
+    r"librar(?:y|ies)|modules?|unit tests?|tests? for|migrations?|dockerfile|workflow file|lambdas?|"
+    r"micro-?services?|web\s?(?:site|page|app)s?|backend|front-?end|dashboards?|extensions?|plugins?|"
+    r"parsers?|scrapers?|spreadsheet formula|sql|json|csv parser|data ?model|database|"
+    r"(?:bash|shell|python|sql) (?:one-liner|snippet))"
+)
+_LANGUAGE = (
+    r"(?:python|javascript|typescript|java|golang|rust|c\+\+|c#|kotlin|swift|ruby|php|sql|bash|powershell|"
+    r"react(?: native)?|vue|angular|svelte|django|flask|fastapi|rails|node(?:\.js)?|express|flutter|dart|"
+    r"terraform|kubernetes|docker|pandas|numpy|html|css|tailwind|postgres(?:ql)?|mysql|sqlite|"
+    r"vba|lua|haskell|scala|elixir|next\.js|spring boot|unity|godot)"
+)
+_CODE = re.compile(
+    r"\b(?:write|build|implement|code|create|make|generate|debug|fix|refactor|port|scaffold|set\s+up|design|"
+    rf"optimi[sz]e|test)\s+(?:me\s+)?(?:an?\s+|the\s+|my\s+|our\s+|some\s+)?(?:[\w'’-]+\s+){{0,4}}?{_PROGRAM}\b"
+    rf"|\b(?:in|with|using|for)\s+{_LANGUAGE}(?![\w+#])|\bin\s+Go\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_code(text: str) -> bool:
+    """Whether the message asks for a program, or names the language to write one in."""
+    return _CODE.search(text) is not None
+
+
 def without_request(text: str) -> str:
     """The message without the words of asking ("can you tell me about Jonas?" -> "Jonas?"):
     what to search memory for, and what a general question must share with a memory."""
