@@ -772,6 +772,23 @@ def test_an_account_number_goes_when_asked_for_not_with_its_subject(cli, api, re
     assert "41926633" in sent_for(cli, api, "What's my bank account number?")
 
 
+def test_a_general_question_about_a_thing_memory_mentions_gets_no_memory_but_one_that_answers_does(
+    cli, api, real_encoder
+):
+    # "What is the RNLI?" asks what everyone may know: the user's shifts there do not answer it, though
+    # its one word is in them; "What's the office wifi password?" is answered by a memory.
+    for text in (
+        "I volunteer at the RNLI shop on Thursdays",
+        "I use a YubiKey for work logins",
+        "The office wifi password is heron-42",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    for prompt in ("What is the RNLI?", "How does a YubiKey work?"):
+        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        assert [m["text"] for m in explained["memory"] if m["section"] != "profile"] == [], prompt
+    assert "heron-42" in sent_for(cli, api, "What's the office wifi password?")
+
+
 def test_the_profile_is_small_labelled_and_never_sensitive(household, api):
     explained = json.loads(household("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     profile = [m for m in explained["memory"] if m["section"] == "profile"]

@@ -80,6 +80,10 @@ SENSITIVE_ALONE = 0.1
 # only when it names something memory holds: most of its words must be in the item ("the charity
 # race"), not one of them ("why is the sky blue?" and a painting in blue).
 IMPERSONAL_COVERAGE = 0.7
+# ... and two of them at least: one is what the question is about, not what a memory answers ("What
+# is the RNLI?" and "I volunteer at the RNLI shop"; "What's the wifi password?" and the password). A
+# question's closing verb is its frame, not its subject ("How does a YubiKey work?").
+_FRAME = re.compile(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]*\s*$", re.IGNORECASE)
 _LEANS = re.compile(
     r"^\s*(and|but|so|also|what about|how about|then|same|ok|okay|yes|no|why|really)\b|"
     r"\b(she|he|her|him|his|hers|they|them|their|it|its|that|this|those|these|there)\b",
@@ -307,7 +311,7 @@ def gate(
     topics = sensitive.topics(query)
     # A message about no one is about the past only by what it names: its words, not its numbers
     # ("what is 2+2?" names nothing, whatever "type 2 diabetes" says).
-    named = {stem(w) for w in words(query) if w not in STOPWORDS and len(w) >= 3 and w.isalpha()}
+    named = {stem(w) for w in words(_FRAME.sub(" ", query)) if w not in STOPWORDS and len(w) >= 3 and w.isalpha()}
     if not personal and not named:
         return []
     asked_about = speakers_named(query, hits)
@@ -320,7 +324,7 @@ def gate(
         if h.type == "message" and best_memory and h.score < bar:
             continue  # beside the user's own memories, a past chat clears the bar itself (floor: transcripts)
         if not personal and (
-            h.features.get("coverage", 0.0) < IMPERSONAL_COVERAGE or not named & content_stems(h.text)
+            h.features.get("coverage", 0.0) < IMPERSONAL_COVERAGE or len(named & content_stems(h.text)) < 2
         ):
             continue
         if not technical and h.type == "message" and h.name and h.name.lower() in asked_about:
