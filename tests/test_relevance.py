@@ -1151,6 +1151,24 @@ def test_a_dated_plan_is_never_a_standing_fact_on_the_profile(cli, api, real_enc
     assert [m["section"] for m in asked["memory"] if "Lisbon" in m["text"]] in (["plans"], ["history"])
 
 
+def test_a_day_named_by_its_weekday_is_a_one_off_and_a_habit_is_not():
+    from memchat.memory.recall.dates import one_off_day, planned_day
+
+    told = "2026-12-03T10:00:00.000000Z"  # a Thursday
+    assert str(one_off_day("On Tuesday I had my first driving lesson in the Tesla", told)) == "2026-12-01"
+    assert planned_day("On Tuesday I had my first driving lesson in the Tesla", told) is None  # past: no plan
+    assert str(planned_day("I have a dentist appointment next Monday", told)) == "2026-12-07"
+    assert str(one_off_day("Last Saturday we went to a wedding in Harrogate", told)) == "2026-11-28"
+    assert str(planned_day("This Thursday I start my new job", told)) == "2026-12-03"
+    for habit in (
+        "I play netball on Tuesday evenings",
+        "I go to Quaker meeting on Sundays",
+        "Book club is on the first Thursday of the month",
+        "Bin day is Wednesday",
+    ):
+        assert one_off_day(habit, told) is None, habit
+
+
 def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_elses(cli, api, real_encoder):
     """Diabetes reads as health, but a meal must respect it: the user's dinner gets it; their
     daughter's lunchbox and a general question about insulin do not."""

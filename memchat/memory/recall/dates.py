@@ -140,7 +140,25 @@ def day_named(text: str, stated: date) -> date | None:
                 when = _safe(date, year, month, day)
                 if when is not None and when >= stated:
                     return when
+    if m := _WEEKDAY.search(text):
+        # "On Tuesday I had my first driving lesson": the Tuesday before it was told (or that day);
+        # "on Friday I'm flying to Rome", "next Monday": the one after.
+        weekday = _WEEKDAYS.index(m.group(2).lower())
+        if m.group(1).lower() == "last" or _ASKS_BACK.search(text):
+            return stated - timedelta(days=(stated.weekday() - weekday) % 7)
+        if m.group(1).lower() == "this":
+            return stated + timedelta(days=(weekday - stated.weekday()) % 7)
+        return stated + timedelta(days=(weekday - stated.weekday() - 1) % 7 + 1)
     return None
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# One weekday named as a day: "on Tuesday", "this Friday", "next Monday", "last Saturday"; not a
+# habit ("on Tuesdays", "on Tuesday evenings", "on the first Thursday of the month").
+_WEEKDAY = re.compile(
+    rf"\b(on|this|next|last|coming)\s+({'|'.join(_WEEKDAYS)})\b(?!s\b)(?!\s+(?:mornings|afternoons|evenings|nights)\b)",
+    re.IGNORECASE,
+)
 
 
 _RECURRING = re.compile(
