@@ -32,18 +32,23 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_cache(tmp_path_factory):
-    """One cache for the whole run, with the ONNX export of the model prepared once, before any test:
-    no test (and no memchat process a test starts) pays for it or prints its one-time notice.
-    MEMCHAT_TEST_CACHE keeps it between runs (handy when running a few tests at a time)."""
+    """One cache for the whole run, with the ONNX export of the model and its topic model prepared
+    once, before any test: no test (and no memchat process a test starts) pays for them or prints
+    their one-time notice, and none depends on another having run first (a script's add looks for
+    what it replaces only once they are ready). MEMCHAT_TEST_CACHE keeps it between runs (handy when
+    running a few tests at a time)."""
     kept = os.environ.get("MEMCHAT_TEST_CACHE")
     cache = Path(kept) if kept else tmp_path_factory.mktemp("memchat-cache")
     os.environ["MEMCHAT_CACHE_DIR"] = str(cache)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from memchat.memory.judge import topics
     from memchat.memory.recall import onnx_embed
     from memchat.memory.recall.models import DEFAULT_MODEL
 
     if not onnx_embed.ready(DEFAULT_MODEL):
         onnx_embed.prepare(DEFAULT_MODEL)
+    if not topics.is_cached(DEFAULT_MODEL):
+        topics.model_for(onnx_embed.OnnxEmbedder(DEFAULT_MODEL))
     return cache
 
 

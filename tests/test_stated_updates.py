@@ -6,7 +6,9 @@ added by hand (`memories add`, /remember) asks the person instead, on a terminal
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import pexpect
 from conftest import ROOT, db_rows, run_memchat
@@ -188,6 +190,24 @@ def test_a_script_adding_to_a_large_profile_is_not_slowed_by_the_look(cli, memch
     monkeypatch.setattr("memchat.memory.recall.vector_file.COPY_FROM", 1000)
     told = cli("memories", "add", "We're in Ipswich now")
     assert told.exit_code == 0 and "close to memory " in told.stderr
+
+
+def test_a_script_does_not_do_the_one_time_preparation_to_look(memchat_home, tmp_path, embedder):
+    """On a new machine judging by meaning needs its one-time preparation (the encoder's export, the
+    topic model: seconds); a script's add does not do it to look, so scripts starting at once stay
+    quick. Once the first `ask` has done it, a script is told."""
+    import shutil
+
+    # the encoder's export copied (it takes torch, ~15 s here); the topic model still to embed
+    shutil.copytree(Path(os.environ["MEMCHAT_CACHE_DIR"]) / "onnx", tmp_path / "new-cache" / "onnx")
+    fresh_cache = {"MEMCHAT_CACHE_DIR": str(tmp_path / "new-cache")}
+    for text in (_SAID_BEFORE[0], "We moved down to Norwich in the spring"):
+        done = run_memchat("memories", "add", text, env=fresh_cache)
+        assert done.returncode == 0 and done.stderr.decode() == "", done.stderr
+    assert not (tmp_path / "new-cache" / "topics").exists()
+    assert run_memchat("--provider", "echo", "ask", "where do I live?", env=fresh_cache).returncode == 0
+    told = run_memchat("memories", "add", "We're in Ipswich now", env=fresh_cache)
+    assert told.returncode == 0 and "close to memory" in told.stderr.decode(), told.stderr
 
 
 def test_with_the_torch_encoder_a_quick_add_stays_quick(memchat_home, embedder):

@@ -144,16 +144,21 @@ class Memories:
         """The active memories of its kind that a memory just stated may change, closest first
         ("I moved to York last month" and "I live in Leeds"): what `memories add` asks the user
         about (a chat's "remember that ..." asks the memory model instead). None without an encoder,
-        nor with one that takes seconds to load (torch): a quick add stays quick. `cheap_only`: nor
-        when the search would rewrite the vector copy first (a profile of COPY_FROM memories or more:
-        0.75 s at 100,000), which a script adding memories one by one would pay on every add."""
+        nor with one that takes seconds to load (torch): a quick add stays quick. `cheap_only` (a
+        script): nor when judging by meaning has its one-time preparation still to do (the encoder's
+        export, the topic model: seconds, and every script starting at once would do it; the next
+        `ask` or chat prepares them), nor when the search would rewrite the vector copy first
+        (a profile of COPY_FROM memories or more: 0.75 s at 100,000), which a script adding memories
+        one by one would pay on every add."""
         from memchat.memory.capture.policy import stated_neighbours
         from memchat.memory.recall.vector_file import COPY_FROM
 
         store = self.profile.store
         if memory.key or memory.status != "active" or not store.has_active(memory.kind, besides=memory.id):
             return []  # a key supersedes by itself; alone of its kind, nothing is close
-        if not self.profile.encoder_is_light() or (cheap_only and store.count_up_to(COPY_FROM) >= COPY_FROM):
+        if not self.profile.encoder_is_light():
+            return []
+        if cheap_only and (not self.profile.judging_prepared() or store.count_up_to(COPY_FROM) >= COPY_FROM):
             return []
         try:
             embedder = self.profile.embedder(on_prepare)

@@ -414,6 +414,18 @@ class Profile:
 
         return is_loaded(self.settings.get("memory.embedding_model"))
 
+    def judging_prepared(self) -> bool:
+        """Whether judging by meaning needs no one-time preparation: the encoder loaded already, or
+        onnxruntime's with its ONNX export done (seconds of torch), and the topic model's examples
+        embedded (~2 s)."""
+        from memchat.memory.judge import topics
+        from memchat.memory.recall import onnx_embed
+        from memchat.memory.recall.models import canonical_name
+
+        name = self.settings.get("memory.embedding_model")
+        encoder = self.embedder_loaded() or (self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name))
+        return encoder and topics.is_cached(canonical_name(name))
+
     def encoder_is_light(self) -> bool:
         """Whether the encoder loads in a fraction of a second: loaded already, or onnxruntime's
         (its one-time preparation aside), not sentence-transformers and torch (seconds, every process)."""

@@ -87,6 +87,18 @@ def model_for(embedder: Embedder) -> TopicModel:
         return _MODELS[name]
 
 
+def _cached_file(raw: bytes, model_name: str) -> Path:
+    return cache_dir() / "topics" / f"{hashlib.sha1(raw + model_name.encode()).hexdigest()[:16]}.npy"
+
+
+def is_cached(model_name: str) -> bool:
+    """Whether this model's topic examples are embedded already (else the first judgement embeds
+    ~1,000 of them: ~2 s)."""
+    if model_name in _MODELS:
+        return True
+    return _cached_file(EXAMPLES.read_bytes(), model_name).exists()
+
+
 def _load(embedder: Embedder) -> TopicModel:
     import numpy as np
 
@@ -98,8 +110,7 @@ def _load(embedder: Embedder) -> TopicModel:
     texts = [t for name in topics for t in data["topics"][name]["memories"] + data["topics"][name]["prompts"]]
     texts += data["general"] + [t for name in sensitive for t in data["sensitive"][name]]
     texts += [t for name in slots for t in data["profile"][name]["examples"]]
-    digest = hashlib.sha1(raw + embedder.model_name.encode()).hexdigest()[:16]
-    cached = cache_dir() / "topics" / f"{digest}.npy"
+    cached = _cached_file(raw, embedder.model_name)
     try:
         vectors = np.load(cached)
         if vectors.shape[0] != len(texts):
