@@ -772,6 +772,15 @@ def test_an_account_number_goes_when_asked_for_not_with_its_subject(cli, api, re
     assert "41926633" in sent_for(cli, api, "What's my bank account number?")
 
 
+def test_what_counts_as_an_identifier_and_what_does_not():
+    from memchat.memory.judge.sensitive import holds_identifier
+
+    for text in ("My sort code is 20-45-77", "NI number QQ123456C", "My NHS number is 485 777 3456"):
+        assert holds_identifier(text), text
+    for text in ("Our house cost £425000", "I'm flying to Oslo on 2026-11-20", "I was born in 1987", "I earn 45000"):
+        assert not holds_identifier(text), text
+
+
 def test_a_general_question_about_a_thing_memory_mentions_gets_no_memory_but_one_that_answers_does(
     cli, api, real_encoder
 ):

@@ -68,10 +68,12 @@ CARE_WORK = re.compile(
 
 # A number that identifies an account, a card or a person: a card or IBAN, a passport-like or
 # social security number, a UK National Insurance number or sort code, any run of six digits or
-# more. What holds one is sent when a request asks for it (search finds it by its words: "what's
-# my sort code?"), never because a request is about the same subject ("should I pay off my credit
-# card first?" needs the debt, not the account number).
-_IDENTIFIER = re.compile(r"\b\d{2}-\d{2}-\d{2}\b|\b[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|\b\d(?: ?\d){5,}\b")
+# more but an amount ("£425000"). What holds one is sent when a request asks for it (search finds
+# it by its words: "what's my sort code?"), never because a request is about the same subject
+# ("should I pay off my credit card first?" needs the debt, not the account number).
+_IDENTIFIER = re.compile(
+    r"\b\d{2}-\d{2}-\d{2}\b|\b[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|(?<![£$€])\b\d(?: ?\d){5,}\b"
+)
 
 
 def holds_identifier(text: str) -> bool:
