@@ -1178,6 +1178,24 @@ def test_a_day_named_by_its_weekday_is_a_one_off_and_a_habit_is_not():
         assert one_off_day(habit, told) is None, habit
 
 
+def test_a_faiths_law_of_what_to_eat_reaches_the_households_meal_and_nothing_else(cli, api, real_encoder):
+    """Halal and kosher name a religion, sensitive, yet a meal must respect them as it does an
+    allergy; a gift or a general question about the faith does not get them."""
+    for text in (
+        "I'm Hindu and I don't eat beef",
+        "My wife Noa is Jewish and keeps kosher",
+        "Our son Ari is nine",
+        "I live in Leicester",
+        "I work as a surveyor",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    meal = sent_for(cli, api, "What can I make for the family on Friday night?")
+    assert "don't eat beef" in meal and "keeps kosher" in meal
+    for prompt in ("Gift ideas for my wife", "What is Diwali?"):
+        sent = sent_for(cli, api, prompt)
+        assert "kosher" not in sent and "beef" not in sent, prompt
+
+
 def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_elses(cli, api, real_encoder):
     """Diabetes reads as health, but a meal must respect it: the user's dinner gets it; their
     daughter's lunchbox and a general question about insulin do not."""

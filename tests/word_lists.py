@@ -108,6 +108,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["care_work"]),
         ),
         _measure(
+            "a faith's diet law (need._DIET_LAW)",
+            "a rule of what someone eats that a faith sets",
+            lambda t: bool(need._DIET_LAW.search(t)),
+            _yes_no(LABELLED["diet_law"]),
+        ),
+        _measure(
             "code requests (personal._CODE)",
             "a request for a program, or in a programming language",
             personal.asks_for_code,

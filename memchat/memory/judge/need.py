@@ -77,6 +77,11 @@ _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 _DIET_CONDITION = re.compile(
     r"\b(allerg\w*|intoleran\w*|coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout)\b", re.IGNORECASE
 )
+# a faith's law of what to eat: a meal must respect it as it does an allergy, though it names a
+# religion ("I'm Muslim, so I only eat halal meat", "Amir keeps kosher"); the faith alone is not one
+_DIET_LAW = re.compile(
+    r"\b(halal|kosher|no pork|(?:doesn't|don't|won't|never|can't) (?:eat|touch) (?:pork|beef))\b", re.I
+)
 # What the household must or will not eat comes before what it likes: a constraint is what a meal
 # plan, a café order or a dinner for guests gets wrong without it.
 _CONSTRAINT = re.compile(
@@ -690,6 +695,8 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
     sensitive, so never in the profile, but the topic of a meal request needs it. It names the
     condition a constraint names, touches no sensitive category but health, and reads more as
     about food than as about health (a medicine allergy does not)."""
+    if _DIET_LAW.search(m.text) and sensitive.categories(m.text) <= {"religion", "children"}:
+        return True
     condition = _DIET_CONDITION.search(m.text) is not None
     # an allergy to a medicine reads as health; diabetes or coeliac disease sets what one eats whatever it reads as
     food = diet >= health or _DIET_HEALTH.search(m.text) is None  # not an allergy: a condition
@@ -697,7 +704,20 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
 
 
 _NAME_WORD = re.compile(r"\b([A-Z][a-z]+)\b(?!['’]s)")
-_NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"}  # capitalised, not names
+# capitalised, not names (a faith is said with a capital: "Amir is Jewish and keeps kosher")
+_NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"} | {
+    "Muslim",
+    "Jewish",
+    "Hindu",
+    "Sikh",
+    "Jain",
+    "Buddhist",
+    "Christian",
+    "Catholic",
+    "Orthodox",
+    "Rastafarian",
+    "Adventist",
+}
 _USER = re.compile(r"^\s*(I|I'm|I've|we|we're|the user|the user's)\b(?!['’]s)", re.IGNORECASE)
 
 
