@@ -772,6 +772,19 @@ def test_an_account_number_goes_when_asked_for_not_with_its_subject(cli, api, re
     assert "41926633" in sent_for(cli, api, "What's my bank account number?")
 
 
+def test_a_street_address_is_never_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):
+    for text in (
+        "We live at 22 Mill Street, Frome",
+        "Our son Finn is three and mad about tractors",
+        "I'm a freelance graphic designer",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    explained = json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)
+    assert "22 Mill Street" not in json.dumps(explained["memory"])
+    assert "Finn" in json.dumps(explained["memory"])  # the card is there, without the address
+    assert "22 Mill Street" in sent_for(cli, api, "Where do we live?")
+
+
 def test_what_counts_as_an_identifier_and_what_does_not():
     from memchat.memory.judge.sensitive import holds_identifier
 

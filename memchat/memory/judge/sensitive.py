@@ -24,6 +24,12 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "health": re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml)\b", re.IGNORECASE),  # a dose
     "finances": re.compile(r"\b(?:\d[ -]?){13,19}\b|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b"),  # card, IBAN
     "identity_document": re.compile(r"\b\d{3}-\d{2}-\d{4}\b|\b[A-Z]{1,2}\d{6,8}\b"),  # US SSN, passport-like
+    # a street address ("22 Mill Street", "14a Elm Rd") or a UK postcode: never on the card
+    "precise_location": re.compile(
+        r"\b\d{1,4}[A-Za-z]?,?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:Street|St|Road|Rd|Lane|Ln|Avenue|Ave|Close|Drive|"
+        r"Way|Crescent|Place|Terrace|Court|Gardens|Grove|Square|Row|Mews|Boulevard|Blvd|Parade|Walk)\b"
+        r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
+    ),
 }
 _COMPILED = {
     category: re.compile(
