@@ -202,14 +202,14 @@ def test_numbers_and_politeness_do_not_make_a_general_question_personal(cli, api
     """A question about no one gets nothing: not for a number it shares ("2" and "type 2 diabetes"),
     nor for asking politely ("can you tell me ..."), nor for a word that is also a cue of a
     sensitive category ("how does X work?" is not about a conflict at work)."""
-    for text in (
+    remember(
+        cli,
         "I was diagnosed with type 2 diabetes in 2022.",
         "I take sertraline 50mg every morning with breakfast.",
         "I filed an HR complaint for harassment against my manager Klaus at work.",
         "My car is a blue 2015 Toyota Corolla.",
         "I am in recovery from alcohol, 2 years sober now.",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     for prompt in (
         "What is 2+2?",
         "What is 15% of 2022?",
@@ -229,13 +229,13 @@ def test_asking_politely_about_someone_memory_knows_still_finds_them(cli, api, r
     """The words of asking ("can you tell me", "do you know") are not what is asked about: they are
     not searched for; a person memory names, however the memory says it, makes a message
     personal when written as a name (a capital), not as a word ("a rose")."""
-    for text in (
+    remember(
+        cli,
         "My friend Jonas builds furniture in his garage.",
         "My brother, Tiago, works as a pilot for TAP.",
         "Klaus is my landlord and he lives downstairs.",
         "My daughter Rose has a peanut allergy.",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     for prompt, expected in (
         ("tell me about Jonas", "builds furniture"),
         ("can you tell me what Tiago does for a living?", "pilot"),
@@ -594,8 +594,7 @@ ASKED_IN_OTHER_WORDS = [
 
 @pytest.fixture
 def own_memories(cli, real_encoder):
-    for text in OWN_MEMORIES:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *OWN_MEMORIES)
     return cli
 
 
@@ -720,9 +719,14 @@ HOUSEHOLD = [
 
 @pytest.fixture
 def household(cli, api, real_encoder):
-    for text in HOUSEHOLD:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *HOUSEHOLD)
     return cli
+
+
+def remember(cli, *texts: str) -> None:
+    """Each text stored as `memchat memories add` stores it."""
+    for text in texts:
+        assert cli("memories", "add", text).exit_code == 0, text
 
 
 def sent_for(cli, api, prompt: str) -> str:
@@ -740,8 +744,7 @@ def test_a_request_gets_what_its_topic_needs_though_no_word_matches(household, a
 def test_a_problem_told_without_my_is_still_the_users_own(cli, api, real_encoder):
     # "The radiators are cold upstairs" names no one and says no "my", yet it is the user's house:
     # the home's topic brings the boiler, though no word of the two matches.
-    for text in ("Our boiler is a Worcester Bosch, about 12 years old", "I play netball on Tuesday evenings"):
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, "Our boiler is a Worcester Bosch, about 12 years old", "I play netball on Tuesday evenings")
     sent = sent_for(cli, api, "The radiators are cold upstairs but hot downstairs")
     assert "Worcester Bosch" in sent and "netball" not in sent
 
@@ -749,8 +752,7 @@ def test_a_problem_told_without_my_is_still_the_users_own(cli, api, real_encoder
 def test_a_request_for_a_program_reaches_no_sensitive_memory_whatever_its_subject(cli, api, real_encoder):
     # The program's subject is not the user's: "an ADHD-friendly todo app" is code, and the user's
     # own assessment stays home; asked about it, it goes.
-    for text in ("I'm on the waiting list for an ADHD assessment", "I owe about £4,000 on my Barclaycard"):
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, "I'm on the waiting list for an ADHD assessment", "I owe about £4,000 on my Barclaycard")
     for prompt in (
         "How do I build an ADHD-friendly todo app in React?",
         "Write a Python script that sorts my Barclaycard statement into categories",
@@ -761,24 +763,24 @@ def test_a_request_for_a_program_reaches_no_sensitive_memory_whatever_its_subjec
 
 
 def test_an_account_number_goes_when_asked_for_not_with_its_subject(cli, api, real_encoder):
-    for text in (
+    remember(
+        cli,
         "My bank account number is 41926633 and the sort code is 20-45-77",
         "I owe about £4,000 on my Barclaycard",
         "My mum's mobile is 07700 900123",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     advice = sent_for(cli, api, "Should I pay off my credit card before saving?")
     assert "£4,000" in advice and "41926633" not in advice and "07700" not in advice
     assert "41926633" in sent_for(cli, api, "What's my bank account number?")
 
 
 def test_a_street_address_is_never_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):
-    for text in (
+    remember(
+        cli,
         "We live at 22 Mill Street, Frome",
         "Our son Finn is three and mad about tractors",
         "I'm a freelance graphic designer",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     explained = json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)
     assert "22 Mill Street" not in json.dumps(explained["memory"])
     assert "Finn" in json.dumps(explained["memory"])  # the card is there, without the address
@@ -799,12 +801,12 @@ def test_a_general_question_about_a_thing_memory_mentions_gets_no_memory_but_one
 ):
     # "What is the RNLI?" asks what everyone may know: the user's shifts there do not answer it, though
     # its one word is in them; "What's the office wifi password?" is answered by a memory.
-    for text in (
+    remember(
+        cli,
         "I volunteer at the RNLI shop on Thursdays",
         "I use a YubiKey for work logins",
         "The office wifi password is heron-42",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     for prompt in ("What is the RNLI?", "How does a YubiKey work?"):
         explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
         assert [m["text"] for m in explained["memory"] if m["section"] != "profile"] == [], prompt
@@ -870,8 +872,7 @@ RELATIVES = [
 
 
 def test_a_person_named_by_role_brings_what_memory_says_of_them(cli, api, real_encoder):
-    for text in RELATIVES:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *RELATIVES)
     assert "restores old motorbikes" in sent_for(cli, api, "What could I give my father-in-law for Christmas?")
     assert "soul records" in sent_for(cli, api, "Birthday present ideas for my brother?")
     unrelated = sent_for(cli, api, "How do I kill a child process in Go?")
@@ -901,8 +902,7 @@ def test_the_profile_puts_what_the_household_cannot_eat_before_what_it_likes(cli
         "We grow our own herbs for cooking",
         "The user loves Neapolitan pizza",
     ]
-    for text in [*likes, "I'm pescatarian", "I can't stand mushrooms"]:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *likes, "I'm pescatarian", "I can't stand mushrooms")
     explained = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     profile = [m["text"] for m in explained["memory"] if m["section"] == "profile"]
     # chosen first in their topic's turn (topics take turns), so they hold when the 150 tokens run out
@@ -923,8 +923,7 @@ def test_a_memory_stored_before_the_encoder_was_ready_reaches_the_next_request(c
 def test_a_health_or_money_memory_no_word_list_marks_stays_with_requests_about_that(cli, api, real_encoder):
     # Nothing marks "Parkinson's" or a salary sensitive by its words: by meaning they are health and
     # money, and go only to a request about health or money, not to one that is merely about family.
-    for text in ("My mum Ana has Parkinson's", "My salary is 68k a year", "My sister Marta lives in Porto"):
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, "My mum Ana has Parkinson's", "My salary is 68k a year", "My sister Marta lives in Porto")
     gift = sent_for(cli, api, "Gift idea for my sister?")
     assert "Parkinson" not in gift and "68k" not in gift
     assert "Parkinson" in sent_for(cli, api, "How can I help my mum with her tremor?")
@@ -936,8 +935,7 @@ def test_an_allergy_to_a_medicine_stays_out_of_the_profile_but_a_food_or_sting_a
     is a health fact, sent only to a request about health."""
     medicine = ["I'm allergic to penicillin", "Ibuprofen gives me a rash", "I can't tolerate morphine"]
     daily = ["I'm allergic to sesame", "I carry an EpiPen because of a hornet sting allergy"]
-    for text in [*medicine, *daily]:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *medicine, *daily)
     explained = json.loads(cli("ask", "--explain", "--json", "Plan a day out at the coast for us").stdout)
     profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
     assert set(daily) <= profile and not profile & set(medicine), profile
@@ -950,8 +948,7 @@ def test_a_job_in_health_care_is_work_on_the_profile_and_a_health_fact_is_not(cl
     health fact beside it does not, though both say "hospital" or "doctor"."""
     jobs = ["I'm a nurse on night shifts at St James's hospital in Leeds", "My brother Owen works as a GP in Cardiff"]
     health = ["My doctor says my blood pressure is too high", "I was in hospital for a week in May"]
-    for text in [*jobs, *health, "We have a rescue greyhound called Pepper"]:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *jobs, *health, "We have a rescue greyhound called Pepper")
     explained = json.loads(cli("ask", "--explain", "--json", "Help me write a cover letter for a new post").stdout)
     profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
     assert jobs[0] in profile and not profile & set(health), profile
@@ -1044,8 +1041,7 @@ FAMILY_HEALTH = [
 def test_a_request_partly_about_health_reaches_the_health_fact_it_touches_and_no_other_does(
     cli, api, real_encoder, prompt, sent
 ):
-    for text in FAMILY_HEALTH:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *FAMILY_HEALTH)
     system = sent_for(cli, api, prompt)
     health = [t for t in FAMILY_HEALTH[:2] if t in system]
     assert bool(health) == sent, (prompt, health)
@@ -1082,8 +1078,7 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
         "Our flat has a tiny balcony",
         "The landlord is slow to fix the boiler",
     ]
-    for text in card + around:
-        assert cli("memories", "add", text).exit_code == 0
+    remember(cli, *card + around)
     explained = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     profile = {m["text"] for m in explained["memory"] if m["section"] == "profile"}
     assert set(card) <= profile, set(card) - profile
@@ -1105,15 +1100,15 @@ def test_the_profile_is_a_card_of_who_the_user_is_now(cli, api, real_encoder):
 def test_a_request_the_profile_answers_gets_no_topic_filler_beside_it(cli, api, real_encoder):
     """The topic's memories stand in for a search that found nothing; a search that found what the
     profile holds found something (the commute), so no other transport memory is added beside it."""
-    for text in (
+    remember(
+        cli,
         "My commute to work is a 25-minute tram ride",
         "My bike has had a flat tyre for weeks",
         "I am thinking of buying an e-bike",
         "My sister Lotte is a midwife",
         "I live in Utrecht",
         "Our car is a 2017 Renault Clio",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     asked = json.loads(cli("ask", "--explain", "--json", "Will my commute be slow tomorrow with the strike?").stdout)
     sent = [(m["section"], m["text"]) for m in asked["memory"]]
     assert ("profile", "My commute to work is a 25-minute tram ride") in sent
@@ -1123,14 +1118,14 @@ def test_a_request_the_profile_answers_gets_no_topic_filler_beside_it(cli, api, 
 def test_a_coding_task_about_no_one_gets_the_users_stack_and_nothing_else_of_them(cli, api, real_encoder):
     """Code is written in the user's stack: a technical request gets the card's main-tools line,
     not their home or family; a general question gets no profile at all."""
-    for text in (
+    remember(
+        cli,
         "I live in Ghent now",
         "My husband Pieter is a physiotherapist",
         "At work we write Kotlin and deploy on Google Cloud",
         "I am a QA engineer at a logistics company",
         "We drive a 2021 Skoda Enyaq",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     for prompt in ("Add retries with backoff to this HTTP client.", "Write a function that paginates API results."):
         asked = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
         assert [(m["section"], m["text"]) for m in asked["memory"]] == [
@@ -1143,14 +1138,14 @@ def test_a_coding_task_about_no_one_gets_the_users_stack_and_nothing_else_of_the
 def test_a_pets_illness_reaches_a_request_about_the_pet_but_the_users_health_does_not(cli, api, real_encoder):
     """A pet's illness is its care, not the user's private health: "the dog" brings the dog's
     arthritis, and still nothing of the user's own health."""
-    for text in (
+    remember(
+        cli,
         "Our dog Pixel is a nine-year-old collie",
         "Pixel has arthritis in her hips",
         "I am on sertraline for depression",
         "I have a bad back",
         "I live in Leeds",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     asked = json.loads(cli("ask", "--explain", "--json", "How far should I walk the dog each day?").stdout)
     texts = [m["text"] for m in asked["memory"]]
     assert "Pixel has arthritis in her hips" in texts, texts
@@ -1160,13 +1155,13 @@ def test_a_pets_illness_reaches_a_request_about_the_pet_but_the_users_health_doe
 def test_a_dated_plan_is_never_a_standing_fact_on_the_profile(cli, api, real_encoder):
     """The card is sent as what is true now; a plan with a day is coming up before it and past after
     it, so it reaches a request only as a plan, with its day."""
-    for text in (
+    remember(
+        cli,
         "I live in Ghent now",
         "We are moving to Lisbon on 2027-03-01",
         "My husband Pieter is a physiotherapist",
         "I work as a QA engineer",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     weekend = json.loads(cli("ask", "--explain", "--json", "Any plans for the weekend?").stdout)
     assert "We are moving to Lisbon on 2027-03-01" not in {m["text"] for m in weekend["memory"]}
     asked = json.loads(cli("ask", "--explain", "--json", "What paperwork do we need before the move to Lisbon?").stdout)
@@ -1194,14 +1189,14 @@ def test_a_day_named_by_its_weekday_is_a_one_off_and_a_habit_is_not():
 def test_a_faiths_law_of_what_to_eat_reaches_the_households_meal_and_nothing_else(cli, api, real_encoder):
     """Halal and kosher name a religion, sensitive, yet a meal must respect them as it does an
     allergy; a gift or a general question about the faith does not get them."""
-    for text in (
+    remember(
+        cli,
         "I'm Hindu and I don't eat beef",
         "My wife Noa is Jewish and keeps kosher",
         "Our son Ari is nine",
         "I live in Leicester",
         "I work as a surveyor",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
     meal = sent_for(cli, api, "What can I make for the family on Friday night?")
     assert "don't eat beef" in meal and "keeps kosher" in meal
     for prompt in ("Gift ideas for my wife", "What is Diwali?"):
@@ -1212,15 +1207,15 @@ def test_a_faiths_law_of_what_to_eat_reaches_the_households_meal_and_nothing_els
 def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_elses(cli, api, real_encoder):
     """Diabetes reads as health, but a meal must respect it: the user's dinner gets it; their
     daughter's lunchbox and a general question about insulin do not."""
-    for text in (
+    remember(
+        cli,
         "I have type 1 diabetes",
         "I am on sertraline for anxiety",
         "Our daughter Lina is six",
         "Lina won't touch tomatoes",
         "I live in Bruges",
         "I work as an architect",
-    ):
-        assert cli("memories", "add", text).exit_code == 0
+    )
 
     def sent(prompt: str) -> list[str]:
         return [m["text"] for m in json.loads(cli("ask", "--explain", "--json", prompt).stdout)["memory"]]

@@ -387,16 +387,13 @@ class Profile:
         small backlog other processes left. Otherwise with the encoder loaded, or ready to load
         (~0.2 s); never the one-time preparation (then the next catch-up does it). With no ids
         (a bulk write, an import of memories): everything without a vector."""
-        from memchat.memory.recall import index, onnx_embed
+        from memchat.memory.recall import index
         from memchat.memory.recall.search import CATCH_UP
 
-        name = self.settings.get("memory.embedding_model")
         if after_turn:
             if not (self.use_memory and self.embedder_loaded()):
                 return
-        elif not self.embedder_loaded() and not (
-            self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name)
-        ):
+        elif not self.encoder_prepared():
             return
         try:
             embedder = self.embedder()
@@ -414,17 +411,22 @@ class Profile:
 
         return is_loaded(self.settings.get("memory.embedding_model"))
 
-    def judging_prepared(self) -> bool:
-        """Whether judging by meaning needs no one-time preparation: the encoder loaded already, or
-        onnxruntime's with its ONNX export done (seconds of torch), and the topic model's examples
-        embedded (~2 s)."""
-        from memchat.memory.judge import topics
+    def encoder_prepared(self) -> bool:
+        """Whether the encoder loads without its one-time preparation: loaded already, or
+        onnxruntime's with its ONNX export done (seconds of torch)."""
         from memchat.memory.recall import onnx_embed
-        from memchat.memory.recall.models import canonical_name
 
         name = self.settings.get("memory.embedding_model")
-        encoder = self.embedder_loaded() or (self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name))
-        return encoder and topics.is_cached(canonical_name(name))
+        return self.embedder_loaded() or (self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name))
+
+    def judging_prepared(self) -> bool:
+        """Whether judging by meaning needs no one-time preparation: the encoder's (encoder_prepared)
+        and the topic model's examples embedded (~2 s)."""
+        from memchat.memory.judge import topics
+        from memchat.memory.recall.models import canonical_name
+
+        name = canonical_name(self.settings.get("memory.embedding_model"))
+        return self.encoder_prepared() and topics.is_cached(name)
 
     def encoder_is_light(self) -> bool:
         """Whether the encoder loads in a fraction of a second: loaded already, or onnxruntime's
