@@ -787,6 +787,32 @@ def test_a_street_address_is_never_on_the_card_but_goes_when_asked_for(cli, api,
     assert "22 Mill Street" in sent_for(cli, api, "Where do we live?")
 
 
+def test_a_home_town_is_on_the_card_and_a_door_code_is_not(cli, api, real_encoder):
+    # A town or district is where you live, not your address, though it sits as near an address's
+    # examples by meaning ("I live in Leith, Edinburgh" and "Flat 2, 93 Leith Walk, Edinburgh").
+    for text in (
+        "I live in Stockbridge, Edinburgh",
+        "The key safe by the back door opens with 4471",
+        "The code for the side gate is 7788",
+        "I'm a freelance graphic designer",
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    assert "Stockbridge" in card and "graphic designer" in card
+    assert "4471" not in card and "7788" not in card
+
+
+def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
+    # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
+    # or as a particular one ("again"), as an alarm or gate code does.
+    for text in ("My NHS number is 943 476 5919", "The code for the side gate is 7788"):
+        assert cli("memories", "add", text).exit_code == 0
+    assert "943 476" not in sent_for(cli, api, "What is an NHS number?")
+    assert "7788" not in sent_for(cli, api, "What is a gate code?")
+    assert "943 476" in sent_for(cli, api, "What's my NHS number?")
+    assert "7788" in sent_for(cli, api, "What's the gate code again?")
+
+
 def test_what_counts_as_an_identifier_and_what_does_not():
     from memchat.memory.judge.sensitive import holds_identifier
 

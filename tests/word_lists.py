@@ -108,6 +108,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["care_work"]),
         ),
         _measure(
+            "precise location (sensitive_words.json, sensitive._PATTERNS)",
+            "a street address, postcode, or the code or key to a home",
+            lambda t: "precise_location" in sensitive.categories(t),
+            _yes_no(LABELLED["precise_location"]),
+        ),
+        _measure(
             "a faith's diet law (need._DIET_LAW)",
             "a rule of what someone eats that a faith sets",
             lambda t: bool(need._DIET_LAW.search(t)),

@@ -84,6 +84,21 @@ IMPERSONAL_COVERAGE = 0.7
 # is the RNLI?" and "I volunteer at the RNLI shop"; "What's the wifi password?" and the password). A
 # question's closing verb is its frame, not its subject ("How does a YubiKey work?").
 _FRAME = re.compile(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]*\s*$", re.IGNORECASE)
+# A question about no one asks for a sensitive memory itself only when it names a particular one
+# ("what is the office alarm code again?", "what's my NHS number?"), not a kind of thing ("what's a sort
+# code?").
+_PARTICULAR = re.compile(r"\b(?:the|my|our|again)\b", re.IGNORECASE)
+
+
+def _names_it(query: str, named: set[str], h: Hit) -> bool:
+    """Whether a question about no one asks for this very item: a particular thing, most of whose
+    named words the item holds (two at least)."""
+    shared = named & content_stems(h.text)
+    return (
+        bool(_PARTICULAR.search(query)) and len(shared) >= 2 and h.features.get("coverage", 0.0) >= IMPERSONAL_COVERAGE
+    )
+
+
 _LEANS = re.compile(
     r"^\s*(and|but|so|also|what about|how about|then|same|ok|okay|yes|no|why|really)\b|"
     r"\b(she|he|her|him|his|hers|they|them|their|it|its|that|this|those|these|there)\b",
@@ -335,7 +350,11 @@ def gate(
             touched |= sensitive.categories(answered[h.previous_id])
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
-        if touched and (technical or code or not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar))):
+        if touched and (
+            code
+            or (technical and not (touched & topics and _names_it(query, named, h)))
+            or not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar))
+        ):
             continue
         passed.append(h)
     return passed

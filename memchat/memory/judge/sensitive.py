@@ -20,15 +20,23 @@ WORD_LISTS = Path(__file__).with_name("sensitive_words.json")
 _LISTS = json.loads(WORD_LISTS.read_text(encoding="utf-8"))
 _WORDS: dict[str, list[str]] = _LISTS["memory_words"]
 _ABOUT: dict[str, list[str]] = _LISTS["message_cues"]
+_STREET = (
+    r"(?:Street|St|Road|Rd|Lane|Ln|Avenue|Ave|Close|Drive|Way|Crescent|Place|Terrace|Court|Gardens|Grove|"
+    r"Square|Row|Mews|Boulevard|Blvd|Parade|Walk)\b"
+)
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "health": re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml)\b", re.IGNORECASE),  # a dose
     "finances": re.compile(r"\b(?:\d[ -]?){13,19}\b|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b"),  # card, IBAN
     "identity_document": re.compile(r"\b\d{3}-\d{2}-\d{4}\b|\b[A-Z]{1,2}\d{6,8}\b"),  # US SSN, passport-like
-    # a street address ("22 Mill Street", "14a Elm Rd") or a UK postcode: never on the card
+    # A street address ("22 Mill Street", "14a Elm Rd", "we live on Beech Lane"), a UK postcode, or the
+    # code of a door, gate or alarm ("the code for the side gate is 7788"): never on the card. By shape,
+    # not by meaning: "I live in Leith, Edinburgh" is as near an address's examples as "93 Leith Walk".
     "precise_location": re.compile(
-        r"\b\d{1,4}[A-Za-z]?,?\s+(?:[A-Z][\w'’-]*\s+){1,3}(?:Street|St|Road|Rd|Lane|Ln|Avenue|Ave|Close|Drive|"
-        r"Way|Crescent|Place|Terrace|Court|Gardens|Grove|Square|Row|Mews|Boulevard|Blvd|Parade|Walk)\b"
+        rf"\b\d{{1,4}}[A-Za-z]?,?\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
+        rf"|\b(?i:live[sd]?\s+on)\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
         r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
+        r"|\b(?i:(?:door|gate|alarm|entry|entrance|building|keypad|garage|intercom)\s+(?:code|combination|pin)\b)"
+        r"|\b(?i:code\s+(?:for|to|of)\s+(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+)?(?:door|gate|building|garage|alarm)\b[^.\d\n]{0,15}\d)"
     ),
 }
 _COMPILED = {
