@@ -802,6 +802,16 @@ def test_a_home_town_is_on_the_card_and_a_door_code_is_not(cli, api, real_encode
     assert "4471" not in card and "7788" not in card
 
 
+def test_not_drinking_is_a_diet_on_the_card_and_a_drinking_problem_is_health(cli, api, real_encoder):
+    from memchat.memory.judge import sensitive
+
+    remember(cli, "I don't drink alcohol", "I'm a freelance graphic designer", "I live in York")
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Suggest a bar for Friday").stdout)["memory"])
+    assert "drink alcohol" in card
+    for health in ("My dad is an alcoholic", "I had a drinking problem", "I'm in recovery from alcohol, 2 years sober"):
+        assert "health" in sensitive.categories(health), health
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.
