@@ -812,6 +812,14 @@ def test_not_drinking_is_a_diet_on_the_card_and_a_drinking_problem_is_health(cli
         assert "health" in sensitive.categories(health), health
 
 
+def test_a_request_that_names_a_meal_gets_the_households_diet_whoever_it_is_for(cli, api, real_encoder):
+    # "Sunday brunch ideas for the whole family" reads as family before food; a meal is still a meal.
+    remember(cli, "I eat gluten-free because of coeliac disease", "We have two boys, Sam and Joe", "I live in Leeds")
+    assert "coeliac" in sent_for(cli, api, "Sunday brunch ideas for the whole family")
+    assert "coeliac" in sent_for(cli, api, "Party food for a seven-year-old's birthday")
+    assert "coeliac" not in sent_for(cli, api, "Write a speech for the awards dinner")
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

@@ -114,6 +114,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["precise_location"]),
         ),
         _measure(
+            "meals (need._MEAL)",
+            "a request for food to cook, bring or eat",
+            lambda t: bool(need._MEAL.search(t)),
+            _yes_no(LABELLED["meal_request"]),
+        ),
+        _measure(
             "a faith's diet law (need._DIET_LAW)",
             "a rule of what someone eats that a faith sets",
             lambda t: bool(need._DIET_LAW.search(t)),

@@ -117,6 +117,21 @@ PER_TOPIC = 40  # nearest memories to each topic's examples
 # On the development sets every diet request under it needed those constraints, and none over it
 # ("my loaf came out flat", "a recipe for my next homebrew").
 MEAL_REQUEST = -0.3
+# A request that names a meal is one though its best topic is who it is for ("Sunday brunch ideas for
+# the whole family": family 0.56, diet 0.47), when food is near its best topic.
+_MEAL = re.compile(
+    r"\b(breakfasts?|brunch(?:es)?|lunch(?:es|box(?:es)?)?|dinners?|suppers?|meals?|snacks?|picnics?|barbecues?|"
+    r"bbqs?|potlucks?|buffets?|menus?|recipes?|desserts?|puddings?|takeaways?|party food|finger food)\b",
+    re.IGNORECASE,
+)
+MEAL_NEAR = 0.1
+
+
+def _names_a_meal(text: str, request: Request, model: TopicModel) -> bool:
+    diet = float(request.topics[model.names.index("diet")])
+    return diet >= float(request.topics.max()) - MEAL_NEAR and _MEAL.search(text) is not None
+
+
 HOUSEHOLD: tuple[tuple[str, ...], ...] = (("partner",), ("son",), ("daughter",), ("child",))
 HOUSEHOLD_ITEMS = 3  # household food constraints sent with a meal request, at most
 
@@ -605,9 +620,11 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
     import numpy as np
 
-    if request.topic != "diet" or request.general > MEAL_REQUEST:
+    if request.general > MEAL_REQUEST:
         return []
     model = model_for(embedder)
+    if not (request.topic == "diet" or _names_a_meal(text, request, model)):
+        return []
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
