@@ -820,6 +820,15 @@ def test_a_request_that_names_a_meal_gets_the_households_diet_whoever_it_is_for(
     assert "coeliac" not in sent_for(cli, api, "Write a speech for the awards dinner")
 
 
+def test_a_partner_is_on_the_card_whatever_their_job(cli, api, real_encoder):
+    # "My girlfriend Sanne is a vet" reads like someone else's ("my friend's husband is a chef");
+    # a partner or child named by role is family.
+    remember(cli, "My girlfriend Sanne is a vet", "I live in Rotterdam", "My friend's husband Bram is a chef")
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    assert "Sanne" in card and "Rotterdam" in card
+    assert "Bram" not in card
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

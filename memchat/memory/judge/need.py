@@ -291,17 +291,33 @@ def _profile(
     names = people.people_and_memories(db, list(HOUSEHOLD))[0]
     roles = {w for path in HOUSEHOLD for w in people.ROLE_WORDS[path[-1]]}
     queues: list[list[tuple[float, Memory]]] = [[] for _ in slots]
+    others, family = model.slots.index("others"), model.slots.index("family")
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
         slot = int(np.argmax(fits[j]))
         if m is None or m.private or m.kind != "fact" or m.id in exclude or fits[j, slot] < SLOT_FLOOR:
             continue
+        if slot == others and _of_the_household(m.text):
+            slot = family  # "My girlfriend Sanne is a vet" reads like "my friend's husband is a chef"; she is family
         topic = model.names[int(np.argmax(topics[j]))]
         if _fits_the_profile(m, topic, float(like[j]), names, roles):
             queues[slot].append((float(fits[j, slot]), m))
     for queue in queues:
         queue.sort(key=lambda pair: (not _CONSTRAINT.search(pair[1].text), -pair[0], pair[1].id))
     return [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
+
+
+_HOUSEHOLD_FIRST = re.compile(r"^\s*(?:my|our|the user's)\s+[\w-]+", re.IGNORECASE)
+
+
+def _of_the_household(text: str) -> bool:
+    """Whether a memory's subject is someone of the household by role ("My girlfriend Sanne...",
+    "Our son..."; not "My friend's husband...")."""
+    first = _HOUSEHOLD_FIRST.match(text)
+    if first is None:
+        return False
+    said = re.sub(r"^\s*the user's", "my", first.group(0), flags=re.IGNORECASE)
+    return bool(set(people.role_paths(said)) & set(HOUSEHOLD))
 
 
 # Profile slots a person has one of at a time: a new home, job or car replaces the old one.
