@@ -829,6 +829,19 @@ def test_a_partner_is_on_the_card_whatever_their_job(cli, api, real_encoder):
     assert "Bram" not in card
 
 
+def test_a_learning_difference_is_health_and_goes_to_no_unrelated_request(cli, api, real_encoder):
+    remember(
+        cli,
+        "I have dyslexia, so I prefer short bullet points",
+        "I'm a backend developer at a logistics startup",
+        "We run CI on GitHub Actions",
+        "My side project is a Rust CLI for tracking habits",
+        "I live in Rotterdam",
+    )
+    assert "dyslexia" not in sent_for(cli, api, "How do I say 'I'm running late' naturally?")
+    assert "dyslexia" in sent_for(cli, api, "Is my dyslexia why I read slowly?")
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.
