@@ -842,6 +842,19 @@ def test_a_learning_difference_is_health_and_goes_to_no_unrelated_request(cli, a
     assert "dyslexia" in sent_for(cli, api, "Is my dyslexia why I read slowly?")
 
 
+def test_an_allergy_to_animals_goes_with_a_pet_decision_and_no_further(cli, api, real_encoder):
+    remember(
+        cli,
+        "Our daughter Ava is allergic to cats",
+        "I'm allergic to penicillin",
+        "I teach chemistry at a high school",
+        "I live in Austin",
+    )
+    kitten = sent_for(cli, api, "Should we get a kitten?")
+    assert "allergic to cats" in kitten and "penicillin" not in kitten
+    assert "allergic to cats" not in sent_for(cli, api, "Plan a road trip for spring break")
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

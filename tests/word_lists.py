@@ -114,6 +114,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["precise_location"]),
         ),
         _measure(
+            "animal allergies (need._ANIMAL_ALLERGY)",
+            "an allergy to an animal",
+            lambda t: bool(need._ANIMAL_ALLERGY.search(t)),
+            _yes_no(LABELLED["animal_allergy"]),
+        ),
+        _measure(
             "meals (need._MEAL)",
             "a request for food to cook, bring or eat",
             lambda t: bool(need._MEAL.search(t)),

@@ -92,6 +92,12 @@ _CONSTRAINT = re.compile(
     r"refuses to (eat|drink|try|touch)|avoids?)\b",
     re.IGNORECASE,
 )
+_ANIMAL_ALLERGY = re.compile(
+    r"\b(?:allerg\w*|asthma)\s+(?:to\s+|of\s+|from\s+)?(?:all\s+)?(?:cats?|dogs?|horses?|rabbits?|guinea\s+pigs?|hamsters?|"
+    r"birds?|feathers?|pets?|animals?|animal\s+(?:fur|hair)|fur|pet\s+hair|dander)\b"
+    r"|\b(?:cat|dog|pet|animal|horse|rabbit)[- ]allerg\w*",
+    re.IGNORECASE,
+)
 # A constraint that is over ("I used to be vegetarian") is not one now.
 _PAST = re.compile(r"\b(used to|no longer|any ?more|gave up being|stopped being)\b", re.IGNORECASE)
 # A fact about the person's past ("I grew up in Swansea", "my old car", "I worked at Halcyon") is not
@@ -449,6 +455,7 @@ def _ranked(
     # for a memory that close to it in meaning (HEALTH_ASIDE: not tinnitus for mould in the shower).
     main = SENSITIVE_TOPICS.get(model.names[int(asked.argmax())])
     aside = main != "health" and asked[model.names.index("health")] >= asked.max() - CLOSE
+    pet_request = model.names[int(asked.argmax())] == "pets"
     out: list[Needed] = []
     for j in sorted(range(len(ids)), key=lambda j: -scores[j]):
         if scores[j] < floor:
@@ -457,12 +464,15 @@ def _ranked(
         if m is None or m.private or m.id in exclude or sensitive.holds_identifier(m.text):
             continue  # an account or passport number goes when asked for (search), not with its topic
         own = {i for i in range(len(model.names)) if topics[j, i] >= topics[j].max() - CLOSE}
-        if not own & wanted:
+        # An allergy to an animal is what a pet decision must not get wrong, as a food allergy is a
+        # meal's ("should we get a kitten?" and "the girls are allergic to cats")
+        animal = pet_request and _ANIMAL_ALLERGY.search(m.text) is not None
+        if not (own & wanted or animal):
             continue
         topic = model.names[int(topics[j].argmax())]
         # A memory about health or money goes only to a request about that, even when no word
         # list or example marks it sensitive ("My mum has Parkinson's" is not for a gift idea).
-        delicate = topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic)
+        delicate = not animal and (topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic))
         if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
             delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
         if delicate and (
