@@ -823,9 +823,15 @@ def test_a_request_that_names_a_meal_gets_the_households_diet_whoever_it_is_for(
 def test_a_partner_is_on_the_card_whatever_their_job(cli, api, real_encoder):
     # "My girlfriend Sanne is a vet" reads like someone else's ("my friend's husband is a chef");
     # a partner or child named by role is family.
-    remember(cli, "My girlfriend Sanne is a vet", "I live in Rotterdam", "My friend's husband Bram is a chef")
+    remember(
+        cli,
+        "My girlfriend Sanne is a vet",
+        "My husband Kwame is doing a PhD in physics",
+        "I live in Rotterdam",
+        "My friend's husband Bram is a chef",
+    )
     card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
-    assert "Sanne" in card and "Rotterdam" in card
+    assert "Sanne" in card and "Kwame" in card and "Rotterdam" in card
     assert "Bram" not in card
 
 

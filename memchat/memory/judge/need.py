@@ -297,14 +297,18 @@ def _profile(
     names = people.people_and_memories(db, list(HOUSEHOLD))[0]
     roles = {w for path in HOUSEHOLD for w in people.ROLE_WORDS[path[-1]]}
     queues: list[list[tuple[float, Memory]]] = [[] for _ in slots]
-    others, family = model.slots.index("others"), model.slots.index("family")
+    family = model.slots.index("family")
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
         slot = int(np.argmax(fits[j]))
-        if m is None or m.private or m.kind != "fact" or m.id in exclude or fits[j, slot] < SLOT_FLOOR:
+        if m is None or m.private or m.kind != "fact" or m.id in exclude:
             continue
-        if slot == others and _of_the_household(m.text):
-            slot = family  # "My girlfriend Sanne is a vet" reads like "my friend's husband is a chef"; she is family
+        # Who the user lives with is family whatever the sentence says of them: "My girlfriend Sanne is
+        # a vet" reads like "my friend's husband is a chef", "My boyfriend Kwame is doing a PhD" like work
+        if model.slots[slot] in NOT_THEIRS and _of_the_household(m.text):
+            slot = family
+        elif fits[j, slot] < SLOT_FLOOR:
+            continue
         topic = model.names[int(np.argmax(topics[j]))]
         if _fits_the_profile(m, topic, float(like[j]), names, roles):
             queues[slot].append((float(fits[j, slot]), m))
@@ -313,6 +317,8 @@ def _profile(
     return [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
 
 
+# Slots of the user's own doing, or nobody's: a memory about the user's partner or child is not one
+NOT_THEIRS = ("others", "routines", "work", "project", "tools")
 _HOUSEHOLD_FIRST = re.compile(r"^\s*(?:my|our|the user's)\s+[\w-]+", re.IGNORECASE)
 
 
