@@ -861,6 +861,38 @@ def test_an_allergy_to_animals_goes_with_a_pet_decision_and_no_further(cli, api,
     assert "allergic to cats" not in sent_for(cli, api, "Plan a road trip for spring break")
 
 
+def test_someones_health_goes_to_a_request_about_them_by_name_and_nowhere_else(cli, api, real_encoder):
+    remember(
+        cli,
+        "Geoff has early-stage Alzheimer's",
+        "Our grandson Oliver is five and loves dinosaurs",
+        "I volunteer at the Oxfam bookshop on Thursdays",
+        "We have about £80,000 in premium bonds and ISAs",
+        "I live in Whitstable",
+    )
+    assert "Alzheimer" not in sent_for(cli, api, "Gift ideas for Oliver's birthday")
+    assert "Alzheimer" in sent_for(cli, api, "What can I do to keep Geoff's mind active?")
+    assert "premium bonds" not in sent_for(cli, api, "What is a premium bond?")  # a kind of thing, not yours
+
+
+def test_common_conditions_and_medicines_are_health_and_savings_are_finances():
+    from memchat.memory.judge import sensitive
+
+    for text in (
+        "Dad has Parkinson's",
+        "Mum has dementia",
+        "I have epilepsy",
+        "I take amlodipine for my blood pressure",
+        "I had a hip replacement in March",
+        "I see a physio for my back",
+        "I'm on HRT",
+    ):
+        assert "health" in sensitive.categories(text), text
+    assert "finances" in sensitive.categories("We have £80,000 in premium bonds and ISAs")
+    for text in ("I'm stating the obvious", "I study physiology", "My friend Isa is vegan", "I teach physics"):
+        assert not sensitive.categories(text), text
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

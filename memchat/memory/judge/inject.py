@@ -27,7 +27,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from memchat.memory.judge import need, sensitive
-from memchat.memory.judge.personal import about_someone, speakers_named, without_request
+from memchat.memory.judge.personal import about_someone, names_its_subject, speakers_named, without_request
 from memchat.memory.judge.state import message_states
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import one_off_day, planned_day
@@ -348,6 +348,9 @@ def gate(
         touched = sensitive.categories(h.text) - {"children"}  # see SENSITIVE_ALONE
         if answered and h.role == "assistant" and h.previous_id in answered:
             touched |= sensitive.categories(answered[h.previous_id])
+        if touched and not (technical or code) and h.type == "memory" and names_its_subject(query, h.text):
+            passed.append(h)  # what memory says of someone goes to a message about them by name (see SENSITIVE_ALONE)
+            continue
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
         if touched and (

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from memchat.memory.judge.people import ROLE_WORDS
 from memchat.memory.text import STOPWORDS, words
 
 if TYPE_CHECKING:
@@ -126,6 +127,25 @@ def speakers_named(query: str, hits: list[Hit]) -> set[str]:
             if parts & named or any(p.startswith(w) for w in named if len(w) >= 3 for p in parts):
                 out.add(h.name.lower())
     return out
+
+
+# The person a memory is about, when it opens with their name: "Geoff has early-stage Alzheimer's",
+# "My husband Geoff has...", "Our son Felix is..." (not "Mum has...": a role, not a name).
+_SUBJECT = re.compile(r"^\s*(?:(?i:my|our|the user's)\s+(?:[a-z][\w-]*\s+){1,2}?)?([A-Z][a-z][\w'’-]*)")
+_ROLES = {w for ws in ROLE_WORDS.values() for w in ws}
+
+
+def names_its_subject(query: str, text: str) -> bool:
+    """Whether the message names, by name, the person a memory is about ("What can I do to keep
+    Geoff's mind active?" and "Geoff has early-stage Alzheimer's")."""
+    opening = _SUBJECT.match(text)
+    if opening is None:
+        return False
+    name = opening.group(1).lower().removesuffix("'s").removesuffix("’s")
+    if name in STOPWORDS or name in _ROLES:
+        return False
+    first = words(query)[:1] if query.lstrip()[:1].isupper() else []
+    return name in _names(query) | set(first)
 
 
 def _names(text: str) -> set[str]:
