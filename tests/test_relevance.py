@@ -663,6 +663,31 @@ def test_what_a_private_memory_was_drawn_from_is_withheld_too(cli, api, real_enc
     assert "5512877" not in system_of(api), system_of(api)  # neither the memory nor the message that said it
 
 
+def test_a_request_about_the_diary_gets_every_plan_in_its_period(memchat_home, embedder):
+    from datetime import date
+
+    from memchat.memory.judge import inject
+    from memchat.memory.recall import index
+
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    monday = "2027-03-08T10:00:00.000000Z"
+    store.add("I have a dentist appointment on Friday at 9", created_at=monday)
+    store.add("I'm presenting the roadmap to the board on 2027-03-16", created_at=monday)
+    store.add("We're flying to Lisbon on 2027-04-20", created_at=monday)
+    store.add("I'm a product manager at Ocado", created_at=monday)
+    index.catch_up(db, embedder)
+
+    def section(prompt: str) -> str:
+        return inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=date(2027, 3, 10)).text
+
+    week = section("What's on my plate this week?")
+    assert "dentist" in week and "board" not in week and "Lisbon" not in week
+    month = section("What have I got coming up this month?")
+    assert "dentist" in month and "board" in month and "Lisbon" not in month
+    assert "dentist" not in section("What's on at the Barbican this week?")  # not the diary
+
+
 def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home, embedder):
     from datetime import date
 

@@ -17,6 +17,7 @@ FLOORS = {
     "people by role (people.role_paths)": 0.95,  # 1.00 on its 40 examples (written with it, 2026-12-03)
     "health care work (sensitive.CARE_WORK)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "precise location (sensitive_words.json, sensitive._PATTERNS)": 0.95,  # 1.00 on its 34 examples (2026-12-03)
+    "diary requests (need._AGENDA)": 0.95,  # 1.00 on its 22 examples (written with it, 2026-12-03)
     "animal allergies (need._ANIMAL_ALLERGY)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-03)
     "meals (need._MEAL)": 0.53,  # 0.58 alone on its 24 examples; 0.92 with food near the request's best topic
     "a faith's diet law (need._DIET_LAW)": 0.73,  # 0.78 on its 14 examples: it fires on "the halal butcher" too

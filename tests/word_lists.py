@@ -114,6 +114,12 @@ def measures() -> list[Measure]:
             _yes_no(LABELLED["precise_location"]),
         ),
         _measure(
+            "diary requests (need._AGENDA)",
+            "a request about the user's own diary for a period",
+            lambda t: bool(need._AGENDA.search(t)),
+            _yes_no(LABELLED["agenda_request"]),
+        ),
+        _measure(
             "animal allergies (need._ANIMAL_ALLERGY)",
             "an allergy to an animal",
             lambda t: bool(need._ANIMAL_ALLERGY.search(t)),

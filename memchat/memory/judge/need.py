@@ -579,6 +579,16 @@ _LAST_TRIP = re.compile(
     re.IGNORECASE,
 )
 LAST_TRIP_DAYS = 365
+# A request about the diary itself for a period ("what's on this week?", "am I free next weekend?",
+# "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
+_AGENDA = re.compile(
+    r"\b(?:(?:what'?s|what\s+is)\s+on(?!\s+(?:at|in|at\s+the|tv|telly|netflix)\b)|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
+    r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)|"
+    r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
+    r"anything\s+(?:on|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b))\b",
+    re.IGNORECASE,
+)
+AGENDA_ITEMS = 5
 
 
 def plans_ahead(
@@ -617,6 +627,16 @@ def plans_ahead(
         and period.start <= day <= period.end
     }
     planned = list(days)
+    if _AGENDA.search(text) and not (soonest or latest):
+        # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
+        # diary, whatever each plan is about (a request about the diary reaches what it holds)
+        chosen = sorted(planned, key=days.__getitem__)[:AGENDA_ITEMS]
+        found_rows = [found.get(int(vs.ids[r])) for r in chosen]
+        return [
+            Needed(m, float(vs.matrix[r] @ request.vector), "plan")
+            for r, m in zip(chosen, found_rows, strict=True)
+            if m is not None and not m.private and m.id not in exclude
+        ]
     if soonest or latest:  # the next trip (or the last) that is like the request, not another one
         near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
         planned = sorted(near, key=days.__getitem__, reverse=latest)[:1]
