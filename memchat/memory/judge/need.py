@@ -630,12 +630,11 @@ def plans_ahead(
     if _AGENDA.search(text) and not (soonest or latest):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
-        chosen = sorted(planned, key=days.__getitem__)[:AGENDA_ITEMS]
-        found_rows = [found.get(int(vs.ids[r])) for r in chosen]
+        diary = sorted(planned, key=days.__getitem__)[:AGENDA_ITEMS]
         return [
             Needed(m, float(vs.matrix[r] @ request.vector), "plan")
-            for r, m in zip(chosen, found_rows, strict=True)
-            if m is not None and not m.private and m.id not in exclude
+            for r in diary
+            if (m := found.get(int(vs.ids[r]))) is not None and not m.private and m.id not in exclude
         ]
     if soonest or latest:  # the next trip (or the last) that is like the request, not another one
         near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
