@@ -688,6 +688,27 @@ def test_a_request_about_the_diary_gets_every_plan_in_its_period(memchat_home, e
     assert "dentist" not in section("What's on at the Barbican this week?")  # not the diary
 
 
+def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedder):
+    from datetime import date
+
+    from memchat.memory.judge import inject
+    from memchat.memory.recall import index
+
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    store.add("We're flying Bristol to Lisbon on 2027-02-14 for half term", created_at="2027-01-05T10:00:00.000000Z")
+    store.add("Our son Arjun is six", created_at="2027-01-05T10:00:00.000000Z")
+    index.catch_up(db, embedder)
+
+    def section(prompt: str, today: date = date(2027, 1, 20)) -> str:
+        return inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today).text
+
+    assert "2027-02-14" in section("Things to do in Lisbon with a six-year-old")
+    assert "2027-02-14" not in section("Things to do in Lisbon with a six-year-old", today=date(2027, 3, 1))
+    assert "2027-02-14" not in section("What's the tidal range of the Bristol Channel?")  # where it leaves from
+    assert "2027-02-14" not in section("What's the history of Lisbon?")  # a question about no one
+
+
 def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home, embedder):
     from datetime import date
 

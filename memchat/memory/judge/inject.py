@@ -27,7 +27,13 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from memchat.memory.judge import need, sensitive
-from memchat.memory.judge.personal import about_someone, names_its_subject, speakers_named, without_request
+from memchat.memory.judge.personal import (
+    about_someone,
+    names_in,
+    names_its_subject,
+    speakers_named,
+    without_request,
+)
 from memchat.memory.judge.state import message_states
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import one_off_day, planned_day
@@ -256,6 +262,8 @@ def build(
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
     code = request is not None and request.code
     passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical, code=code)
+    if not personal and not technical:
+        passed += _plan_at_the_place(hits, passed, query, today or datetime.now(UTC).date())
     profile_tokens = 0
     if technical:
         passed = [h for h in passed if h.type == "memory"]
@@ -286,6 +294,41 @@ def build(
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
     return section
+
+
+def _plan_at_the_place(hits: list[Hit], passed: list[Hit], query: str, today: date) -> list[Hit]:
+    """A question put about no one that names the place of a plan still ahead ("Things to do in
+    Lisbon with a six-year-old" and "We're flying to Lisbon on 2027-02-14") is asked for that plan:
+    the plan goes with it, one at most, though the gate wants two of a question's words."""
+    places = names_in(query)
+    if not places:
+        return []
+    taken = {h.id for h in passed if h.type == "memory"}
+    for h in hits:
+        m = h.memory
+        if m is None or h.type != "memory" or h.id in taken or m.status != "active" or m.sensitive:
+            continue
+        if sensitive.categories(m.text) - {"children"}:
+            continue
+        day = planned_day(m.text, m.created_at)
+        if day is not None and day >= today and places & _destinations(m.text):
+            return [h]
+    return []
+
+
+# Where a plan goes: "flying to Lisbon", "a week in Galway", "visiting Kraków" (not "flying Bristol to
+# Porto"'s Bristol: "What's the tidal range of the Bristol Channel?" is not about the trip)
+_DESTINATION = re.compile(r"\b(?:to|in|at|around|visit|visiting)\s+((?:[A-Z][\w'’-]+\s?)+)")
+
+
+_WHEN = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday christmas easter".split()
+)
+
+
+def _destinations(text: str) -> set[str]:
+    return {w.lower() for found in _DESTINATION.findall(text) for w in found.split()} - _WHEN
 
 
 def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list[Item]:

@@ -108,16 +108,16 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     if said & speakers:
         return True
     people = {name.lower() for h in hits for group in _PERSON.findall(h.text) for name in group if name}
-    capitalised = _names(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
+    capitalised = names_in(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
     if capitalised & people:
         return True
-    return any(name.startswith(w) for w in _names(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
+    return any(name.startswith(w) for w in names_in(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
 
 def speakers_named(query: str, hits: list[Hit]) -> set[str]:
     """The transcript speakers the message names ("what did Caroline research?": Caroline, also as
     "Mel" for Melanie), as their names are stored, lower-cased."""
-    named = _names(query)
+    named = names_in(query)
     if not named:
         return set()
     out = set()
@@ -145,11 +145,12 @@ def names_its_subject(query: str, text: str) -> bool:
     if name in STOPWORDS or name in _ROLES:
         return False
     first = words(query)[:1] if query.lstrip()[:1].isupper() else []
-    return name in _names(query) | set(first)
+    return name in names_in(query) | set(first)
 
 
-def _names(text: str) -> set[str]:
-    """Capitalised words that do not start a sentence, lower-cased, without a possessive "'s"."""
+def names_in(text: str) -> set[str]:
+    """The names a text holds ("Lisbon", "Geoff"): capitalised words that do not start a sentence,
+    lower-cased, without a possessive "'s"."""
     return {
         w.lower().removesuffix("'s").removesuffix("’s")
         for w in _CAPITALISED.findall(text)
