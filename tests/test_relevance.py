@@ -939,6 +939,19 @@ def test_common_conditions_and_medicines_are_health_and_savings_are_finances():
         assert not sensitive.categories(text), text
 
 
+def test_your_own_pet_is_on_the_card_and_a_holiday_is_not_religion(cli, api, real_encoder):
+    remember(
+        cli,
+        "I have a Labrador called Bramble",
+        "Our neighbours have a spaniel called Max",
+        "I converted to Buddhism last year",
+        "I live in Cardiff",
+    )
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    assert "Bramble" in card and "Max" not in card
+    assert "Buddhism" not in sent_for(cli, api, "Can I afford a holiday this year?")
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

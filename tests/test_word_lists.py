@@ -28,6 +28,7 @@ FLOORS = {
     "message cues: children (sensitive_words.json)": 0.51,
     "message cues: identity_document (sensitive_words.json)": 0.52,
     "message cues: workplace_conflict (sensitive_words.json)": 0.52,
+    "message cues: religion (sensitive_words.json)": 0.95,  # 1.00 on its 16 examples (0.57 with 'holiday')
 }
 
 

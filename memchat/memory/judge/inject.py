@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
-from memchat.memory.judge import need, sensitive
+from memchat.memory.judge import need, people, sensitive
 from memchat.memory.judge.personal import (
     about_someone,
     names_in,
@@ -261,7 +261,11 @@ def build(
     # knows is not general.
     technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
     code = request is not None and request.code
-    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical, code=code)
+    # what the message is about by meaning counts as its words do ("how can I help my mum with her tremor?" is health)
+    meant = frozenset(
+        {_CATEGORY_OF_TOPIC[request.topic]} if request is not None and request.topic in _CATEGORY_OF_TOPIC else ()
+    )
+    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical, code=code, meant=meant)
     if not personal and not technical:
         passed += _plan_at_the_place(hits, passed, query, today or datetime.now(UTC).date())
     profile_tokens = 0
@@ -352,6 +356,7 @@ def gate(
     answered: dict[int, str] | None = None,
     technical: bool = False,
     code: bool = False,
+    meant: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """The candidates that clear the relevance bar for this message, best first.
 
@@ -366,7 +371,7 @@ def gate(
     floor = relevance.floor([h.score for h in hits], bar)
     if floor is None:
         return []
-    topics = sensitive.topics(query)
+    topics = sensitive.topics(query) | meant
     # A message about no one is about the past only by what it names: its words, not its numbers
     # ("what is 2+2?" names nothing, whatever "type 2 diabetes" says).
     named = {stem(w) for w in words(_FRAME.sub(" ", query)) if w not in STOPWORDS and len(w) >= 3 and w.isalpha()}
@@ -399,11 +404,32 @@ def gate(
         if touched and (
             code
             or (technical and not (touched & topics and _names_it(query, named, h)))
-            or not (touched & topics or h.score >= max(SENSITIVE_ALONE, 2 * bar))
+            or not (touched & topics or (h.score >= max(SENSITIVE_ALONE, 2 * bar) and _says_it(query, h)))
         ):
             continue
         passed.append(h)
     return passed
+
+
+# The sensitive category a request's topic by meaning is about (memchat.memory.judge.topics)
+_CATEGORY_OF_TOPIC = {"health": "health", "money": "finances"}
+
+
+def _says_it(query: str, h: Hit) -> bool:
+    """Whether an item relevant enough to go though the message is not about its category says
+    what the message asks about: for a stored memory, two of the message's words ("Can I afford a
+    holiday this year?" and "I converted to Buddhism last year" share a year, no more). A past
+    chat is judged by its relevance alone (the transcripts' floor, tuned on LoCoMo). Or the message
+    names by role the person the memory is about ("How can I help my mum with her tremor?" and "My
+    mum Ana has Parkinson's")."""
+    if h.type != "memory" or len(content_stems(query) & content_stems(h.text)) >= 2:
+        return True
+    return bool(set(people.role_paths(query)) & set(people.role_paths(_opening(h.text))))
+
+
+def _opening(text: str) -> str:
+    """The words that say whom a memory is about: "My mum Ana" of "My mum Ana has Parkinson's"."""
+    return " ".join(text.split()[:3])
 
 
 def _retrieved(

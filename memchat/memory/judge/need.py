@@ -297,7 +297,7 @@ def _profile(
     names = people.people_and_memories(db, list(HOUSEHOLD))[0]
     roles = {w for path in HOUSEHOLD for w in people.ROLE_WORDS[path[-1]]}
     queues: list[list[tuple[float, Memory]]] = [[] for _ in slots]
-    family = model.slots.index("family")
+    family, others = model.slots.index("family"), model.slots.index("others")
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
         slot = int(np.argmax(fits[j]))
@@ -307,8 +307,13 @@ def _profile(
         # a vet" reads like "my friend's husband is a chef", "My boyfriend Kwame is doing a PhD" like work
         if model.slots[slot] in NOT_THEIRS and _of_the_household(m.text):
             slot = family
-        elif fits[j, slot] < SLOT_FLOOR:
-            continue
+        else:
+            if slot == others and _USER.match(m.text):
+                # the user's own is not someone else's: "I have a Labrador called Bramble" reads like
+                # "our neighbours have a labrador called Max"; it is the next slot it fits
+                slot = int(np.argmax(np.where(np.arange(len(slots)) == others, -1.0, fits[j])))
+            if fits[j, slot] < SLOT_FLOOR:
+                continue
         topic = model.names[int(np.argmax(topics[j]))]
         if _fits_the_profile(m, topic, float(like[j]), names, roles):
             queues[slot].append((float(fits[j, slot]), m))
