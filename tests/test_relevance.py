@@ -952,6 +952,16 @@ def test_your_own_pet_is_on_the_card_and_a_holiday_is_not_religion(cli, api, rea
     assert "Buddhism" not in sent_for(cli, api, "Can I afford a holiday this year?")
 
 
+def test_a_child_told_by_age_is_of_the_household(cli, api, real_encoder):
+    # "We have a three-year-old called Noor" says no son, daughter or child: Noor is one all the same
+    from memchat.memory.judge.people import _AGED_CHILD
+
+    remember(cli, "We have a three-year-old called Noor", "Noor is allergic to eggs", "I live in Ghent")
+    assert "allergic to eggs" in sent_for(cli, api, "What should I cook when my mother-in-law comes on Wednesday?")
+    assert _AGED_CHILD.findall("Our toddler Ben hates baths") == ["Ben"]
+    assert _AGED_CHILD.findall("My 40-year-old brother Tom") == [] and _AGED_CHILD.findall("My old car") == []
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

@@ -88,9 +88,20 @@ _NAMED_BROOD = re.compile(
     rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?((?i:kids|children|sons|boys|daughters|girls))(?:,|:|\s+are|\s+called|\s+named)?\s+"
     rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\))?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
+# A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
+# Sam", "my baby Rosa", "our toddler Ben"
+_AGED_CHILD = re.compile(
+    r"\b(?i:my|our|we\s+have\s+an?|i\s+have\s+an?)\s+(?:[a-z]+\s+)?"
+    r"(?i:(?:[a-z]+|\d+)[- ](?:year|month)s?[- ]old|baby|toddler|newborn|little\s+one)"
+    rf"(?:,\s*|\s+(?i:called|named)\s+|\s+){_NAME}"
+)
 _MENTORING = re.compile(rf"\bI'?m mentoring {_NAME}")
 _GODPARENT = re.compile(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
-_CUES = {"mentee": ("mentoring",), "godchild": ("godfather", "godmother", "godparent")}  # said of the user
+_CUES = {  # said of the user
+    "mentee": ("mentoring",),
+    "godchild": ("godfather", "godmother", "godparent"),
+    "child": ("old", "baby", "toddler", "newborn"),  # "a three-year-old called Noor"
+}
 CANDIDATES = 200  # memories read per name, the newest (60 cut a partner with 25 memories short)
 
 
@@ -149,6 +160,8 @@ def names_for(db: Database, owner: str, role: str) -> list[str]:
             for m in _NAMED_BROOD.finditer(text):
                 if _BROOD[m.group(1).lower()] in (role, "child"):
                     names += [n for n in re.findall(_NAME, m.group(2)) if n not in names]
+        if owner == "user" and role == "child":
+            names += [n for n in _AGED_CHILD.findall(text) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
             pattern = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in pattern.findall(text) if n not in names]
