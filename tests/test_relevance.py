@@ -962,6 +962,19 @@ def test_a_child_told_by_age_is_of_the_household(cli, api, real_encoder):
     assert _AGED_CHILD.findall("My 40-year-old brother Tom") == [] and _AGED_CHILD.findall("My old car") == []
 
 
+def test_a_plain_health_question_gets_your_health_beside_a_card_memory_it_found(cli, api, real_encoder):
+    # The marathon on the card answers the search for "my long run"; the diabetes still matters
+    remember(
+        cli,
+        "I'm type 1 diabetic and wear a Dexcom",
+        "I'm running the Austin marathon in February",
+        "I'm on sertraline for depression",
+        "I live in Austin, Texas",
+    )
+    assert "diabetic" in sent_for(cli, api, "Can I have a donut before my long run?")
+    assert "sertraline" not in sent_for(cli, api, "Will my commute be miserable tomorrow?")
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

@@ -292,8 +292,14 @@ def build(
         more += _needed_items(need.household_diet(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
-        if not in_profile and not any(i.memory_id for i in retrieved + more):
-            more += _needed_items(need.by_topic(db, request, embedder, exclude=seen, personal=personal), seen, today)
+        if not any(i.memory_id for i in retrieved + more) and (
+            not in_profile or need.plainly_health(request.topics, need.model_for(embedder))
+        ):
+            # A card memory the search found stands for the request's topic, but not for your health
+            # when the request is plainly about it ("Can I still ride my bike at 30 weeks?": the cargo
+            # bike is on the card, the pregnancy is not)
+            found = need.by_topic(db, request, embedder, exclude=seen, personal=personal, delicate_only=in_profile)
+            more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
