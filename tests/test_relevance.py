@@ -975,6 +975,20 @@ def test_a_plain_health_question_gets_your_health_beside_a_card_memory_it_found(
     assert "sertraline" not in sent_for(cli, api, "Will my commute be miserable tomorrow?")
 
 
+def test_a_day_is_not_a_person_and_someone_elses_pet_is_not_yours(cli, api, real_encoder):
+    # "Friday is my chemo day" names no one: a request that opens with Friday is not about a person
+    remember(
+        cli,
+        "Friday is my chemo day at the Royal Marsden",
+        "The user's neighbour has a dog called Max",
+        "My son's friend's dad Mike runs a garage",
+        "I live in Sutton",
+    )
+    assert "chemo" not in sent_for(cli, api, "Friday night film suggestions?")
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    assert "Max" not in card and "Mike" not in card and "Sutton" in card
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

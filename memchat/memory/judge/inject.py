@@ -338,7 +338,8 @@ _WHEN = frozenset(
 
 
 def _destinations(text: str) -> set[str]:
-    return {w.lower() for found in _DESTINATION.findall(text) for w in found.split()} - _WHEN
+    found = {w.lower().removesuffix("'s").removesuffix("’s") for f in _DESTINATION.findall(text) for w in f.split()}
+    return found - _WHEN
 
 
 def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list[Item]:
@@ -402,7 +403,13 @@ def gate(
         touched = sensitive.categories(h.text) - {"children"}  # see SENSITIVE_ALONE
         if answered and h.role == "assistant" and h.previous_id in answered:
             touched |= sensitive.categories(answered[h.previous_id])
-        if touched and not (technical or code) and h.type == "memory" and names_its_subject(query, h.text):
+        if (
+            touched
+            and not (technical or code)
+            and h.memory is not None
+            and not h.memory.sensitive  # marked sensitive by the person or the extractor: the usual rule
+            and names_its_subject(query, h.text, hits)
+        ):
             passed.append(h)  # what memory says of someone goes to a message about them by name (see SENSITIVE_ALONE)
             continue
         if h.memory is not None and h.memory.sensitive and not touched:

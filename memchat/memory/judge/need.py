@@ -93,7 +93,8 @@ _CONSTRAINT = re.compile(
     re.IGNORECASE,
 )
 _ANIMAL_ALLERGY = re.compile(
-    r"\b(?:allerg\w*|asthma)\s+(?:to\s+|of\s+|from\s+)?(?:all\s+)?(?:cats?|dogs?|horses?|rabbits?|guinea\s+pigs?|hamsters?|"
+    r"\b(?:allerg\w*|asthma)\s+(?:to\s+|of\s+|from\s+)?(?:(?:all|both|our|the|my|their|his|her)\s+)?"
+    r"(?:cats?|dogs?|kittens?|pupp(?:y|ies)|horses?|rabbits?|guinea\s+pigs?|hamsters?|"
     r"birds?|feathers?|pets?|animals?|animal\s+(?:fur|hair)|fur|pet\s+hair|dander)\b"
     r"|\b(?:cat|dog|pet|animal|horse|rabbit)[- ]allerg\w*",
     re.IGNORECASE,
@@ -308,7 +309,7 @@ def _profile(
         if model.slots[slot] in NOT_THEIRS and _of_the_household(m.text):
             slot = family
         else:
-            if slot == others and _USER.match(m.text):
+            if slot == others and _BARE_USER.match(m.text) and not people.role_paths(m.text):
                 # the user's own is not someone else's: "I have a Labrador called Bramble" reads like
                 # "our neighbours have a labrador called Max"; it is the next slot it fits
                 slot = int(np.argmax(np.where(np.arange(len(slots)) == others, -1.0, fits[j])))
@@ -322,9 +323,11 @@ def _profile(
     return [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
 
 
+# The user as a sentence's bare subject ("I have a Labrador", "We keep bees"; not "The user's neighbour")
+_BARE_USER = re.compile(r"^\s*(?:I|I'm|I've|we|we're|we've)\b(?!['’]s)", re.IGNORECASE)
 # Slots of the user's own doing, or nobody's: a memory about the user's partner or child is not one
 NOT_THEIRS = ("others", "routines", "work", "project", "tools")
-_HOUSEHOLD_FIRST = re.compile(r"^\s*(?:my|our|the user's)\s+[\w-]+", re.IGNORECASE)
+_HOUSEHOLD_FIRST = re.compile(r"^\s*(?:my|our|the user's)\s+[\w-]+(?![\w-]*['’]s)", re.IGNORECASE)
 
 
 def _of_the_household(text: str) -> bool:
@@ -609,10 +612,11 @@ LAST_TRIP_DAYS = 365
 # A request about the diary itself for a period ("what's on this week?", "am I free next weekend?",
 # "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
 _AGENDA = re.compile(
-    r"\b(?:(?:what'?s|what\s+is)\s+on(?!\s+(?:at|in|at\s+the|tv|telly|netflix)\b)|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
-    r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)|"
+    r"\b(?:(?:what['’]?s|what\s+is)\s+on(?=\s*(?:for\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
+    r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
-    r"anything\s+(?:on|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b))\b",
+    r"anything\s+(?:on(?!\s+(?:offer|sale))|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b))\b",
     re.IGNORECASE,
 )
 AGENDA_ITEMS = 5
@@ -654,7 +658,7 @@ def plans_ahead(
         and period.start <= day <= period.end
     }
     planned = list(days)
-    if _AGENDA.search(text) and not (soonest or latest):
+    if _AGENDA.search(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
         diary = sorted(planned, key=days.__getitem__)[:AGENDA_ITEMS]

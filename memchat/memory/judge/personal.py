@@ -107,11 +107,25 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     speakers = {w for h in hits if h.name for w in words(h.name) if w not in STOPWORDS}
     if said & speakers:
         return True
-    people = {name.lower() for h in hits for group in _PERSON.findall(h.text) for name in group if name}
+    people = people_in(hits)
     capitalised = names_in(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
     if capitalised & people:
         return True
     return any(name.startswith(w) for w in names_in(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
+
+
+def people_in(hits: list[Hit]) -> set[str]:
+    """The names the found texts call someone by ("my sister Ana", "a dog called Rufus"), lower-cased;
+    not a day or a month ("Friday is my chemo day" names no one)."""
+    found = {name.lower() for h in hits for group in _PERSON.findall(h.text) for name in group if name}
+    return found - _WHEN
+
+
+_WHEN = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight january february march "
+    "april may june july august september october november december christmas easter spring summer autumn "
+    "winter".split()
+)
 
 
 def speakers_named(query: str, hits: list[Hit]) -> set[str]:
@@ -135,14 +149,15 @@ _SUBJECT = re.compile(r"^\s*(?:(?i:my|our|the user's)\s+(?:[a-z][\w-]*\s+){1,2}?
 _ROLES = {w for ws in ROLE_WORDS.values() for w in ws}
 
 
-def names_its_subject(query: str, text: str) -> bool:
+def names_its_subject(query: str, text: str, hits: list[Hit]) -> bool:
     """Whether the message names, by name, the person a memory is about ("What can I do to keep
-    Geoff's mind active?" and "Geoff has early-stage Alzheimer's")."""
+    Geoff's mind active?" and "Geoff has early-stage Alzheimer's"): a name the memories found call
+    someone by ("my husband Geoff"), not any capitalised word ("Friday is my chemo day")."""
     opening = _SUBJECT.match(text)
     if opening is None:
         return False
     name = opening.group(1).lower().removesuffix("'s").removesuffix("’s")
-    if name in STOPWORDS or name in _ROLES:
+    if name in STOPWORDS or name in _ROLES or name not in people_in(hits):
         return False
     first = words(query)[:1] if query.lstrip()[:1].isupper() else []
     return name in names_in(query) | set(first)

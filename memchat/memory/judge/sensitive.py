@@ -33,9 +33,11 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     # not by meaning: "I live in Leith, Edinburgh" is as near an address's examples as "93 Leith Walk".
     "precise_location": re.compile(
         rf"\b\d{{1,4}}[A-Za-z]?,?\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
-        rf"|\b(?i:live[sd]?\s+on)\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
+        rf"|\b(?i:(?:live[sd]?|living|flat|house|home|apartment)\b[^.,\n]{{0,30}}?\bon)\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
         r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
-        r"|\b(?i:(?:door|gate|alarm|entry|entrance|building|keypad|garage|intercom)\s+(?:code|combination|pin)\b)"
+        r"|\b(?i:(?:door|gate|alarm|entry|entrance|building|keypad|garage|intercom|opener)\s+(?:code|combination|pin)\b"
+        r"[^.\n]{0,20}\d)"
+        r"|\b(?i:code\s+(?:to|for)\s+get(?:ting)?\s+in)"
         r"|\b(?i:code\s+(?:for|to|of)\s+(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+)?(?:door|gate|building|garage|alarm)\b[^.\d\n]{0,15}\d)"
     ),
 }
