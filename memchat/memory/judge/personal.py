@@ -151,16 +151,17 @@ _ROLES = {w for ws in ROLE_WORDS.values() for w in ws}
 
 def names_its_subject(query: str, text: str, hits: list[Hit]) -> bool:
     """Whether the message names, by name, the person a memory is about ("What can I do to keep
-    Geoff's mind active?" and "Geoff has early-stage Alzheimer's"): a name the memories found call
-    someone by ("my husband Geoff"), not any capitalised word ("Friday is my chemo day")."""
+    Geoff's mind active?" and "Geoff has early-stage Alzheimer's"): written as a name within the
+    message, or opening it as a name the memories found call someone by ("my husband Geoff");
+    never a day or a month ("Friday night film suggestions?" and "Friday is my chemo day")."""
     opening = _SUBJECT.match(text)
     if opening is None:
         return False
     name = opening.group(1).lower().removesuffix("'s").removesuffix("’s")
-    if name in STOPWORDS or name in _ROLES or name not in people_in(hits):
+    if name in STOPWORDS or name in _ROLES or name in _WHEN:
         return False
     first = words(query)[:1] if query.lstrip()[:1].isupper() else []
-    return name in names_in(query) | set(first)
+    return name in names_in(query) or (name in first and name in people_in(hits))
 
 
 def names_in(text: str) -> set[str]:
