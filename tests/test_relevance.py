@@ -989,6 +989,25 @@ def test_a_day_is_not_a_person_and_someone_elses_pet_is_not_yours(cli, api, real
     assert "Max" not in card and "Mike" not in card and "Sutton" in card
 
 
+def test_the_card_holds_the_home_job_and_car_since_they_changed(cli, api, real_encoder):
+    # A script's `memories add` keeps both when a statement may replace another (it says so, and
+    # `memories edit --replaces` settles it); the card, sent with every call, shows what is current.
+    remember(
+        cli,
+        "I live in Leith, Edinburgh",
+        "I'm a data scientist at Skyscanner",
+        "I drive a 2015 Golf",
+        "We moved to Glasgow last month",
+        "I just started a new job as a data engineer at Monzo",
+        "We sold the Golf and bought a Kia Niro EV",
+        "I bought a new bike for the commute",
+    )
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    assert "Glasgow" in card and "Monzo" in card and "Kia" in card
+    assert "Leith" not in card and "Skyscanner" not in card and "2015 Golf" not in card
+    assert "Leith" in cli("recall", "Leith").stdout  # kept, and found when asked for
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

@@ -318,9 +318,39 @@ def _profile(
         topic = model.names[int(np.argmax(topics[j]))]
         if _fits_the_profile(m, topic, float(like[j]), names, roles):
             queues[slot].append((float(fits[j, slot]), m))
+    for name in ONE_AT_A_TIME:
+        slot = model.slots.index(name)
+        queues[slot] = _since_the_change(queues[slot], _CHANGE[name])
     for queue in queues:
         queue.sort(key=lambda pair: (not _CONSTRAINT.search(pair[1].text), -pair[0], pair[1].id))
     return [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
+
+
+# A statement that the home, job or car changed ("We moved to Glasgow last month", "I just started a
+# new job at Monzo", "We sold the Golf and bought a Kia"): what the slot held before it is not current
+_CHANGE = {
+    "home": re.compile(r"\b(?:moved|relocated|new\s+(?:house|flat|home|place)|now\s+live)\b", re.IGNORECASE),
+    "work": re.compile(
+        r"\b(?:new\s+(?:job|role|position)|started\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job|role|position)|"
+        r"joined\s+\S+(?:\s+\S+)?\s+as|now\s+work)\b",
+        re.IGNORECASE,
+    ),
+    "transport": re.compile(
+        r"\b(?:traded\s+in|sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?\s+and\s+(?:bought|got)|"
+        r"replaced\s+(?:the|our|my)\s+(?:car|van)|new\s+car|now\s+drive)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def _since_the_change(queue: list[tuple[float, Memory]], change: re.Pattern[str]) -> list[tuple[float, Memory]]:
+    """A one-at-a-time slot's memories without those told before the latest statement of a change
+    (kept as they are, and found by search: only the card, sent with every call, leaves them out)."""
+    changes = [m.created_at for _fit, m in queue if change.search(m.text)]
+    if not changes:
+        return queue
+    latest = max(changes)
+    return [(fit, m) for fit, m in queue if m.created_at >= latest]
 
 
 # The user as a sentence's bare subject ("I have a Labrador", "We keep bees"; not "The user's neighbour")
