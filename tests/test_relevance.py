@@ -1001,10 +1001,14 @@ def test_the_card_holds_the_home_job_and_car_since_they_changed(cli, api, real_e
         "I just started a new job as a data engineer at Monzo",
         "We sold the Golf and bought a Kia Niro EV",
         "I bought a new bike for the commute",
+        "My parents moved to Lagos last year",
     )
     card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
     assert "Glasgow" in card and "Monzo" in card and "Kia" in card
     assert "Leith" not in card and "Skyscanner" not in card and "2015 Golf" not in card
+    remember(cli, "I live in Peckham now", "My sister moved to Leeds in May")
+    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    assert "Peckham" in card  # a sister's move changes nothing of the user's home
     assert "Leith" in cli("recall", "Leith").stdout  # kept, and found when asked for
 
 

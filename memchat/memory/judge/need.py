@@ -343,10 +343,15 @@ _CHANGE = {
 }
 
 
+def _of_the_user(text: str) -> bool:
+    return _BARE_USER.match(text) is not None and not people.role_paths(text)
+
+
 def _since_the_change(queue: list[tuple[float, Memory]], change: re.Pattern[str]) -> list[tuple[float, Memory]]:
     """A one-at-a-time slot's memories without those told before the latest statement of a change
     (kept as they are, and found by search: only the card, sent with every call, leaves them out)."""
-    changes = [m.created_at for _fit, m in queue if change.search(m.text)]
+    # the user's own change ("We moved to Glasgow"), not someone else's ("My parents moved to Lagos")
+    changes = [m.created_at for _fit, m in queue if change.search(m.text) and _of_the_user(m.text)]
     if not changes:
         return queue
     latest = max(changes)
