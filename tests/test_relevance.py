@@ -663,23 +663,39 @@ def test_what_a_private_memory_was_drawn_from_is_withheld_too(cli, api, real_enc
     assert "5512877" not in system_of(api), system_of(api)  # neither the memory nor the message that said it
 
 
-def test_a_request_about_the_diary_gets_every_plan_in_its_period(memchat_home, embedder):
-    from datetime import date
-
-    from memchat.memory.judge import inject
+def told_on(memchat_home, embedder, day: str, *texts: str):
+    """A profile whose memories were told on `day` (ISO), embedded as the writers embed them."""
     from memchat.memory.recall import index
 
     db = open_db(memchat_home / "default.db")
-    store = MemoryStore(db)
-    monday = "2027-03-08T10:00:00.000000Z"
-    store.add("I have a dentist appointment on Friday at 9", created_at=monday)
-    store.add("I'm presenting the roadmap to the board on 2027-03-16", created_at=monday)
-    store.add("We're flying to Lisbon on 2027-04-20", created_at=monday)
-    store.add("I'm a product manager at Ocado", created_at=monday)
+    for text in texts:
+        MemoryStore(db).add(text, created_at=f"{day}T10:00:00.000000Z")
     index.catch_up(db, embedder)
+    return db
+
+
+def section_on(db, embedder, prompt: str, today) -> str:
+    """The memory section `prompt` gets on `today` (a date)."""
+    from memchat.memory.judge import inject
+
+    return inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today).text
+
+
+def test_a_request_about_the_diary_gets_every_plan_in_its_period(memchat_home, embedder):
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-03-08",
+        "I have a dentist appointment on Friday at 9",
+        "I'm presenting the roadmap to the board on 2027-03-16",
+        "We're flying to Lisbon on 2027-04-20",
+        "I'm a product manager at Ocado",
+    )
 
     def section(prompt: str) -> str:
-        return inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=date(2027, 3, 10)).text
+        return section_on(db, embedder, prompt, date(2027, 3, 10))
 
     week = section("What's on my plate this week?")
     assert "dentist" in week and "board" not in week and "Lisbon" not in week
@@ -691,17 +707,16 @@ def test_a_request_about_the_diary_gets_every_plan_in_its_period(memchat_home, e
 def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedder):
     from datetime import date
 
-    from memchat.memory.judge import inject
-    from memchat.memory.recall import index
-
-    db = open_db(memchat_home / "default.db")
-    store = MemoryStore(db)
-    store.add("We're flying Bristol to Lisbon on 2027-02-14 for half term", created_at="2027-01-05T10:00:00.000000Z")
-    store.add("Our son Arjun is six", created_at="2027-01-05T10:00:00.000000Z")
-    index.catch_up(db, embedder)
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-01-05",
+        "We're flying Bristol to Lisbon on 2027-02-14 for half term",
+        "Our son Arjun is six",
+    )
 
     def section(prompt: str, today: date = date(2027, 1, 20)) -> str:
-        return inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today).text
+        return section_on(db, embedder, prompt, today)
 
     assert "2027-02-14" in section("Things to do in Lisbon with a six-year-old")
     assert "2027-02-14" not in section("Things to do in Lisbon with a six-year-old", today=date(2027, 3, 1))

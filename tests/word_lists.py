@@ -49,6 +49,96 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
     return [(t, True) for t in block["yes"]] + [(t, False) for t in block["no"]]
 
 
+# The lists measured on examples written for them (tests/data/word_lists_labelled.json): name, what a
+# right hit is, the test that fires, the block of labelled examples.
+YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
+    (
+        "diet constraints (need._CONSTRAINT)",
+        "what someone must or will not eat or drink",
+        lambda t: bool(need._CONSTRAINT.search(t)),
+        "diet_constraint",
+    ),
+    (
+        "suggestion requests (need._SUGGESTION)",
+        "a request for something to give or do for someone",
+        lambda t: bool(need._SUGGESTION.search(t)),
+        "suggestion_request",
+    ),
+    (
+        "tastes (need._TASTE)",
+        "what someone likes, a gift or an outing can go by",
+        lambda t: bool(need._TASTE.search(t)),
+        "taste_memory",
+    ),
+    (
+        "former facts (need._FORMER)",
+        "a fact about the person's past, not who they are now",
+        lambda t: bool(need._FORMER.search(t)),
+        "former_fact",
+    ),
+    (
+        "where a child spends the day (need._CHILD_PLACE)",
+        "a memory of a child's school, nursery or childminder",
+        lambda t: bool(need._CHILD_PLACE.search(t) and not need._USER.match(t)),
+        "child_place",
+    ),
+    (
+        "people by role (people.role_paths)",
+        "a request that means someone memory may know by role",
+        lambda t: bool(people.role_paths(t)),
+        "role_request",
+    ),
+    (
+        "health care work (sensitive.CARE_WORK)",
+        "a statement of someone's job or workplace in health care",
+        lambda t: bool(sensitive.CARE_WORK.search(t)),
+        "care_work",
+    ),
+    (
+        "precise location (sensitive_words.json, sensitive._PATTERNS)",
+        "a street address, postcode, or the code or key to a home",
+        lambda t: "precise_location" in sensitive.categories(t),
+        "precise_location",
+    ),
+    (
+        "diary requests (need._AGENDA)",
+        "a request about the user's own diary for a period",
+        lambda t: bool(need._AGENDA.search(t)),
+        "agenda_request",
+    ),
+    (
+        "animal allergies (need._ANIMAL_ALLERGY)",
+        "an allergy to an animal",
+        lambda t: bool(need._ANIMAL_ALLERGY.search(t)),
+        "animal_allergy",
+    ),
+    (
+        "meals (need._MEAL)",
+        "a request for food to cook, bring or eat",
+        lambda t: bool(need._MEAL.search(t)),
+        "meal_request",
+    ),
+    (
+        "a faith's diet law (need._DIET_LAW)",
+        "a rule of what someone eats that a faith sets",
+        lambda t: bool(need._DIET_LAW.search(t)),
+        "diet_law",
+    ),
+    (
+        "code requests (personal._CODE)",
+        "a request for a program, or in a programming language",
+        personal.asks_for_code,
+        "code_request",
+    ),
+    (
+        "small talk (capture.turns._SMALL_TALK)",
+        "a message with nothing to keep",
+        lambda t: bool(_SMALL_TALK.match(t)),
+        "small_talk",
+    ),
+]
+
+
 def measures() -> list[Measure]:
     memories = [m for p in JUDGEMENT["profiles"] for m in p["memories"]]
     cases = [c for p in JUDGEMENT["profiles"] for c in p["cases"]]
@@ -65,91 +155,8 @@ def measures() -> list[Measure]:
             lambda t: bool(personal._PERSONAL.search(t)),
             ((c["prompt"], "need" in c) for c in cases),
         ),
-        _measure(
-            "diet constraints (need._CONSTRAINT)",
-            "what someone must or will not eat or drink",
-            lambda t: bool(need._CONSTRAINT.search(t)),
-            _yes_no(LABELLED["diet_constraint"]),
-        ),
-        _measure(
-            "suggestion requests (need._SUGGESTION)",
-            "a request for something to give or do for someone",
-            lambda t: bool(need._SUGGESTION.search(t)),
-            _yes_no(LABELLED["suggestion_request"]),
-        ),
-        _measure(
-            "tastes (need._TASTE)",
-            "what someone likes, a gift or an outing can go by",
-            lambda t: bool(need._TASTE.search(t)),
-            _yes_no(LABELLED["taste_memory"]),
-        ),
-        _measure(
-            "former facts (need._FORMER)",
-            "a fact about the person's past, not who they are now",
-            lambda t: bool(need._FORMER.search(t)),
-            _yes_no(LABELLED["former_fact"]),
-        ),
-        _measure(
-            "where a child spends the day (need._CHILD_PLACE)",
-            "a memory of a child's school, nursery or childminder",
-            lambda t: bool(need._CHILD_PLACE.search(t) and not need._USER.match(t)),
-            _yes_no(LABELLED["child_place"]),
-        ),
-        _measure(
-            "people by role (people.role_paths)",
-            "a request that means someone memory may know by role",
-            lambda t: bool(people.role_paths(t)),
-            _yes_no(LABELLED["role_request"]),
-        ),
-        _measure(
-            "health care work (sensitive.CARE_WORK)",
-            "a statement of someone's job or workplace in health care",
-            lambda t: bool(sensitive.CARE_WORK.search(t)),
-            _yes_no(LABELLED["care_work"]),
-        ),
-        _measure(
-            "precise location (sensitive_words.json, sensitive._PATTERNS)",
-            "a street address, postcode, or the code or key to a home",
-            lambda t: "precise_location" in sensitive.categories(t),
-            _yes_no(LABELLED["precise_location"]),
-        ),
-        _measure(
-            "diary requests (need._AGENDA)",
-            "a request about the user's own diary for a period",
-            lambda t: bool(need._AGENDA.search(t)),
-            _yes_no(LABELLED["agenda_request"]),
-        ),
-        _measure(
-            "animal allergies (need._ANIMAL_ALLERGY)",
-            "an allergy to an animal",
-            lambda t: bool(need._ANIMAL_ALLERGY.search(t)),
-            _yes_no(LABELLED["animal_allergy"]),
-        ),
-        _measure(
-            "meals (need._MEAL)",
-            "a request for food to cook, bring or eat",
-            lambda t: bool(need._MEAL.search(t)),
-            _yes_no(LABELLED["meal_request"]),
-        ),
-        _measure(
-            "a faith's diet law (need._DIET_LAW)",
-            "a rule of what someone eats that a faith sets",
-            lambda t: bool(need._DIET_LAW.search(t)),
-            _yes_no(LABELLED["diet_law"]),
-        ),
-        _measure(
-            "code requests (personal._CODE)",
-            "a request for a program, or in a programming language",
-            personal.asks_for_code,
-            _yes_no(LABELLED["code_request"]),
-        ),
-        _measure(
-            "small talk (capture.turns._SMALL_TALK)",
-            "a message with nothing to keep",
-            lambda t: bool(_SMALL_TALK.match(t)),
-            _yes_no(LABELLED["small_talk"]),
-        ),
     ]
+    out += [_measure(name, what, fires, _yes_no(LABELLED[block])) for name, what, fires, block in YES_NO]
     for category, block in LABELLED["message_cues"].items():
         out.append(
             _measure(
