@@ -784,6 +784,11 @@ def household(cli, api, real_encoder):
     return cli
 
 
+def card_of(cli) -> str:
+    """What a request that needs nothing in particular is sent: the profile's card, as JSON text."""
+    return json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+
+
 def remember(cli, *texts: str) -> None:
     """Each text stored as `memchat memories add` stores it."""
     for text in texts:
@@ -858,7 +863,7 @@ def test_a_home_town_is_on_the_card_and_a_door_code_is_not(cli, api, real_encode
         "I'm a freelance graphic designer",
     ):
         assert cli("memories", "add", text).exit_code == 0
-    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    card = card_of(cli)
     assert "Stockbridge" in card and "graphic designer" in card
     assert "4471" not in card and "7788" not in card
 
@@ -891,7 +896,7 @@ def test_a_partner_is_on_the_card_whatever_their_job(cli, api, real_encoder):
         "I live in Rotterdam",
         "My friend's husband Bram is a chef",
     )
-    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    card = card_of(cli)
     assert "Sanne" in card and "Kwame" in card and "Rotterdam" in card
     assert "Bram" not in card
 
@@ -962,7 +967,7 @@ def test_your_own_pet_is_on_the_card_and_a_holiday_is_not_religion(cli, api, rea
         "I converted to Buddhism last year",
         "I live in Cardiff",
     )
-    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    card = card_of(cli)
     assert "Bramble" in card and "Max" not in card
     assert "Buddhism" not in sent_for(cli, api, "Can I afford a holiday this year?")
 
@@ -1000,7 +1005,7 @@ def test_a_day_is_not_a_person_and_someone_elses_pet_is_not_yours(cli, api, real
         "I live in Sutton",
     )
     assert "chemo" not in sent_for(cli, api, "Friday night film suggestions?")
-    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    card = card_of(cli)
     assert "Max" not in card and "Mike" not in card and "Sutton" in card
 
 
@@ -1018,11 +1023,11 @@ def test_the_card_holds_the_home_job_and_car_since_they_changed(cli, api, real_e
         "I bought a new bike for the commute",
         "My parents moved to Lagos last year",
     )
-    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    card = card_of(cli)
     assert "Glasgow" in card and "Monzo" in card and "Kia" in card
     assert "Leith" not in card and "Skyscanner" not in card and "2015 Golf" not in card
     remember(cli, "I live in Peckham now", "My sister moved to Leeds in May")
-    card = json.dumps(json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"])
+    card = card_of(cli)
     assert "Peckham" in card  # a sister's move changes nothing of the user's home
     assert "Leith" in cli("recall", "Leith").stdout  # kept, and found when asked for
 

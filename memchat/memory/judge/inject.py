@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from memchat.memory.judge import need, people, sensitive
 from memchat.memory.judge.personal import (
+    WHEN,
     about_someone,
     names_in,
     names_its_subject,
@@ -331,15 +332,9 @@ def _plan_at_the_place(hits: list[Hit], passed: list[Hit], query: str, today: da
 _DESTINATION = re.compile(r"\b(?:to|in|at|around|visit|visiting)\s+((?:[A-Z][\w'’-]+\s?)+)")
 
 
-_WHEN = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday christmas easter".split()
-)
-
-
 def _destinations(text: str) -> set[str]:
     found = {w.lower().removesuffix("'s").removesuffix("’s") for f in _DESTINATION.findall(text) for w in f.split()}
-    return found - _WHEN
+    return found - WHEN
 
 
 def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list[Item]:

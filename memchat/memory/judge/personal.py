@@ -118,10 +118,11 @@ def people_in(hits: list[Hit]) -> set[str]:
     """The names the found texts call someone by ("my sister Ana", "a dog called Rufus"), lower-cased;
     not a day or a month ("Friday is my chemo day" names no one)."""
     found = {name.lower() for h in hits for group in _PERSON.findall(h.text) for name in group if name}
-    return found - _WHEN
+    return found - WHEN
 
 
-_WHEN = frozenset(
+# Days, months, seasons and holidays: capitalised, but never a person nor a place
+WHEN = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight january february march "
     "april may june july august september october november december christmas easter spring summer autumn "
     "winter".split()
@@ -158,7 +159,7 @@ def names_its_subject(query: str, text: str, hits: list[Hit]) -> bool:
     if opening is None:
         return False
     name = opening.group(1).lower().removesuffix("'s").removesuffix("’s")
-    if name in STOPWORDS or name in _ROLES or name in _WHEN:
+    if name in STOPWORDS or name in _ROLES or name in WHEN:
         return False
     first = words(query)[:1] if query.lstrip()[:1].isupper() else []
     return name in names_in(query) or (name in first and name in people_in(hits))
