@@ -1481,3 +1481,13 @@ def test_a_condition_that_sets_what_someone_eats_reaches_their_meal_but_no_one_e
     lunchbox = sent("Pack my daughter's lunchbox for tomorrow.")
     assert "Lina won't touch tomatoes" in lunchbox and "I have type 1 diabetes" not in lunchbox, lunchbox
     assert "I have type 1 diabetes" not in sent("How does insulin work, in general?")
+
+
+def test_a_question_about_what_is_usual_for_people_gets_none_of_your_health_but_your_own_does(cli, api, real_encoder):
+    # "usually", "typically", "on average" with no I, my or we asks for knowledge: the topic's
+    # memories are not sent in its place; the same subject asked as the user's own gets them.
+    for text in ("I use a CPAP machine for sleep apnoea", "My son Leo has eczema", "I'm a sound engineer in Glasgow"):
+        assert cli("memories", "add", text).exit_code == 0
+    assert "eczema" not in sent_for(cli, api, "What creams do dermatologists typically recommend?")
+    assert "CPAP" not in sent_for(cli, api, "What do people usually do about snoring?")
+    assert "CPAP" in sent_for(cli, api, "What can I do about my snoring?")

@@ -131,6 +131,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "code_request",
     ),
     (
+        "questions in general (personal._IN_GENERAL)",
+        "a question about what is usual for people at large, not the user",
+        personal.asks_in_general,
+        "in_general_request",
+    ),
+    (
         "small talk (capture.turns._SMALL_TALK)",
         "a message with nothing to keep",
         lambda t: bool(_SMALL_TALK.match(t)),

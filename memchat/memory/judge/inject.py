@@ -30,6 +30,7 @@ from memchat.memory.judge import need, people, sensitive
 from memchat.memory.judge.personal import (
     WHEN,
     about_someone,
+    asks_in_general,
     names_in,
     names_its_subject,
     speakers_named,
@@ -299,7 +300,15 @@ def build(
             # A card memory the search found stands for the request's topic, but not for your health
             # when the request is plainly about it ("Can I still ride my bike at 30 weeks?": the cargo
             # bike is on the card, the pregnancy is not)
-            found = need.by_topic(db, request, embedder, exclude=seen, personal=personal, delicate_only=in_profile)
+            found = need.by_topic(
+                db,
+                request,
+                embedder,
+                exclude=seen,
+                personal=personal,
+                delicate_only=in_profile,
+                in_general=asks_in_general(query),
+            )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)

@@ -470,14 +470,21 @@ def plainly_health(asked: np.ndarray, model: TopicModel) -> bool:
 
 
 def by_topic(
-    db: Database, request: Request, embedder: Embedder, exclude: set[int], personal: bool, delicate_only: bool = False
+    db: Database,
+    request: Request,
+    embedder: Embedder,
+    exclude: set[int],
+    personal: bool,
+    delicate_only: bool = False,
+    in_general: bool = False,
 ) -> list[Needed]:
     """The memories the request's topic calls for, best first: none for a general question, nor
-    for one that names no one unless it is plainly the user's own ("write the deploy script");
-    `delicate_only`: only those about health or money, for a request about that."""
+    for one that names no one unless it is plainly the user's own ("write the deploy script"), nor
+    for one that asks what is usual for people at large (`in_general`: "what antibiotics are usually
+    given for strep throat?"); `delicate_only`: only those about health or money, for a request about that."""
     import numpy as np
 
-    if request.about_no_one or not (personal or request.general < PLAIN_REQUEST):
+    if request.about_no_one or not (personal or (request.general < PLAIN_REQUEST and not in_general)):
         return []
     model = model_for(embedder)
     vs = index.vector_set(db, "memories", embedder.model_name)

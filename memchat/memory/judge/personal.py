@@ -85,6 +85,21 @@ def asks_for_code(text: str) -> bool:
     return _CODE.search(text) is not None
 
 
+# A question about what is usual for people at large ("what antibiotics are usually given for strep
+# throat?", "how much do plumbers normally charge?") asks for knowledge, not for the user's facts on
+# its topic, when it says no I, my or we. Measured on labelled examples in tests/word_lists.py.
+_IN_GENERAL = re.compile(
+    r"\b(?:usually|typically|generally|commonly|normally|in\s+general|on\s+average|as\s+a\s+rule|"
+    r"most\s+people|the\s+average\s+person)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_in_general(text: str) -> bool:
+    """Whether the message asks what is usual for people at large, saying nothing of anyone's own."""
+    return _IN_GENERAL.search(text) is not None and not _PERSONAL.search(without_request(text))
+
+
 def without_request(text: str) -> str:
     """The message without the words of asking ("can you tell me about Jonas?" -> "Jonas?"):
     what to search memory for, and what a general question must share with a memory."""
