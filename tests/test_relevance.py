@@ -1491,3 +1491,13 @@ def test_a_question_about_what_is_usual_for_people_gets_none_of_your_health_but_
     assert "eczema" not in sent_for(cli, api, "What creams do dermatologists typically recommend?")
     assert "CPAP" not in sent_for(cli, api, "What do people usually do about snoring?")
     assert "CPAP" in sent_for(cli, api, "What can I do about my snoring?")
+
+
+def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
+    # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
+    # respect them as it does an allergy, though no word of the request is theirs.
+    remember(cli, "My partner Robin is on phenelzine", "I have chronic kidney disease", "I'm a florist in Norwich")
+    tapas = sent_for(cli, api, "Ideas for a cheese and wine evening")
+    assert "phenelzine" in tapas and "kidney" in tapas, tapas
+    tap = sent_for(cli, api, "How do I fix a dripping tap?")
+    assert "phenelzine" not in tap and "kidney" not in tap, tap

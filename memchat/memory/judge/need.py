@@ -73,10 +73,16 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 # What a profile is for, not a secret: an allergy or an intolerance (a diet fact the word lists file
 # under health), and the family's children (their names, ages, tastes; not their school or health).
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
-# a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
-_DIET_CONDITION = re.compile(
-    r"\b(allerg\w*|intoleran\w*|coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout)\b", re.IGNORECASE
+# The conditions, and the medicines, that set what someone may eat or drink: kidney disease (potassium,
+# salt), phenylketonuria, pregnancy (soft cheese, alcohol), warfarin (vitamin K: greens), an MAOI (aged
+# cheese, cured meat), high blood pressure (salt)
+_SETS_THE_DIET = (
+    r"coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout|kidney disease|ckd|dialysis|pku|phenylketonuria|"
+    r"pregnan\w*|warfarin|coumadin|phenelzine|tranylcypromine|maois?|crohn['’]?s|colitis|acid reflux|gerd|"
+    r"high blood pressure|hypertension|high cholesterol"
 )
+# a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
+_DIET_CONDITION = re.compile(rf"\b(allerg\w*|intoleran\w*|{_SETS_THE_DIET})\b", re.IGNORECASE)
 # a faith's law of what to eat: a meal must respect it as it does an allergy, though it names a
 # religion ("I'm Muslim, so I only eat halal meat", "Amir keeps kosher"); the faith alone is not one
 _DIET_LAW = re.compile(
@@ -85,8 +91,7 @@ _DIET_LAW = re.compile(
 # What the household must or will not eat comes before what it likes: a constraint is what a meal
 # plan, a café order or a dinner for guests gets wrong without it.
 _CONSTRAINT = re.compile(
-    r"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|coeliac|celiac|diabet\w*|ibs|irritable bowel|"
-    r"fodmap|gout|halal|kosher|"
+    rf"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|{_SETS_THE_DIET}|halal|kosher|"
     r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand|touch)|"
     r"(gluten|dairy|wheat|nut|egg|meat|alcohol|sugar)[- ]free|teetotal|"
     r"refuses to (eat|drink|try|touch)|avoids?)\b",
