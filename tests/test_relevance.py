@@ -1501,3 +1501,14 @@ def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_furt
     assert "phenelzine" in tapas and "kidney" in tapas, tapas
     tap = sent_for(cli, api, "How do I fix a dripping tap?")
     assert "phenelzine" not in tap and "kidney" not in tap, tap
+
+
+def test_a_partner_who_studies_medicine_is_on_the_card_and_a_girlfriend_is_not_a_child(cli, api, real_encoder):
+    # "my girl" (a daughter) had matched "my girlfriend", and "medicine" as a subject read as health:
+    # the partner was off the card as a child's health fact would be.
+    from memchat.memory.judge import sensitive
+
+    remember(cli, "My boyfriend Idris is studying pharmacy in Cardiff", "I'm a tattoo artist in Bristol")
+    assert "Idris" in card_of(cli)
+    assert sensitive.categories("My girlfriend Mae is a chef") == frozenset()
+    assert "children" in sensitive.categories("My girls love swimming")

@@ -90,7 +90,7 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     ),
     (
         "health care work (sensitive.CARE_WORK)",
-        "a statement of someone's job or workplace in health care",
+        "a statement of someone's job or workplace in health care, or their study of it",
         lambda t: bool(sensitive.CARE_WORK.search(t)),
         "care_work",
     ),

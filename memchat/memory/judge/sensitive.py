@@ -66,8 +66,8 @@ def _alternatives(words: list[str]) -> str:
 # shifts at St James's hospital", "Owen works as a paramedic", "Priya is a GP at the health centre".
 # A statement of one is a role after "I'm a", "works as a", "is a"..., or a workplace after "work at",
 # "shifts at", "a placement on"...; the health words inside it do not count ("I'm a nurse and I have
-# asthma" still touches health; so do "my doctor says" and "she's in hospital"). Measured on labelled
-# examples in tests/word_lists.py.
+# asthma" still touches health; so do "my doctor says" and "she's in hospital"). Nor do those of the
+# study of it ("Aisha studies medicine in Sheffield"). Measured on labelled examples in tests/word_lists.py.
 _CARE = _LISTS["care_work"]
 _WORKPLACE = rf"(?:an?\s+|the\s+)?(?:[\w'’&.-]+\s+){{0,3}}?(?:{_alternatives(_CARE['workplaces'])})\b"
 CARE_WORK = re.compile(
@@ -77,7 +77,13 @@ CARE_WORK = re.compile(
     rf"(?:\s+(?:at|in|for|on)\s+{_WORKPLACE})?"
     r"|\b(?:work(?:s|ed|ing)?|job|jobs|shifts?|placement|rotation|volunteer(?:s|ed|ing)?|employed|based)\s+"
     r"(?:(?:nights|days|weekends|evenings|part[\s-]time|full[\s-]time)\s+)?"
-    rf"(?:at|in|for|on)\s+{_WORKPLACE}",
+    rf"(?:at|in|for|on)\s+{_WORKPLACE}"
+    # the study or teaching of it: "Aisha studies medicine", "a degree in nursing", "a nursing student"
+    r"|\b(?:stud(?:y|ies|ying|ied)|read(?:s|ing)?|teach(?:es|ing)?|lectur(?:es|ing|er)\s+in|"
+    r"(?:degree|phd|masters|doctorate|diploma|course|bsc|msc|ba|ma)\s+in)\s+"
+    rf"(?:{_alternatives(_CARE['subjects'])})\b"
+    rf"|\b(?:{_alternatives(_CARE['subjects'])}|medical|dental|nursing|pharmacy|physio|vet)\s+(?:students?|school|degree)\b"
+    r"|\bstudent\s+(?:nurse|midwife|paramedic|doctor)s?\b",
     re.IGNORECASE,
 )
 
