@@ -499,6 +499,9 @@ def test_recall_ranks_the_named_period_first(db, fake_embedder):
         ("print the result to stdout", set()),
         ("my pillow is too soft", set()),
         ("I want to investigate this bug", set()),
+        ("Bring photo ID to the polling station", {"identity_document"}),
+        ("We lease a VW ID.4", set()),  # a car's name, not a document
+        ("My girlfriend Mae is a chef", set()),  # not "my girl"
     ],
 )
 def test_sensitive_categories(text, expected):

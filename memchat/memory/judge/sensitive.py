@@ -41,20 +41,19 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"|\b(?i:code\s+(?:for|to|of)\s+(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+)?(?:door|gate|building|garage|alarm)\b[^.\d\n]{0,15}\d)"
     ),
 }
-_COMPILED = {
-    category: re.compile(
-        r"(?<![a-z])(?:" + "|".join(re.escape(w.strip()) + (r"\b" if w.endswith(" ") else "") for w in words) + ")",
+# A whole word ends there, and is not the start of a model's name: "ID" is a document, "a VW ID.3" a car.
+_WHOLE = r"\b(?![.-]\d)"
+
+
+def _any_of(words: list[str]) -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![a-z])(?:" + "|".join(re.escape(w.strip()) + (_WHOLE if w.endswith(" ") else "") for w in words) + ")",
         re.IGNORECASE,
     )
-    for category, words in _WORDS.items()
-}
-_ABOUT_COMPILED = {
-    category: re.compile(
-        r"(?<![a-z])(?:" + "|".join(re.escape(w.strip()) + (r"\b" if w.endswith(" ") else "") for w in words) + ")",
-        re.IGNORECASE,
-    )
-    for category, words in _ABOUT.items()
-}
+
+
+_COMPILED = {category: _any_of(words) for category, words in _WORDS.items()}
+_ABOUT_COMPILED = {category: _any_of(words) for category, words in _ABOUT.items()}
 CATEGORIES = tuple(_WORDS)
 
 
