@@ -1035,6 +1035,30 @@ def test_the_card_holds_the_home_job_and_car_since_they_changed(cli, api, real_e
     assert "Leith" in cli("recall", "Leith").stdout  # kept, and found when asked for
 
 
+def test_a_plan_a_refusal_or_someone_elses_change_leaves_the_card_as_it_was(cli, api, real_encoder):
+    # What a change hides is only what it replaces, and only a change done by the user hides anything:
+    # a plan, a wish, a refusal, a move "here" years ago, a car bought for someone else, a team move.
+    remember(
+        cli,
+        "I live in Kendal, in the Lake District",
+        "I'm a structural engineer at Arup",
+        "I'm a chartered engineer",
+        "I drive a 2018 Skoda Octavia",
+        "We're hoping to find a new house with a bigger garden",
+        "I turned down a new job at Atkins",
+        "We moved here in 2016",
+        "We bought our daughter Ruth a new car when she passed her test",
+        "I moved teams at work in the autumn",
+    )
+    card = card_of(cli)
+    assert "Kendal" in card and "Arup" in card and "Octavia" in card, card
+    remember(cli, "Last month my wife and I moved to Penrith to be near her parents", "I started a new job at Jacobs")
+    card = card_of(cli)
+    assert "Penrith" in card and "Kendal" not in card, card  # a move told with a role named is still ours
+    assert "Jacobs" in card and "at Arup" not in card, card
+    assert "chartered engineer" in card and "Octavia" in card, card  # not what a new job replaces
+
+
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
     # "What is an NHS number?" is about no one: the user's own goes when the question names it as theirs
     # or as a particular one ("again"), as an alarm or gate code does.

@@ -131,6 +131,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "code_request",
     ),
     (
+        "changes of home, job or car (need._CHANGE, need.changed)",
+        "a statement that the user's own home, job or car changed, as something done",
+        lambda t: any(need.changed(t, slot, "2026-12-01T10:00:00Z") for slot in need.ONE_AT_A_TIME),
+        "change_statement",
+    ),
+    (
         "questions in general (personal._IN_GENERAL)",
         "a question about what is usual for people at large, not the user",
         personal.asks_in_general,

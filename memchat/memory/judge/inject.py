@@ -233,8 +233,8 @@ def build(
     # Judging by meaning reads the topic model (embedded once per machine): not while memory holds
     # no fact or event to judge (a new profile's first asks stay as fast as before).
     judging = embedder is not None and store.has_active()
-    card = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else []
-    profile = [line.memory for line in card]
+    card = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else need.Card()
+    profile = [line.memory for line in card.lines]
     seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
     query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
@@ -276,7 +276,7 @@ def build(
         # A question about no one needs nothing of the person, not even the profile; but code is
         # written in the user's stack ("write me a liveness probe handler": in Go, for Kubernetes).
         coding = request is not None and request.topic == "tech"
-        profile = [line.memory for line in card if coding and line.slot == "tools"]
+        profile = [line.memory for line in card.lines if coding and line.slot == "tools"]
     for m in profile:
         candidates.append(Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id))
         profile_tokens += count(m.text) + 2
@@ -299,12 +299,12 @@ def build(
         ):
             # A card memory the search found stands for the request's topic, but not for your health
             # when the request is plainly about it ("Can I still ride my bike at 30 weeks?": the cargo
-            # bike is on the card, the pregnancy is not)
+            # bike is on the card, the pregnancy is not); nor does a home, job or car a change replaced
             found = need.by_topic(
                 db,
                 request,
                 embedder,
-                exclude=seen,
+                exclude=seen | card.replaced,
                 personal=personal,
                 delicate_only=in_profile,
                 in_general=asks_in_general(query),
