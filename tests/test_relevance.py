@@ -1162,6 +1162,23 @@ def test_a_person_named_by_role_brings_what_memory_says_of_them(cli, api, real_e
     assert "Jorge" not in unrelated and "Tiago" not in unrelated
 
 
+def test_children_listed_with_their_ages_are_who_a_son_or_daughter_may_be(memchat_home):
+    # "We've got three kids: Isla 10, Finn 7 and Rory 3" names no son or daughter: a request for "my
+    # son" reads what memory says of each of them (read from the database as the routes read it)
+    from memchat.memory.judge import people
+
+    db = open_db(memchat_home / "default.db")
+    for text in (
+        "We've got three kids: Isla 10, Finn 7 and Rory 3",
+        "Finn is mad about football",
+        "I'm a vet in Truro",
+    ):
+        MemoryStore(db).add(text)
+    names, about = people.people_and_memories(db, people.role_paths("What should I get my son for his birthday?"))
+    assert {"Isla", "Finn", "Rory"} <= names
+    assert any("football" in MemoryStore(db).get(i).text for i in about)
+
+
 def test_the_profile_puts_what_the_household_cannot_eat_before_what_it_likes(cli, api, real_encoder):
     likes = [
         "I love spicy Sichuan food",

@@ -75,7 +75,8 @@ _TRIPLES = [
     re.compile(rf"\b((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})(?:\s+from\s+\w+)?\s+is\s+(?:now\s+)?{_NAME}"),
     re.compile(rf"\b{_NAME},\s+((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})\b"),
 ]
-# Several children named at once: "Our kids are Maya (7) and Felix (4)", "my daughters, Ana and Bea".
+# Several children named at once: "Our kids are Maya (7) and Felix (4)", "my daughters, Ana and Bea",
+# "We have three kids: Zain 12, Hana 9 and Musa 4".
 _BROOD = {
     "kids": "child",
     "children": "child",
@@ -85,8 +86,9 @@ _BROOD = {
     "girls": "daughter",
 }
 _NAMED_BROOD = re.compile(
-    rf"\b(?i:my|our)\s+(?:[a-z]+\s+)?((?i:kids|children|sons|boys|daughters|girls))(?:,|:|\s+are|\s+called|\s+named)?\s+"
-    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\))?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
+    rf"\b(?i:my|our|(?:we|I)\s+have(?:\s+got)?|(?:we|I)['’]ve\s+got)\s+(?:[a-z]+\s+)?"
+    rf"((?i:kids|children|sons|boys|daughters|girls))(?:,|:|\s+are|\s+called|\s+named)?\s+"
+    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
 # A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
 # Sam", "my baby Rosa", "our toddler Ben"
@@ -144,7 +146,9 @@ def _owner(word: str) -> str:
 
 def names_for(db: Database, owner: str, role: str) -> list[str]:
     """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"])."""
-    words = list(ROLE_WORDS[role]) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
+    # a son or daughter may be memory's "kids" ("our kids are Maya and Felix" says neither)
+    kin = ROLE_WORDS["child"] if role in ("son", "daughter") else ()
+    words = list(ROLE_WORDS[role]) + list(kin) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
     names: list[str] = []
     for _id, text in _texts(db, words):
         for pattern in _TRIPLES:
