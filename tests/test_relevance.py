@@ -1556,3 +1556,12 @@ def test_a_partner_who_studies_medicine_is_on_the_card_and_a_girlfriend_is_not_a
     assert "Idris" in card_of(cli)
     assert sensitive.categories("My girlfriend Mae is a chef") == frozenset()
     assert "children" in sensitive.categories("My girls love swimming")
+
+
+def test_a_request_about_a_faiths_practice_gets_your_faith_and_a_question_about_it_does_not(cli, api, real_encoder):
+    # "suhoor", "Shabbat", "iftar" are not like "I'm Jewish" to the encoder; religion is sensitive, so it
+    # reaches only a request about religion, and this one is: your own, not a question about no one.
+    remember(cli, "I'm Jewish and my husband is Catholic", "I'm a pharmacist in Leeds", "We have a cat called Mochi")
+    assert "Jewish" in sent_for(cli, api, "How do we keep Shabbat on a ski trip?")
+    assert "Jewish" not in sent_for(cli, api, "What is Shabbat?")
+    assert "Jewish" not in sent_for(cli, api, "Where should we go skiing in February?")

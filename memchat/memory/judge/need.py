@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
-from memchat.memory.judge.personal import asks_for_code
+from memchat.memory.judge.personal import about_someone, asks_for_code
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
 from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
@@ -862,6 +862,42 @@ def plans_ahead(
         code=request.code,
     )
     return [Needed(n.memory, n.score, "plan") for n in ranked]
+
+
+# A request about a faith's practice ("what should I cook for iftar?", "how do we keep Shabbat while
+# travelling?") needs what memory says of the user's own faith, which search does not find by meaning
+# (to the encoder "suhoor" is not like "I fast during Ramadan"). Religion's request cues are precise
+# (1.00 on their labelled examples, tests/word_lists.py); the other categories' are not, and go by topic.
+FAITH_ITEMS = 1
+FAITH_ROWS = 300  # newest memories with a word of faith that are read
+
+
+def by_faith(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """What memory says of the user's faith, for a request about its practice (one memory, the most
+    like the request): never for a question about no one ("What is Diwali?", "Why is the Quaker Oats
+    man called a Quaker?"): it says I, my, we... or names someone by role ("Eid presents for the kids")."""
+    import numpy as np
+
+    if request.about_no_one or "religion" not in sensitive.topics(text):
+        return []
+    if not (about_someone(text, []) or people.role_paths(text)):
+        return []
+    found = db.conn.execute(
+        "SELECT m.id FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? "
+        "AND m.status = 'active' AND m.private = 0 AND m.kind = 'fact' ORDER BY memories_fts.rowid DESC LIMIT ?",
+        (sensitive.fts_terms("religion"), FAITH_ROWS),
+    ).fetchall()
+    memories = MemoryStore(db).get_many([i for (i,) in found if i not in exclude])
+    # the user's own ("I'm Muslim and I fast during Ramadan"; not "Ines is Catholic")
+    own = sorted(i for i, m in memories.items() if "religion" in sensitive.categories(m.text) and _USER.match(m.text))
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    rows = np.searchsorted(vs.ids, own) if own else np.zeros(0, dtype=np.int64)
+    scored = [
+        (float(np.asarray(vs.matrix[r]) @ request.vector), i)
+        for i, r in zip(own, rows, strict=True)
+        if r < vs.ids.shape[0] and int(vs.ids[r]) == i
+    ]
+    return [Needed(memories[i], score, "faith") for score, i in sorted(scored, reverse=True)[:FAITH_ITEMS]]
 
 
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:

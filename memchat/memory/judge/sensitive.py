@@ -115,6 +115,19 @@ def categories(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def fts_terms(category: str) -> str:
+    """An FTS5 query for texts that may hold a word of `category` (its stems as prefixes, phrases as
+    phrases): what `categories` then confirms, over the few a search of their words returns."""
+    terms = []
+    for word in _WORDS[category]:
+        parts = re.findall(r"[a-z]+", word.lower())
+        if len(parts) == 1:  # a stem ("buddhis") or a word: its first letters, as the stemmer keeps them
+            terms.append(f'"{parts[0][:5]}"*' if len(parts[0]) > 5 else f'"{parts[0]}"')
+        elif parts:
+            terms.append('"' + " ".join(parts) + '"')
+    return " OR ".join(dict.fromkeys(terms))
+
+
 def topics(message: str) -> frozenset[str]:
     """The categories a message is about: the words above, and broader cues ("family", "my trip")."""
     return categories(message) | {c for c, pattern in _ABOUT_COMPILED.items() if pattern.search(message)}
