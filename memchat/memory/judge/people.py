@@ -146,9 +146,7 @@ def _owner(word: str) -> str:
 
 def names_for(db: Database, owner: str, role: str) -> list[str]:
     """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"])."""
-    # a son or daughter may be memory's "kids" ("our kids are Maya and Felix" says neither)
-    kin = ROLE_WORDS["child"] if role in ("son", "daughter") else ()
-    words = list(ROLE_WORDS[role]) + list(kin) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
+    words = list(ROLE_WORDS[role]) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
     names: list[str] = []
     for _id, text in _texts(db, words):
         for pattern in _TRIPLES:
@@ -169,6 +167,8 @@ def names_for(db: Database, owner: str, role: str) -> list[str]:
         if owner == "user" and role in ("mentee", "godchild"):
             pattern = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in pattern.findall(text) if n not in names]
+    if not names and owner == "user" and role in ("son", "daughter"):
+        return names_for(db, owner, "child")  # memory named the kids but never said which is a son
     return names
 
 
