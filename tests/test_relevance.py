@@ -501,6 +501,7 @@ def test_recall_ranks_the_named_period_first(db, fake_embedder):
         ("I want to investigate this bug", set()),
         ("Bring photo ID to the polling station", {"identity_document"}),
         ("We lease a VW ID.4", set()),  # a car's name, not a document
+        ("My staff ID-20417 opens the car park", {"identity_document"}),
         ("My girlfriend Mae is a chef", set()),  # not "my girl"
     ],
 )
@@ -1049,6 +1050,8 @@ def test_a_plan_a_refusal_or_someone_elses_change_leaves_the_card_as_it_was(cli,
         "We moved here in 2016",
         "We bought our daughter Ruth a new car when she passed her test",
         "I moved teams at work in the autumn",
+        "I got a new position on the parish council",
+        "We got a new car for my son",
     )
     card = card_of(cli)
     assert "Kendal" in card and "Arup" in card and "Octavia" in card, card
@@ -1534,6 +1537,7 @@ def test_a_question_about_what_is_usual_for_people_gets_none_of_your_health_but_
         assert cli("memories", "add", text).exit_code == 0
     assert "eczema" not in sent_for(cli, api, "What creams do dermatologists typically recommend?")
     assert "CPAP" not in sent_for(cli, api, "What do people usually do about snoring?")
+    assert "CPAP" not in sent_for(cli, api, "What's the typical treatment you get for snoring?")
     assert "CPAP" in sent_for(cli, api, "What can I do about my snoring?")
 
 
@@ -1545,6 +1549,8 @@ def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_furt
     assert "phenelzine" in tapas and "kidney" in tapas, tapas
     tap = sent_for(cli, api, "How do I fix a dripping tap?")
     assert "phenelzine" not in tap and "kidney" not in tap, tap
+    remember(cli, "We lost a pregnancy last year and are trying again")
+    assert "pregnancy" not in sent_for(cli, api, "What should I cook for dinner tonight?")
 
 
 def test_a_partner_who_studies_medicine_is_on_the_card_and_a_girlfriend_is_not_a_child(cli, api, real_encoder):
@@ -1565,3 +1571,6 @@ def test_a_request_about_a_faiths_practice_gets_your_faith_and_a_question_about_
     assert "Jewish" in sent_for(cli, api, "How do we keep Shabbat on a ski trip?")
     assert "Jewish" not in sent_for(cli, api, "What is Shabbat?")
     assert "Jewish" not in sent_for(cli, api, "Where should we go skiing in February?")
+    assert "Jewish" not in sent_for(cli, api, "What should I cook for iftar with my Muslim friends?")  # not that faith
+    assert "Jewish" not in sent_for(cli, api, "Write a Python function for my app that lists the Passover dates")
+    assert "Jewish" not in sent_for(cli, api, "My landlord's attitude is beyond belief, how do I complain?")

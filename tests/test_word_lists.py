@@ -22,7 +22,8 @@ FLOORS = {
     "meals (need._MEAL)": 0.53,  # 0.58 alone on its 24 examples; 0.92 with food near the request's best topic
     "a faith's diet law (need._DIET_LAW)": 0.73,  # 0.78 on its 14 examples: it fires on "the halal butcher" too
     "code requests (personal._CODE)": 0.95,  # 1.00 on its 27 examples (written with it, 2026-12-03)
-    "changes of home, job or car (need._CHANGE, need.changed)": 0.95,  # 1.00 on its 50 examples (written with it, 2026-12-03)
+    "changes of home, job or car (need._CHANGE, need.changed)": 0.95,  # 1.00 on its 65 examples (written with it, 2026-12-03)
+    "a faith's practices (sensitive_words.json faiths)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-03)
     "questions in general (personal._IN_GENERAL)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
     "small talk (capture.turns._SMALL_TALK)": 0.95,
     "message cues: health (sensitive_words.json)": 0.55,

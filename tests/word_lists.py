@@ -137,6 +137,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "change_statement",
     ),
     (
+        "a faith's practices (sensitive_words.json faiths)",
+        "a request that names a practice or festival of a faith",
+        lambda t: bool(sensitive.practices_named(t)),
+        "faith_practice",
+    ),
+    (
         "questions in general (personal._IN_GENERAL)",
         "a question about what is usual for people at large, not the user",
         personal.asks_in_general,

@@ -255,7 +255,10 @@ def build(
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
-    personal = about_someone(query, hits)
+    # "what's the typical treatment you get for snoring?" asks what is usual for anyone: not personal
+    # (but "what does Caroline usually do at weekends?" is about someone memory knows)
+    in_general = asks_in_general(query) and not about_someone(query, hits, pronouns=False)
+    personal = about_someone(query, hits) and not in_general
     # A general or technical question ("how do I validate an IBAN's checksum?", "how do I reverse a
     # linked list?") reaches no sensitive memory, nor a past chat of the user's own ("write an
     # endpoint that returns a paginated list"), whatever words it shares with them; a memory that
@@ -307,7 +310,7 @@ def build(
                 exclude=seen | card.replaced,
                 personal=personal,
                 delicate_only=in_profile,
-                in_general=asks_in_general(query),
+                in_general=in_general,
             )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
-from memchat.memory.judge.personal import about_someone, asks_for_code
+from memchat.memory.judge.personal import asks_for_code, asks_in_general, says_its_own
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
 from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
@@ -74,12 +74,14 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 # under health), and the family's children (their names, ages, tastes; not their school or health).
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 # The conditions, and the medicines, that set what someone may eat or drink: kidney disease (potassium,
-# salt), phenylketonuria, pregnancy (soft cheese, alcohol), warfarin (vitamin K: greens), an MAOI (aged
-# cheese, cured meat), high blood pressure (salt)
+# salt), phenylketonuria, a pregnancy (soft cheese, alcohol), warfarin (vitamin K: greens), an MAOI (aged
+# cheese, cured meat). Not high blood pressure or cholesterol: said of a past pregnancy or a parent as
+# often as of the household's diet now.
 _SETS_THE_DIET = (
     r"coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout|kidney disease|ckd|dialysis|pku|phenylketonuria|"
-    r"pregnan\w*|warfarin|coumadin|phenelzine|tranylcypromine|maois?|crohn['’]?s|colitis|acid reflux|gerd|"
-    r"high blood pressure|hypertension|high cholesterol"
+    r"warfarin|coumadin|phenelzine|tranylcypromine|maois?|crohn['’]?s|colitis|acid reflux|gerd|"
+    # a pregnancy now, not one spoken of ("we've been trying to get pregnant", "during my pregnancy")
+    r"(?:(?:i|she|we)['’](?:m|s|re)|am|is|are)\s+(?:\d+\s+weeks\s+|now\s+)?pregnant|expecting\s+(?:a\s+baby|twins)"
 )
 # a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
 _DIET_CONDITION = re.compile(rf"\b(allerg\w*|intoleran\w*|{_SETS_THE_DIET})\b", re.IGNORECASE)
@@ -356,10 +358,15 @@ _BY_US = (
     r"|^\s*(?:(?:just|recently|finally)\s+)?(?=(?:moved|relocated|swapped|traded|sold|started|began|joined|left|got)\b))"
 )
 _NAMED = r"(?-i:[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*)*)"  # a name, capitalised whatever the flags
+# what one joins a club or a union as ("I joined Unite as a union rep"), not an employer
+_NOT_A_JOB = (
+    r"(?:member|volunteer|mentor|rep|representative|trustee|governor|ambassador|coach|player|fan|supporter|guest)s?\b"
+)
 _CHANGE = {
     "home": re.compile(
         rf"{_BY_US}(?:moved|relocated)(?:\s+(?:back|down|up|over|out|across|house|abroad|again|home)){{0,2}},?\s+(?:to|into)\s+"
-        r"(?!the\s+(?:loft|attic|garage|spare|office|shed|basement|back|front|other))"
+        r"(?!(?:the|a|an|our|my)\s+(?:new\s+|bigger\s+|smaller\s+)?(?:loft|attic|garage|spare|office|shed|basement|back|"
+        r"front|other|desk|team|department|building|studio|unit|room|ward|school|class|site|server|account|bank))"
         rf"|{_BY_US}(?:bought|got|found|rented)\s+(?:a|our|my)\s+(?:new\s+)?(?:house|flat|home|place|apartment)\b(?!\s+for)"
         rf"|{_BY_US}moved\s+in\b(?!\s+(?:with\s+(?:my|our|her|his|their)|to\s+the))"
         r"|\bkeys\s+to\s+(?:our|my)\s+new\s+(?:house|flat|home|place|apartment)"
@@ -367,38 +374,54 @@ _CHANGE = {
         re.IGNORECASE,
     ),
     "work": re.compile(
-        rf"{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+(?:job|position|post)"
-        # a role with an employer ("a new role as design lead at Arup"; not "a new role as a school governor")
-        rf"|{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+role\b[^.;]*?\b(?:at|with)\s+(?-i:[A-Z])"
+        rf"{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+job\b"
+        # a role or position with an employer ("a new role as design lead at Arup"; not "a new role as a
+        # school governor", "a new position on the school board")
+        rf"|{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+(?:role|position|post)\b"
+        r"[^.;]*?\b(?:at|with)\s+(?-i:[A-Z])"
         rf"|{_BY_US}(?:started|began)\s+(?:(?:a|my)\s+)?(?:job|role|position|post|work)\s+(?:at|with|as)\b"
         rf"|{_BY_US}(?:started|began)\s+(?:at|with)\s+(?-i:[A-Z])"
-        rf"|{_BY_US}joined\s+{_NAMED}\s+(?:as|in)\b|{_BY_US}moved\s+to\s+{_NAMED}\s+as\b"
+        rf"|{_BY_US}joined\s+{_NAMED}\s+(?:as|in)\b(?!\s+an?\s+(?:[\w-]+\s+)?{_NOT_A_JOB})"
+        rf"|{_BY_US}moved\s+to\s+{_NAMED}\s+as\b"
         rf"|{_BY_US}left\s+{_NAMED}\s+(?:and|to)\b"
-        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:at|with|working)\b|\bI\s+now\s+work\s+(?:at|for|as)\b",
+        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:at|with|working\s+(?:at|for))\s+(?-i:[A-Z])|\bI\s+now\s+work\s+(?:at|for|as)\b",
         re.IGNORECASE,
     ),
     "transport": re.compile(
-        rf"{_BY_US}(?:traded\s+in|swapped|part[\s-]exchanged)\s+(?:the|our|my)\b"
+        rf"{_BY_US}(?:traded\s+in|part[\s-]exchanged)\s+(?:the|our|my)\b"
+        rf"|{_BY_US}swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+an?\b"
         rf"|{_BY_US}sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?\s+and\s+(?:bought|got|now)"
-        rf"|{_BY_US}(?:got|bought|have|picked\s+up)\s+(?:a|our|my)\s+new\s+(?:company\s+|electric\s+)?(?:car|van)"
-        rf"|{_BY_US}replaced\s+(?:the|our|my)\s+(?:car|van)|\b(?:I|we)\s+now\s+drive\b",
+        rf"|{_BY_US}(?:got|bought|have|picked\s+up)\s+(?:a|our|my)\s+new\s+(?:company\s+|electric\s+)?(?:car|van)\b"
+        r"(?!\s+(?:seat|charger|insurance|for\s+(?:my|our|his|her|their|the)\b))"
+        rf"|{_BY_US}replaced\s+(?:the|our|my)\s+(?:car|van)\b|\b(?:I|we)\s+now\s+drive\s+an?\b",
         re.IGNORECASE,
     ),
 }
+# Said before the change, a plan, a wish or a refusal ("I'm looking for a new job", "We haven't moved
+# yet", "I turned down a new role"); said anywhere, a second home or a stay ("as a holiday home", "for the summer")
 _NOT_DONE = re.compile(
-    r"\b(?:looking|thinking|considering|hoping|hope|planning|plan|want|wants|wanted|would|might|may|could|"
-    r"going\s+to|about\s+to|will|if|haven['’]t|hasn['’]t|didn['’]t|not|never|nearly|almost|turned\s+down|"
-    r"fell\s+through|yet|soon|next\s+(?:week|month|year)|holiday\s+(?:home|let)|second\s+home|buy[\s-]to[\s-]let|"
-    r"half\s+the\s+year)\b|\b(?:I|we)['’]ll\b",
+    r"\b(?:looking|thinking|considering|hoping|hope|planning|plan|want|wants|wanted|would|might|could|"
+    r"going\s+to|about\s+to|will|if|haven['’]t|hasn['’]t|didn['’]t|not|never|nearly|almost|turned\s+down)\b"
+    r"|\b(?:I|we)['’]ll\b",
+    re.IGNORECASE,
+)
+_NOT_A_HOME = re.compile(
+    r"\b(?:holiday\s+(?:home|let)|second\s+home|buy[\s-]to[\s-]let|half\s+the\s+year|fell\s+through|"
+    r"for\s+the\s+(?:summer|winter|holidays)|for\s+a\s+(?:few|couple\s+of)\s+(?:weeks|months)|temporarily)\b",
     re.IGNORECASE,
 )
 # What a slot's older memories must state to be what a change replaces: where home is ("I live in Leith";
 # not "my flat is on the fourth floor"), a job
 # with its employer ("I'm a UX designer at Deloitte"; not "I'm a registered nurse"), a car ("I drive a Golf")
 _STATES = {
-    "home": re.compile(r"\b(?:live|lives|living|based|moved|relocated)\b|\bhome\s+is\b", re.IGNORECASE),
+    "home": re.compile(
+        r"\b(?:live|lives|living|based|moved|relocated)\b|\bhome\s+is\b"
+        r"|\b(?:flat|house|home|apartment|place|cottage|terrace)\s+(?:is\s+)?in\s+(?-i:[A-Z])",
+        re.IGNORECASE,
+    ),
     "work": re.compile(
         r"\b(?:work(?:s|ed|ing)?\s+(?:as|at|for|in)|job|employ\w*|role|position)\b"
+        r"|\b(?:at|for|with)\s+(?-i:[A-Z])[^.;]*?\bas\s+an?\b"
         r"|\b(?:I['’]m|I\s+am)\s+an?\s+[^.,;]*?\b(?:at|for|with)\s+(?-i:[A-Z])",
         re.IGNORECASE,
     ),
@@ -414,8 +437,11 @@ def changed(text: str, slot: str, told: str) -> bool:
     """Whether `text`, told at `told` (ISO), states that the user's own `slot` (home, work,
     transport) changed, lately: a year it names more than a year before it was told is history
     ("we moved to Leeds for university in 2012")."""
-    if _CHANGE[slot].search(text) is None or _NOT_DONE.search(text):
+    found = _CHANGE[slot].search(text)
+    if found is None or _NOT_DONE.search(text[: found.start()]) or _NOT_A_HOME.search(text):
         return False
+    if slot == "transport":
+        return True  # a year said of a car is its model's ("bought a 2021 Tesla")
     years = [int(y) for y in _YEAR.findall(text)]
     return not years or max(years) >= int(told[:4]) - 1
 
@@ -427,22 +453,12 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
     they read as (by meaning; "I started a new role as a school governor" is not the job)."""
     import numpy as np
 
-    words = " OR ".join(
-        [
-            "moved",
-            "relocated",
-            "new",
-            "now",
-            "traded",
-            "swapped",
-            "sold",
-            "joined",
-            "started",
-            "began",
-            "left",
-            "keys",
-            "replaced",
-        ]
+    # the words of a change, as phrases where one word alone is common ("new", "now")
+    words = (
+        "moved OR relocated OR traded OR swapped OR sold OR joined OR started OR began OR left OR keys OR replaced OR "
+        '"new job" OR "new role" OR "new position" OR "new post" OR "new car" OR "new van" OR "new house" OR '
+        '"new flat" OR "new home" OR "new place" OR "new company car" OR "new electric car" OR "now live" OR '
+        '"now at" OR "now working" OR "now work" OR "now drive" OR NEAR(live now, 8)'
     )
     found = db.conn.execute(
         "SELECT m.id, m.text, m.created_at FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
@@ -459,7 +475,8 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
         if r >= ids.shape[0] or int(ids[r]) != i:
             continue  # not embedded yet: found by its words only, its slot unknown
         slot = model.slots.index(name)
-        if int(np.argmax(model.of_slots(np.asarray(vs.matrix[r])[None, :])[0])) != slot:
+        # held by the slot it changes, or read as the past it also is ("Last month I started a new job")
+        if model.slots[int(np.argmax(model.of_slots(np.asarray(vs.matrix[r])[None, :])[0]))] not in (name, "past"):
             continue
         if slot not in latest or told > latest[slot][0]:
             latest[slot] = (told, i)
@@ -478,12 +495,18 @@ def _since_the_change(
     return [
         (fit, m)
         for fit, m in queue
-        if m.id == memory_id or m.created_at >= told or not (_STATES[name].search(m.text) and _OURS.search(m.text))
+        if m.id == memory_id
+        or m.created_at >= told
+        or not (_STATES[name].search(m.text) and (_OURS.search(m.text) or _OUR_THING.match(m.text)))
     ]
 
 
+# the user's own home, job or car said as a thing ("Our flat is in Leith", "My car is a Golf")
+_OUR_THING = re.compile(
+    r"\s*(?:our|my)\s+(?:[\w-]+\s+)?(?:flat|house|home|apartment|place|cottage|terrace|job|car|van)\b", re.IGNORECASE
+)
 # the user among a sentence's people ("My partner and I live in Clifton"; not "My sister lives in Inverness")
-_OURS = re.compile(r"\b(?:I|we|I['’]m|we['’]re)\b|\bthe user\b(?!['’]s)", re.IGNORECASE)
+_OURS = re.compile(r"\b(?:I|we|I['’]m|we['’]re|our\s+(?:family|household))\b|\bthe user\b(?!['’]s)", re.IGNORECASE)
 
 
 # The user as a sentence's bare subject ("I have a Labrador", "We keep bees"; not "The user's neighbour")
@@ -552,7 +575,13 @@ def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles
     spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925"),
     nor holding an account, card or phone number (sent when asked for, never with every call)."""
-    if _FORMER.search(m.text) or topic in SENSITIVE_TOPICS.values() or sensitive.holds_identifier(m.text):
+    # a job with a bank or an insurer reads as about money ("I started a new job at Monzo"): it is work
+    a_job = _STATES["work"].search(m.text) is not None and not sensitive.categories(m.text)
+    if (
+        _FORMER.search(m.text)
+        or (topic in SENSITIVE_TOPICS.values() and not a_job)
+        or sensitive.holds_identifier(m.text)
+    ):
         return False
     if one_off_day(m.text, m.created_at) is not None and not any(
         changed(m.text, s, m.created_at) for s in ONE_AT_A_TIME
@@ -615,7 +644,7 @@ def by_topic(
     given for strep throat?"); `delicate_only`: only those about health or money, for a request about that."""
     import numpy as np
 
-    if request.about_no_one or not (personal or (request.general < PLAIN_REQUEST and not in_general)):
+    if request.about_no_one or in_general or not (personal or request.general < PLAIN_REQUEST):
         return []
     model = model_for(embedder)
     vs = index.vector_set(db, "memories", embedder.model_name)
@@ -864,32 +893,35 @@ def plans_ahead(
     return [Needed(n.memory, n.score, "plan") for n in ranked]
 
 
-# A request about a faith's practice ("what should I cook for iftar?", "how do we keep Shabbat while
-# travelling?") needs what memory says of the user's own faith, which search does not find by meaning
-# (to the encoder "suhoor" is not like "I fast during Ramadan"). Religion's request cues are precise
-# (1.00 on their labelled examples, tests/word_lists.py); the other categories' are not, and go by topic.
+# A request about practising a faith ("what should I cook for iftar?", "how do we keep Shabbat on a ski
+# trip?") needs what memory says of the user's own faith, which search does not find by meaning (to the
+# encoder "suhoor" is not like "I fast during Ramadan"). The practices and festivals are data, each of one
+# faith (sensitive_words.json "faiths"; measured on labelled examples in tests/word_lists.py): a request
+# about iftar never gets "I'm Jewish".
 FAITH_ITEMS = 1
-FAITH_ROWS = 300  # newest memories with a word of faith that are read
+FAITH_ROWS = 300  # newest memories with a word of the faith that are read
+FAITH_FLOOR = 0.0  # the memory must be at least this like the request
 
 
 def by_faith(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
-    """What memory says of the user's faith, for a request about its practice (one memory, the most
-    like the request): never for a question about no one ("What is Diwali?", "Why is the Quaker Oats
-    man called a Quaker?"): it says I, my, we... or names someone by role ("Eid presents for the kids")."""
+    """What memory says of the user's own faith (one memory, the most like the request), for a request
+    about practising it that is the user's own (it says I, my, we... or names the household): never
+    for a question about no one ("What is Diwali?"), nor for a program ("a Diwali theme for my app")."""
     import numpy as np
 
-    if request.about_no_one or "religion" not in sensitive.topics(text):
+    faiths = sensitive.practices_named(text)
+    if not faiths or request.about_no_one or request.code:
         return []
-    if not (about_someone(text, []) or people.role_paths(text)):
+    if not (says_its_own(text) or people.role_paths(text)):
         return []
     found = db.conn.execute(
         "SELECT m.id FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? "
         "AND m.status = 'active' AND m.private = 0 AND m.kind = 'fact' ORDER BY memories_fts.rowid DESC LIMIT ?",
-        (sensitive.fts_terms("religion"), FAITH_ROWS),
+        (sensitive.faith_terms(faiths), FAITH_ROWS),
     ).fetchall()
     memories = MemoryStore(db).get_many([i for (i,) in found if i not in exclude])
-    # the user's own ("I'm Muslim and I fast during Ramadan"; not "Ines is Catholic")
-    own = sorted(i for i, m in memories.items() if "religion" in sensitive.categories(m.text) and _USER.match(m.text))
+    # the user's own ("As a Muslim, I fast during Ramadan", "Our family is Sikh"; not "Ines is Catholic")
+    own = sorted(i for i, m in memories.items() if sensitive.faiths_of(m.text) & faiths and _OURS.search(m.text))
     vs = index.vector_set(db, "memories", embedder.model_name)
     rows = np.searchsorted(vs.ids, own) if own else np.zeros(0, dtype=np.int64)
     scored = [
@@ -897,7 +929,8 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
         for i, r in zip(own, rows, strict=True)
         if r < vs.ids.shape[0] and int(vs.ids[r]) == i
     ]
-    return [Needed(memories[i], score, "faith") for score, i in sorted(scored, reverse=True)[:FAITH_ITEMS]]
+    kept = [(score, i) for score, i in sorted(scored, reverse=True) if score >= FAITH_FLOOR]
+    return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
 
 
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
@@ -911,7 +944,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
     import numpy as np
 
-    if request.general > MEAL_REQUEST:
+    if request.general > MEAL_REQUEST or asks_in_general(text):  # "what wine usually goes with salmon?"
         return []
     model = model_for(embedder)
     if not (request.topic == "diet" or _names_a_meal(text, request, model)):
@@ -943,8 +976,8 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     condition_last = [m is None or _DIET_CONDITION.search(m.text) is None for m in memories]
     for j in sorted(range(rows.size), key=lambda j: (condition_last[j], -scores[j])):
         m = memories[j]
-        if m is None or m.private or m.kind != "fact" or m.id in exclude:
-            continue
+        if m is None or m.private or m.kind != "fact" or m.id in exclude or sensitive.CARE_WORK.search(m.text):
+            continue  # "I'm a dietitian at a kidney clinic" is a job, not a diet
         constraint = _CONSTRAINT.search(m.text)
         if (
             constraint is None

@@ -145,8 +145,19 @@ def _owner(word: str) -> str:
 
 
 def names_for(db: Database, owner: str, role: str) -> list[str]:
-    """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"])."""
-    words = list(ROLE_WORDS[role]) + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
+    """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"]). A son or daughter memory
+    never named is any of the kids it named ("We have two kids: Ava 9 and Leo 6"), but one it calls
+    the other ("My daughter Ava..." is not a son)."""
+    names = _named_as(db, owner, role)
+    if not names and owner == "user" and role in ("son", "daughter"):
+        other = _named_as(db, owner, "daughter" if role == "son" else "son")
+        return [n for n in _named_as(db, owner, "child") if n not in other]
+    return names
+
+
+def _named_as(db: Database, owner: str, role: str) -> list[str]:
+    brood = [w for w, r in _BROOD.items() if r == role]  # "We've got two boys: Sam and Ollie"
+    words = list(ROLE_WORDS[role]) + brood + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
     names: list[str] = []
     for _id, text in _texts(db, words):
         for pattern in _TRIPLES:
@@ -167,8 +178,6 @@ def names_for(db: Database, owner: str, role: str) -> list[str]:
         if owner == "user" and role in ("mentee", "godchild"):
             pattern = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in pattern.findall(text) if n not in names]
-    if not names and owner == "user" and role in ("son", "daughter"):
-        return names_for(db, owner, "child")  # memory named the kids but never said which is a son
     return names
 
 

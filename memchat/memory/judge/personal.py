@@ -90,14 +90,30 @@ def asks_for_code(text: str) -> bool:
 # its topic, when it says no I, my or we. Measured on labelled examples in tests/word_lists.py.
 _IN_GENERAL = re.compile(
     r"\b(?:usually|typically|generally|commonly|normally|in\s+general|on\s+average|as\s+a\s+rule|"
-    r"most\s+people|the\s+average\s+person)\b",
+    r"most\s+people|the\s+average\s+person|the\s+usual|the\s+typical|the\s+standard|the\s+normal|"
+    r"(?:usual|typical|standard|normal)\s+(?:treatment|dose|dosage|cure|remedy|price|cost|rate|amount|age))\b",
     re.IGNORECASE,
 )
 
 
+# the user's own words for themselves ("you" in "what do you usually get for strep?" is anyone)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've)\b", re.I)
+# someone of the household said without a pronoun ("how much should the baby usually be eating?")
+_THE_HOUSEHOLD = re.compile(
+    r"\bthe\s+(?:baby|babies|little\s+ones?|toddler|kids|children|twins|dog|cat|puppy|kitten)\b"
+    r"|\b(?-i:Mum|Mom|Dad|Mam|Mummy|Daddy|Grandma|Grandpa|Gran|Nan|Nana|Granny|Grandad)\b",  # "Mum usually gets confused"
+    re.I,
+)
+
+
+def says_its_own(text: str) -> bool:
+    """Whether the message speaks of the user's own: I, my, we... or the household ("the baby")."""
+    return bool(_FIRST_PERSON.search(without_request(text)) or _THE_HOUSEHOLD.search(text))
+
+
 def asks_in_general(text: str) -> bool:
     """Whether the message asks what is usual for people at large, saying nothing of anyone's own."""
-    return _IN_GENERAL.search(text) is not None and not _PERSONAL.search(without_request(text))
+    return _IN_GENERAL.search(text) is not None and not says_its_own(text)
 
 
 def without_request(text: str) -> str:

@@ -41,8 +41,9 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"|\b(?i:code\s+(?:for|to|of)\s+(?:the\s+|our\s+|my\s+)?(?:[\w-]+\s+)?(?:door|gate|building|garage|alarm)\b[^.\d\n]{0,15}\d)"
     ),
 }
-# A whole word ends there, and is not the start of a model's name: "ID" is a document, "a VW ID.3" a car.
-_WHOLE = r"\b(?![.-]\d)"
+# A whole word ends there, and is not the start of a model's name: "ID" is a document, "a VW ID.3" a car,
+# "my staff ID-20417" a document again (a model has one digit, a number more).
+_WHOLE = r"\b(?![.-]\d(?!\d))"
 
 
 def _any_of(words: list[str]) -> re.Pattern[str]:
@@ -115,11 +116,38 @@ def categories(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# A faith's practices and festivals, as a request names them ("what should I cook for iftar?"), and the
+# words of a memory of someone's own faith ("I'm Muslim"): a request about practising one faith needs
+# what memory says of that faith, never of another (memchat.memory.judge.need.by_faith).
+_FAITHS: dict[str, dict[str, list[str]]] = _LISTS["faiths"]
+_PRACTICES = {faith: _any_of(lists["practices"]) for faith, lists in _FAITHS.items()}
+_FAITH_WORDS = {faith: _any_of(lists["words"] + lists["practices"]) for faith, lists in _FAITHS.items()}
+
+
+def practices_named(text: str) -> frozenset[str]:
+    """The faiths whose practices or festivals a message names."""
+    return frozenset(faith for faith, pattern in _PRACTICES.items() if pattern.search(text))
+
+
+def faiths_of(text: str) -> frozenset[str]:
+    """The faiths a text speaks of, by their words and practices."""
+    return frozenset(faith for faith, pattern in _FAITH_WORDS.items() if pattern.search(text))
+
+
+def faith_terms(faiths: frozenset[str]) -> str:
+    """An FTS5 query for the texts that may speak of `faiths` (faiths_of confirms)."""
+    return _fts([w for faith in sorted(faiths) for w in _FAITHS[faith]["words"] + _FAITHS[faith]["practices"]])
+
+
 def fts_terms(category: str) -> str:
     """An FTS5 query for texts that may hold a word of `category` (its stems as prefixes, phrases as
     phrases): what `categories` then confirms, over the few a search of their words returns."""
+    return _fts(_WORDS[category])
+
+
+def _fts(words: list[str]) -> str:
     terms = []
-    for word in _WORDS[category]:
+    for word in words:
         parts = re.findall(r"[a-z]+", word.lower())
         if len(parts) == 1:  # a stem ("buddhis") or a word: its first letters, as the stemmer keeps them
             terms.append(f'"{parts[0][:5]}"*' if len(parts[0]) > 5 else f'"{parts[0]}"')
