@@ -1574,3 +1574,12 @@ def test_a_request_about_a_faiths_practice_gets_your_faith_and_a_question_about_
     assert "Jewish" not in sent_for(cli, api, "What should I cook for iftar with my Muslim friends?")  # not that faith
     assert "Jewish" not in sent_for(cli, api, "Write a Python function for my app that lists the Passover dates")
     assert "Jewish" not in sent_for(cli, api, "My landlord's attitude is beyond belief, how do I complain?")
+
+
+def test_a_question_asking_what_a_kind_of_thing_is_gets_none_of_yours(cli, api, real_encoder):
+    # "What is a frozen shoulder?" shares every word with the user's own, and the model reads it as
+    # their health; it asks what one is. Asked as their own, it goes.
+    remember(cli, "I have a frozen shoulder on my left side", "I'm a carpenter in Ghent")
+    assert "frozen shoulder" not in sent_for(cli, api, "What is a frozen shoulder?")
+    assert "frozen shoulder" in sent_for(cli, api, "Can I still lift boards with my frozen shoulder?")
+

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memchat.memory.capture.turns import _SMALL_TALK
-from memchat.memory.judge import need, people, personal, sensitive
+from memchat.memory.judge import inject, need, people, personal, sensitive
 
 HERE = Path(__file__).parent
 LABELLED = json.loads((HERE / "data" / "word_lists_labelled.json").read_text())
@@ -141,6 +141,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "a request that names a practice or festival of a faith",
         lambda t: bool(sensitive.practices_named(t)),
         "faith_practice",
+    ),
+    (
+        "what a kind of thing is (inject._DEFINITION)",
+        "a question asking what a kind of thing is or a word means, not about anyone",
+        lambda t: bool(inject._DEFINITION.match(t)) and not personal.says_its_own(t),
+        "definition_question",
     ),
     (
         "questions in general (personal._IN_GENERAL)",

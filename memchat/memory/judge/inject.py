@@ -33,6 +33,7 @@ from memchat.memory.judge.personal import (
     asks_in_general,
     names_in,
     names_its_subject,
+    says_its_own,
     speakers_named,
     without_request,
 )
@@ -95,6 +96,16 @@ _FRAME = re.compile(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]
 # A question about no one asks for a sensitive memory itself only when it names a particular one
 # ("what is the office alarm code again?", "what's my NHS number?"), not a kind of thing ("what's a sort
 # code?").
+# A question asking what a kind of thing is ("what is a herniated disc?", "what does FODMAP mean?"): about
+# no one, whatever the model reads (the user's own herniated disc had gone to it); not one asking for a
+# good one ("what's a good first piece to practise?")
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)(?:['’]s|\s+is|\s+are)\s+an?\s+(?!(?:good|great|best|nice|fun|cheap|quick|easy|decent|healthy|"
+    r"simple|safe|better|sensible|fair|reasonable|realistic|normal|usual|couple|few|handful|way|place|time|gift|"
+    r"present|recipe|meal|dish)\b)"
+    r"|^\s*what\s+does\s+[^?]+\s+mean\b|^\s*define\b",
+    re.IGNORECASE,
+)
 _PARTICULAR = re.compile(r"\b(?:the|my|our|again)\b", re.IGNORECASE)
 
 
@@ -264,7 +275,11 @@ def build(
     # endpoint that returns a paginated list"), whatever words it shares with them; a memory that
     # answers it still goes ("what is the office alarm code again?"). One that names someone memory
     # knows is not general.
-    technical = request is not None and request.about_no_one and not about_someone(query, hits, pronouns=False)
+    technical = (
+        request is not None
+        and not about_someone(query, hits, pronouns=False)
+        and (request.about_no_one or (_DEFINITION.match(query) is not None and not says_its_own(query)))
+    )
     code = request is not None and request.code
     # what the message is about by meaning counts as its words do ("how can I help my mum with her tremor?" is health)
     meant = frozenset(
