@@ -1583,3 +1583,16 @@ def test_a_question_asking_what_a_kind_of_thing_is_gets_none_of_yours(cli, api, 
     assert "frozen shoulder" not in sent_for(cli, api, "What is a frozen shoulder?")
     assert "frozen shoulder" in sent_for(cli, api, "Can I still lift boards with my frozen shoulder?")
 
+
+def test_a_household_told_in_lowercase_is_still_the_household(cli, api, real_encoder):
+    # people who type in lowercase name people too: "our son ravi" is Ravi, and his allergy is the household's
+    remember(
+        cli,
+        "our son ravi is five",
+        "ravi is allergic to sesame",
+        "my friend's boy tom can't eat eggs",
+        "i'm a nurse in leeds",
+    )
+    card = card_of(cli)
+    assert "sesame" in card, card
+    assert "eggs" not in card, card  # someone else's child still

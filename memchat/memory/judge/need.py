@@ -1069,4 +1069,6 @@ def _of_them(subject: str, names: set[str], roles: set[str], with_user: bool) ->
     if found:
         return found[-1] in names
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", subject)}
+    if subject.islower() and words & {n.lower() for n in names}:
+        return True  # typed in lowercase: "fien has a cow's milk allergy"
     return bool(words & roles) or (with_user and _USER.match(subject) is not None)

@@ -122,6 +122,29 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
     return paths
 
 
+# Not a name, after a role word in a note typed in lowercase ("my partner works in...", "our dog is...")
+_NOT_A_NAME = frozenset(
+    "is are was were has had have and or but who which that lives lived works worked loves likes hates does did "
+    "can can't cannot won't will would is's called named the a an of in at to for with from on by as "
+    "just also now still always never really very too so".split()
+)
+
+
+def _cased(text: str) -> str:
+    """A note typed all in lowercase ("our daughter fien is 18 months old", "a dog called rex") with the
+    word after a role word, or after "called" or "named", capitalised as a name is: people who type in
+    lowercase name people too. Any other text as it is."""
+    if not text.islower():
+        return text
+
+    def name(m: re.Match[str]) -> str:
+        word = m.group(3)
+        return m.group(1) + m.group(2) + (word if word in _NOT_A_NAME else word.capitalize())
+
+    text = re.sub(r"\b(called|named)(\s+)([a-z][\w'’-]*)", name, text)
+    return re.sub(rf"\b({_ANY_ROLE}s?)(,?\s+)([a-z][\w'’-]*)", name, text)
+
+
 def _fts(words: list[str]) -> str:
     return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
 
@@ -159,7 +182,8 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
     brood = [w for w, r in _BROOD.items() if r == role]  # "We've got two boys: Sam and Ollie"
     words = list(ROLE_WORDS[role]) + brood + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
     names: list[str] = []
-    for _id, text in _texts(db, words):
+    for _id, said in _texts(db, words):
+        text = _cased(said)
         for pattern in _TRIPLES:
             for m in pattern.finditer(text):
                 groups = m.groups()
@@ -218,7 +242,8 @@ def people_and_memories(db: Database, paths: list[tuple[str, ...]]) -> tuple[set
         everyone.update(first)
         words = first + [w for role in path[-1:] for w in ROLE_WORDS[role]]
         for memory_id, text in _texts(db, words):
-            named = any(re.search(rf"\b{re.escape(n)}\b", text) for n in first)
+            case = re.IGNORECASE if text.islower() else 0  # "fien has a cow's milk allergy" names Fien
+            named = any(re.search(rf"\b{re.escape(n)}\b", text, case) for n in first)
             if (named or any(p.search(text) for p in phrases)) and memory_id not in found:
                 found.append(memory_id)
     return everyone, found
