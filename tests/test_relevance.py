@@ -1060,6 +1060,11 @@ def test_a_plan_a_refusal_or_someone_elses_change_leaves_the_card_as_it_was(cli,
     assert "Penrith" in card and "Kendal" not in card, card  # a move told with a role named is still ours
     assert "Jacobs" in card and "at Arup" not in card, card
     assert "chartered engineer" in card and "Octavia" in card, card  # not what a new job replaces
+    remember(cli, "I got a new job offer from Mott MacDonald but didn't take it", "My job pays 58k a year")
+    card = card_of(cli)
+    assert "Jacobs" in card and "58k" not in card, card  # an offer declined changes nothing; pay is not the job
+    remember(cli, "We gave up the car in the spring")
+    assert "Octavia" not in card_of(cli)
 
 
 def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_encoder):
@@ -1538,6 +1543,7 @@ def test_a_question_about_what_is_usual_for_people_gets_none_of_your_health_but_
     assert "eczema" not in sent_for(cli, api, "What creams do dermatologists typically recommend?")
     assert "CPAP" not in sent_for(cli, api, "What do people usually do about snoring?")
     assert "CPAP" not in sent_for(cli, api, "What's the typical treatment you get for snoring?")
+    assert "eczema" in sent_for(cli, api, "What cream is typically best for eczema on a toddler? He's 2")
     assert "CPAP" in sent_for(cli, api, "What can I do about my snoring?")
 
 
@@ -1551,6 +1557,8 @@ def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_furt
     assert "phenelzine" not in tap and "kidney" not in tap, tap
     remember(cli, "We lost a pregnancy last year and are trying again")
     assert "pregnancy" not in sent_for(cli, api, "What should I cook for dinner tonight?")
+    remember(cli, "I'm 7 months pregnant with our first")
+    assert "7 months pregnant" in sent_for(cli, api, "Ideas for a cheese and wine evening")
 
 
 def test_a_partner_who_studies_medicine_is_on_the_card_and_a_girlfriend_is_not_a_child(cli, api, real_encoder):
@@ -1574,6 +1582,11 @@ def test_a_request_about_a_faiths_practice_gets_your_faith_and_a_question_about_
     assert "Jewish" not in sent_for(cli, api, "What should I cook for iftar with my Muslim friends?")  # not that faith
     assert "Jewish" not in sent_for(cli, api, "Write a Python function for my app that lists the Passover dates")
     assert "Jewish" not in sent_for(cli, api, "My landlord's attitude is beyond belief, how do I complain?")
+    remember(cli, "I go to a gambling support group in the church hall", "I used to be Methodist")
+    for request in ("Adventurous weekend ideas for my husband and me?", "Lentil recipes for our dinner party?"):
+        sent = sent_for(cli, api, request)
+        assert "Jewish" not in sent and "gambling" not in sent and "Methodist" not in sent, (request, sent)
+    assert "gambling" not in sent_for(cli, api, "What should I give up for Lent this year?")
 
 
 def test_a_question_asking_what_a_kind_of_thing_is_gets_none_of_yours(cli, api, real_encoder):

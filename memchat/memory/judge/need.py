@@ -81,7 +81,8 @@ _SETS_THE_DIET = (
     r"coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout|kidney disease|ckd|dialysis|pku|phenylketonuria|"
     r"warfarin|coumadin|phenelzine|tranylcypromine|maois?|crohn['’]?s|colitis|acid reflux|gerd|"
     # a pregnancy now, not one spoken of ("we've been trying to get pregnant", "during my pregnancy")
-    r"(?:(?:i|she|we)['’](?:m|s|re)|am|is|are)\s+(?:\d+\s+weeks\s+|now\s+)?pregnant|expecting\s+(?:a\s+baby|twins)"
+    r"(?:(?:i|she|we)['’](?:m|s|re)|am|is|are)\s+(?:(?!not\b|no\b)[\w-]+\s+){0,3}pregnant|"
+    r"(?:first|second|third)\s+trimester|expecting\s+(?:a\s+baby|twins|our\s+\w+)"
 )
 # a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
 _DIET_CONDITION = re.compile(rf"\b(allerg\w*|intoleran\w*|{_SETS_THE_DIET})\b", re.IGNORECASE)
@@ -107,7 +108,11 @@ _ANIMAL_ALLERGY = re.compile(
     re.IGNORECASE,
 )
 # A constraint that is over ("I used to be vegetarian") is not one now.
-_PAST = re.compile(r"\b(used to|no longer|any ?more|gave up being|stopped being)\b", re.IGNORECASE)
+_PAST = re.compile(
+    r"\b(used to|no longer|any ?more|gave up being|stopped being|cleared up|went away|gestational|"
+    r"for a few (?:weeks|months)|charity|when I was pregnant)\b",
+    re.IGNORECASE,
+)
 # A fact about the person's past ("I grew up in Swansea", "my old car", "I worked at Halcyon") is not
 # who they are now: never in the profile. Measured on labelled examples (tests/word_lists.py).
 _FORMER = re.compile(
@@ -119,6 +124,7 @@ _FORMER = re.compile(
 # Where a child spends the day ("Felix attends Little Acorns nursery") is where to find them: not on
 # a card sent with every call (the children's names, ages and tastes are). What the user says of
 # their own school ("I teach at a primary school") is their work. Measured in tests/word_lists.py.
+_CARES_FOR_KIN = re.compile(r"\bcarer\s+(?:for|to)\s+(?:my|our)\b", re.IGNORECASE)
 _CHILD_PLACE = re.compile(r"\b(school|nursery|daycare|day care|kindergarten|childminder|pre-?school|cr[eè]che)\b", re.I)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 PETS = ("dog", "cat")  # the roles of people.ROLE_WORDS that are animals
@@ -355,18 +361,19 @@ def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[s
 _BY_US = (
     r"(?:\b(?:I|we)(?:['’]ve|\s+have|\s+had)?(?:\s+(?:just|finally|recently|now|eventually|then|also|since|both))*\s+"
     # or no subject, as people jot: "Just moved to Didsbury", "Swapped the Yaris for an ID.3"
-    r"|^\s*(?:(?:just|recently|finally)\s+)?(?=(?:moved|relocated|swapped|traded|sold|started|began|joined|left|got)\b))"
+    r"|^\s*(?:(?:just|recently|finally)\s+)?(?=(?:moved|relocated|emigrated|swapped|traded|sold|started|began|joined|left|got|"
+    r"retired|quit)\b))"
 )
 _NAMED = r"(?-i:[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*)*)"  # a name, capitalised whatever the flags
 # what one joins a club or a union as ("I joined Unite as a union rep"), not an employer
-_NOT_A_JOB = (
-    r"(?:member|volunteer|mentor|rep|representative|trustee|governor|ambassador|coach|player|fan|supporter|guest)s?\b"
-)
+_NOT_A_JOB = r"(?:member|volunteer|mentor|union\s+rep|shop\s+steward|trustee|governor|player|fan|supporter|guest)s?\b"
 _CHANGE = {
     "home": re.compile(
-        rf"{_BY_US}(?:moved|relocated)(?:\s+(?:back|down|up|over|out|across|house|abroad|again|home)){{0,2}},?\s+(?:to|into)\s+"
+        rf"{_BY_US}(?:moved|relocated|emigrated)(?:\s+(?:back|down|up|over|out|across|house|abroad|again|home)){{0,2}},?\s+"
+        r"(?:to|into)\s+"
         r"(?!(?:the|a|an|our|my)\s+(?:new\s+|bigger\s+|smaller\s+)?(?:loft|attic|garage|spare|office|shed|basement|back|"
-        r"front|other|desk|team|department|building|studio|unit|room|ward|school|class|site|server|account|bank))"
+        r"front|other|desk|team|department|building|ward|school|class|site|server|account|bank))"
+        rf"|{_BY_US}moved\s+house\b|{_BY_US}emigrated\b"
         rf"|{_BY_US}(?:bought|got|found|rented)\s+(?:a|our|my)\s+(?:new\s+)?(?:house|flat|home|place|apartment)\b(?!\s+for)"
         rf"|{_BY_US}moved\s+in\b(?!\s+(?:with\s+(?:my|our|her|his|their)|to\s+the))"
         r"|\bkeys\s+to\s+(?:our|my)\s+new\s+(?:house|flat|home|place|apartment)"
@@ -374,25 +381,31 @@ _CHANGE = {
         re.IGNORECASE,
     ),
     "work": re.compile(
-        rf"{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+job\b"
+        rf"{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+job\b(?!\s+offer)"
+        rf"|{_BY_US}accepted\s+(?:a|the)\s+job\s+offer\b"
+        rf"|{_BY_US}(?:retired|quit\s+my\s+job|(?:was|got)\s+made\s+redundant|took\s+(?:voluntary\s+)?redundancy)\b"
+        rf"|{_BY_US}(?:got|was)\s+promoted\s+to\b"
         # a role or position with an employer ("a new role as design lead at Arup"; not "a new role as a
         # school governor", "a new position on the school board")
         rf"|{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+(?:role|position|post)\b"
-        r"[^.;]*?\b(?:at|with)\s+(?-i:[A-Z])"
+        r"[^.;]*?\b(?:at|with)\s+(?:the\s+|a\s+)?\w"
         rf"|{_BY_US}(?:started|began)\s+(?:(?:a|my)\s+)?(?:job|role|position|post|work)\s+(?:at|with|as)\b"
         rf"|{_BY_US}(?:started|began)\s+(?:at|with)\s+(?-i:[A-Z])"
         rf"|{_BY_US}joined\s+{_NAMED}\s+(?:as|in)\b(?!\s+an?\s+(?:[\w-]+\s+)?{_NOT_A_JOB})"
         rf"|{_BY_US}moved\s+to\s+{_NAMED}\s+as\b"
         rf"|{_BY_US}left\s+{_NAMED}\s+(?:and|to)\b"
-        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:at|with|working\s+(?:at|for))\s+(?-i:[A-Z])|\bI\s+now\s+work\s+(?:at|for|as)\b",
+        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:at|with)\s+(?:the\s+)?(?-i:[A-Z])|\b(?:I['’]m|I\s+am)\s+now\s+working\s+(?:at|for|as)\b"
+        r"|\bI\s+now\s+work\s+(?:at|for|as)\b",
         re.IGNORECASE,
     ),
     "transport": re.compile(
         rf"{_BY_US}(?:traded\s+in|part[\s-]exchanged)\s+(?:the|our|my)\b"
-        rf"|{_BY_US}swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+an?\b"
+        rf"|{_BY_US}traded\s+(?:the|our|my)\s+[\w.-]+(?:\s+[\w.-]+)?\s+in\b"
+        rf"|{_BY_US}swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+(?:an?|the|our|my|(?-i:[A-Z]))"
+        rf"|{_BY_US}(?:gave\s+up|sold|got\s+rid\s+of)\s+(?:the|our|my)\s+(?:car|van)\b"
         rf"|{_BY_US}sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?\s+and\s+(?:bought|got|now)"
         rf"|{_BY_US}(?:got|bought|have|picked\s+up)\s+(?:a|our|my)\s+new\s+(?:company\s+|electric\s+)?(?:car|van)\b"
-        r"(?!\s+(?:seat|charger|insurance|for\s+(?:my|our|his|her|their|the)\b))"
+        rf"(?!\s+(?:seat|charger|insurance|for\s+(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:{people.ANY_ROLE})\b))"
         rf"|{_BY_US}replaced\s+(?:the|our|my)\s+(?:car|van)\b|\b(?:I|we)\s+now\s+drive\s+an?\b",
         re.IGNORECASE,
     ),
@@ -403,6 +416,13 @@ _NOT_DONE = re.compile(
     r"\b(?:looking|thinking|considering|hoping|hope|planning|plan|want|wants|wanted|would|might|could|"
     r"going\s+to|about\s+to|will|if|haven['’]t|hasn['’]t|didn['’]t|not|never|nearly|almost|turned\s+down)\b"
     r"|\b(?:I|we)['’]ll\b",
+    re.IGNORECASE,
+)
+# said anywhere: undone ("I got a new job offer but didn't take it"), or long ago ("when I was ten")
+_UNDONE = re.compile(
+    r"\bbut\s+(?:I\s+|we\s+)?(?:didn['’]t|did\s+not|never|won['’]t|turned|decided\s+not)|didn['’]t\s+work\s+out|"
+    r"not\s+taking\s+it|not\s+sure\s+(?:I|we)['’]ll\s+keep|\bwhen\s+(?:I|we)\s+(?:was|were)\b|growing\s+up|"
+    r"\bas\s+an?\s+(?:child|kid|teenager|student)\b",
     re.IGNORECASE,
 )
 _NOT_A_HOME = re.compile(
@@ -438,7 +458,9 @@ def changed(text: str, slot: str, told: str) -> bool:
     transport) changed, lately: a year it names more than a year before it was told is history
     ("we moved to Leeds for university in 2012")."""
     found = _CHANGE[slot].search(text)
-    if found is None or _NOT_DONE.search(text[: found.start()]) or _NOT_A_HOME.search(text):
+    if found is None or _NOT_DONE.search(text[: found.start()]) or _UNDONE.search(text):
+        return False
+    if slot == "home" and _NOT_A_HOME.search(text):
         return False
     if slot == "transport":
         return True  # a year said of a car is its model's ("bought a 2021 Tesla")
@@ -455,7 +477,8 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
 
     # the words of a change, as phrases where one word alone is common ("new", "now")
     words = (
-        "moved OR relocated OR traded OR swapped OR sold OR joined OR started OR began OR left OR keys OR replaced OR "
+        "moved OR relocated OR emigrated OR traded OR swapped OR sold OR joined OR started OR began OR left OR keys OR "
+        "replaced OR retired OR quit OR redundant OR redundancy OR promoted OR accepted OR gave OR rid OR "
         '"new job" OR "new role" OR "new position" OR "new post" OR "new car" OR "new van" OR "new house" OR '
         '"new flat" OR "new home" OR "new place" OR "new company car" OR "new electric car" OR "now live" OR '
         '"now at" OR "now working" OR "now work" OR "now drive" OR NEAR(live now, 8)'
@@ -475,8 +498,8 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
         if r >= ids.shape[0] or int(ids[r]) != i:
             continue  # not embedded yet: found by its words only, its slot unknown
         slot = model.slots.index(name)
-        # held by the slot it changes, or read as the past it also is ("Last month I started a new job")
-        if model.slots[int(np.argmax(model.of_slots(np.asarray(vs.matrix[r])[None, :])[0]))] not in (name, "past"):
+        # held by the slot it changes ("I started a new role as a school governor" is not the job)
+        if int(np.argmax(model.of_slots(np.asarray(vs.matrix[r])[None, :])[0])) != slot:
             continue
         if slot not in latest or told > latest[slot][0]:
             latest[slot] = (told, i)
@@ -570,13 +593,21 @@ def stating_the_same(
     return out
 
 
+# what a job pays is money, not work ("My job pays 42k a year", "my role comes with a 10% bonus")
+_PAY = re.compile(
+    r"\b(?:pays?|paid|salary|bonus|earn\w*|income|wages?|raise|pay\s+rise|per\s+(?:hour|year|annum|month)|an\s+hour)\b"
+    r"|[£$€]\s?\d|\b\d+(?:\.\d+)?\s?k\b|\d+\s?%",
+    re.IGNORECASE,
+)
+
+
 def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles: set[str]) -> bool:
     """Whether a memory may be on the card: not a former fact, nor a dated plan, nor where a child
     spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925"),
     nor holding an account, card or phone number (sent when asked for, never with every call)."""
     # a job with a bank or an insurer reads as about money ("I started a new job at Monzo"): it is work
-    a_job = _STATES["work"].search(m.text) is not None and not sensitive.categories(m.text)
+    a_job = _STATES["work"].search(m.text) is not None and not sensitive.categories(m.text) and not _PAY.search(m.text)
     if (
         _FORMER.search(m.text)
         or (topic in SENSITIVE_TOPICS.values() and not a_job)
@@ -591,7 +622,7 @@ def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles
     if _CHILD_PLACE.search(m.text) and not _USER.match(m.text):
         return False
     constraint = _CONSTRAINT.search(m.text)
-    if constraint and not _of_them(m.text[: constraint.start()], names, roles, with_user=True):
+    if constraint and not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user=True):
         return False
     return not _is_sensitive(m, like, topic)
 
@@ -921,7 +952,17 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     ).fetchall()
     memories = MemoryStore(db).get_many([i for (i,) in found if i not in exclude])
     # the user's own ("As a Muslim, I fast during Ramadan", "Our family is Sikh"; not "Ines is Catholic")
-    own = sorted(i for i, m in memories.items() if sensitive.faiths_of(m.text) & faiths and _OURS.search(m.text))
+    own = sorted(
+        i
+        for i, m in memories.items()
+        if sensitive.faiths_of(m.text) & faiths
+        and (_OURS.search(m.text) or _of_the_household(m.text))  # "My husband Dan is Jewish"
+        # a memory that touches anything else sensitive is not sent for a faith ("I go to a gambling
+        # addiction group at the church", "I'm a convert, my family don't know yet" is private enough)
+        and not (sensitive.categories(m.text) - {"religion", "children"})
+        and not m.sensitive
+        and not (_PAST.search(m.text) or _FORMER.search(m.text))  # "I used to be Catholic"
+    )
     vs = index.vector_set(db, "memories", embedder.model_name)
     rows = np.searchsorted(vs.ids, own) if own else np.zeros(0, dtype=np.int64)
     scored = [
@@ -976,13 +1017,15 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     condition_last = [m is None or _DIET_CONDITION.search(m.text) is None for m in memories]
     for j in sorted(range(rows.size), key=lambda j: (condition_last[j], -scores[j])):
         m = memories[j]
-        if m is None or m.private or m.kind != "fact" or m.id in exclude or sensitive.CARE_WORK.search(m.text):
-            continue  # "I'm a dietitian at a kidney clinic" is a job, not a diet
+        if m is None or m.private or m.kind != "fact" or m.id in exclude:
+            continue
+        if sensitive.CARE_WORK.search(m.text) and not _CARES_FOR_KIN.search(m.text):
+            continue  # "I'm a dietitian at a kidney clinic" is a job, not a diet (a carer for my husband is his)
         constraint = _CONSTRAINT.search(m.text)
         if (
             constraint is None
             or _PAST.search(m.text)
-            or not _of_them(m.text[: constraint.start()], names, roles, with_user)
+            or not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user)
         ):
             continue
         sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None

@@ -45,6 +45,7 @@ ROLE_WORDS: dict[str, tuple[str, ...]] = {
 }
 _WORD_ROLE = {w: role for role, ws in ROLE_WORDS.items() for w in ws}
 _ANY_ROLE = "|".join(sorted(_WORD_ROLE, key=len, reverse=True))
+ANY_ROLE = _ANY_ROLE  # any role word, for a pattern elsewhere (memchat.memory.judge.need)
 # What a request says, as a path of roles from the user (the first match wins for its words).
 _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (re.compile(r"\b(father|dad)[- ]in[- ]law\b", re.I), (("partner", "father"),)),

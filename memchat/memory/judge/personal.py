@@ -75,7 +75,8 @@ _LANGUAGE = (
 _CODE = re.compile(
     r"\b(?:write|build|implement|code|create|make|generate|debug|fix|refactor|port|scaffold|set\s+up|design|"
     rf"optimi[sz]e|test)\s+(?:me\s+)?(?:an?\s+|the\s+|my\s+|our\s+|some\s+)?(?:[\w'’-]+\s+){{0,4}}?{_PROGRAM}\b"
-    rf"|\b(?:in|with|using|for)\s+{_LANGUAGE}(?![\w+#])|\bin\s+Go\b",
+    rf"|\b(?:in|with|using|for)\s+{_LANGUAGE}(?![\w+#])|\bin\s+Go\b"
+    rf"|\b{_LANGUAGE}\s+(?:apps?|components?|sites?|projects?|pages?|code|animations?|quer(?:y|ies)|scripts?|banners?)\b",
     re.IGNORECASE,
 )
 
@@ -90,18 +91,24 @@ def asks_for_code(text: str) -> bool:
 # its topic, when it says no I, my or we. Measured on labelled examples in tests/word_lists.py.
 _IN_GENERAL = re.compile(
     r"\b(?:usually|typically|generally|commonly|normally|in\s+general|on\s+average|as\s+a\s+rule|"
-    r"most\s+people|the\s+average\s+person|the\s+usual|the\s+typical|the\s+standard|the\s+normal|"
+    r"most\s+people|the\s+average\s+person|the\s+typical|the\s+standard|the\s+normal|"
     r"(?:usual|typical|standard|normal)\s+(?:treatment|dose|dosage|cure|remedy|price|cost|rate|amount|age))\b",
     re.IGNORECASE,
 )
 
 
 # the user's own words for themselves ("you" in "what do you usually get for strep?" is anyone)
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've)\b", re.I)
+# and someone in particular ("he's 2", "she usually gets a migraine"); not "the US"
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|me|my|mine|myself|we|(?-i:us|Us)|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've|"
+    r"he|she|him|his|her|hers|he's|she's)\b",
+    re.I,
+)
 # someone of the household said without a pronoun ("how much should the baby usually be eating?")
 _THE_HOUSEHOLD = re.compile(
     r"\bthe\s+(?:baby|babies|little\s+ones?|toddler|kids|children|twins|dog|cat|puppy|kitten)\b"
-    r"|\b(?-i:Mum|Mom|Dad|Mam|Mummy|Daddy|Grandma|Grandpa|Gran|Nan|Nana|Granny|Grandad)\b",  # "Mum usually gets confused"
+    r"|\b(?-i:Mum|Mom|Dad|Mam|Mummy|Daddy|Grandma|Grandpa|Gran|Nan|Nana|Granny|Grandad)\b"  # "Mum usually gets confused"
+    r"|^\s*(?:mum|mom|dad|mam|grandma|grandpa|gran|nan|granny|grandad)\b",  # typed in lowercase
     re.I,
 )
 
@@ -112,8 +119,10 @@ def says_its_own(text: str) -> bool:
 
 
 def asks_in_general(text: str) -> bool:
-    """Whether the message asks what is usual for people at large, saying nothing of anyone's own."""
-    return _IN_GENERAL.search(text) is not None and not says_its_own(text)
+    """Whether the message asks what is usual for people at large, saying nothing of anyone's own: the
+    word is in a question ("Quick dinner ideas? Usually cooking for four" jots the user's own)."""
+    asked = [q for q in re.findall(r"[^?.!]*\?", text)] or [text]
+    return any(_IN_GENERAL.search(q) for q in asked) and not says_its_own(text)
 
 
 def without_request(text: str) -> str:
