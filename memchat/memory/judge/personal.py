@@ -121,7 +121,9 @@ def says_its_own(text: str) -> bool:
 def asks_in_general(text: str) -> bool:
     """Whether the message asks what is usual for people at large, saying nothing of anyone's own: the
     word is in a question ("Quick dinner ideas? Usually cooking for four" jots the user's own)."""
-    asked = [q for q in re.findall(r"[^?.!]*\?", text)] or [text]
+    asked = [q for q in re.split(r"(?<=[?.!])", text) if q.rstrip().endswith("?")] or [
+        text
+    ]  # linear: a paste may be long
     return any(_IN_GENERAL.search(q) for q in asked) and not says_its_own(text)
 
 
