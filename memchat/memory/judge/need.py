@@ -367,46 +367,50 @@ _BY_US = (
 _NAMED = r"(?-i:[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*)*)"  # a name, capitalised whatever the flags
 # what one joins a club or a union as ("I joined Unite as a union rep"), not an employer
 _NOT_A_JOB = r"(?:member|volunteer|mentor|union\s+rep|shop\s+steward|trustee|governor|player|fan|supporter|guest)s?\b"
-_CHANGE = {
+_CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or said as how things are now
     "home": re.compile(
-        rf"{_BY_US}(?:moved|relocated|emigrated)(?:\s+(?:back|down|up|over|out|across|house|abroad|again|home)){{0,2}},?\s+"
+        rf"{_BY_US}(?:"
+        r"(?:moved|relocated|emigrated)(?:\s+(?:back|down|up|over|out|across|house|abroad|again|home)){0,2},?\s+"
         r"(?:to|into)\s+"
         r"(?!(?:the|a|an|our|my)\s+(?:new\s+|bigger\s+|smaller\s+)?(?:loft|attic|garage|spare|office|shed|basement|back|"
         r"front|other|desk|team|department|building|ward|school|class|site|server|account|bank))"
-        rf"|{_BY_US}moved\s+house\b|{_BY_US}emigrated\b"
-        rf"|{_BY_US}(?:bought|got|found|rented)\s+(?:a|our|my)\s+(?:new\s+)?(?:house|flat|home|place|apartment)\b(?!\s+for)"
-        rf"|{_BY_US}moved\s+in\b(?!\s+(?:with\s+(?:my|our|her|his|their)|to\s+the))"
+        r"|moved\s+house\b|emigrated\b"
+        r"|(?:bought|got|found|rented)\s+(?:a|our|my)\s+(?:new\s+)?(?:house|flat|home|place|apartment)\b(?!\s+for)"
+        r"|moved\s+in\b(?!\s+(?:with\s+(?:my|our|her|his|their)|to\s+the)))"
         r"|\bkeys\s+to\s+(?:our|my)\s+new\s+(?:house|flat|home|place|apartment)"
         r"|\b(?:I|we)\s+now\s+live\s+in\b|\b(?:I|we)\s+live\s+in\s+[^.,;]+?\s+now\b",
         re.IGNORECASE,
     ),
     "work": re.compile(
-        rf"{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+job\b(?!\s+offer)"
-        rf"|{_BY_US}accepted\s+(?:a|the)\s+job\s+offer\b"
-        rf"|{_BY_US}(?:retired|quit\s+my\s+job|(?:was|got)\s+made\s+redundant|took\s+(?:voluntary\s+)?redundancy)\b"
-        rf"|{_BY_US}(?:got|was)\s+promoted\s+to\b"
+        rf"{_BY_US}(?:"
+        r"(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+(?:"
+        r"job\b(?!\s+offer)"
         # a role or position with an employer ("a new role as design lead at Arup"; not "a new role as a
         # school governor", "a new position on the school board")
-        rf"|{_BY_US}(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+(?:role|position|post)\b"
-        r"[^.;]*?\b(?:at|with)\s+(?:the\s+|a\s+)?\w"
-        rf"|{_BY_US}(?:started|began)\s+(?:(?:a|my)\s+)?(?:job|role|position|post|work)\s+(?:at|with|as)\b"
-        rf"|{_BY_US}(?:started|began)\s+(?:at|with)\s+(?-i:[A-Z])"
-        rf"|{_BY_US}joined\s+{_NAMED}\s+(?:as|in)\b(?!\s+an?\s+(?:[\w-]+\s+)?{_NOT_A_JOB})"
-        rf"|{_BY_US}moved\s+to\s+{_NAMED}\s+as\b"
-        rf"|{_BY_US}left\s+{_NAMED}\s+(?:and|to)\b"
-        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:at|with)\s+(?:the\s+)?(?-i:[A-Z])|\b(?:I['’]m|I\s+am)\s+now\s+working\s+(?:at|for|as)\b"
+        r"|(?:role|position|post)\b[^.;]*?\b(?:at|with)\s+(?:the\s+|a\s+)?\w)"
+        r"|accepted\s+(?:a|the)\s+job\s+offer\b"
+        r"|(?:retired|quit\s+my\s+job|(?:was|got)\s+made\s+redundant|took\s+(?:voluntary\s+)?redundancy)\b"
+        r"|(?:got|was)\s+promoted\s+to\b"
+        r"|(?:started|began)\s+(?:(?:a|my)\s+)?(?:job|role|position|post|work)\s+(?:at|with|as)\b"
+        r"|(?:started|began)\s+(?:at|with)\s+(?-i:[A-Z])"
+        rf"|joined\s+{_NAMED}\s+(?:as|in)\b(?!\s+an?\s+(?:[\w-]+\s+)?{_NOT_A_JOB})"
+        rf"|moved\s+to\s+{_NAMED}\s+as\b"
+        rf"|left\s+{_NAMED}\s+(?:and|to)\b)"
+        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:(?:at|with)\s+(?:the\s+)?(?-i:[A-Z])|working\s+(?:at|for|as)\b)"
         r"|\bI\s+now\s+work\s+(?:at|for|as)\b",
         re.IGNORECASE,
     ),
     "transport": re.compile(
-        rf"{_BY_US}(?:traded\s+in|part[\s-]exchanged)\s+(?:the|our|my)\b"
-        rf"|{_BY_US}traded\s+(?:the|our|my)\s+[\w.-]+(?:\s+[\w.-]+)?\s+in\b"
-        rf"|{_BY_US}swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+(?:an?|the|our|my|(?-i:[A-Z]))"
-        rf"|{_BY_US}(?:gave\s+up|sold|got\s+rid\s+of)\s+(?:the|our|my)\s+(?:car|van)\b"
-        rf"|{_BY_US}sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?\s+and\s+(?:bought|got|now)"
-        rf"|{_BY_US}(?:got|bought|have|picked\s+up)\s+(?:a|our|my)\s+new\s+(?:company\s+|electric\s+)?(?:car|van)\b"
+        rf"{_BY_US}(?:"
+        r"(?:traded\s+in|part[\s-]exchanged)\s+(?:the|our|my)\b"
+        r"|traded\s+(?:the|our|my)\s+[\w.-]+(?:\s+[\w.-]+)?\s+in\b"
+        r"|swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+(?:an?|the|our|my|(?-i:[A-Z]))"
+        r"|(?:gave\s+up|sold|got\s+rid\s+of)\s+(?:the|our|my)\s+(?:car|van)\b"
+        r"|sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?\s+and\s+(?:bought|got|now)"
+        r"|(?:got|bought|have|picked\s+up)\s+(?:a|our|my)\s+new\s+(?:company\s+|electric\s+)?(?:car|van)\b"
         rf"(?!\s+(?:seat|charger|insurance|for\s+(?:my|our|his|her|their)\s+(?:[\w-]+\s+)?(?:{people.ANY_ROLE})\b))"
-        rf"|{_BY_US}replaced\s+(?:the|our|my)\s+(?:car|van)\b|\b(?:I|we)\s+now\s+drive\s+an?\b",
+        r"|replaced\s+(?:the|our|my)\s+(?:car|van)\b)"
+        r"|\b(?:I|we)\s+now\s+drive\s+an?\b",
         re.IGNORECASE,
     ),
 }
@@ -449,7 +453,7 @@ _STATES = {
         r"\b(?:drive|drives|driving|car|van|motorbike|motorcycle|scooter|campervan|motorhome)\b", re.I
     ),
 }
-CHANGE_ROWS = 200  # newest memories with a change's words that are read for one (any profile size)
+CHANGE_ROWS = 100  # newest memories with a change's phrases that are read for one (any profile size)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
@@ -475,10 +479,12 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
     they read as (by meaning; "I started a new role as a school governor" is not the job)."""
     import numpy as np
 
-    # the words of a change, as phrases where one word alone is common ("new", "now")
+    # the words of a change, as phrases where one word alone is common ("new", "now", "left", "started")
     words = (
-        "moved OR relocated OR emigrated OR traded OR swapped OR sold OR joined OR started OR began OR left OR keys OR "
-        "replaced OR retired OR quit OR redundant OR redundancy OR promoted OR accepted OR gave OR rid OR "
+        "moved OR relocated OR emigrated OR traded OR swapped OR retired OR redundant OR redundancy OR promoted OR keys OR "
+        '"started a" OR "started my" OR "started at" OR "started with" OR "started work" OR "began a" OR "began at" OR '
+        'joined OR "quit my" OR "gave up the" OR "got rid" OR "accepted a" OR "accepted the" OR "sold the" OR '
+        '"sold our" OR "sold my" OR "replaced the" OR "replaced our" OR "replaced my" OR NEAR(left and, 4) OR '
         '"new job" OR "new role" OR "new position" OR "new post" OR "new car" OR "new van" OR "new house" OR '
         '"new flat" OR "new home" OR "new place" OR "new company car" OR "new electric car" OR "now live" OR '
         '"now at" OR "now working" OR "now work" OR "now drive" OR NEAR(live now, 8)'

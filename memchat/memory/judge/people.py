@@ -168,14 +168,21 @@ def _owner(word: str) -> str:
     return "user" if word.lower() in ("my", "our", "the user's") else word.removesuffix("'s").removesuffix("’s")
 
 
-def names_for(db: Database, owner: str, role: str) -> list[str]:
+def names_for(db: Database, owner: str, role: str, read: dict | None = None) -> list[str]:
     """The names memory gives the owner's `role` ("user", "partner" -> ["Ines"]). A son or daughter memory
     never named is any of the kids it named ("We have two kids: Ava 9 and Leo 6"), but one it calls
-    the other ("My daughter Ava..." is not a son)."""
-    names = _named_as(db, owner, role)
+    the other ("My daughter Ava..." is not a son). `read` keeps what one reading of who is who found."""
+    read = {} if read is None else read
+
+    def named(role: str) -> list[str]:
+        if (owner, role) not in read:
+            read[owner, role] = _named_as(db, owner, role)
+        return read[owner, role]
+
+    names = named(role)
     if not names and owner == "user" and role in ("son", "daughter"):
-        other = _named_as(db, owner, "daughter" if role == "son" else "son")
-        return [n for n in _named_as(db, owner, "child") if n not in other]
+        other = named("daughter" if role == "son" else "son")
+        return [n for n in named("child") if n not in other]
     return names
 
 
@@ -206,7 +213,7 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
     return names
 
 
-def referents(db: Database, path: tuple[str, ...]) -> tuple[list[str], list[re.Pattern[str]]]:
+def referents(db: Database, path: tuple[str, ...], read: dict | None = None) -> tuple[list[str], list[re.Pattern[str]]]:
     """The names at the end of a role path, and the phrases that point to that person without a
     name ("Mum ...", "Ines's parents ...")."""
     owners = ["user"]
@@ -220,7 +227,7 @@ def referents(db: Database, path: tuple[str, ...]) -> tuple[list[str], list[re.P
                 phrases.append(re.compile(rf"(\b(my|our|the user's)\s+([a-z]+\s+)?({words})s?\b|^({words})\b)", re.I))
             else:
                 phrases.append(re.compile(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b", re.I))
-        names = [n for owner in owners for n in names_for(db, owner, role)]
+        names = [n for owner in owners for n in names_for(db, owner, role, read)]
         owners = [n.split()[0] for n in names]
         if not owners:
             break
@@ -237,8 +244,9 @@ def people_and_memories(db: Database, paths: list[tuple[str, ...]]) -> tuple[set
     reading of who is who for both)."""
     everyone: set[str] = set()
     found: list[int] = []
+    read: dict = {}  # each role's names read once ("my son" reads the kids, as "the kids" does)
     for path in paths:
-        names, phrases = referents(db, path)
+        names, phrases = referents(db, path, read)
         first = [n.split()[0] for n in names]
         everyone.update(first)
         words = first + [w for role in path[-1:] for w in ROLE_WORDS[role]]

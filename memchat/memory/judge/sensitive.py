@@ -10,6 +10,7 @@ shapes of numbers (card, IBAN, social security, passport); it errs towards "sens
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -120,18 +121,28 @@ def categories(text: str) -> frozenset[str]:
 # words of a memory of someone's own faith ("I'm Muslim"): a request about practising one faith needs
 # what memory says of that faith, never of another (memchat.memory.judge.need.by_faith).
 _FAITHS: dict[str, dict[str, list[str]]] = _LISTS["faiths"]
-_PRACTICES = {faith: _any_of(lists["practices"]) for faith, lists in _FAITHS.items()}
-_FAITH_WORDS = {faith: _any_of(lists["words"] + lists["practices"]) for faith, lists in _FAITHS.items()}
+_PRACTICES = _any_of([w for lists in _FAITHS.values() for w in lists["practices"]])  # any faith's, first
+
+
+@functools.cache
+def _faith_patterns() -> tuple[dict[str, re.Pattern[str]], dict[str, re.Pattern[str]]]:
+    """Each faith's practices, and its words and practices (compiled when a request names one)."""
+    return (
+        {faith: _any_of(lists["practices"]) for faith, lists in _FAITHS.items()},
+        {faith: _any_of(lists["words"] + lists["practices"]) for faith, lists in _FAITHS.items()},
+    )
 
 
 def practices_named(text: str) -> frozenset[str]:
     """The faiths whose practices or festivals a message names."""
-    return frozenset(faith for faith, pattern in _PRACTICES.items() if pattern.search(text))
+    if not _PRACTICES.search(text):  # every request asks this: one pattern, the rest when one is named
+        return frozenset()
+    return frozenset(faith for faith, pattern in _faith_patterns()[0].items() if pattern.search(text))
 
 
 def faiths_of(text: str) -> frozenset[str]:
     """The faiths a text speaks of, by their words and practices."""
-    return frozenset(faith for faith, pattern in _FAITH_WORDS.items() if pattern.search(text))
+    return frozenset(faith for faith, pattern in _faith_patterns()[1].items() if pattern.search(text))
 
 
 def faith_terms(faiths: frozenset[str]) -> str:
