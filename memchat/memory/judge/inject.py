@@ -93,9 +93,6 @@ IMPERSONAL_COVERAGE = 0.7
 # is the RNLI?" and "I volunteer at the RNLI shop"; "What's the wifi password?" and the password). A
 # question's closing verb is its frame, not its subject ("How does a YubiKey work?").
 _FRAME = re.compile(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]*\s*$", re.IGNORECASE)
-# A question about no one asks for a sensitive memory itself only when it names a particular one
-# ("what is the office alarm code again?", "what's my NHS number?"), not a kind of thing ("what's a sort
-# code?").
 # A question asking what a kind of thing is ("what is a herniated disc?", "what does FODMAP mean?"): about
 # no one, whatever the model reads (the user's own herniated disc had gone to it); not one asking for a
 # good one ("what's a good first piece to practise?")
@@ -106,6 +103,9 @@ _DEFINITION = re.compile(
     r"|^\s*what\s+does\s+[^?]+\s+mean\b|^\s*define\b",
     re.IGNORECASE,
 )
+# A question about no one asks for a sensitive memory itself only when it names a particular one
+# ("what is the office alarm code again?", "what's my NHS number?"), not a kind of thing ("what's a sort
+# code?").
 _PARTICULAR = re.compile(r"\b(?:the|my|our|again)\b", re.IGNORECASE)
 
 
