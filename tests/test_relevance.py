@@ -1184,6 +1184,9 @@ def test_children_listed_with_their_ages_are_who_a_son_or_daughter_may_be(memcha
         MemoryStore(db).add(text)
     names, about = people.people_and_memories(db, people.role_paths("What should I get my son for his birthday?"))
     assert {"Isla", "Finn", "Rory"} <= names
+    MemoryStore(db).add("My stepdaughter Esme loves horses")
+    MemoryStore(db).add("Our son Kit is obsessed with trains")
+    assert people.names_for(db, "user", "son") == ["Kit"] and people.names_for(db, "user", "daughter") == ["Esme"]
     assert any("football" in MemoryStore(db).get(i).text for i in about)
 
 

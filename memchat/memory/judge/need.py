@@ -360,6 +360,8 @@ def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[s
 # Measured on labelled examples in tests/word_lists.py.
 _BY_US = (
     r"(?:\b(?:I|we)(?:['’]ve|\s+have|\s+had)?(?:\s+(?:just|finally|recently|now|eventually|then|also|since|both))*\s+"
+    # or the same subject going on ("We sold the house in Bath and moved to Frome")
+    r"|^\s*(?:I|we)\b[^.;]*?\band\s+(?:then\s+)?(?=(?:moved|relocated|emigrated)\b)"
     # or no subject, as people jot: "Just moved to Didsbury", "Swapped the Yaris for an ID.3"
     r"|^\s*(?:(?:just|recently|finally)\s+)?(?=(?:moved|relocated|emigrated|swapped|traded|sold|started|began|joined|left|got|"
     r"retired|quit)\b))"

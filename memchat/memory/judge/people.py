@@ -25,8 +25,8 @@ ROLE_WORDS: dict[str, tuple[str, ...]] = {
     "parents": ("parents", "folks"),
     "sister": ("sister",),
     "brother": ("brother",),
-    "son": ("son",),
-    "daughter": ("daughter",),
+    "son": ("son", "stepson"),
+    "daughter": ("daughter", "stepdaughter"),
     "child": ("child", "kid", "children", "kids"),  # "our kids are Maya and Felix": no son or daughter said
     "grandmother": ("grandmother", "grandma", "gran", "granny", "nan", "nana", "nanna"),
     "grandfather": ("grandfather", "grandad", "granddad", "grandpa"),
@@ -57,6 +57,8 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (re.compile(r"\b(my|our) (siblings?)\b", re.I), (("sister",), ("brother",))),
     (re.compile(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
     (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
+    (re.compile(r"\b(the|my|our) (boys|lads)\b", re.I), (("son",),)),
+    (re.compile(r"\b(the|my|our) girls\b", re.I), (("daughter",),)),
     (
         re.compile(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
         (("partner",), ("son",), ("daughter",), ("child",)),
