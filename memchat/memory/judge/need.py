@@ -491,11 +491,7 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
         '"new flat" OR "new home" OR "new place" OR "new company car" OR "new electric car" OR "now live" OR '
         '"now at" OR "now working" OR "now work" OR "now drive" OR NEAR(live now, 8)'
     )
-    found = db.conn.execute(
-        "SELECT m.id, m.text, m.created_at FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        "WHERE memories_fts MATCH ? AND m.status = 'active' AND m.kind = 'fact' ORDER BY memories_fts.rowid DESC LIMIT ?",
-        (words, CHANGE_ROWS),
-    ).fetchall()
+    found = MemoryStore(db).newest_matching(words, CHANGE_ROWS, with_private=True)
     said = [(i, text, told, slot) for i, text, told in found for slot in ONE_AT_A_TIME if changed(text, slot, told)]
     if not said:
         return {}
@@ -953,12 +949,9 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
         return []
     if not (says_its_own(text) or people.role_paths(text)):
         return []
-    found = db.conn.execute(
-        "SELECT m.id FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? "
-        "AND m.status = 'active' AND m.private = 0 AND m.kind = 'fact' ORDER BY memories_fts.rowid DESC LIMIT ?",
-        (sensitive.faith_terms(faiths), FAITH_ROWS),
-    ).fetchall()
-    memories = MemoryStore(db).get_many([i for (i,) in found if i not in exclude])
+    store = MemoryStore(db)
+    found = store.newest_matching(sensitive.faith_terms(faiths), FAITH_ROWS)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude])
     # the user's own ("As a Muslim, I fast during Ramadan", "Our family is Sikh"; not "Ines is Catholic")
     own = sorted(
         i

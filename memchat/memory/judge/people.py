@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from memchat.memory.store.memories import MemoryStore
+
 if TYPE_CHECKING:
     from memchat.db import Database
 
@@ -158,12 +160,8 @@ def _texts(db: Database, words: list[str]) -> list[tuple[int, str]]:
     ("partner", "mum") is in many (0.75 s at 1,000,000 memories); newest first reads only CANDIDATES."""
     if not words:
         return []
-    return db.conn.execute(
-        "SELECT m.id, m.text FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        "WHERE memories_fts MATCH ? AND m.status = 'active' AND m.private = 0 AND m.kind IN ('fact', 'event') "
-        "ORDER BY memories_fts.rowid DESC LIMIT ?",
-        (_fts(words), CANDIDATES),
-    ).fetchall()
+    found = MemoryStore(db).newest_matching(_fts(words), CANDIDATES, ("fact", "event"))
+    return [(i, text) for i, text, _told in found]
 
 
 def _owner(word: str) -> str:
