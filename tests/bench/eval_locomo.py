@@ -231,6 +231,12 @@ def main() -> None:
         choices=("auto", "onnx", "torch"),
         help="memory.encoder: auto (the default), onnx or torch (sentence-transformers).",
     )
+    ap.add_argument(
+        "--model",
+        default=None,
+        help="memory.embedding_model: another sentence-transformers model (a name or a folder) "
+        "instead of the bundled all-MiniLM-L6-v2 (tests/bench/encoder_compare.py compares them).",
+    )
     ap.add_argument("--markdown", action="store_true", help="Only the Markdown table(s) on stdout (for README).")
     ap.add_argument("--data", default=None, help="A set in realchat_dev.json's format instead of LoCoMo.")
     ap.add_argument("--shipped-only", action="store_true", help="Measure memchat recall (shipped) alone.")
@@ -239,10 +245,10 @@ def main() -> None:
     eval_dir = Path(args.eval_dir)
     os.environ["MEMCHAT_HOME"] = tempfile.mkdtemp(prefix="memchat-eval-")
 
-    from memchat.memory.recall.embed import get_embedder
+    from memchat.memory.recall.embed import DEFAULT_MODEL, get_embedder
 
     started = time.perf_counter()
-    embedder = CachedEmbedder(get_embedder(encoder=args.encoder))
+    embedder = CachedEmbedder(get_embedder(args.model or DEFAULT_MODEL, encoder=args.encoder))
     print(f"{type(embedder.inner).__name__} loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix="memchat-locomo-"))
     questions_file = None
