@@ -1612,3 +1612,63 @@ def test_a_household_told_in_lowercase_is_still_the_household(cli, api, real_enc
     card = card_of(cli)
     assert "sesame" in card, card
     assert "eggs" not in card, card  # someone else's child still
+
+
+def test_a_journey_or_a_place_you_plan_gets_what_you_need_to_get_about_and_nothing_else_does(cli, api, real_encoder):
+    # "Which seat should I book for the long flight?" is not like "I use a manual wheelchair" to the
+    # encoder, and a wheelchair is health, so search's gate keeps it back: a request that plans a place
+    # to go or a journey of the user's own reaches it; a story, a question about no one, code do not.
+    remember(
+        cli,
+        "I use a manual wheelchair",
+        "I play wheelchair basketball on Tuesday evenings",
+        "My friend Jo is registered blind",
+        "I'm a backend developer in Glasgow",
+        "I'm flying to Toronto in March 2027 for a conference",
+    )
+    for request in (
+        "Which airline seat should I book for the long flight?",
+        "Find me somewhere nice to eat in Edinburgh on Saturday.",
+        "Plan a day out in the Highlands.",
+    ):
+        sent = sent_for(cli, api, request)
+        assert "manual wheelchair" in sent and "registered blind" not in sent, (request, sent)
+    assert "registered blind" in sent_for(cli, api, "Plan a day out in Glasgow with Jo")  # the person it names
+    for request in (
+        "My flight was delayed, can I claim compensation?",
+        "Why do planes leave contrails?",
+        "Write a Python script that scrapes hotel prices",
+        "How do I hem trousers?",
+    ):
+        sent = sent_for(cli, api, request)
+        assert "wheelchair" not in sent and "blind" not in sent, (request, sent)
+    remember(cli, "I was on crutches for six weeks after my knee op in 2021")
+    assert "crutches" not in sent_for(cli, api, "Book me a train to York on Friday")  # over: not now
+
+
+def test_a_parents_condition_is_health_off_the_card_and_their_diet_goes_with_a_meal_for_them(cli, api, real_encoder):
+    # "heart failure", "my appendix out", "a Blue Badge" are health: never on the card; a diet a doctor
+    # set ("a low-salt diet") goes with a meal cooked for the people it is theirs ("my parents": mum and dad)
+    remember(
+        cli,
+        "My dad has heart failure and is on a low-salt diet",
+        "I had my appendix out in 2023",
+        "My Blue Badge runs out in May 2027",
+        "I'm an accountant in Leicester",
+        "We have a greyhound called Bolt",
+    )
+    card = card_of(cli)
+    assert "accountant" in card and "heart failure" not in card and "appendix" not in card, card
+    assert "Blue Badge" not in card, card
+    assert "low-salt" in sent_for(cli, api, "What should I cook for my parents when they arrive?")
+    assert "low-salt" not in sent_for(cli, api, "How do I set up a periodic task in Celery?")
+
+
+def test_eating_out_is_a_meal_and_a_meal_as_a_time_is_not(cli, api, real_encoder):
+    remember(cli, "I have coeliac disease", "I take levothyroxine every morning", "I'm a teacher in Bristol")
+    for request in (
+        "Find me somewhere nice to eat in Edinburgh on Saturday.",
+        "Where should we eat out for Tom's birthday?",
+    ):
+        assert "coeliac" in sent_for(cli, api, request), request
+    assert "coeliac" not in sent_for(cli, api, "How long should I wait after my pill before breakfast?")

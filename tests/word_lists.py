@@ -143,6 +143,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "faith_practice",
     ),
     (
+        "plans of a place to go (sensitive_words.json access_needs, need.plans_a_journey)",
+        "a request to choose, plan or book a place to go or a journey",
+        need.plans_a_journey,
+        "access_request",
+    ),
+    (
+        "access needs (sensitive_words.json access_needs, sensitive.has_an_access_need)",
+        "a memory that someone has or uses an aid to get about, or needs help to",
+        sensitive.has_an_access_need,
+        "access_need",
+    ),
+    (
         "what a kind of thing is (inject._DEFINITION)",
         "a question asking what a kind of thing is or a word means, not about anyone",
         lambda t: bool(inject._DEFINITION.match(t)) and not personal.says_its_own(t),

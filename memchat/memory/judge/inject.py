@@ -308,7 +308,7 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
         more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
-        for route in (need.by_person, need.household_diet, need.by_faith):
+        for route in (need.by_person, need.household_diet, need.by_faith, need.by_access):
             more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
@@ -371,7 +371,7 @@ def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list
     for n in found:
         seen.add(n.memory.id)
         section, text = _memory_line_of(n.memory, today)
-        route = n.topic if n.topic in ("person", "household", "plan", "faith") else f"topic {n.topic}"
+        route = n.topic if n.topic in ("person", "household", "plan", "faith", "access") else f"topic {n.topic}"
         items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))
     return items
 

@@ -75,11 +75,13 @@ SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is se
 _DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 # The conditions, and the medicines, that set what someone may eat or drink: kidney disease (potassium,
 # salt), phenylketonuria, a pregnancy (soft cheese, alcohol), warfarin (vitamin K: greens), an MAOI (aged
-# cheese, cured meat). Not high blood pressure or cholesterol: said of a past pregnancy or a parent as
+# cheese, cured meat), a diet prescribed by name. Not high blood pressure or cholesterol: said of a past pregnancy or a parent as
 # often as of the household's diet now.
 _SETS_THE_DIET = (
     r"coeliac|celiac|diabet\w*|ibs|irritable bowel|fodmap|gout|kidney disease|ckd|dialysis|pku|phenylketonuria|"
     r"warfarin|coumadin|phenelzine|tranylcypromine|maois?|crohn['’]?s|colitis|acid reflux|gerd|"
+    # a diet a doctor or a vet sets ("on a low-salt diet" for heart failure, "a renal diet")
+    r"low[- ](?:salt|sodium|potassium|protein|phosphorus|fibre|fiber|residue)\s+diet|renal\s+diet|"
     # a pregnancy now, not one spoken of ("we've been trying to get pregnant", "during my pregnancy")
     r"(?:(?:i|she|we)['’](?:m|s|re)|am|is|are)\s+(?:(?!not\b|no\b)[\w-]+\s+){0,3}pregnant|"
     r"(?:first|second|third)\s+trimester|expecting\s+(?:a\s+baby|twins|our\s+\w+)"
@@ -141,10 +143,12 @@ MEAL_REQUEST = -0.3
 # the whole family": family 0.56, diet 0.47), when food is near its best topic.
 _MEAL = re.compile(
     r"\b(breakfasts?|brunch(?:es)?|lunch(?:es|box(?:es)?)?|dinners?|suppers?|meals?|snacks?|picnics?|barbecues?|"
-    r"bbqs?|potlucks?|buffets?|menus?|recipes?|desserts?|puddings?|takeaways?|party food|finger food)\b",
+    r"bbqs?|potlucks?|buffets?|menus?|recipes?|desserts?|puddings?|takeaways?|party food|finger food|"
+    r"restaurants?|caf[eé]s?|(?:somewhere|a\s+place|places)\s+(?:\w+\s+)?to\s+eat|eat(?:ing)?\s+out)\b",
     re.IGNORECASE,
 )
 MEAL_NEAR = 0.1
+_MEAL_AS_A_TIME = re.compile(r"\b(?:before|after|until|till|since|by)\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
 def _names_a_meal(text: str, request: Request, model: TopicModel) -> bool:
@@ -975,6 +979,77 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
 
 
+# A request that plans a place to go or a journey of the user's own ("Which seat should I book for the
+# long flight?", "Find me somewhere nice to eat in Edinburgh", "Plan a day out with my mum") needs what
+# memory says of getting about, for the user, the household or the people it names ("I use a manual
+# wheelchair", "Mum can't manage stairs"): health, so search's gate keeps it back, and the encoder does
+# not find it. The words are data (sensitive_words.json "access_needs", measured in tests/word_lists.py).
+ACCESS_ITEMS = 1
+ACCESS_ROWS = 200  # newest memories with a word of an access need that are read
+_ASKS_TO_PLAN = re.compile(
+    r"^\W*(?:please\s+)?(?:plan|find|book|suggest|recommend|organi[sz]e|arrange|pick|choose)\b", re.I
+)
+# what asks to choose, plan or book a place or a journey, not to tell of one ("my flight was delayed")
+_PLANNING = re.compile(
+    r"\b(?:plan|planning|book|booking|find|recommend|suggest|choose|pick|organi[sz]e|arrange|which|ideas?|options?|"
+    r"where\s+(?:should|can|could|shall|to|would)|go(?:ing)?\s+to|visit(?:ing)?|check|accessible|access)\b",
+    re.IGNORECASE,
+)
+
+
+def plans_a_journey(text: str) -> bool:
+    """Whether a request asks to choose, plan or book a place to go or a journey."""
+    return sensitive.plans_a_place(text) and _PLANNING.search(text) is not None
+
+
+_WAS_ONCE = re.compile(
+    r"\b(?:was|were|had\s+been)\s+(?:on|in|using)\b|\bafter\s+(?:my|his|her|the)\s+\w*\s*(?:op|operation|surgery)\b",
+    re.I,
+)
+
+
+def by_access(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """What memory says of someone's need to get about (one memory, the most like the request), for a
+    request of the user's own that plans a place to go or a journey: never for a question about no one
+    ("Which hotels in Rome have step-free rooms?"), nor for a program."""
+    import numpy as np
+
+    if not plans_a_journey(text) or request.about_no_one or request.code or asks_in_general(text):
+        return []
+    named = people.role_paths(text)
+    if not (says_its_own(text) or named or _ASKS_TO_PLAN.search(text)):
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(sensitive.access_terms(), ACCESS_ROWS)
+    if not found:
+        return []
+    theirs = set(people.people_and_memories(db, named)[1]) if named else set()
+    names = {w for w in _NAME_WORD.findall(text[1:]) if w not in _NOT_NAMES}  # "a day out with Marcus"
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude])
+    kept = sorted(
+        i
+        for i, m in memories.items()
+        if sensitive.has_an_access_need(m.text)  # not "I play wheelchair basketball", "I volunteer pushing wheelchairs"
+        and (
+            _OURS.search(m.text) or _of_the_household(m.text) or i in theirs or names & set(_NAME_WORD.findall(m.text))
+        )
+        # health and a child's, no more ("I use a wheelchair since the crash I was sued over" is not sent)
+        and not (sensitive.categories(m.text) - {"health", "children"})
+        and not (_PAST.search(m.text) or _FORMER.search(m.text) or _WAS_ONCE.search(m.text))
+    )
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    rows = np.searchsorted(vs.ids, kept) if kept else np.zeros(0, dtype=np.int64)
+    scored = sorted(
+        (
+            (float(np.asarray(vs.matrix[r]) @ request.vector), i)
+            for i, r in zip(kept, rows, strict=True)
+            if r < vs.ids.shape[0] and int(vs.ids[r]) == i
+        ),
+        reverse=True,
+    )
+    return [Needed(memories[i], score, "access") for score, i in scored[:ACCESS_ITEMS]]
+
+
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
     ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
@@ -986,7 +1061,17 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
     import numpy as np
 
-    if request.general > MEAL_REQUEST or asks_in_general(text):  # "what wine usually goes with salmon?"
+    if asks_in_general(text):  # "what wine usually goes with salmon?"
+        return []
+    # a meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
+    # it reads less as about anyone than the bar for the rest; a meal as a time is not one ("my pill before breakfast")
+    # (a recipe may be for a drink: "a recipe for my next homebrew")
+    meal = any(
+        not _MEAL_AS_A_TIME.search(text[: m.start()]) and not m.group(0).lower().startswith("recipe")
+        for m in _MEAL.finditer(text)
+    )
+    own_meal = meal and (says_its_own(text) or _ASKS_TO_PLAN.search(text) is not None)
+    if request.general > (GENERAL if own_meal else MEAL_REQUEST):
         return []
     model = model_for(embedder)
     if not (request.topic == "diet" or _names_a_meal(text, request, model)):

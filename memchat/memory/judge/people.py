@@ -58,6 +58,7 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (re.compile(r"\b(nephews?|nieces?)\b", re.I), (("sister",), ("brother",))),
     (re.compile(r"\b(my|our) (siblings?)\b", re.I), (("sister",), ("brother",))),
     (re.compile(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
+    (re.compile(r"\b(my|our) (parents|folks)\b", re.I), (("parents",), ("mother",), ("father",))),
     (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
     (re.compile(r"\b(the|my|our) (boys|lads)\b", re.I), (("son",),)),
     (re.compile(r"\b(the|my|our) girls\b", re.I), (("daughter",),)),

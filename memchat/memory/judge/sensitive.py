@@ -150,6 +150,56 @@ def faith_terms(faiths: frozenset[str]) -> str:
     return _fts([w for faith in sorted(faiths) for w in _FAITHS[faith]["words"] + _FAITHS[faith]["practices"]])
 
 
+# What a memory of someone's need to get about says ("I use a wheelchair", "Mum can't manage stairs"), and
+# the places and journeys a request plans ("a hotel", "a day out", "somewhere to eat"): such a request of
+# the user's own needs that memory, which search does not find by meaning (to the encoder "which seat
+# should I book?" is not like "I use a manual wheelchair"). memchat.memory.judge.need.by_access.
+_ACCESS: dict[str, list[str]] = _LISTS["access_needs"]
+
+
+@functools.cache
+def _access_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return _any_of(_ACCESS["needs"]), _any_of(_ACCESS["places"])
+
+
+def plans_a_place(text: str) -> bool:
+    """Whether a message names a place to go or a journey ("book a hotel", "a day out", "the flight")."""
+    return _access_patterns()[1].search(text) is not None
+
+
+# the words before an aid that say someone has or uses it ("I use a manual wheelchair", "Mum is
+# registered blind"), not only that it is named ("I play wheelchair basketball")
+_HAS_IT = re.compile(
+    r"(?:\b(?:use|uses|using|in|need|needs|have|has|got|with|on|am|is|are)|['’](?:m|s|re))\s+"
+    r"(?:an?\s+|my\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+)?$|\b(?:my|our|his|her|their)\s+$",
+    re.IGNORECASE,
+)
+
+
+# an aid's name as a thing's ("a wheelchair lift", "wheelchair basketball", "a guide dog charity")
+_AN_AIDS_THING = re.compile(
+    r"\s*(?:lifts?|ramps?|access|accessible|spaces?|spots?|basketball|rugby|tennis|racing|races?|training|"
+    r"charit(?:y|ies)|fraud|design|company|firm|shop)\b",
+    re.IGNORECASE,
+)
+
+
+def has_an_access_need(text: str) -> bool:
+    """Whether a text says someone has or uses an aid to get about, or needs help to ("I use a
+    wheelchair", "Mum is registered blind", "Dad can't manage stairs"), not only names one ("I play
+    wheelchair basketball", "I volunteer pushing wheelchairs")."""
+    return any(
+        (_HAS_IT.search(text[: m.start()]) or re.match(r"(?:can|need|use|walks?\s)", m.group(0), re.I))
+        and not _AN_AIDS_THING.match(text, m.end())
+        for m in _access_patterns()[0].finditer(text)
+    )
+
+
+def access_terms() -> str:
+    """An FTS5 query for the texts that may state an access need (has_an_access_need confirms)."""
+    return _fts(_ACCESS["needs"])
+
+
 def fts_terms(category: str) -> str:
     """An FTS5 query for texts that may hold a word of `category` (its stems as prefixes, phrases as
     phrases): what `categories` then confirms, over the few a search of their words returns."""
