@@ -1672,3 +1672,32 @@ def test_eating_out_is_a_meal_and_a_meal_as_a_time_is_not(cli, api, real_encoder
     ):
         assert "coeliac" in sent_for(cli, api, request), request
     assert "coeliac" not in sent_for(cli, api, "How long should I wait after my pill before breakfast?")
+
+
+def test_a_question_about_what_marks_or_causes_a_condition_gets_no_ones_condition(cli, api, real_encoder):
+    # "What are the symptoms of type 1 diabetes?" says "the" as a question for a particular memory does
+    # ("what is the office alarm code again?"), but asks what marks a kind of condition: the son's goes
+    # to a request about him, not to this
+    remember(cli, "Our son Arjun is 9 and has type 1 diabetes", "The office alarm code is 4471", "I live in Leicester")
+    assert "Arjun" not in sent_for(cli, api, "What are the symptoms of type 1 diabetes?")
+    assert "Arjun" not in sent_for(cli, api, "What causes type 1 diabetes?")
+    assert "Arjun" in sent_for(cli, api, "Snack ideas for Arjun after football")
+    assert "4471" in sent_for(cli, api, "What is the office alarm code again?")
+
+
+def test_a_request_whether_you_may_drink_gets_the_medicines_you_take(cli, api, real_encoder):
+    # "Can I have a glass of wine tonight?" is not like "I take amitriptyline for nerve pain" to the
+    # encoder; the medicine is health, and what the request needs. Not someone else's, not one you
+    # stopped, not for wine as a subject.
+    remember(
+        cli,
+        "I take amitriptyline for nerve pain",
+        "Tom takes propranolol for migraines",
+        "I used to take sertraline",
+        "I'm a backend developer in Glasgow",
+    )
+    for request in ("Can I have a glass of wine tonight?", "Is it OK to have a few beers at the stag do?"):
+        sent = sent_for(cli, api, request)
+        assert "amitriptyline" in sent and "propranolol" not in sent and "sertraline" not in sent, (request, sent)
+    for request in ("Recommend a wine for our dinner party", "How do I get red wine out of a carpet?"):
+        assert "amitriptyline" not in sent_for(cli, api, request), request

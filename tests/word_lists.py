@@ -155,6 +155,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "access_need",
     ),
     (
+        "whether I may drink (need._DRINK, need._MAY_I)",
+        "a request whether, or how much, the user may drink alcohol",
+        need.asks_to_drink,
+        "drink_request",
+    ),
+    (
+        "medicines taken (need._TAKES)",
+        "a memory that someone takes a medicine",
+        need.takes_a_medicine,
+        "medicine_statement",
+    ),
+    (
         "what a kind of thing is (inject._DEFINITION)",
         "a question asking what a kind of thing is or a word means, not about anyone",
         lambda t: bool(inject._DEFINITION.match(t)) and not personal.says_its_own(t),

@@ -93,14 +93,18 @@ IMPERSONAL_COVERAGE = 0.7
 # is the RNLI?" and "I volunteer at the RNLI shop"; "What's the wifi password?" and the password). A
 # question's closing verb is its frame, not its subject ("How does a YubiKey work?").
 _FRAME = re.compile(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]*\s*$", re.IGNORECASE)
-# A question asking what a kind of thing is ("what is a herniated disc?", "what does FODMAP mean?"): about
-# no one, whatever the model reads (the user's own herniated disc had gone to it); not one asking for a
-# good one ("what's a good first piece to practise?")
+# A question asking what a kind of thing is ("what is a herniated disc?", "what does FODMAP mean?"), or
+# what a condition's symptoms or causes are: about no one, whatever the model reads (the user's own
+# herniated disc had gone to it; a son's diabetes to "what are the symptoms of type 1 diabetes?"); not
+# one asking for a good one ("what's a good first piece to practise?")
 _DEFINITION = re.compile(
     r"^\s*(?:what|who)(?:['’]s|\s+is|\s+are)\s+an?\s+(?!(?:good|great|best|nice|fun|cheap|quick|easy|decent|healthy|"
     r"simple|safe|better|sensible|fair|reasonable|realistic|normal|usual|couple|few|handful|way|place|time|gift|"
     r"present|recipe|meal|dish)\b)"
-    r"|^\s*what\s+does\s+[^?]+\s+mean\b|^\s*define\b",
+    r"|^\s*what\s+does\s+[^?]+\s+mean\b|^\s*define\b"
+    # or what marks or causes a condition ("what are the symptoms of type 1 diabetes?", "what causes gout?")
+    r"|^\s*(?:what|which)(?:['’]re|\s+are|\s+is|['’]s)\s+(?:the\s+)?(?:(?:early|common|main|usual|first|typical|"
+    r"warning|most\s+common)\s+)?(?:symptoms?|signs?|causes?|stages?|risk\s+factors?)\s+(?:of|for)\b|^\s*what\s+causes\b",
     re.IGNORECASE,
 )
 # A question about no one asks for a sensitive memory itself only when it names a particular one
@@ -111,10 +115,14 @@ _PARTICULAR = re.compile(r"\b(?:the|my|our|again)\b", re.IGNORECASE)
 
 def _names_it(query: str, named: set[str], h: Hit) -> bool:
     """Whether a question about no one asks for this very item: a particular thing, most of whose
-    named words the item holds (two at least)."""
+    named words the item holds (two at least); never a question asking what a kind of thing is ("what
+    are the symptoms of type 1 diabetes?" says "the", and asks for no one's diabetes)."""
     shared = named & content_stems(h.text)
     return (
-        bool(_PARTICULAR.search(query)) and len(shared) >= 2 and h.features.get("coverage", 0.0) >= IMPERSONAL_COVERAGE
+        bool(_PARTICULAR.search(query))
+        and not _DEFINITION.match(query)
+        and len(shared) >= 2
+        and h.features.get("coverage", 0.0) >= IMPERSONAL_COVERAGE
     )
 
 
@@ -308,7 +316,7 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
         more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
-        for route in (need.by_person, need.household_diet, need.by_faith, need.by_access):
+        for route in (need.by_person, need.household_diet, need.by_faith, need.by_access, need.by_drink):
             more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
@@ -371,7 +379,9 @@ def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list
     for n in found:
         seen.add(n.memory.id)
         section, text = _memory_line_of(n.memory, today)
-        route = n.topic if n.topic in ("person", "household", "plan", "faith", "access") else f"topic {n.topic}"
+        route = (
+            n.topic if n.topic in ("person", "household", "plan", "faith", "access", "medicine") else f"topic {n.topic}"
+        )
         items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))
     return items
 

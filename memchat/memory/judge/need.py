@@ -1050,6 +1050,80 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
     return [Needed(memories[i], score, "access") for score, i in scored[:ACCESS_ITEMS]]
 
 
+# A request whether the user may drink ("Can I have a glass of wine tonight?", "Is it OK to have a few
+# beers at the stag do?") needs the medicines they take, which alcohol may not go with ("I take
+# amitriptyline for nerve pain", "I'm on metronidazole this week"): health, and not like the request in
+# meaning. Read among the memories nearest the health topic; two at most. Measured in tests/word_lists.py.
+MEDICINE_ITEMS = 2
+_DRINK = re.compile(
+    r"\b(?:alcohol|alcoholic|booze|wines?|beers?|pints?|lagers?|ales?|ciders?|prosecco|champagne|cava|cocktails?|"
+    r"gin|vodka|whisk(?:e)?y|rum|tequila|sake|spritz|a\s+(?:few\s+)?drinks?|drinking)\b",
+    re.IGNORECASE,
+)
+_HAVE = r"(?:still\s+|safely\s+)?(?:have|drink|get|order|skip|open|risk|handle)"
+_MAY_I = re.compile(
+    rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+{_HAVE}\b|"
+    rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?(?:to|if\s+(?:i|we))\s+{_HAVE}\b|"
+    rf"\b(?:am\s+i|are\s+we)\s+allowed\b|\bhow\s+(?:many|much)\b.*\b(?:can|should)\s+(?:i|we)\s+{_HAVE}\b",
+    re.IGNORECASE,
+)
+# a medicine taken now: a verb of taking, then a medicine's name by its ending, or the words for medicines
+_TAKES = re.compile(
+    r"\b(?:take|takes|taking|on|prescribed|started|use|uses|using)\s+(?:(?:daily|a\s+daily|a\s+course\s+of|low[- ]dose|"
+    r"\d+\s*mg(?:\s+of)?|my|some|regular)\s+)*"
+    r"(?:[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|profen|azepam|pam|pine|tyline|traline|xetine|"
+    r"pram|tidine|cycline|cillin|mycin|adol|codeine|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
+    r"lukast|nisone|olone|thyroxine|thium)|insulin|lithium|antidepressants?|antibiotics?|painkillers?|"
+    r"sleeping\s+pills?|medication|medicines?|meds|tablets?|pills?|the\s+pill|an?\s+inhaler|inhalers?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_drink(text: str) -> bool:
+    """Whether a request asks whether, or how much, the user may drink alcohol."""
+    return _DRINK.search(text) is not None and _MAY_I.search(text) is not None
+
+
+def takes_a_medicine(text: str) -> bool:
+    """Whether a text says someone takes a medicine ("I take amitriptyline", "I'm on sertraline")."""
+    return _TAKES.search(text) is not None
+
+
+def by_drink(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The medicines the user takes now, for a request whether they may drink (asks_to_drink): never
+    for a question about no one ("Can you drink alcohol on antibiotics?" asked in general), nor code."""
+    import numpy as np
+
+    if not asks_to_drink(text) or request.about_no_one or request.code or asks_in_general(text):
+        return []
+    if people.role_paths(text):
+        return []  # "Can my dad have a beer after his op?": his, and the person route reads him
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    rows = scan.distinct(np.concatenate(_topic_rows(db, vs, model, [model.names.index("health")], PER_TOPIC)))
+    rows = rows[_active_rows(vs)[rows]]
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
+    kept = []
+    for r in rows:
+        m = found.get(int(vs.ids[r]))
+        if (
+            m is None
+            or m.private
+            or m.kind != "fact"
+            or m.id in exclude
+            or not takes_a_medicine(m.text)
+            or not _BARE_USER.match(m.text)  # the user's own: "I take ...", "I'm on ..."
+            or _PAST.search(m.text)
+            or _FORMER.search(m.text)
+            or sensitive.categories(m.text) - {"health"}
+        ):
+            continue
+        kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
+    return sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
+
+
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
     ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
