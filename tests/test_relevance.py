@@ -1701,3 +1701,17 @@ def test_a_request_whether_you_may_drink_gets_the_medicines_you_take(cli, api, r
         assert "amitriptyline" in sent and "propranolol" not in sent and "sertraline" not in sent, (request, sent)
     for request in ("Recommend a wine for our dinner party", "How do I get red wine out of a carpet?"):
         assert "amitriptyline" not in sent_for(cli, api, request), request
+
+
+def test_grandchildren_are_people_by_role(cli, api, real_encoder):
+    # "the grandkids" are the grandson and the granddaughter memory names; "my grandson" is the one
+    remember(
+        cli,
+        "Our granddaughter Zosia is 6 and our grandson Kuba is 3",
+        "Zosia is allergic to peanuts",
+        "Kuba loves dinosaurs",
+        "I'm a retired bus driver in Nottingham",
+    )
+    assert "peanuts" in sent_for(cli, api, "What should I cook for the grandkids on Sunday?")
+    sent = sent_for(cli, api, "Present ideas for my grandson")
+    assert "dinosaurs" in sent and "peanuts" not in sent, sent

@@ -32,6 +32,9 @@ ROLE_WORDS: dict[str, tuple[str, ...]] = {
     "child": ("child", "kid", "children", "kids"),  # "our kids are Maya and Felix": no son or daughter said
     "grandmother": ("grandmother", "grandma", "gran", "granny", "nan", "nana", "nanna"),
     "grandfather": ("grandfather", "grandad", "granddad", "grandpa"),
+    "grandson": ("grandson",),
+    "granddaughter": ("granddaughter",),
+    "grandchild": ("grandchild", "grandchildren", "grandkid"),  # "our grandkids are Zosia and Kuba"
     "aunt": ("aunt", "auntie", "aunty"),
     "uncle": ("uncle",),
     "cousin": ("cousin",),
@@ -59,6 +62,10 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (re.compile(r"\b(my|our) (siblings?)\b", re.I), (("sister",), ("brother",))),
     (re.compile(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
     (re.compile(r"\b(my|our) (parents|folks)\b", re.I), (("parents",), ("mother",), ("father",))),
+    (
+        re.compile(r"\b(the|my|our) (grandkids|grandchildren)\b", re.I),
+        (("grandson",), ("granddaughter",), ("grandchild",)),
+    ),
     (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
     (re.compile(r"\b(the|my|our) (boys|lads)\b", re.I), (("son",),)),
     (re.compile(r"\b(the|my|our) girls\b", re.I), (("daughter",),)),
