@@ -1644,6 +1644,10 @@ def test_a_journey_or_a_place_you_plan_gets_what_you_need_to_get_about_and_nothi
         assert "wheelchair" not in sent and "blind" not in sent, (request, sent)
     remember(cli, "I was on crutches for six weeks after my knee op in 2021")
     assert "crutches" not in sent_for(cli, api, "Book me a train to York on Friday")  # over: not now
+    # what a place or a journey must allow for, the one most like the request
+    remember(cli, "I get seasick on boats")
+    sent = sent_for(cli, api, "Are whale-watching tours a good idea on our trip to Madeira?")
+    assert "seasick" in sent and "registered blind" not in sent, sent
 
 
 def test_a_parents_condition_is_health_off_the_card_and_their_diet_goes_with_a_meal_for_them(cli, api, real_encoder):

@@ -170,8 +170,9 @@ def plans_a_place(text: str) -> bool:
 # the words before an aid that say someone has or uses it ("I use a manual wheelchair", "Mum is
 # registered blind"), not only that it is named ("I play wheelchair basketball")
 _HAS_IT = re.compile(
-    r"(?:\b(?:use|uses|using|in|need|needs|have|has|got|with|on|am|is|are)|['’](?:m|s|re))\s+"
-    r"(?:an?\s+|my\s+|his\s+|her\s+|their\s+)?(?:[\w-]+\s+)?$|\b(?:my|our|his|her|their)\s+$",
+    r"(?:\b(?:use|uses|using|in|need|needs|have|has|got|get|gets|getting|with|am|is|are)|['’](?:m|s|re))\s+"
+    r"(?:an?\s+|my\s+|his\s+|her\s+|their\s+)?(?:(?!(?:on|about|of|for|into|to|at|in)\s)[\w-]+\s+)?$"
+    r"|\b(?:my|our|his|her|their)\s+$",
     re.IGNORECASE,
 )
 
@@ -179,7 +180,8 @@ _HAS_IT = re.compile(
 # an aid's name as a thing's ("a wheelchair lift", "wheelchair basketball", "a guide dog charity")
 _AN_AIDS_THING = re.compile(
     r"\s*(?:lifts?|ramps?|access|accessible|spaces?|spots?|basketball|rugby|tennis|racing|races?|training|"
-    r"charit(?:y|ies)|fraud|design|company|firm|shop)\b",
+    r"charit(?:y|ies)|fraud|design|company|firm|shop|care\s+(?:home|worker|assistant|sector)|research|awareness|"
+    r"services?|ward|unit|clinic|nurse|patients?)\b",
     re.IGNORECASE,
 )
 
@@ -189,7 +191,7 @@ def has_an_access_need(text: str) -> bool:
     wheelchair", "Mum is registered blind", "Dad can't manage stairs"), not only names one ("I play
     wheelchair basketball", "I volunteer pushing wheelchairs")."""
     return any(
-        (_HAS_IT.search(text[: m.start()]) or re.match(r"(?:can|need|use|walks?\s)", m.group(0), re.I))
+        (_HAS_IT.search(text[: m.start()]) or re.match(r"(?:can|need|use|walks?\s|on\s)", m.group(0), re.I))
         and not _AN_AIDS_THING.match(text, m.end())
         for m in _access_patterns()[0].finditer(text)
     )
