@@ -148,7 +148,8 @@ _MEAL = re.compile(
     re.IGNORECASE,
 )
 MEAL_NEAR = 0.1
-_MEAL_AS_A_TIME = re.compile(r"\b(?:before|after|until|till|since|by)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_MEAL_AS_A_TIME = re.compile(r"\b(?:before|after|until|till|since|by)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_EATING_PLACE = re.compile(r"restaurant|caf|somewhere|a\s+place|places|eat", re.IGNORECASE)
 
 
 def _names_a_meal(text: str, request: Request, model: TopicModel) -> bool:
@@ -991,10 +992,15 @@ _ASKS_TO_PLAN = re.compile(
 )
 # what asks to choose, plan or book a place or a journey, not to tell of one ("my flight was delayed")
 _PLANNING = re.compile(
-    r"\b(?:plan|planning|book|booking|find|recommend|suggest|choose|pick|organi[sz]e|arrange|which|ideas?|options?|"
-    r"where\s+(?:should|can|could|shall|to|would)|go(?:ing)?\s+to|visit(?:ing)?|check|accessible|access)\b",
+    r"\b(?:plan|planning|book|booking|find|recommend|suggest|choose|pick|organi[sz]e|arrange|ideas?|"
+    r"where\s+(?:should|can|could|shall|to|would)|go(?:ing)?\s+to|visit(?:ing)?|check\s+(?:about|before)|"
+    r"accessible|access|which\s+(?:[\w-]+\s+){0,2}(?:hotels?|restaurants?|venues?|airlines?|seats?|flights?|"
+    r"campsites?|cottages?|museums?|beach(?:es)?|trains?|ferr(?:y|ies)|cruises?|tours?))\b",
     re.IGNORECASE,
 )
+# a request for someone else's journey ("book a flight to Berlin for my colleague Tom") is not the user's
+_FOR_SOMEONE = re.compile(r"\bfor\s+(?:my|our)\s", re.IGNORECASE)
+_USER_GOES = re.compile(r"\b(?:me|us|we|I|I['’]m|we['’]re|myself|ourselves)\b|\b(?:with|and)\s+(?:my|our)\s", re.I)
 
 
 def plans_a_journey(text: str) -> bool:
@@ -1003,7 +1009,8 @@ def plans_a_journey(text: str) -> bool:
 
 
 _WAS_ONCE = re.compile(
-    r"\b(?:was|were|had\s+been)\s+(?:on|in|using)\b|\bafter\s+(?:my|his|her|the)\s+\w*\s*(?:op|operation|surgery)\b",
+    r"\b(?:was|were|had\s+been)\s+(?:on|in|using)\b|\bafter\s+(?:my|his|her|the)\s+\w*\s*(?:op|operation|surgery)\b"
+    r"|\b(?:spent|during)\s+(?:19|20)\d\d\b",
     re.I,
 )
 
@@ -1025,18 +1032,27 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
         return []
     theirs = set(people.people_and_memories(db, named)[1]) if named else set()
     names = {w for w in _NAME_WORD.findall(text[1:]) if w not in _NOT_NAMES}  # "a day out with Marcus"
+    # the user's own need and the household's, unless the journey is someone else's alone
+    ours = not (_FOR_SOMEONE.search(text) and not _USER_GOES.search(text))
     memories = store.get_many([i for i, _text, _told in found if i not in exclude])
-    kept = sorted(
-        i
-        for i, m in memories.items()
-        if sensitive.has_an_access_need(m.text)  # not "I play wheelchair basketball", "I volunteer pushing wheelchairs"
-        and (
-            _OURS.search(m.text) or _of_the_household(m.text) or i in theirs or names & set(_NAME_WORD.findall(m.text))
+    kept = []
+    for i, m in memories.items():
+        subject = sensitive.access_need_subject(m.text)  # not "I play wheelchair basketball"
+        if subject is None:
+            continue
+        whose = (
+            (ours and (_BARE_USER.match(subject) is not None or _of_the_household(subject)))
+            or (i in theirs and not _BARE_USER.match(subject))  # "Mum can't manage stairs", not mine beside her
+            or bool(names & set(_NAME_WORD.findall(subject)))  # said of the person the request names
         )
-        # health and a child's, no more ("I use a wheelchair since the crash I was sued over" is not sent)
-        and not (sensitive.categories(m.text) - {"health", "children"})
-        and not (_PAST.search(m.text) or _FORMER.search(m.text) or _WAS_ONCE.search(m.text))
-    )
+        if (
+            whose
+            # health and a child's, no more ("I use a wheelchair since the crash I was sued over" is not sent)
+            and not (sensitive.categories(m.text) - {"health", "children"})
+            and not (_PAST.search(m.text) or _FORMER.search(m.text) or _WAS_ONCE.search(m.text))
+        ):
+            kept.append(i)
+    kept.sort()
     vs = index.vector_set(db, "memories", embedder.model_name)
     rows = np.searchsorted(vs.ids, kept) if kept else np.zeros(0, dtype=np.int64)
     scored = sorted(
@@ -1137,13 +1153,17 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
 
     if asks_in_general(text):  # "what wine usually goes with salmon?"
         return []
-    # a meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
-    # it reads less as about anyone than the bar for the rest; a meal as a time is not one ("my pill before breakfast")
-    # (a recipe may be for a drink: "a recipe for my next homebrew")
-    meal = any(
-        not _MEAL_AS_A_TIME.search(text[: m.start()]) and not m.group(0).lower().startswith("recipe")
+    # A meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
+    # it reads less as about anyone than the bar for the rest. Not a meal as a time ("my pill before
+    # breakfast"), a recipe (it may be a drink's: "a recipe for my next homebrew"), nor a place to eat
+    # the request does not plan going to (plans_a_journey: "a name for my café", "a restaurant job").
+    meals = [
+        m
         for m in _MEAL.finditer(text)
-    )
+        if not _MEAL_AS_A_TIME.search(text[max(0, m.start() - 40) : m.start()])
+        and not m.group(0).lower().startswith("recipe")
+    ]
+    meal = any(not _EATING_PLACE.match(m.group(0)) for m in meals) or (bool(meals) and plans_a_journey(text))
     own_meal = meal and (says_its_own(text) or _ASKS_TO_PLAN.search(text) is not None)
     if request.general > (GENERAL if own_meal else MEAL_REQUEST):
         return []

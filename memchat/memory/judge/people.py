@@ -61,7 +61,7 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (re.compile(r"\b(nephews?|nieces?)\b", re.I), (("sister",), ("brother",))),
     (re.compile(r"\b(my|our) (siblings?)\b", re.I), (("sister",), ("brother",))),
     (re.compile(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
-    (re.compile(r"\b(my|our) (parents|folks)\b", re.I), (("parents",), ("mother",), ("father",))),
+    (re.compile(r"\b(my|our) parents\b(?![-\s]in[-\s]law)", re.I), (("parents",), ("mother",), ("father",))),
     (
         re.compile(r"\b(the|my|our) (grandkids|grandchildren)\b", re.I),
         (("grandson",), ("granddaughter",), ("grandchild",)),
@@ -221,6 +221,9 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
     return names
 
 
+_NOT_IN_LAW = r"(?![-\s]in[-\s]law)"  # "my mother-in-law" is not my mother
+
+
 def referents(db: Database, path: tuple[str, ...], read: dict | None = None) -> tuple[list[str], list[re.Pattern[str]]]:
     """The names at the end of a role path, and the phrases that point to that person without a
     name ("Mum ...", "Ines's parents ...")."""
@@ -232,9 +235,11 @@ def referents(db: Database, path: tuple[str, ...], read: dict | None = None) -> 
         phrases = []
         for owner in owners:
             if owner == "user":
-                phrases.append(re.compile(rf"(\b(my|our|the user's)\s+([a-z]+\s+)?({words})s?\b|^({words})\b)", re.I))
+                phrases.append(
+                    re.compile(rf"(\b(my|our|the user's)\s+([a-z]+\s+)?({words})s?\b|^({words})\b){_NOT_IN_LAW}", re.I)
+                )
             else:
-                phrases.append(re.compile(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b", re.I))
+                phrases.append(re.compile(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b{_NOT_IN_LAW}", re.I))
         names = [n for owner in owners for n in names_for(db, owner, role, read)]
         owners = [n.split()[0] for n in names]
         if not owners:

@@ -162,9 +162,24 @@ def _access_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return _any_of(_ACCESS["needs"]), _any_of(_ACCESS["places"])
 
 
+# a place word that names a thing, not a place to go ("a restaurant job", "the hotel booking system", "a
+# trip switch", "a cottage pie", "pub/sub"), or one the user owns ("my restaurant", "a home cinema")
+_PLACE_AS_A_THING = re.compile(
+    r"/|[\s-]*(?:grade|jobs?|reviews?|names?|logos?|websites?|apps?|pos|software|systems?|designs?|managers?|owners?|"
+    r"controllers?|control|switch(?:es)?|calls?|pie|gifts?|exercises?|routines?|models?|booking\s+(?:system|service|api))\b",
+    re.IGNORECASE,
+)
+_PLACE_OWNED = re.compile(r"\b(?:my|our|home)\s+$", re.IGNORECASE)
+_ESTABLISHMENT = re.compile(r"restaurant|caf|hotel|pub|venue|galler|museum|theatre|cinema|campsite|cottage", re.I)
+
+
 def plans_a_place(text: str) -> bool:
     """Whether a message names a place to go or a journey ("book a hotel", "a day out", "the flight")."""
-    return _access_patterns()[1].search(text) is not None
+    return any(
+        not (_ESTABLISHMENT.match(m.group(0)) and _PLACE_OWNED.search(text[max(0, m.start() - 8) : m.start()]))
+        and not _PLACE_AS_A_THING.match(text, m.end())
+        for m in _access_patterns()[1].finditer(text)
+    )
 
 
 # the words before an aid that say someone has or uses it ("I use a manual wheelchair", "Mum is
@@ -175,26 +190,39 @@ _HAS_IT = re.compile(
     r"|\b(?:my|our|his|her|their)\s+$",
     re.IGNORECASE,
 )
-
-
-# an aid's name as a thing's ("a wheelchair lift", "wheelchair basketball", "a guide dog charity")
+# an aid or a need phrase that says it by itself ("can't manage stairs", "I'm deaf", "on crutches")
+_SAYS_IT = re.compile(r"(?:can|need|use|walks?\s|on\s|i['’]m|i\s+am|is\s|are\s|profoundly|partially|deaf\s)", re.I)
+# an aid's name as a thing's ("a wheelchair lift", "wheelchair basketball", "a guide dog charity", "deaf to
+# criticism", "a walking stick collection", "a Blue Badge guide", "wheelchair-accessible")
 _AN_AIDS_THING = re.compile(
-    r"\s*(?:lifts?|ramps?|access|accessible|spaces?|spots?|basketball|rugby|tennis|racing|races?|training|"
+    r"[\s-]*(?:lifts?|ramps?|access|accessible|friendly|spaces?|spots?|basketball|rugby|tennis|racing|races?|training|"
     r"charit(?:y|ies)|fraud|design|company|firm|shop|care\s+(?:home|worker|assistant|sector)|research|awareness|"
-    r"services?|ward|unit|clinic|nurse|patients?)\b",
+    r"services?|ward|unit|clinic|nurse|patients?|collections?|collector|guides?|to|children|people|pupils|students|"
+    r"customers|school|club|team|community|users'|engineer\w*)\b",
     re.IGNORECASE,
 )
+_CLAUSE = re.compile(r"[.;!?,]\s*")
+SUBJECT_WORDS = 6  # an aid further than this from the start of its clause is not said of its subject
+
+
+def access_need_subject(text: str) -> str | None:
+    """The start of the clause that says someone has or uses an aid to get about, or needs help to,
+    up to the aid ("I use a manual wheelchair", "Mum is registered blind", "Dad can't manage stairs"):
+    whose need it is. None when the text names an aid without saying anyone needs it ("I play wheelchair
+    basketball", "I volunteer pushing wheelchairs", "I'm writing a novel whose heroine uses a wheelchair")."""
+    for m in _access_patterns()[0].finditer(text):
+        before = text[max(0, m.start() - 120) : m.start()]  # bounded: a long memory is read in linear time
+        if not (_HAS_IT.search(before[-60:]) or _SAYS_IT.match(m.group(0))) or _AN_AIDS_THING.match(text, m.end()):
+            continue
+        clause = before[ends[-1].end() :] if (ends := list(_CLAUSE.finditer(before))) else before
+        if len(clause.split()) <= SUBJECT_WORDS:
+            return clause + m.group(0)
+    return None
 
 
 def has_an_access_need(text: str) -> bool:
-    """Whether a text says someone has or uses an aid to get about, or needs help to ("I use a
-    wheelchair", "Mum is registered blind", "Dad can't manage stairs"), not only names one ("I play
-    wheelchair basketball", "I volunteer pushing wheelchairs")."""
-    return any(
-        (_HAS_IT.search(text[: m.start()]) or re.match(r"(?:can|need|use|walks?\s|on\s)", m.group(0), re.I))
-        and not _AN_AIDS_THING.match(text, m.end())
-        for m in _access_patterns()[0].finditer(text)
-    )
+    """Whether a text says someone has or uses an aid to get about, or needs help to (access_need_subject)."""
+    return access_need_subject(text) is not None
 
 
 def access_terms() -> str:
