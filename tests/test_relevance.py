@@ -1749,3 +1749,23 @@ def test_a_job_or_a_project_that_names_a_condition_stays_on_the_card(cli, api, r
     )
     card = card_of(cli)
     assert "school for the deaf" in card and "Blue Badge guide" in card and "monolith" in card, card
+
+
+def test_a_drink_that_is_not_alcohol_or_not_yours_to_drink_gets_no_medicine(cli, api, real_encoder):
+    # the drink must be what the user asks to have: a wedding's wine order, a wine bar, a pint of milk,
+    # "for God's sake" and gin rummy are not; a battery is not a medicine
+    remember(
+        cli,
+        "I take sertraline 100mg every morning",
+        "I use lithium batteries in my head torch",
+        "I'm a wedding planner in Bristol",
+    )
+    for request in (
+        "How much wine should I order for 80 wedding guests?",
+        "Can I get a pint of milk added to my grocery order?",
+        "For God's sake, can I get a refund on this broken kettle?",
+        "Can I have the rules of gin rummy?",
+    ):
+        assert "sertraline" not in sent_for(cli, api, request), request
+    sent = sent_for(cli, api, "Is it OK to have a gin and tonic tonight?")
+    assert "sertraline" in sent and "batteries" not in sent, sent

@@ -1071,33 +1071,47 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
 # amitriptyline for nerve pain", "I'm on metronidazole this week"): health, and not like the request in
 # meaning. Read among the memories nearest the health topic; two at most. Measured in tests/word_lists.py.
 MEDICINE_ITEMS = 2
-_DRINK = re.compile(
-    r"\b(?:alcohol|alcoholic|booze|wines?|beers?|pints?|lagers?|ales?|ciders?|prosecco|champagne|cava|cocktails?|"
-    r"gin|vodka|whisk(?:e)?y|rum|tequila|sake|spritz|a\s+(?:few\s+)?drinks?|drinking)\b",
-    re.IGNORECASE,
+# an alcoholic drink, as what one has (not "wine gums", "a pint of milk", "gin rummy", "a drink of water")
+_DRINK = (
+    r"(?:alcohol|booze|wines?(?!\s+(?:gums?|bars?|glass(?:es)?|racks?|fridges?|coolers?|lists?))|beers?|"
+    r"pints?(?!\s+of\s+(?:milk|water|juice|squash))|lagers?|ales?|ciders?|prosecco|champagne|cava|cocktails?|"
+    r"gin(?!\s+rummy)|vodka|whisk(?:e)?y|rum(?!\s+baba)|tequila|spritz|"
+    r"drinks?(?!\s+of\s+(?:water|milk|juice|squash|tea|coffee)))\b"
 )
-_HAVE = r"(?:still\s+|safely\s+)?(?:have|drink|get|order|skip|open|risk|handle)"
+_OBJECT = r"(?:[\w'’-]+\s+){0,4}?"  # "a glass of", "a few", "the": bounded, so a long paste reads in linear time
+_HAVE = rf"(?:still\s+|safely\s+)?(?:have|drink|skip|risk|handle)\s+{_OBJECT}{_DRINK}"
 _MAY_I = re.compile(
-    rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+{_HAVE}\b|"
-    rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?(?:to|if\s+(?:i|we))\s+{_HAVE}\b|"
-    rf"\b(?:am\s+i|are\s+we)\s+allowed\b|\bhow\s+(?:many|much)\b.*\b(?:can|should)\s+(?:i|we)\s+{_HAVE}\b",
+    rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+{_HAVE}|"
+    rf"\b(?:can|could|may|should)\s+(?:i|we)\s+(?:still\s+)?drink\b(?!\s+(?:water|milk|juice|tea|coffee|squash))|"
+    rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?(?:to|if\s+(?:i|we))\s+{_HAVE}|"
+    rf"\b(?:am\s+i|are\s+we)\s+allowed\s+(?:to\s+(?:have|drink)\s+)?{_OBJECT}{_DRINK}|"
+    rf"\bhow\s+(?:many|much)\s+{_DRINK}\s+{_OBJECT}(?:can|should)\s+(?:i|we)\s+(?:have|drink)\b",
     re.IGNORECASE,
 )
-# a medicine taken now: a verb of taking, then a medicine's name by its ending, or the words for medicines
+# a medicine taken now: a verb of taking, then a medicine's name by its ending or a name of one, or the
+# words for medicines (an inhaler is used)
 _TAKES = re.compile(
-    r"\b(?:take|takes|taking|on|prescribed|started|use|uses|using)\s+(?:(?:daily|a\s+daily|a\s+course\s+of|low[- ]dose|"
+    r"\b(?:(?:take|takes|taking|on|prescribed|started)\s+(?:(?:daily|a\s+daily|a\s+course\s+of|low[- ]dose|"
     r"\d+\s*mg(?:\s+of)?|my|some|regular)\s+)*"
     r"(?:[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|profen|azepam|pam|pine|tyline|traline|xetine|"
-    r"pram|tidine|cycline|cillin|mycin|adol|codeine|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
-    r"lukast|nisone|olone|thyroxine|thium)|insulin|lithium|antidepressants?|antibiotics?|painkillers?|"
-    r"sleeping\s+pills?|medication|medicines?|meds|tablets?|pills?|the\s+pill|an?\s+inhaler|inhalers?)\b",
+    r"pram|tidine|cycline|cillin|mycin|adol|codeine|codamol|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
+    r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin)|co-codamol|insulin|lithium|hrt|adderall|lexapro|prozac|xanax|"
+    r"zoloft|ritalin|antidepressants?|antibiotics?|painkillers?|sleeping\s+pills?|medication|medicines?|meds|"
+    r"tablets?|pills?|the\s+pill)|(?:use|uses|using)\s+(?:an?\s+|my\s+)?(?:\w+\s+)?inhalers?)\b",
+    re.IGNORECASE,
+)
+
+
+_DRUG = re.compile(
+    r"\b[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|pine|tyline|traline|xetine|pram|cillin|mycin|"
+    r"adol|codamol|pentin|gabalin|farin|xaban|trexate|sulosin)\b",
     re.IGNORECASE,
 )
 
 
 def asks_to_drink(text: str) -> bool:
     """Whether a request asks whether, or how much, the user may drink alcohol."""
-    return _DRINK.search(text) is not None and _MAY_I.search(text) is not None
+    return _MAY_I.search(text) is not None
 
 
 def takes_a_medicine(text: str) -> bool:
@@ -1130,6 +1144,8 @@ def by_drink(db: Database, request: Request, embedder: Embedder, text: str, excl
             or m.kind != "fact"
             or m.id in exclude
             or not takes_a_medicine(m.text)
+            or "health" not in sensitive.categories(m.text)
+            and not _DRUG.search(m.text)  # "I use lithium batteries"
             or not _BARE_USER.match(m.text)  # the user's own: "I take ...", "I'm on ..."
             or _PAST.search(m.text)
             or _FORMER.search(m.text)

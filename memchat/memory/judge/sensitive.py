@@ -166,7 +166,8 @@ def _access_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 # trip switch", "a cottage pie", "pub/sub"), or one the user owns ("my restaurant", "a home cinema")
 _PLACE_AS_A_THING = re.compile(
     r"/|[\s-]*(?:grade|jobs?|reviews?|names?|logos?|websites?|apps?|pos|software|systems?|designs?|managers?|owners?|"
-    r"controllers?|control|switch(?:es)?|calls?|pie|gifts?|exercises?|routines?|models?|booking\s+(?:system|service|api))\b",
+    r"controllers?|control|switch(?:es)?|calls?|pie|gifts?|exercises?|routines?|models?|booking\s+(?:system|service|api)|"
+    r"towels?|simulators?|sim|chords|songs?|lyrics|playlists?|stoves?|heads?|california)\b",
     re.IGNORECASE,
 )
 _PLACE_OWNED = re.compile(r"\b(?:my|our|home)\s+$", re.IGNORECASE)
@@ -185,7 +186,8 @@ def plans_a_place(text: str) -> bool:
 # the words before an aid that say someone has or uses it ("I use a manual wheelchair", "Mum is
 # registered blind"), not only that it is named ("I play wheelchair basketball")
 _HAS_IT = re.compile(
-    r"(?:\b(?:use|uses|using|in|need|needs|have|has|got|get|gets|getting|with|am|is|are)|['’](?:m|s|re))\s+"
+    r"(?:\b(?:use|uses|using|in|need|needs|have|has|got|get|gets|getting|with|am|is|are|have\s+used|been\s+using)"
+    r"|['’](?:m|s|re|ve\s+used))\s+"
     r"(?:an?\s+|my\s+|his\s+|her\s+|their\s+)?(?:(?!(?:on|about|of|for|into|to|at|in)\s)[\w-]+\s+)?$"
     r"|\b(?:my|our|his|her|their)\s+$",
     re.IGNORECASE,
