@@ -947,8 +947,6 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     """What memory says of the user's own faith (one memory, the most like the request), for a request
     about practising it that is the user's own (it says I, my, we... or names the household): never
     for a question about no one ("What is Diwali?"), nor for a program ("a Diwali theme for my app")."""
-    import numpy as np
-
     faiths = sensitive.practices_named(text)
     if not faiths or request.about_no_one or request.code:
         return []
@@ -969,15 +967,23 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
         and not m.sensitive
         and not (_PAST.search(m.text) or _FORMER.search(m.text))  # "I used to be Catholic"
     )
+    kept = [(score, i) for score, i in _most_like(db, embedder, request, own) if score >= FAITH_FLOOR]
+    return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
+
+
+def _most_like(db: Database, embedder: Embedder, request: Request, ids: list[int]) -> list[tuple[float, int]]:
+    """(likeness to the request, id) of the memories `ids` that have a vector, most like it first."""
+    import numpy as np
+
+    ordered = sorted(ids)
     vs = index.vector_set(db, "memories", embedder.model_name)
-    rows = np.searchsorted(vs.ids, own) if own else np.zeros(0, dtype=np.int64)
+    rows = np.searchsorted(vs.ids, ordered) if ordered else np.zeros(0, dtype=np.int64)
     scored = [
         (float(np.asarray(vs.matrix[r]) @ request.vector), i)
-        for i, r in zip(own, rows, strict=True)
+        for i, r in zip(ordered, rows, strict=True)
         if r < vs.ids.shape[0] and int(vs.ids[r]) == i
     ]
-    kept = [(score, i) for score, i in sorted(scored, reverse=True) if score >= FAITH_FLOOR]
-    return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
+    return sorted(scored, reverse=True)
 
 
 # A request that plans a place to go or a journey of the user's own ("Which seat should I book for the
@@ -1019,8 +1025,6 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
     """What memory says of someone's need to get about (one memory, the most like the request), for a
     request of the user's own that plans a place to go or a journey: never for a question about no one
     ("Which hotels in Rome have step-free rooms?"), nor for a program."""
-    import numpy as np
-
     if not plans_a_journey(text) or request.about_no_one or request.code or asks_in_general(text):
         return []
     named = people.role_paths(text)
@@ -1052,17 +1056,7 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
             and not (_PAST.search(m.text) or _FORMER.search(m.text) or _WAS_ONCE.search(m.text))
         ):
             kept.append(i)
-    kept.sort()
-    vs = index.vector_set(db, "memories", embedder.model_name)
-    rows = np.searchsorted(vs.ids, kept) if kept else np.zeros(0, dtype=np.int64)
-    scored = sorted(
-        (
-            (float(np.asarray(vs.matrix[r]) @ request.vector), i)
-            for i, r in zip(kept, rows, strict=True)
-            if r < vs.ids.shape[0] and int(vs.ids[r]) == i
-        ),
-        reverse=True,
-    )
+    scored = _most_like(db, embedder, request, kept)
     return [Needed(memories[i], score, "access") for score, i in scored[:ACCESS_ITEMS]]
 
 
@@ -1088,23 +1082,20 @@ _MAY_I = re.compile(
     rf"\bhow\s+(?:many|much)\s+{_DRINK}\s+{_OBJECT}(?:can|should)\s+(?:i|we)\s+(?:have|drink)\b",
     re.IGNORECASE,
 )
-# a medicine taken now: a verb of taking, then a medicine's name by its ending or a name of one, or the
-# words for medicines (an inhaler is used)
+# a medicine's name by its ending ("amitriptyline", "propranolol", "methotrexate")
+_DRUG_NAME = (
+    r"[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|profen|azepam|pam|pine|tyline|traline|xetine|"
+    r"pram|tidine|cycline|cillin|mycin|adol|codeine|codamol|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
+    r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin)"
+)
+_DRUG = re.compile(rf"\b{_DRUG_NAME}\b", re.IGNORECASE)
+# a medicine taken now: a verb of taking, then a medicine's name or the words for medicines (an inhaler is used)
 _TAKES = re.compile(
     r"\b(?:(?:take|takes|taking|on|prescribed|started)\s+(?:(?:daily|a\s+daily|a\s+course\s+of|low[- ]dose|"
     r"\d+\s*mg(?:\s+of)?|my|some|regular)\s+)*"
-    r"(?:[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|profen|azepam|pam|pine|tyline|traline|xetine|"
-    r"pram|tidine|cycline|cillin|mycin|adol|codeine|codamol|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
-    r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin)|co-codamol|insulin|lithium|hrt|adderall|lexapro|prozac|xanax|"
+    rf"(?:{_DRUG_NAME}|co-codamol|insulin|lithium|hrt|adderall|lexapro|prozac|xanax|"
     r"zoloft|ritalin|antidepressants?|antibiotics?|painkillers?|sleeping\s+pills?|medication|medicines?|meds|"
     r"tablets?|pills?|the\s+pill)|(?:use|uses|using)\s+(?:an?\s+|my\s+)?(?:\w+\s+)?inhalers?)\b",
-    re.IGNORECASE,
-)
-
-
-_DRUG = re.compile(
-    r"\b[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|pine|tyline|traline|xetine|pram|cillin|mycin|"
-    r"adol|codamol|pentin|gabalin|farin|xaban|trexate|sulosin)\b",
     re.IGNORECASE,
 )
 
