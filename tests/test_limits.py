@@ -77,3 +77,47 @@ def test_an_import_cuts_a_message_over_the_limit_and_says_so(cli, memchat_home, 
     assert result.exit_code == 0 and f"cut 1 message to {MAX_MESSAGE_CHARS:,} characters" in result.stdout
     (longest,) = db_rows(memchat_home, "SELECT max(length(content)) FROM messages")[0]
     assert MAX_MESSAGE_CHARS < longest < MAX_MESSAGE_CHARS + 100  # kept up to the limit, with a note
+
+
+def test_a_memory_too_long_to_send_is_found_by_recall_and_never_judged(
+    cli, api, memchat_home, real_encoder, monkeypatch
+):
+    """A pasted document kept as a memory: `recall` finds it, but no rule of the memory section reads
+    it at any turn (three 100 kB memories had made every later turn 1.6 s) and it is not sent unasked;
+    the short memories beside it are judged and sent as ever."""
+    from memchat.memory.judge import sensitive
+    from memchat.memory.store.memories import LONGEST_SENT
+
+    packing = "My packing list for the Tromsø trip: " + "thermal socks, merino base layers, head torch, " * 1_500
+    assert len(packing) > LONGEST_SENT
+    added = cli("memories", "add", packing)
+    assert added.exit_code == 0 and "is not sent with a request unasked" in added.stderr
+    assert cli("memories", "add", "I'm flying to Tromsø on 2027-02-14 to see the northern lights").exit_code == 0
+    short = cli("memories", "add", "I really feel the cold")
+    assert short.exit_code == 0 and "unasked" not in short.stderr
+    read: list[int] = []
+    categories = sensitive.categories
+    monkeypatch.setattr(sensitive, "categories", lambda text: (read.append(len(text)), categories(text))[1])
+    assert cli("ask", "What should I pack for my Tromsø trip? Thermal socks?").exit_code == 0
+    system = api.requests[-1].get("system", "")
+    assert "flying to Tromsø" in system and "merino base layers" not in system
+    assert read and max(read) <= LONGEST_SENT  # the rules read the short ones and the request, never the list
+    hits = json.loads(cli("recall", "--json", "packing list thermal socks merino").stdout)
+    assert any(h["text"].startswith("My packing list for the Tromsø trip") for h in hits)
+
+
+def test_a_huge_request_is_judged_by_its_ends(cli, api, memchat_home, real_encoder, monkeypatch):
+    """A question with 300 kB pasted after it: the memory it needs is still sent, and the rules that
+    judge the request read its first and last TEXT_WINDOW characters, not all of it (a 128 kB paste
+    had cost 1.2 s of rules before the call, a 1 MB one ~8 s)."""
+    from memchat.memory.judge import sensitive
+
+    assert cli("memories", "add", "I'm lactose intolerant").exit_code == 0
+    read: list[int] = []
+    categories = sensitive.categories
+    monkeypatch.setattr(sensitive, "categories", lambda text: (read.append(len(text)), categories(text))[1])
+    leaflet = "Our café menu. Flat white, latte, cappuccino, cortado. Croissant, pain au chocolat. " * 3_500
+    asked = cli("ask", "-", input=f"What should I get at the café this morning? Here is their menu:\n{leaflet}")
+    assert asked.exit_code == 0, asked.stderr
+    assert "lactose intolerant" in api.requests[-1].get("system", "")
+    assert read and max(read) <= 2 * TEXT_WINDOW + 3

@@ -57,6 +57,63 @@ def test_sentence_parts_rebuild_the_text_exactly(text):
     assert "".join(part + sep for part, sep in sentence_parts(text)) == text
 
 
+def _sentences_reading_all_before(text: str) -> list[str]:
+    """The splitter as it read the whole sentence so far before each full stop (the reference)."""
+    from memchat.memory import text as rules
+
+    parts, last = [], 0
+    for match in rules._SENTENCE_END.finditer(text + "\n"):
+        at_end = match.end() > len(text)
+        if match.group(0) != "\n" and not at_end and not rules._ends_sentence(text[last : match.start()]):
+            continue
+        parts.append(text[last : match.start()])
+        last = match.end()
+    return [p for p in parts if p.strip()]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "J.",
+                "R.",
+                "Mrs.",
+                "e.g.",
+                "etc.",
+                "Okafor.",
+                "x" * 45 + ".",
+                "a.b.",
+                "!",
+                "?",
+                ";",
+                " ",
+                "  ",
+                "\n",
+                "word",
+                ",",
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_a_full_stop_is_judged_by_its_own_word_alone(pieces):
+    """Reading only the word before a full stop splits every text as reading all of the sentence so
+    far did; and no call reads more than that word's window, so a paste that never ends a sentence (a
+    bibliography's "Okafor, J. A., Smith, K. L., ...") costs its length, not its length squared."""
+    from memchat.memory import text as rules
+
+    text = " ".join(pieces)
+    assert sentences(text) == _sentences_reading_all_before(text)
+    read: list[int] = []
+    original = rules._ends_sentence
+    rules._ends_sentence = lambda before: (read.append(len(before)), original(before))[1]  # type: ignore[assignment]
+    try:
+        sentences("Okafor, J. A., Smith, K. L., " * 2_000)
+    finally:
+        rules._ends_sentence = original
+    assert read and max(read) <= rules._WORD_BEFORE
+
+
 def _private_copies(path: Path) -> list[str]:
     """Names in a module that would be a second tokenizer, stemmer, stop-word list or splitter."""
     found = []

@@ -24,6 +24,13 @@ class Remembered:
     replaced: list[Memory] = field(default_factory=list)  # the memories it superseded
     existed: bool = False  # it was already there: nothing was added
 
+    @property
+    def too_long_to_send(self) -> bool:
+        """Found by recall, but never sent with a request unasked (memchat.memory.store.LONGEST_SENT)."""
+        from memchat.memory.store.memories import LONGEST_SENT
+
+        return len(self.memory.text) > LONGEST_SENT
+
 
 class Memories:
     """What memchat remembers, and the user's hands on it."""

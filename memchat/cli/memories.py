@@ -121,6 +121,14 @@ def add(
         typer.echo(f"memory {m.id} ({marks}): {sanitize(m.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
+    if done.too_long_to_send:
+        console.err().print(
+            f"note: memory {m.id} is {len(m.text):,} characters: `memchat recall` finds it, but a memory this "
+            "long is not sent with a request unasked (pin a short summary if a model should see it)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if not (done.existed or done.replaced or key):
         _ask_what_it_replaces(memchat, m)
 

@@ -41,8 +41,8 @@ from memchat.memory.judge.state import message_states
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import one_off_day, planned_day
 from memchat.memory.recall.search import recall
-from memchat.memory.store.memories import MemoryStore
-from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, stem, window, words
+from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
+from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, ends, stem, window, words
 from memchat.memory.text import sentences as text_sentences
 from memchat.text import neutralise
 
@@ -255,21 +255,23 @@ def build(
     card = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else need.Card()
     profile = [line.memory for line in card.lines]
     seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
-    query = without_request(query)  # "can you tell me about Jonas?": Jonas is what to look for
+    query = without_request(ends(query))  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
     request = need.read(query, embedder) if judging and embedder is not None and query.strip() else None
     if query.strip():
-        hits = recall(
-            db,
-            query,
-            embedder,
-            kinds=("fact", "event", "message"),
-            limit=CANDIDATES,
-            today=today,
-            exclude_session=session_id,
-            exclude_private=True,
-            catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
-            vector=request.vector if request is not None else None,  # one encoding of the message
+        hits = _sendable(
+            recall(
+                db,
+                query,
+                embedder,
+                kinds=("fact", "event", "message"),
+                limit=CANDIDATES,
+                today=today,
+                exclude_session=session_id,
+                exclude_private=True,
+                catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
+                vector=request.vector if request is not None else None,  # one encoding of the message
+            )
         )
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
     # their context.
@@ -340,6 +342,12 @@ def build(
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
     return section
+
+
+def _sendable(hits: list[Hit]) -> list[Hit]:
+    """The hits the section may judge: not a memory too long to send unasked (LONGEST_SENT), which
+    recall finds and every rule here would read in full at every turn."""
+    return [h for h in hits if h.memory is None or len(h.memory.text) <= LONGEST_SENT]
 
 
 def _plan_at_the_place(hits: list[Hit], passed: list[Hit], query: str, today: date) -> list[Hit]:

@@ -40,7 +40,7 @@ from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
 from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
-from memchat.memory.store.memories import Memory, MemoryStore
+from memchat.memory.store.memories import LONGEST_SENT, Memory, MemoryStore
 from memchat.memory.text import STOPWORDS
 
 if TYPE_CHECKING:
@@ -319,7 +319,7 @@ def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[s
     fits = model.of_slots(vectors)
     topics = model.of_memories(vectors)
     like = model.sensitivity(vectors).max(axis=1)
-    found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows])
+    found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows], longest=LONGEST_SENT)
     names = people.people_and_memories(db, list(HOUSEHOLD))[0]
     roles = {w for path in HOUSEHOLD for w in people.ROLE_WORDS[path[-1]]}
     queues: list[list[tuple[float, Memory]]] = [[] for _ in slots]
@@ -496,7 +496,7 @@ def _changes(db: Database, vs: VectorSet, model: TopicModel) -> dict[int, tuple[
         '"new flat" OR "new home" OR "new place" OR "new company car" OR "new electric car" OR "now live" OR '
         '"now at" OR "now working" OR "now work" OR "now drive" OR NEAR(live now, 8)'
     )
-    found = MemoryStore(db).newest_matching(words, CHANGE_ROWS, with_private=True)
+    found = MemoryStore(db).newest_matching(words, CHANGE_ROWS, with_private=True, longest=LONGEST_SENT)
     said = [(i, text, told, slot) for i, text, told in found for slot in ONE_AT_A_TIME if changed(text, slot, told)]
     if not said:
         return {}
@@ -589,7 +589,7 @@ def stating_the_same(
     if rows.size == 0:
         return []
     fits = model.of_slots(np.asarray(vs.matrix[rows]))
-    found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows])
+    found = MemoryStore(db).get_many([int(vs.ids[r]) for r in rows], longest=LONGEST_SENT)
     out = []
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
@@ -723,7 +723,7 @@ def _ranked(
     topics = model.of_memories(vectors)
     like = model.sensitivity(vectors).max(axis=1)
     scores = vectors @ vector
-    found = MemoryStore(db).get_many([int(i) for i in ids])
+    found = MemoryStore(db).get_many([int(i) for i in ids], longest=LONGEST_SENT)
     # The categories the request may reach: its main topic's; and health when health is one of its
     # topics at all ("the toddler's skin is angry again", "how long after my pill before breakfast?"),
     # for a memory that close to it in meaning (HEALTH_ASIDE: not tinnitus for mould in the shower).
@@ -891,7 +891,7 @@ def plans_ahead(
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
     rows = _nearest(scan.similarities(vs.matrix, request.vector), _active_rows(vs), CANDIDATES)
-    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     days = {
         r: day
         for r in rows
@@ -953,8 +953,8 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     if not (says_its_own(text) or people.role_paths(text)):
         return []
     store = MemoryStore(db)
-    found = store.newest_matching(sensitive.faith_terms(faiths), FAITH_ROWS)
-    memories = store.get_many([i for i, _text, _told in found if i not in exclude])
+    found = store.newest_matching(sensitive.faith_terms(faiths), FAITH_ROWS, longest=LONGEST_SENT)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
     # the user's own ("As a Muslim, I fast during Ramadan", "Our family is Sikh"; not "Ines is Catholic")
     own = sorted(
         i
@@ -1031,14 +1031,14 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
     if not (says_its_own(text) or named or _ASKS_TO_PLAN.search(text)):
         return []
     store = MemoryStore(db)
-    found = store.newest_matching(sensitive.access_terms(), ACCESS_ROWS)
+    found = store.newest_matching(sensitive.access_terms(), ACCESS_ROWS, longest=LONGEST_SENT)
     if not found:
         return []
     theirs = set(people.people_and_memories(db, named)[1]) if named else set()
     names = {w for w in _NAME_WORD.findall(text[1:]) if w not in _NOT_NAMES}  # "a day out with Marcus"
     # the user's own need and the household's, unless the journey is someone else's alone
     ours = not (_FOR_SOMEONE.search(text) and not _USER_GOES.search(text))
-    memories = store.get_many([i for i, _text, _told in found if i not in exclude])
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
     kept = []
     for i, m in memories.items():
         subject = sensitive.access_need_subject(m.text)  # not "I play wheelchair basketball"
@@ -1125,7 +1125,7 @@ def by_drink(db: Database, request: Request, embedder: Embedder, text: str, excl
         return []
     rows = scan.distinct(np.concatenate(_topic_rows(db, vs, model, [model.names.index("health")], PER_TOPIC)))
     rows = rows[_active_rows(vs)[rows]]
-    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     kept = []
     for r in rows:
         m = found.get(int(vs.ids[r]))
@@ -1197,7 +1197,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     like = model.sensitivity(vectors).max(axis=1)
     diet, health = model.names.index("diet"), model.names.index("health")
     scores = vectors @ request.vector
-    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]])
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     memories = [found.get(int(i)) for i in vs.ids[rows]]
     kept: list[Needed] = []
     # what a meal must never get wrong (an allergy, coeliac disease) before what someone will not eat

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memchat.memory.store.memories import MemoryStore
+from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -168,7 +168,7 @@ def _texts(db: Database, words: list[str]) -> list[tuple[int, str]]:
     ("partner", "mum") is in many (0.75 s at 1,000,000 memories); newest first reads only CANDIDATES."""
     if not words:
         return []
-    found = MemoryStore(db).newest_matching(_fts(words), CANDIDATES, ("fact", "event"))
+    found = MemoryStore(db).newest_matching(_fts(words), CANDIDATES, ("fact", "event"), longest=LONGEST_SENT)
     return [(i, text) for i, text, _told in found]
 
 

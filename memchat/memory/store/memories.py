@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORGOTTEN_MESSAGE",
+    "LONGEST_SENT",
     "KINDS",
     "ORIGINS",
     "STATUSES",
@@ -54,6 +55,14 @@ __all__ = [
     "MemoryStore",
     "parse_memory_id",
 ]
+
+
+# The longest memory sent with a request unasked (characters; ~1,000 tokens, two thirds of the default
+# memory budget). A longer one (a pasted document kept as a memory) is found by `recall` and by the
+# model's recall tool, but is never judged for the memory section: every rule that reads a candidate
+# would read all of it at every turn (three 100 kB memories made each later turn 1.6 s, not 0.05 s),
+# and the section's budget could not hold it anyway.
+LONGEST_SENT = 4_000
 
 
 class MemoryStore:
@@ -77,10 +86,14 @@ class MemoryStore:
             raise NotFoundError(f"no memory {mid} (see `memchat memories list`)")
         return rows[0]
 
-    def get_many(self, ids: list[int]) -> dict[int, Memory]:
+    def get_many(self, ids: list[int], *, longest: int | None = None) -> dict[int, Memory]:
+        """The memories of these ids that exist (and are at most `longest` characters, if given)."""
         if not ids:
             return {}
-        return {m.id: m for m in self._select("WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
+        where = "WHERE id IN (SELECT value FROM json_each(?))" + (
+            f" AND length(text) <= {int(longest)}" if longest else ""
+        )
+        return {m.id: m for m in self._select(where, (json.dumps(ids),))}
 
     def find(
         self,
@@ -143,13 +156,22 @@ class MemoryStore:
         )
 
     def newest_matching(
-        self, match: str, limit: int, kinds: tuple[str, ...] = ("fact",), *, with_private: bool = False
+        self,
+        match: str,
+        limit: int,
+        kinds: tuple[str, ...] = ("fact",),
+        *,
+        with_private: bool = False,
+        longest: int | None = None,
     ) -> list[tuple[int, str, str]]:
         """(id, text, created_at) of the newest active memories of `kinds` whose words match the FTS5
-        query `match`, newest first. Not ranked by BM25: that scores every row a common word is in
-        (0.75 s at 1,000,000 memories); newest first reads only `limit` of them."""
+        query `match` (and of at most `longest` characters, if given), newest first. Not ranked by
+        BM25: that scores every row a common word is in (0.75 s at 1,000,000 memories); newest first
+        reads only `limit` of them."""
         kinds = tuple(check("kind", k, KINDS) for k in kinds)
         private = "" if with_private else "AND m.private = 0 "
+        if longest:
+            private += f"AND length(m.text) <= {int(longest)} "
         return self.db.conn.execute(
             "SELECT m.id, m.text, m.created_at FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
             f"WHERE memories_fts MATCH ? AND m.status = 'active' {private}"
