@@ -16,7 +16,7 @@ from memchat import sessions
 from memchat.db import open_db
 from memchat.errors import MAX_MESSAGE_CHARS
 from memchat.memory.recall import index
-from memchat.memory.text import TEXT_WINDOW
+from memchat.memory.text import ASIDES, TEXT_WINDOW
 
 OVER = "word " * (MAX_MESSAGE_CHARS // 5 + 1)
 
@@ -106,6 +106,26 @@ def test_a_memory_too_long_to_send_is_found_by_recall_and_never_judged(
     assert any(h["text"].startswith("My packing list for the Tromsø trip") for h in hits)
 
 
+def test_the_note_on_a_long_memory_is_shown_where_it_is_true(cli, memchat_home):
+    """Pinned memories and rules are sent as they are (budget permitting) and private ones never
+    unasked: only a long memory that is none of those is told as found but not sent; and an edit
+    that makes one long says so too."""
+    from memchat.memory.store.memories import LONGEST_SENT
+
+    long_text = "Notes on the boiler service history and the landlord's letters. " * (LONGEST_SENT // 60)
+    assert len(long_text) > LONGEST_SENT
+    for extra in (("--pin",), ("--kind", "rule"), ("--private",)):
+        added = cli("memories", "add", long_text + " ".join(extra), *extra)
+        assert added.exit_code == 0 and "not sent with a request unasked" not in added.stderr, extra
+    short = cli("memories", "add", "The boiler is a Worcester Bosch combi")
+    assert short.exit_code == 0 and "unasked" not in short.stderr
+    memory_id = short.stdout.split()[1]
+    edited = cli("memories", "edit", memory_id, "--text", long_text)
+    assert edited.exit_code == 0
+    (note,) = [line for line in edited.stderr.splitlines() if "not sent with a request unasked" in line]
+    assert f"memory {memory_id} is" in note
+
+
 def test_a_huge_request_is_judged_by_its_ends(cli, api, memchat_home, real_encoder, monkeypatch):
     """A question with 300 kB pasted after it: the memory it needs is still sent, and the rules that
     judge the request read its first and last TEXT_WINDOW characters, not all of it (a 128 kB paste
@@ -120,4 +140,15 @@ def test_a_huge_request_is_judged_by_its_ends(cli, api, memchat_home, real_encod
     asked = cli("ask", "-", input=f"What should I get at the café this morning? Here is their menu:\n{leaflet}")
     assert asked.exit_code == 0, asked.stderr
     assert "lactose intolerant" in api.requests[-1].get("system", "")
-    assert read and max(read) <= 2 * TEXT_WINDOW + 3
+    assert read and max(read) <= 2 * TEXT_WINDOW + ASIDES + 10
+
+
+def test_a_question_in_the_middle_of_a_paste_is_still_judged(cli, api, memchat_home, real_encoder):
+    """Judging a long request by its ends keeps, from the part between them, what asks something or
+    speaks of the user: a question put in the middle of pasted minutes still gets its medicine."""
+    assert cli("memories", "add", "I take sertraline 50 mg every morning").exit_code == 0
+    minutes = "Minutes: the group reviewed the draft timetable, the catering contract and the room bookings. " * 90
+    aside = "Quick one before I forget: is it OK to have a glass of wine at the office party tonight with my tablets? "
+    assert len(minutes) > TEXT_WINDOW
+    assert cli("ask", "-", input=minutes + aside + minutes).exit_code == 0
+    assert "sertraline" in api.requests[-1].get("system", "")

@@ -43,6 +43,23 @@ def test_the_model_searches_memory_and_answers_from_what_it_found(cli, api, memc
     assert db_rows(memchat_home, "SELECT COUNT(*) FROM usage WHERE purpose = 'chat'") == [(2,)]
 
 
+def test_the_search_shows_the_part_of_a_long_memory_that_answers(cli, api, memchat_home):
+    """A pasted document kept as a memory is too long to send unasked; the model's search is how it
+    reaches it, so the search shows the sentences that match, not the document's first lines."""
+    lease = (
+        "Lease notes for the flat. "
+        + "The tenancy runs for twelve months and the deposit is held in a protection scheme. " * 80
+        + "For a burst pipe or a leak call the emergency plumber Rossi Plumbing on 0131 555 0192. "
+        + "Bins go out on Tuesdays. " * 40
+    )
+    _remember(cli, lease)
+    api.enqueue_tool_use("recall", {"query": "emergency plumber for a leak"}, text="Checking.", id="toolu_9")
+    api.enqueue_text("Call Rossi Plumbing.")
+    assert cli("ask", "Water is coming through the ceiling, who do I call?").exit_code == 0
+    (found,) = _tool_results(api.requests[-1])
+    assert "Rossi Plumbing on 0131 555 0192" in found["content"] and len(found["content"]) < 1_000
+
+
 def test_what_the_model_searched_is_listed_as_sent_with_the_message(cli, api):
     _remember(cli, "Our cat is called Miso")
     api.enqueue_tool_use("recall", {"query": "cat's name"})

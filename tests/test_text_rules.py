@@ -97,9 +97,11 @@ def _sentences_reading_all_before(text: str) -> list[str]:
     )
 )
 def test_a_full_stop_is_judged_by_its_own_word_alone(pieces):
-    """Reading only the word before a full stop splits every text as reading all of the sentence so
-    far did; and no call reads more than that word's window, so a paste that never ends a sentence (a
-    bibliography's "Okafor, J. A., Smith, K. L., ...") costs its length, not its length squared."""
+    """Reading only the word before a full stop splits text of ordinary words as reading all of the
+    sentence so far did (it differs only where letters and dots run on for 40 characters or more before
+    a full stop, which no abbreviation does); and no call reads more than that window, so a paste that
+    never ends a sentence (a bibliography's "Okafor, J. A., Smith, K. L., ...") costs its length, not its
+    length squared."""
     from memchat.memory import text as rules
 
     text = " ".join(pieces)

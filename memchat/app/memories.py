@@ -26,10 +26,26 @@ class Remembered:
 
     @property
     def too_long_to_send(self) -> bool:
-        """Found by recall, but never sent with a request unasked (memchat.memory.store.LONGEST_SENT)."""
-        from memchat.memory.store.memories import LONGEST_SENT
+        return too_long_to_send(self.memory)
 
-        return len(self.memory.text) > LONGEST_SENT
+
+def too_long_to_send(m: Memory) -> bool:
+    """Whether recall finds this memory but the memory section never judges or sends it: longer than
+    LONGEST_SENT characters, and neither pinned nor a rule (those are sent as they are, budget
+    permitting) nor private (never sent unasked anyway)."""
+    from memchat.memory.store.memories import LONGEST_SENT
+
+    return len(m.text) > LONGEST_SENT and not (m.pinned or m.kind == "rule" or m.private)
+
+
+def unsent_note(m: Memory) -> str | None:
+    """The one line a shell shows when a memory it wrote is too long to send unasked (else None)."""
+    if not too_long_to_send(m):
+        return None
+    return (
+        f"note: memory {m.id} is {len(m.text):,} characters: recall finds it, but a memory this long is not "
+        "sent with a request unasked (pin it, or keep a short summary, if a model should always see it)"
+    )
 
 
 class Memories:

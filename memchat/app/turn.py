@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memchat import sessions, tokens
+from memchat.app.memories import unsent_note
 from memchat.app.profile import Notice, Profile
 from memchat.attachments import IMAGE_TOKENS, with_attachments
 from memchat.context import Compiled, compile_context
@@ -98,6 +99,8 @@ def send(
     if remembered is not None and on_notice:
         said = "already remembered" if existed else "remembered"
         on_notice(f"{said} (memory {remembered.id}{', a rule' if remembered.kind == 'rule' else ''})")
+        if note := unsent_note(remembered):
+            on_notice(note)
     result = answer(profile, session, user, on_text, on_notice, images=images)
     memory_ids = [remembered.id] if remembered is not None else []
     result.remembered = remembered.id if remembered is not None else None

@@ -121,16 +121,17 @@ def add(
         typer.echo(f"memory {m.id} ({marks}): {sanitize(m.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
-    if done.too_long_to_send:
-        console.err().print(
-            f"note: memory {m.id} is {len(m.text):,} characters: `memchat recall` finds it, but a memory this "
-            "long is not sent with a request unasked (pin a short summary if a model should see it)",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+    _note_if_unsent(m)
     if not (done.existed or done.replaced or key):
         _ask_what_it_replaces(memchat, m)
+
+
+def _note_if_unsent(m: Memory) -> None:
+    from memchat.app.memories import unsent_note
+
+    note = unsent_note(m)
+    if note:
+        console.err().print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 def _ask_what_it_replaces(memchat: Memchat, m: Memory) -> None:
@@ -222,6 +223,7 @@ def edit(
         text = edited
     updated = memchat.store.edit(m.id, text if text is not None else m.text, value=value)
     typer.echo(f"memory {updated.id}: {sanitize(updated.text)}" if updated.updated_at != m.updated_at else "no change")
+    _note_if_unsent(updated)
 
 
 @memories_app.command()

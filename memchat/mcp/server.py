@@ -147,6 +147,8 @@ def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:
             "memory": memory_json(done.memory),
             "already_remembered": done.existed,
             "replaced": [m.id for m in done.replaced],
+            # false for a memory too long to send with a request unasked: recall finds it
+            "sent_unasked": not done.too_long_to_send,
         }
 
 

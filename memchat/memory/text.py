@@ -17,6 +17,8 @@ MAX_TERMS = 32
 # a window, so a turn's cost does not grow with the largest message in the profile (a pasted
 # 100 MB log). The encoder reads 256 tokens of it anyway; full text search still indexes it all.
 TEXT_WINDOW = 8_000
+ASIDES = 2_000  # what judging a long request reads of its middle (ends)
+_SAYS_I = re.compile(r"\b(?:I|I'm|I've|I'd|my|me|we|we're|our)\b")  # the user speaking of themselves
 
 
 def window(text: str) -> str:
@@ -25,12 +27,26 @@ def window(text: str) -> str:
 
 
 def ends(text: str) -> str:
-    """The first and the last TEXT_WINDOW characters of a long request, where its question is (a
-    paste with a question before or after it): what judging it reads, so a 1 MB paste costs a turn
-    what 16,000 characters do, not ~8 s of rules over all of it."""
+    """What judging a long request reads: its first and last TEXT_WINDOW characters, where its question
+    usually is, and from the part between them the sentences that ask something or speak of the user
+    (a question in the middle of pasted minutes), up to ASIDES characters. So a 1 MB paste costs a turn
+    about what 18,000 characters do, not ~8 s of rules over all of it. Cuts fall between words."""
     if len(text) <= 2 * TEXT_WINDOW:
         return text
-    return f"{text[:TEXT_WINDOW]} … {text[-TEXT_WINDOW:]}"
+    head = (text[:TEXT_WINDOW].rsplit(None, 1) or [""])[0]
+    tail = (text[-TEXT_WINDOW:].split(None, 1) or [""])[-1]
+    said = sentences(text[len(head) : len(text) - len(tail)])
+    asides: list[str] = []
+    room = ASIDES
+    for asking in (True, False):  # questions first, then what the user says of themselves
+        for sentence in said:
+            if room <= 0:
+                break
+            if len(sentence) <= room and sentence not in asides:
+                if sentence.endswith("?") if asking else _SAYS_I.search(sentence) is not None:
+                    asides.append(sentence)
+                    room -= len(sentence)
+    return "\n…\n".join([head, *asides, tail])
 
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits; an apostrophe or a hyphen splits ("Ana's", "co-op")
@@ -129,3 +145,26 @@ def sentence_parts(text: str) -> list[tuple[str, str]]:
 def sentences(text: str) -> list[str]:
     """The sentences of a text, without the spaces between them."""
     return [part for part, _ in sentence_parts(text) if part.strip()]
+
+
+def clip_around(text: str, limit: int, focus: set[str] | None = None) -> str:
+    """The text cut to `limit` characters around the sentence that best matches `focus` (content words,
+    as content_stems gives them): a long text is shown as the part that answers, not its first lines."""
+    if len(text) <= limit:
+        return text
+    said = sentences(text)
+    if focus and len(said) > 1:
+        best = max(range(len(said)), key=lambda i: (len(content_stems(said[i]) & focus), -i))
+        start = best
+        out = said[best]
+        while start > 0 and len(said[start - 1]) + len(out) + 1 <= limit:  # widen backwards, then forwards
+            start -= 1
+            out = said[start] + " " + out
+        end = best
+        while end + 1 < len(said) and len(out) + len(said[end + 1]) + 1 <= limit:
+            end += 1
+            out += " " + said[end]
+        text = ("… " if start > 0 else "") + out + (" …" if end + 1 < len(said) else "")
+        if len(text) <= limit + 4:
+            return text
+    return text[: limit - 1] + "…"

@@ -42,8 +42,7 @@ from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import one_off_day, planned_day
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
-from memchat.memory.text import STOPWORDS, TEXT_WINDOW, content_stems, ends, stem, window, words
-from memchat.memory.text import sentences as text_sentences
+from memchat.memory.text import STOPWORDS, TEXT_WINDOW, clip_around, content_stems, ends, stem, window, words
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
@@ -204,25 +203,7 @@ def _who(name: str | None, role: str | None) -> str:
 def _clip(text: str, limit: int, focus: set[str] | None = None) -> str:
     """The text on one line, cut to `limit` characters around the sentence that best matches `focus`
     (the query's content words): a long message is sent as the part that answers, not its first lines."""
-    text = neutralise(text)
-    if len(text) <= limit:
-        return text
-    sentences = text_sentences(text)
-    if focus and len(sentences) > 1:
-        best = max(range(len(sentences)), key=lambda i: (len(content_stems(sentences[i]) & focus), -i))
-        start = best
-        out = sentences[best]
-        while start > 0 and len(sentences[start - 1]) + len(out) + 1 <= limit:  # widen backwards, then forwards
-            start -= 1
-            out = sentences[start] + " " + out
-        end = best
-        while end + 1 < len(sentences) and len(out) + len(sentences[end + 1]) + 1 <= limit:
-            end += 1
-            out += " " + sentences[end]
-        text = ("… " if start > 0 else "") + out + (" …" if end + 1 < len(sentences) else "")
-        if len(text) <= limit + 4:
-            return text
-    return text[: limit - 1] + "…"
+    return clip_around(neutralise(text), limit, focus)
 
 
 def build(

@@ -57,12 +57,12 @@ __all__ = [
 ]
 
 
-# The longest memory sent with a request unasked (characters; ~1,000 tokens, two thirds of the default
-# memory budget). A longer one (a pasted document kept as a memory) is found by `recall` and by the
-# model's recall tool, but is never judged for the memory section: every rule that reads a candidate
-# would read all of it at every turn (three 100 kB memories made each later turn 1.6 s, not 0.05 s),
-# and the section's budget could not hold it anyway.
-LONGEST_SENT = 4_000
+# The longest memory sent with a request unasked (characters; about the whole default memory budget of
+# 1,500 tokens, so one that could fit alone is still judged). A longer one (a pasted document kept as a
+# memory) is found by `recall` and by the model's recall tool, but the memory section never judges it
+# (unless it is pinned or a rule, which are sent as they are): every rule that reads a candidate would
+# read all of it at every turn (three 100 kB memories made each later turn 1.6 s, not 0.05 s).
+LONGEST_SENT = 6_000
 
 
 class MemoryStore:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from memchat.app.memories import unsent_note
 from memchat.errors import UsageError
 from memchat.repl.command import CommandSet
 from memchat.text import one_line
@@ -50,6 +51,9 @@ def _remember(repl: ReplState, arg: str) -> None:
     repl.info(f"{'already remembered' if done.existed else 'remembered'} #{m.id} ({m.kind}): {m.text}")
     for old in done.replaced:  # the old value stays as history (`memchat memories history`)
         repl.info(f"  supersedes #{old.id}: {old.text}")
+    note = unsent_note(m)
+    if note:
+        repl.info(note)
     if not (done.existed or done.replaced or key):
         _ask_what_it_replaces(repl, m)
 
