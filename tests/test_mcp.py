@@ -60,6 +60,7 @@ def test_tools_and_resources_answer_with_memchats_rules(profile):
         out["rules"] = json.loads((await s.read_resource("memchat://rules")).contents[0].text)
         out["added"] = _payload(await s.call_tool("remember", {"text": "My sister is called Ana"}))
         out["again"] = _payload(await s.call_tool("remember", {"text": "my sister is called Ana."}))
+        out["long"] = _payload(await s.call_tool("remember", {"text": "My lease notes: " + "clause. " * 900}))
         return out
 
     init, out = _serve(calls)
@@ -76,6 +77,8 @@ def test_tools_and_resources_answer_with_memchats_rules(profile):
     assert [m["text"] for m in out["rules"]] == ["Always answer in British English."]
     assert out["added"]["memory"]["kind"] == "fact" and not out["added"]["already_remembered"]
     assert out["again"]["already_remembered"]
+    # a memory too long to send unasked is said to be so (recall finds it)
+    assert out["added"]["sent_unasked"] and not out["long"]["sent_unasked"]
 
 
 COMPACT = {"id", "kind", "text", "when", "source", "score"}
