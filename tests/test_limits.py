@@ -152,3 +152,13 @@ def test_a_question_in_the_middle_of_a_paste_is_still_judged(cli, api, memchat_h
     assert len(minutes) > TEXT_WINDOW
     assert cli("ask", "-", input=minutes + aside + minutes).exit_code == 0
     assert "sertraline" in api.requests[-1].get("system", "")
+
+
+def test_recall_shows_the_part_of_a_long_memory_that_matches(cli, memchat_home, real_encoder):
+    """A table cell holds 300 characters: for a long memory, the sentences the query matches."""
+    lease = "Lease notes. " + "The tenancy runs twelve months; the deposit is protected. " * 120
+    lease += "Emergency plumber: Rossi Plumbing, 0131 555 0192."
+    assert cli("memories", "add", lease).exit_code == 0
+    shown = cli("recall", "emergency plumber")
+    assert shown.exit_code == 0 and "0131 555 0192" in shown.stdout
+    assert "0131 555 0192" in "".join(h["text"] for h in json.loads(cli("recall", "--json", "plumber").stdout))

@@ -57,7 +57,7 @@ def recall(
     if json_out:
         console.print_json([show.hit_json(h) for h in hits])
     elif hits:
-        console.out().print(show.hits_table(hits))
+        console.out().print(show.hits_table(hits, text))
     else:
         nearest = search(1) if min_score is not None else []
         filtered = bool(kind) or any(v is not None for v in (since, until, session))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.memory.recall.rank import hit_json  # noqa: F401 - the shells' JSON, re-exported
 from memchat.memory.store.records import memory_json  # noqa: F401
+from memchat.memory.text import clip_around, content_stems
 from memchat.text import one_line, sanitize
 from memchat.when import local_minute
 
@@ -27,6 +28,15 @@ def when(timestamp: str | None) -> str:
 
 def hit_text(hit: Hit) -> str:
     return f"{hit.name}: {hit.text}" if hit.name else hit.text
+
+
+def _shown(hit: Hit, limit: int, query: str | None) -> str:
+    """A hit's text on one line, cut to `limit`: for a long one, the sentences that match the query
+    (a lease kept as a memory shows its plumber's number for "emergency plumber", not its first lines)."""
+    text = " ".join(hit_text(hit).split())
+    if query and len(text) > limit:
+        text = clip_around(text, limit, content_stems(query))
+    return one_line(text, limit)
 
 
 def _plain(*cells: str) -> list[Any]:
@@ -51,11 +61,11 @@ def _table(*columns: tuple[str, JustifyMethod]) -> Table:
     return table
 
 
-def hits_table(hits: list[Hit]) -> Table:
+def hits_table(hits: list[Hit], query: str | None = None) -> Table:
     table = _table(("score", "right"), ("kind", "left"), ("text", "left"), ("when", "left"), ("source", "left"))
     for h in hits:
         kind = h.kind + (" 📌" if h.pinned else "")
-        cells = _plain(score(h), kind, one_line(hit_text(h), 300), when(h.when), one_line(h.source))
+        cells = _plain(score(h), kind, _shown(h, 300, query), when(h.when), one_line(h.source))
         if h.weak:
             for cell in cells:
                 cell.stylize("dim")
@@ -68,11 +78,11 @@ def score(hit: Hit) -> str:
     return f"{hit.score:.3f}" + (" weak" if hit.weak else "")
 
 
-def hit_lines(hits: list[Hit]) -> str:
+def hit_lines(hits: list[Hit], query: str | None = None) -> str:
     """Plain lines for the REPL: score, kind, id, text."""
     return "\n".join(
         f"{score(h):<10} {h.kind:<7} {('#' + str(h.id)) if h.type == 'memory' else 'msg ' + str(h.id):>8}  "
-        f"{one_line(hit_text(h), 160)}" + (" (private)" if h.memory is not None and h.memory.private else "")
+        f"{_shown(h, 160, query)}" + (" (private)" if h.memory is not None and h.memory.private else "")
         for h in hits
     )
 

@@ -118,7 +118,7 @@ def _recall(repl: ReplState, arg: str) -> None:
     if not repl.app.embedder_loaded():
         repl.info("loading the embedding model (first search of this session)…")
     hits = repl.app.memories.recall(arg, limit=8)
-    repl.say(hit_lines(hits) if hits else no_hits(None, None, filtered=False))
+    repl.say(hit_lines(hits, arg) if hits else no_hits(None, None, filtered=False))
 
 
 @command("memories", "List what memchat remembers (optionally one kind: fact, event, rule).", args="[KIND]")
