@@ -145,3 +145,25 @@ def test_no_module_keeps_its_own_copy_of_the_text_rules():
     text_rules = PACKAGE / "memory" / "text.py"
     copies = [c for p in sorted(PACKAGE.rglob("*.py")) if p != text_rules for c in _private_copies(p)]
     assert copies == [], copies
+
+
+def test_a_long_text_is_clipped_around_what_matches():
+    """clip_around shows the part of a long text that a search matched: the best sentence and its
+    neighbours, or in one long sentence (a list, a log line) a window around the first match."""
+    from memchat.memory.text import clip_around
+
+    lease = (
+        "The tenancy runs twelve months. " * 40
+        + "Call Rossi Plumbing on 0131 555 0192 for a leak. "
+        + "Bins go out on Tuesdays. " * 40
+    )
+    shown = clip_around(lease, 200, content_stems("plumber for a leak"))
+    assert "0131 555 0192" in shown and len(shown) <= 204
+    packing = (
+        "my packing list: "
+        + "thermal socks, merino layers, head torch, " * 160
+        + "and the spare charger for the camera"
+    )
+    shown = clip_around(packing, 160, content_stems("spare charger"))
+    assert "spare charger" in shown and len(shown) <= 160 and shown.startswith("…")
+    assert clip_around("short text", 160, content_stems("anything")) == "short text"

@@ -164,7 +164,13 @@ def clip_around(text: str, limit: int, focus: set[str] | None = None) -> str:
         while end + 1 < len(said) and len(out) + len(said[end + 1]) + 1 <= limit:
             end += 1
             out += " " + said[end]
-        text = ("… " if start > 0 else "") + out + (" …" if end + 1 < len(said) else "")
-        if len(text) <= limit + 4:
-            return text
+        clipped = ("… " if start > 0 else "") + out + (" …" if end + 1 < len(said) else "")
+        if len(clipped) <= limit + 4:
+            return clipped
+    if focus:  # one long sentence (a list, a log line): a window around the first word it matches
+        for match in _WORD.finditer(text):
+            if stem(match.group(0).lower()) in focus:
+                start = max(0, min(match.start() - limit // 3, len(text) - limit + 2))
+                cut = text[start : start + limit - 2]
+                return ("…" if start > 0 else "") + cut + ("…" if start + len(cut) < len(text) else "")
     return text[: limit - 1] + "…"
