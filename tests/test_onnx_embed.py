@@ -193,3 +193,26 @@ def test_a_model_the_direct_build_declines_is_exported_through_torch(tmp_path, m
     assert onnx_embed.prepare(DEFAULT_MODEL) is True
     info = onnx_embed.manifest(DEFAULT_MODEL)
     assert info["torch"] is True and info["min_cosine"] >= 0.999
+
+
+def test_the_encoder_tokenizes_no_more_of_a_text_than_its_tokens_can_span(embedder):
+    """The tokenizer reads a whole text before it truncates to the model's 256 tokens (a 1 MB paste
+    kept as a memory spent ~2 s there); the encoder gives it the first 256 x 32 characters, which
+    changes no vector of ordinary text."""
+    inner = embedder._tokenizer
+    seen: list[int] = []
+
+    class Recording:
+        def encode_batch(self, texts):
+            seen.extend(len(t) for t in texts)
+            return inner.encode_batch(texts)
+
+    long_text = "The tenancy runs twelve months and the deposit is protected. " * 20_000
+    before = embedder.encode(["I'm lactose intolerant", long_text[:8_000]])
+    embedder._tokenizer = Recording()
+    try:
+        after = embedder.encode(["I'm lactose intolerant", long_text])
+    finally:
+        embedder._tokenizer = inner
+    assert max(seen) <= 256 * onnx_embed.CHARS_PER_TOKEN
+    assert np.allclose(before, after, atol=1e-6)  # the first 8,000 characters already fill 256 tokens

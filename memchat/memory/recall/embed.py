@@ -73,8 +73,9 @@ class SentenceTransformerEmbedder:
         import torch
 
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
-            vectors = self._model.encode(
-                list(texts), batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False
+            longest = int(getattr(self._model, "max_seq_length", 512) or 512) * onnx_embed.CHARS_PER_TOKEN
+            vectors = self._model.encode(  # cut first: the tokenizer reads all of a text before it truncates
+                [t[:longest] for t in texts], batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False
             )
         vectors = np.asarray(vectors, dtype=np.float32)
         # Normalised here, in float32, so every row is a unit vector whatever the precision.
