@@ -70,8 +70,15 @@ def encoding() -> Any:
         return _encoding()
 
 
+PIECE = 100_000  # characters counted at once when a text is too much for tiktoken's regex in one go
+
+
 def count(text: str) -> int:
-    return len(encoding().encode(text, disallowed_special=()))
+    enc = encoding()
+    try:
+        return len(enc.encode(text, disallowed_special=()))
+    except ValueError:  # its regex runs out of stack on a run of ~1M spaces: a message under the limit
+        return sum(len(enc.encode(text[i : i + PIECE], disallowed_special=())) for i in range(0, len(text), PIECE))
 
 
 # tiktoken's cl100k is not Claude's tokenizer; Claude usually needs somewhat more tokens

@@ -261,3 +261,22 @@ def test_a_session_kept_out_of_memory_stays_out_through_export_and_import(cli, t
     assert db_rows(third, "SELECT memory_off FROM sessions") == [(0,)]
     assert cli("import", str(exported)).exit_code == 0
     assert db_rows(third, "SELECT memory_off FROM sessions") == [(1,)]
+
+
+def test_a_lone_surrogate_in_an_export_is_replaced_not_the_end_of_the_import(cli, memchat_home, tmp_path):
+    """A broken emoji in an export ("\\ud83d" alone, as JSON allows) cannot be stored as text: it is
+    kept as U+FFFD, and the rest of the file imports (it had stopped the whole import)."""
+    from fixtures_chatgpt import chatgpt_conversations
+
+    convs = chatgpt_conversations()
+    for node in convs[0]["mapping"].values():
+        if (node.get("message") or {}).get("content", {}).get("parts"):
+            node["message"]["content"]["parts"] = ["a broken emoji \ud83d here"]
+            node["message"]["author"]["name"] = "Ana \udc00"
+    convs[0]["title"] = "Trip \ud800 plans"
+    (tmp_path / "conversations.json").write_text(json.dumps(convs), encoding="utf-8")  # \\u escapes, as exports hold
+    result = cli("import", str(tmp_path / "conversations.json"), "--no-embed")
+    assert result.exit_code == 0, result.stderr
+    texts = [t for (t,) in db_rows(memchat_home, "SELECT content FROM messages")]
+    assert "a broken emoji \ufffd here" in texts
+    assert ("Trip \ufffd plans",) in db_rows(memchat_home, "SELECT title FROM sessions")

@@ -8,6 +8,8 @@ gate, snippets, embedding) reads a bounded window of it, whatever the largest me
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from conftest import db_rows, run_memchat
@@ -162,3 +164,28 @@ def test_recall_shows_the_part_of_a_long_memory_that_matches(cli, memchat_home, 
     shown = cli("recall", "emergency plumber")
     assert shown.exit_code == 0 and "0131 555 0192" in shown.stdout
     assert "0131 555 0192" in "".join(h["text"] for h in json.loads(cli("recall", "--json", "plumber").stdout))
+
+
+def test_a_run_of_a_million_spaces_is_counted_and_the_message_kept(cli, memchat_home):
+    """tiktoken's regex runs out of stack on a run of ~1M spaces (a message under the 1 MiB limit):
+    the count goes in pieces, the message is stored and answered (it had been lost to an internal error)."""
+    message = "hello" + " " * 1_000_000 + "world"
+    result = cli("--provider", "echo", "ask", "-", input=message)
+    assert result.exit_code == 0, result.stderr[:300]
+    assert db_rows(memchat_home, "SELECT length(content) FROM messages WHERE role = 'user'") == [(len(message),)]
+
+
+def test_text_rules_are_linear_on_the_shapes_that_made_them_square(tmp_path):
+    """A "<" before a long run of spaces (the data-tag check tried every split of the run: 16 kB took
+    5 s) and a text of many distinct words (a search's words deduplicated through a list's `in`: a
+    1 MB memory took 98 s to add): run at sizes where the square would take hours, in a process that
+    must finish within the timeout."""
+    code = (
+        "from memchat.text import neutralise\n"
+        "from memchat.memory.text import fts_words\n"
+        "out = neutralise('<' + ' ' * 400_000 + 'memory>x')\n"
+        "assert '<' not in out and out.endswith('memory›x')\n"
+        "assert len(fts_words(' '.join(f'w{i}' for i in range(200_000)))) == 32\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr.decode()[-500:]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, inserted_id, utcnow
@@ -30,7 +31,7 @@ def import_sessions(db: Database, sessions: list[ImportedSession], *, keep_syste
     seen: set[int] = set()
     tx = _Batches(db)
     try:
-        for s in sessions:
+        for s in map(_well_formed, sessions):
             if _from_this_database(tx.conn(), s):
                 result.messages_skipped += len(s.messages)  # exported from this very database
                 continue
@@ -67,6 +68,36 @@ def _from_this_database(conn: Any, s: ImportedSession) -> bool:
             "SELECT 1 FROM sessions WHERE id = ? AND created_at = ? AND external_id IS NULL",
             (s.native_id, s.native_created_at),
         ).fetchone()
+    )
+
+
+def _text(value: str | None) -> str | None:
+    """Text SQLite can store: a lone surrogate (an export's broken emoji, "\ud800") becomes U+FFFD, as a
+    JSON reader would show it, not an error that stops the whole import."""
+    if value is None or value.isascii():
+        return value
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _well_formed(s: ImportedSession) -> ImportedSession:
+    messages = [
+        replace(
+            m,
+            content=_text(m.content) or "",
+            name=_text(m.name),
+            model=_text(m.model),
+            external_id=_text(m.external_id) or "",
+        )
+        for m in s.messages
+    ]
+    return replace(
+        s,
+        title=_text(s.title),
+        model=_text(s.model),
+        system=_text(s.system),
+        summary=_text(s.summary),
+        external_id=_text(s.external_id) or "",
+        messages=messages,
     )
 
 
