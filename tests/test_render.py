@@ -47,3 +47,22 @@ def test_plain_writer_strips_escapes_from_model_text(cli, api):
     api.enqueue_text("\x1b[2J\x1b[31mcleared?\x1b[0m fine")
     result = cli("ask", "hi")
     assert result.stdout == "cleared? fine\n"
+
+
+def test_a_slow_redraw_is_not_repeated_for_every_chunk(monkeypatch):
+    """The unfinished block is redrawn whole; once a redraw takes longer than the 50 ms between
+    redraws, every chunk had redrawn it (a long paragraph took minutes). Now a redraw waits twice as
+    long as the last one took."""
+    import time
+
+    writer = ReplyWriter(markdown=True, console=Console(file=io.StringIO(), force_terminal=True, width=80))
+    draws = []
+
+    def slow_draw() -> None:
+        draws.append(1)
+        time.sleep(0.06)  # a redraw of a long block on a slow terminal
+
+    monkeypatch.setattr(writer, "_draw", slow_draw)
+    for _ in range(100):
+        writer.write("word ")  # one paragraph, never finished: all of it is the live block
+    assert 1 <= len(draws) <= 5

@@ -106,6 +106,7 @@ class ReplyWriter:
         self.buffer = ""
         self._live: Any = None
         self._last_draw = 0.0
+        self._draw_took = 0.0  # how long the last redraw of the unfinished block took
         self._printed_any = False
         self._waiting: Waiting | None = None
 
@@ -142,10 +143,14 @@ class ReplyWriter:
             done, self.buffer = self.buffer[:split], self.buffer[split:]
             self._clear_live()
             self._print_markdown(done)
+        # Redrawn at most every 50 ms, and never sooner than twice the last redraw took: the unfinished
+        # block is drawn whole, so a long one (a pasted paragraph echoed back, a long code block) made
+        # every chunk redraw it once a redraw took over 50 ms (256 kB: over 200 s, its square in time).
         now = time.monotonic()
-        if now - self._last_draw > 0.05:
+        if now - self._last_draw > max(0.05, 2 * self._draw_took):
             self._draw()
-            self._last_draw = now
+            self._last_draw = time.monotonic()
+            self._draw_took = self._last_draw - now
 
     def _print_markdown(self, text: str) -> None:
         from rich.markdown import Markdown
