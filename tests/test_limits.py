@@ -189,3 +189,11 @@ def test_text_rules_are_linear_on_the_shapes_that_made_them_square(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr.decode()[-500:]
+
+
+def test_a_long_memory_is_echoed_by_its_start_and_shown_whole_on_request(cli, memchat_home):
+    document = "Clause: the tenant keeps the garden tidy. " * 2_000 + "THE END"
+    added = cli("memories", "add", document)
+    assert added.exit_code == 0 and len(added.stdout) < 2_300 and f"({len(document):,} characters" in added.stdout
+    memory_id = added.stdout.split()[1]
+    assert "THE END" in cli("memories", "show", memory_id).stdout.replace("\n", "")

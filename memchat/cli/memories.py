@@ -116,14 +116,25 @@ def add(
     m = done.memory
     marks = f"{m.kind}, private" if m.private else m.kind
     if done.existed:
-        typer.echo(f"already remembered as memory {m.id} ({marks}): {sanitize(m.text)}")
+        typer.echo(f"already remembered as memory {m.id} ({marks}): {_said(m.text)}")
     else:
-        typer.echo(f"memory {m.id} ({marks}): {sanitize(m.text)}")
+        typer.echo(f"memory {m.id} ({marks}): {_said(m.text)}")
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
     _note_if_unsent(m)
     if not (done.existed or done.replaced or key):
         _ask_what_it_replaces(memchat, m)
+
+
+SAID_CHARS = 2_000  # of a memory echoed back after a write: `memories show ID` prints all of it
+
+
+def _said(text: str) -> str:
+    """A memory echoed after a write: whole, or its start and its length when long (a pasted 1 MB
+    document was echoed whole to the terminal)."""
+    if len(text) <= SAID_CHARS:
+        return sanitize(text)
+    return f"{sanitize(text[:SAID_CHARS])}… ({len(text):,} characters; `memchat memories show` prints it all)"
 
 
 def _note_if_unsent(m: Memory) -> None:
@@ -206,7 +217,7 @@ def edit(
     m = memchat.store.get(memory_id)
     if private is not None:
         m = memchat.store.update(m.id, private=private)
-        typer.echo(f"memory {m.id} is {'private' if private else 'no longer private'}: {sanitize(m.text)}")
+        typer.echo(f"memory {m.id} is {'private' if private else 'no longer private'}: {_said(m.text)}")
     if replaces is not None:
         old = memchat.store.get(replaces)
         m = memchat.memories.replace(old.id, m.id)
@@ -222,7 +233,7 @@ def edit(
             return
         text = edited
     updated = memchat.store.edit(m.id, text if text is not None else m.text, value=value)
-    typer.echo(f"memory {updated.id}: {sanitize(updated.text)}" if updated.updated_at != m.updated_at else "no change")
+    typer.echo(f"memory {updated.id}: {_said(updated.text)}" if updated.updated_at != m.updated_at else "no change")
     _note_if_unsent(updated)
 
 
@@ -235,7 +246,7 @@ def pin(
 ) -> None:
     """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
     m = open_app(ctx).store.pin(memory_id)
-    typer.echo(f"pinned memory {m.id}: {sanitize(m.text)}")
+    typer.echo(f"pinned memory {m.id}: {_said(m.text)}")
 
 
 @memories_app.command()
@@ -247,7 +258,7 @@ def unpin(
 ) -> None:
     """Unpin a memory."""
     m = open_app(ctx).store.unpin(memory_id)
-    typer.echo(f"unpinned memory {m.id}: {sanitize(m.text)}")
+    typer.echo(f"unpinned memory {m.id}: {_said(m.text)}")
 
 
 @memories_app.command()
