@@ -197,3 +197,15 @@ def test_a_long_memory_is_echoed_by_its_start_and_shown_whole_on_request(cli, me
     assert added.exit_code == 0 and len(added.stdout) < 2_300 and f"({len(document):,} characters" in added.stdout
     memory_id = added.stdout.split()[1]
     assert "THE END" in cli("memories", "show", memory_id).stdout.replace("\n", "")
+
+
+def test_an_import_says_how_many_memories_are_too_long_to_send(cli, memchat_home, tmp_path):
+    document = "Clause: the tenant keeps the garden tidy. " * 200
+    added = cli("memories", "add", document)
+    cli("memories", "add", "I'm lactose intolerant")
+    exported = tmp_path / "memories.json"
+    assert cli("memories", "export", "-f", "json", "-o", str(exported)).exit_code == 0
+    assert cli("memories", "forget", added.stdout.split()[1], "--yes").exit_code == 0
+    imported = cli("memories", "import", str(exported))
+    assert imported.exit_code == 0 and "imported 1 memory" in imported.stdout
+    assert "1 memory of them is too long to send with a request unasked" in imported.stderr + imported.stdout

@@ -398,6 +398,11 @@ def import_(
     """Import memories from `memchat memories export` JSON (skips what is already there)."""
     result = open_app(ctx).memories.import_memories(path)
     typer.echo(f"imported {plural(result.added, 'memory', 'memories')} ({result.skipped} already present)")
+    if result.unsent:
+        console.note(
+            f"{plural(result.unsent, 'memory', 'memories')} of them {'is' if result.unsent == 1 else 'are'} too long "
+            "to send with a request unasked: recall finds them (pin one, or keep a short summary, to have it sent)"
+        )
     if result.pending:
         console.note(
             f"{plural(result.pending, 'memory', 'memories')} {'waits' if result.pending == 1 else 'wait'} "

@@ -16,7 +16,7 @@ from typing import Any
 from memchat.db import utcnow
 from memchat.errors import UsageError, require_unicode
 from memchat.importer.memchat_formats import check_version, load_json
-from memchat.memory.store.memories import KINDS, ORIGINS, Memory, MemoryStore
+from memchat.memory.store.memories import KINDS, LONGEST_SENT, ORIGINS, Memory, MemoryStore
 from memchat.text import shorten
 
 FORMAT = "memchat-memories"
@@ -30,6 +30,7 @@ class ImportResult:
     added: int
     skipped: int
     pending: int = 0  # added as pending: inferred sensitive facts wait for the user's review
+    unsent: int = 0  # added active, but too long to send with a request unasked (LONGEST_SENT)
 
 
 def export_records(store: MemoryStore) -> list[Memory]:
@@ -122,7 +123,7 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
     old = sorted(
         (r for r in records if r.get("status") == "superseded"), key=lambda r: r.get("created_at") or "", reverse=True
     )
-    added = pending = 0
+    added = pending = unsent = 0
     for r in [*current, *old]:
         was_by = r.get("superseded_by")
         status, successor = r.get("status", "active"), new_ids.get(was_by) if isinstance(was_by, int) else None
@@ -151,8 +152,14 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
         if memory.id not in before:
             added += 1
             pending += memory.status == "pending"
+            unsent += (
+                memory.status == "active"
+                and len(memory.text) > LONGEST_SENT
+                and not memory.pinned
+                and memory.kind != "rule"
+            )
             before.add(memory.id)
-    return ImportResult(added, len(records) - added, pending)
+    return ImportResult(added, len(records) - added, pending, unsent)
 
 
 def _when(timestamp: str | None) -> str:
