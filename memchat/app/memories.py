@@ -30,12 +30,10 @@ class Remembered:
 
 
 def too_long_to_send(m: Memory) -> bool:
-    """Whether recall finds this memory but the memory section never judges or sends it: longer than
-    LONGEST_SENT characters, and neither pinned nor a rule (those are sent as they are, budget
-    permitting) nor private (never sent unasked anyway)."""
-    from memchat.memory.store.memories import LONGEST_SENT
+    """memchat.memory.store.memories.too_long_to_send, for the shells."""
+    from memchat.memory.store.memories import too_long_to_send as rule
 
-    return len(m.text) > LONGEST_SENT and not (m.pinned or m.kind == "rule" or m.private)
+    return rule(m)
 
 
 def unsent_note(m: Memory) -> str | None:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORGOTTEN_MESSAGE",
     "LONGEST_SENT",
+    "too_long_to_send",
     "KINDS",
     "ORIGINS",
     "STATUSES",
@@ -63,6 +64,13 @@ __all__ = [
 # (unless it is pinned or a rule, which are sent as they are): every rule that reads a candidate would
 # read all of it at every turn (three 100 kB memories made each later turn 1.6 s, not 0.05 s).
 LONGEST_SENT = 6_000
+
+
+def too_long_to_send(m: Memory) -> bool:
+    """Whether recall finds this memory but the memory section never judges or sends it: longer than
+    LONGEST_SENT characters, and neither pinned nor a rule (those are sent as they are, budget
+    permitting) nor private (never sent unasked anyway)."""
+    return len(m.text) > LONGEST_SENT and not (m.pinned or m.kind == "rule" or m.private)
 
 
 class MemoryStore:

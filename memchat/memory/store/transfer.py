@@ -16,7 +16,7 @@ from typing import Any
 from memchat.db import utcnow
 from memchat.errors import UsageError, require_unicode
 from memchat.importer.memchat_formats import check_version, load_json
-from memchat.memory.store.memories import KINDS, LONGEST_SENT, ORIGINS, Memory, MemoryStore
+from memchat.memory.store.memories import KINDS, ORIGINS, Memory, MemoryStore, too_long_to_send
 from memchat.text import shorten
 
 FORMAT = "memchat-memories"
@@ -30,7 +30,7 @@ class ImportResult:
     added: int
     skipped: int
     pending: int = 0  # added as pending: inferred sensitive facts wait for the user's review
-    unsent: int = 0  # added active, but too long to send with a request unasked (LONGEST_SENT)
+    unsent: int = 0  # added active, but too long to send with a request unasked
 
 
 def export_records(store: MemoryStore) -> list[Memory]:
@@ -152,12 +152,7 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
         if memory.id not in before:
             added += 1
             pending += memory.status == "pending"
-            unsent += (
-                memory.status == "active"
-                and len(memory.text) > LONGEST_SENT
-                and not memory.pinned
-                and memory.kind != "rule"
-            )
+            unsent += memory.status == "active" and too_long_to_send(memory)
             before.add(memory.id)
     return ImportResult(added, len(records) - added, pending, unsent)
 
