@@ -354,7 +354,7 @@ class Profile:
         the GIL). Never the encoder's one-time preparation: that one says so in the foreground."""
         from memchat.memory.recall import onnx_embed
 
-        jobs: list[Callable[[], object]] = [tokens.encoding]
+        jobs: list[Callable[[], object]] = [tokens.prepare]
         name = self.settings.get("memory.embedding_model")
         if self.use_memory and self.settings.get("memory.encoder") != "torch" and onnx_embed.ready(name):
             # Only when there is something to search (a new profile's first turns load no model).

@@ -64,6 +64,7 @@ PHASES = (  # (module, class, function, label): memchat's own functions, wrapped
     ("memchat.memory.recall.search", None, "recall", "search (BM25 + scan + rank)"),
     ("memchat.memory.judge.inject", None, "build", "memory section (ask)"),
     ("memchat.tokens", None, "encoding", "tokenizer (tiktoken)"),
+    ("memchat.tokens", None, "_read_table", "token rank table (tiktoken not loaded)"),
 )
 
 
