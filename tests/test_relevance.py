@@ -1550,6 +1550,26 @@ def test_a_question_about_what_is_usual_for_people_gets_none_of_your_health_but_
     assert "CPAP" in sent_for(cli, api, "What can I do about my snoring?")
 
 
+def test_you_in_a_question_about_the_world_is_anyone_not_the_user(household, api):
+    # Talking to an assistant, "you" is the assistant or anyone ("how long do you boil an egg?"),
+    # not the person whose memories these are: a question about the world said with it gets no
+    # memory beyond the card, and the same subject as the user's own still does.
+    remember(household, "We keep three hens in the back garden", "I cycle to work on a steel touring bike")
+    remember(household, "Our boiler is a 12-year-old Vaillant combi")
+
+    def sent(prompt: str, *, card: bool = True) -> list[str]:
+        explained = json.loads(household("ask", "--explain", "--json", prompt).stdout)
+        return [m["text"] for m in explained["memory"] if card or m["section"] != "profile"]
+
+    for prompt in (
+        "How long do you boil an egg for a runny yolk?",
+        "How often should you oil a bike chain?",
+    ):
+        assert sent(prompt, card=False) == [], prompt
+    assert any("touring bike" in t for t in sent("My chain keeps slipping when I change gear, what should I check?"))
+    assert any("Vaillant" in t for t in sent("The radiators are cold upstairs but hot downstairs"))
+
+
 def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
     # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
     # respect them as it does an allergy, though no word of the request is theirs.

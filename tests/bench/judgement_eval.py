@@ -3,8 +3,10 @@
 
     python tests/bench/judgement_eval.py [--eval-dir ../shared/eval] [--cases] [--only NAME]
 
-Sets: `judgement_dev.json` (../shared/eval, when present) and the profiles of
-`tests/bench/data/judgement_own.json` (written for this project). Each profile is built as a
+Sets: `judgement_dev.json` (../shared/eval, when present), the profiles of
+`tests/bench/data/judgement_own.json` (written for this project), and the eight people of
+`tests/bench/data/judgement_helper.json` (written by helper sessions that saw neither memchat's
+code nor the other sets; one row for the eight, `--only helper-b3` for one). Each profile is built as a
 user would build it: every memory stored through `memories add`'s code (`app.memories.remember`,
 with its key; a later value of a key supersedes the earlier), its history as past sessions.
 Then every prompt is asked on a fresh copy of the profile through `ask`'s code path
@@ -42,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 OWN = Path(__file__).parent / "data" / "judgement_own.json"
+HELPER = Path(__file__).parent / "data" / "judgement_helper.json"
+HELPER_ROW = "helper, 8 people (no history)"
 RETRIEVED = ("facts", "plans", "history")  # the parts of the section a search filled (not pins, rules, profile)
 
 
@@ -112,7 +116,33 @@ def load_sets(eval_dir: Path) -> list[Profile]:
     own = json.loads(OWN.read_text())
     for p in own["profiles"]:
         sets.append(Profile(f"own-{p['name']}", p["memories"], p["history"], p["cases"], own.get("now")))
+    helper = json.loads(HELPER.read_text())
+    for p in helper["profiles"]:
+        sets.append(Profile(f"helper-{p['name']}", p["memories"], p["history"], p["cases"], helper.get("now")))
     return sets
+
+
+def combined(outcomes: list[Outcome]) -> Outcome:
+    """Several people's outcomes as one set's."""
+    total = Outcome()
+    for o in outcomes:
+        for name in (
+            "needed",
+            "needed_sent",
+            "sensitive_cases",
+            "sensitive_leaks",
+            "any_cases",
+            "any_leaks",
+            "junk",
+            "calls",
+        ):
+            setattr(total, name, getattr(total, name) + getattr(o, name))
+        total.tokens += o.tokens
+        total.profile_tokens += o.profile_tokens
+        total.misses += o.misses
+        for why, n in o.junk_by.items():
+            total.junk_by[why] = total.junk_by.get(why, 0) + n
+    return total
 
 
 def _open(db: Path):
@@ -246,6 +276,9 @@ def main() -> None:
                 print(f"# {label}")
                 print("\n".join(out.misses) or "  (none)")
                 print(f"  unneeded items by reason: {out.junk_by}")
+    helpers = [o for label, o in rows if label.startswith("helper-")]
+    if len(helpers) > 1:  # one row for the eight
+        rows = [(label, o) for label, o in rows if not label.startswith("helper-")] + [(HELPER_ROW, combined(helpers))]
     print()
     print(
         "| set | need sent | leaks (sensitive) | leaks (any) | junk/call | median tokens | max tokens | max profile |"

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from memchat.memory.recall.search import Hit
 
 _PERSONAL = re.compile(
-    r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|you|your|yours|yourself|i'm|i've|i'd|"
+    r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|"
     r"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before)\b",
     re.IGNORECASE,
 )
