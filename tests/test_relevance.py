@@ -1570,6 +1570,20 @@ def test_you_in_a_question_about_the_world_is_anyone_not_the_user(household, api
     assert any("Vaillant" in t for t in sent("The radiators are cold upstairs but hot downstairs"))
 
 
+def test_a_question_about_the_world_gets_no_health_or_money_memory_by_its_topic(household, api):
+    # "How many hours of sleep does an adult need?" is health, and the encoder finds it more
+    # topical than general; but it asks about people at large and says nothing of the user's own:
+    # the lithium is not sent by its topic. Asked as the user's own, it is.
+    for prompt in (
+        "How many hours of sleep does an adult need?",
+        "What's a healthy resting heart rate?",
+        "How much should a family spend on groceries a month?",
+    ):
+        sent = sent_for(household, api, prompt)
+        assert "lithium" not in sent and "40112233" not in sent, prompt
+    assert "lithium" in sent_for(household, api, "I've been sleeping really badly this week, what can I do?")
+
+
 def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
     # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
     # respect them as it does an allergy, though no word of the request is theirs.

@@ -30,6 +30,7 @@ from memchat.memory.judge import need, people, sensitive
 from memchat.memory.judge.personal import (
     WHEN,
     about_someone,
+    asks_about_the_world,
     asks_in_general,
     names_in,
     names_its_subject,
@@ -317,6 +318,7 @@ def build(
                 personal=personal,
                 delicate_only=in_profile,
                 in_general=in_general,
+                about_the_world=asks_about_the_world(query) and not about_someone(query, hits, pronouns=False),
             )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]

@@ -677,11 +677,13 @@ def by_topic(
     personal: bool,
     delicate_only: bool = False,
     in_general: bool = False,
+    about_the_world: bool = False,
 ) -> list[Needed]:
     """The memories the request's topic calls for, best first: none for a general question, nor
     for one that names no one unless it is plainly the user's own ("write the deploy script"), nor
     for one that asks what is usual for people at large (`in_general`: "what antibiotics are usually
-    given for strep throat?"); `delicate_only`: only those about health or money, for a request about that."""
+    given for strep throat?"); `delicate_only`: only those about health or money, for a request about
+    that; `about_the_world`: none of those, for a question that says nothing of the user's own."""
     import numpy as np
 
     if request.about_no_one or in_general or not (personal or request.general < PLAIN_REQUEST):
@@ -700,7 +702,16 @@ def by_topic(
         return []
     vectors = np.asarray(vs.matrix[rows])
     return _ranked(
-        db, model, vs.ids[rows], vectors, vector, asked, wanted, exclude, code=request.code, delicate_only=delicate_only
+        db,
+        model,
+        vs.ids[rows],
+        vectors,
+        vector,
+        asked,
+        wanted,
+        exclude,
+        no_delicate=request.code or about_the_world,
+        delicate_only=delicate_only,
     )
 
 
@@ -716,7 +727,7 @@ def _ranked(
     limit: int | None = None,
     floor: float = TOPIC_FLOOR,
     pets: bool = False,
-    code: bool = False,
+    no_delicate: bool = False,
     delicate_only: bool = False,
 ) -> list[Needed]:
     limit = TOPIC_ITEMS if limit is None else limit
@@ -752,8 +763,9 @@ def _ranked(
         if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
             delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
         if delicate and (
-            code  # a program's subject is not the user's ("an app that logs my insulin doses")
-            or (topic != main and not (aside and topic == "health" and scores[j] >= HEALTH_ASIDE))
+            # a program's subject is not the user's ("an app that logs my insulin doses"), nor is a
+            # question about the world ("how many hours of sleep does an adult need?" and the lithium)
+            no_delicate or (topic != main and not (aside and topic == "health" and scores[j] >= HEALTH_ASIDE))
         ):
             continue
         if delicate_only and not (delicate and topic == main):
@@ -797,7 +809,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         len(ids),
         -1.0,
         pets,
-        code=request.code,
+        no_delicate=request.code,
     )
     if _SUGGESTION.search(text):
         # What they like first, by likeness within (a stable sort); a taste need not be like the
@@ -928,7 +940,7 @@ def plans_ahead(
         exclude,
         PLAN_ITEMS,
         PLAN_FLOOR,
-        code=request.code,
+        no_delicate=request.code,
     )
     return [Needed(n.memory, n.score, "plan") for n in ranked]
 

@@ -127,6 +127,19 @@ def asks_in_general(text: str) -> bool:
     return any(_IN_GENERAL.search(q) for q in asked) and not says_its_own(text)
 
 
+_WORLD_QUESTION = re.compile(
+    r"^\s*(?:what|what's|whats|when|when's|where|where's|which|who|who's|whose|why|how|how's|is|are|was|were|"
+    r"does|do|did|can|could|should|would|will|has|have|shall)\b[^.!?\n]*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_about_the_world(text: str) -> bool:
+    """One question, opened as a question ("how many hours of sleep does an adult need?"), that
+    says nothing of the user's own."""
+    return bool(_WORLD_QUESTION.match(without_request(text))) and not says_its_own(text)
+
+
 def without_request(text: str) -> str:
     """The message without the words of asking ("can you tell me about Jonas?" -> "Jonas?"):
     what to search memory for, and what a general question must share with a memory."""
