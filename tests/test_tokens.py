@@ -4,7 +4,10 @@ number tiktoken gives, on every text; what it does not cover goes to tiktoken.""
 from __future__ import annotations
 
 import json
+import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,3 +137,19 @@ def test_a_cache_that_cannot_be_written_still_counts(table, tiktoken_count, tmp_
     text = "Which winter tyres should I buy?"
     assert tokens.count(text) == tiktoken_count(text)
     assert blocked.read_text() == "a file where the cache would be"
+
+
+def test_tiktokens_copy_of_its_file_stays_in_memchats_cache(tmp_path):
+    """Parsing the encoding (to build the table, or for tiktoken) copies its file into a cache:
+    memchat's own (0700), never the shared temporary directory."""
+    temp, cache = tmp_path / "tmp", tmp_path / "cache"
+    temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"} | {
+        "TMPDIR": str(temp),
+        "MEMCHAT_CACHE_DIR": str(cache),
+    }
+    code = "from memchat import tokens; assert tokens.count('hello there') == 2; assert tokens.count('e\u0301') > 0"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert list(temp.rglob("*")) == []
+    assert len(list((cache / "tiktoken").glob("*.ranks"))) == 1
