@@ -1584,6 +1584,27 @@ def test_a_question_about_the_world_gets_no_health_or_money_memory_by_its_topic(
     assert "lithium" in sent_for(household, api, "I've been sleeping really badly this week, what can I do?")
 
 
+def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
+    # As with a drink: what the user takes already decides whether they may take something more
+    # (St John's wort and an SSRI; an anti-inflammatory on a blood-pressure tablet), though no word
+    # of the two matches. Taking the dog somewhere is not taking a medicine.
+    remember(
+        cli,
+        "I take 50mg sertraline for anxiety",
+        "I'm a primary school teacher in Derby",
+        "We have a spaniel called Pip",
+        "I run 5k most mornings before work",
+        "My sister Jo lives in Leeds",
+    )
+    assert "sertraline" in sent_for(cli, api, "Can I take St John's wort for a low mood?")
+    assert "sertraline" in sent_for(cli, api, "My knee's been sore since Sunday's run, what can I take for it?")
+    assert "sertraline" not in sent_for(cli, api, "Can I take Pip to the beach at Skegness?")
+    assert "sertraline" not in sent_for(cli, api, "What's the maximum daily dose of paracetamol for adults?")
+    remember(cli, "My blood pressure was borderline high at my last check-up")
+    headache = sent_for(cli, api, "Is it OK for me to take ibuprofen for this headache?")
+    assert "sertraline" in headache and "blood pressure" in headache, headache  # the medicine and the condition
+
+
 def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
     # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
     # respect them as it does an allergy, though no word of the request is theirs.

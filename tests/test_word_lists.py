@@ -27,6 +27,7 @@ FLOORS = {
     "plans of a place to go (sensitive_words.json access_needs, need.plans_a_journey)": 0.95,  # 1.00 on its 38 examples (written with it, 2026-12-03)
     "access needs (sensitive_words.json access_needs, sensitive.has_an_access_need)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "whether I may drink (need._DRINK, need._MAY_I)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-03)
+    "whether I may take a medicine (need._REMEDY, need._MAY_I_TAKE)": 0.95,  # 1.00 on its 30 examples (written with it, 2026-12-04)
     "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-03)
     "what a kind of thing is (inject._DEFINITION)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
     "questions in general (personal._IN_GENERAL)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)

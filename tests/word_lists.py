@@ -161,6 +161,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "drink_request",
     ),
     (
+        "whether I may take a medicine (need._REMEDY, need._MAY_I_TAKE)",
+        "a request whether the user may take a medicine or supplement, or what they can take",
+        need.asks_to_take,
+        "take_request",
+    ),
+    (
         "medicines taken (need._TAKES)",
         "a memory that someone takes a medicine",
         need.takes_a_medicine,

@@ -300,11 +300,11 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
         more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
-        for route in (need.by_person, need.household_diet, need.by_faith, need.by_access, need.by_drink):
+        for route in (need.by_person, need.household_diet, need.by_faith, need.by_access, need.by_medicine):
             more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
-        if not any(i.memory_id for i in retrieved + more) and (
+        if not _stands_for_the_topic(retrieved + more, query) and (
             not in_profile or need.plainly_health(request.topics, need.model_for(embedder))
         ):
             # A card memory the search found stands for the request's topic, but not for your health
@@ -325,6 +325,14 @@ def build(
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
     return section
+
+
+def _stands_for_the_topic(found: list[Item], query: str) -> bool:
+    """Whether a memory found already answers for the request's topic. Whether something may be
+    taken turns on the user's conditions as much as on their medicines ("ibuprofen for this
+    headache?" and the asthma): the medicines found do not stand in for them."""
+    taking = need.asks_to_take(query)
+    return any(i.memory_id for i in found if not (taking and i.reason.startswith("medicine")))
 
 
 def _sendable(hits: list[Hit]) -> list[Hit]:

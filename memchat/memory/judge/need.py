@@ -1112,9 +1112,37 @@ _TAKES = re.compile(
 )
 
 
+# a medicine or supplement one might take ("ibuprofen", "a Lemsip", "St John's wort", "something for it")
+_REMEDY = (
+    rf"(?:{_DRUG_NAME}|paracetamol|acetaminophen|aspirin|ibuprofen|naproxen|tylenol|advil|nurofen|motrin|aleve|"
+    r"lemsip|sudafed|benadryl|piriton|antihistamines?|decongestants?|painkillers?|cough\s+(?:syrup|medicine)|"
+    r"cold\s+(?:and\s+flu\s+)?(?:medicine|tablets|remedy)|sleeping\s+(?:pills?|tablets?)|melatonin|"
+    r"st\.?\s+john'?s\s+wort|ginkgo|ginseng|turmeric|echinacea|valerian|supplements?|vitamins?|"
+    r"antibiotics?|antacids?|gaviscon|rennie|imodium|laxatives?|hay\s+fever\s+tablets?|"
+    r"the\s+morning[- ]after\s+pill|viagra|cbd(?:\s+oil)?)"
+)
+_MAY_I_TAKE = re.compile(
+    rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|try)\s+"
+    rf"{_OBJECT}{_REMEDY}\b(?!\s+(?:[a-z]\s+)?(?:results?|levels?|tests?|deficiency|prices?|shop|business))|"
+    r"\bwhat\s+(?:can|could|should|shall)\s+(?:i|we)\s+take(?:\s+(?:for|to\s+(?:help|ease|stop|settle|shift|get\s+rid))\b|"
+    r"\s*(?:[?.!]|$))|"  # "what can I take for it?", not "what can I take to the party?"
+    rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?to\s+take\s+"
+    rf"{_OBJECT}{_REMEDY}\b|"
+    rf"\b(?:am\s+i|are\s+we)\s+allowed\s+(?:to\s+take\s+)?{_OBJECT}{_REMEDY}\b",
+    re.IGNORECASE,
+)
+
+
 def asks_to_drink(text: str) -> bool:
     """Whether a request asks whether, or how much, the user may drink alcohol."""
     return _MAY_I.search(text) is not None
+
+
+def asks_to_take(text: str) -> bool:
+    """Whether a request asks whether the user may take a medicine or supplement, or what they
+    can take ("Can I take St John's wort for a low mood?", "what can I take for it?"): what they
+    take already decides it, as it does for a drink."""
+    return _MAY_I_TAKE.search(text) is not None
 
 
 def takes_a_medicine(text: str) -> bool:
@@ -1122,12 +1150,13 @@ def takes_a_medicine(text: str) -> bool:
     return _TAKES.search(text) is not None
 
 
-def by_drink(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
-    """The medicines the user takes now, for a request whether they may drink (asks_to_drink): never
-    for a question about no one ("Can you drink alcohol on antibiotics?" asked in general), nor code."""
+def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The medicines the user takes now, for a request whether they may drink (asks_to_drink) or
+    take something (asks_to_take): never for a question about no one ("Can you drink alcohol on
+    antibiotics?" asked in general), nor code."""
     import numpy as np
 
-    if not asks_to_drink(text) or request.about_no_one or request.code or asks_in_general(text):
+    if not (asks_to_drink(text) or asks_to_take(text)) or request.about_no_one or request.code or asks_in_general(text):
         return []
     if people.role_paths(text):
         return []  # "Can my dad have a beer after his op?": his, and the person route reads him
