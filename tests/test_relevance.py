@@ -1584,6 +1584,17 @@ def test_a_question_about_the_world_gets_no_health_or_money_memory_by_its_topic(
     assert "lithium" in sent_for(household, api, "I've been sleeping really badly this week, what can I do?")
 
 
+def test_what_the_assistant_said_before_and_a_medicine_named_are_the_users_own(household, api):
+    # "You" alone is anyone, but what the assistant said is the user's own conversation, and a
+    # question that names a medicine is the user's own question whether it says so or not: neither
+    # is a question about the world, and each gets the user's health or money memory.
+    remember(household, "I have type 1 diabetes and use an insulin pump", "I owe £4,000 on my Barclaycard")
+    assert "insulin pump" in sent_for(household, api, "What did you say about the insulin pump?")
+    assert "Barclaycard" in sent_for(household, api, "What was your advice about paying off the Barclaycard?")
+    assert "lithium" in sent_for(household, api, "Is ibuprofen safe with lithium?")
+    assert "lithium" not in sent_for(household, api, "How many hours of sleep does an adult need?")
+
+
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
     # As with a drink: what the user takes already decides whether they may take something more
     # (St John's wort and an SSRI; an anti-inflammatory on a blood-pressure tablet), though no word

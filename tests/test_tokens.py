@@ -41,8 +41,8 @@ def table(tmp_path, monkeypatch):
         cache.cache_clear()
 
 
-def own_count(text: str) -> int:
-    """The table's count, asserting the text took that path."""
+def own_count(text: str) -> int | None:
+    """The table's count (None: a piece too long for it), asserting the text may take that path."""
     assert tokens._plain(text) and len(text) <= tokens.FAST_LIMIT, repr(text[:60])
     built = tokens._table()
     assert built is not None
@@ -93,9 +93,10 @@ def test_ordinary_texts_are_counted_by_the_table_exactly(table, tiktoken_count):
     judgement = ROOT.parent / "shared" / "eval" / "judgement_dev.json"
     if judgement.exists():  # beside the checkout on a developer's machine; CI's clone has README and source
         texts += [s for s in _strings(json.loads(judgement.read_text())) if tokens._plain(s)]
-    plain = [t for t in texts if tokens._plain(t)]
-    assert len(plain) > 0.9 * len(texts)  # what memchat counts is almost always the table's to count
-    mismatched = [t[:60] for t in plain if own_count(t) != tiktoken_count(t)]
+    counted = {t: own_count(t) for t in texts if tokens._plain(t)}
+    counted = {t: n for t, n in counted.items() if n is not None}
+    assert len(counted) > 0.9 * len(texts)  # what memchat counts is almost always the table's to count
+    mismatched = [t[:60] for t, n in counted.items() if n != tiktoken_count(t)]
     assert not mismatched
 
 
@@ -130,26 +131,98 @@ def test_a_damaged_table_is_built_again(table, tiktoken_count, tmp_path):
         assert built.read_bytes() == whole  # built again
 
 
-def test_a_cache_that_cannot_be_written_still_counts(table, tiktoken_count, tmp_path, monkeypatch):
-    blocked = tmp_path / "not-a-directory"
-    blocked.write_text("a file where the cache would be")  # stops root too, unlike permissions
-    monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(blocked))
-    text = "Which winter tyres should I buy?"
-    assert tokens.count(text) == tiktoken_count(text)
-    assert blocked.read_text() == "a file where the cache would be"
-
-
-def test_tiktokens_copy_of_its_file_stays_in_memchats_cache(tmp_path):
-    """Parsing the encoding (to build the table, or for tiktoken) copies its file into a cache:
-    memchat's own (0700), never the shared temporary directory."""
-    temp, cache = tmp_path / "tmp", tmp_path / "cache"
+def counted_in_a_fresh_process(tmp_path: Path, cache: Path, *, limit_file_size: int | None = None) -> Path:
+    """Count a plain and a non-plain text in a new process (nothing loaded, nothing set by other
+    tests) with the cache at `cache` and a temporary directory of its own, which it returns."""
+    temp = tmp_path / "tmp"
     temp.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"} | {
         "TMPDIR": str(temp),
         "MEMCHAT_CACHE_DIR": str(cache),
     }
-    code = "from memchat import tokens; assert tokens.count('hello there') == 2; assert tokens.count('e\u0301') > 0"
+    limit = f"import resource; resource.setrlimit(resource.RLIMIT_FSIZE, ({limit_file_size}, {limit_file_size}))\n"
+    code = (limit if limit_file_size else "") + (
+        "import signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"  # a full file system: EFBIG, not a kill
+        "from memchat import tokens\n"
+        "assert tokens.count('hello there') == 2\n"
+        "assert tokens.count('I \u2764\ufe0f it, e\u0301') == len(tokens._encoding().encode('I \u2764\ufe0f it, e\u0301'))\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-500:]
+    return temp
+
+
+def test_parsing_the_encoding_writes_nothing_outside_memchats_cache(tmp_path):
+    """tiktoken copies a file it parses into a cache of its own, the shared temporary directory by
+    default: not this one (memchat keeps its own parsed copy, 0600 in a 0700 directory)."""
+    cache = tmp_path / "cache"
+    temp = counted_in_a_fresh_process(tmp_path, cache)
     assert list(temp.rglob("*")) == []
     assert len(list((cache / "tiktoken").glob("*.ranks"))) == 1
+
+
+def test_a_cache_that_cannot_be_written_still_counts(tmp_path):
+    """A file where the cache directory would be (stops root too, unlike permissions): counting
+    works, nothing is written anywhere, and the file is untouched."""
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the cache would be")
+    temp = counted_in_a_fresh_process(tmp_path, blocked)
+    assert blocked.read_text() == "a file where the cache would be" and list(temp.rglob("*")) == []
+
+
+def test_a_full_disk_leaves_no_partial_cache_file(tmp_path):
+    """Files over 1 MB cannot be written (the table is 2.8 MB, the parsed encoding 1.6 MB): counting
+    works, and no half-written temporary file is left to fill the disk further on every run."""
+    cache = tmp_path / "cache"
+    counted_in_a_fresh_process(tmp_path, cache, limit_file_size=1_000_000)
+    assert [p.name for p in (cache / "tiktoken").iterdir()] == []
+
+
+def test_a_long_piece_goes_to_tiktoken(table, tiktoken_count):
+    """Merging rescans a piece at each step: one of thousands of bytes (a DNA sequence, a run of one
+    letter) would take seconds here and milliseconds in tiktoken."""
+    built = tokens._table()
+    assert built is not None
+    for text in ("a" * 20_000, "What gene is this? " + "ACGT" * 2_000, "é" * 5_000, "-" * 300):
+        assert tokens._fast_count(text, built) is None
+        assert tokens.count(text) == tiktoken_count(text)
+
+
+def test_building_the_table_and_loading_tiktoken_never_overlap(table, monkeypatch):
+    """Each sets the process's umask for the files it writes and puts it back: two threads doing so
+    at once leave a cache file 0644, or the umask 077 for the rest of the process. `ask` builds the
+    table in a thread while its turn counts a message that may need tiktoken."""
+    import threading
+    import time
+
+    spans: dict[str, tuple[float, float]] = {}
+    build, load = tokens._Ranks.build, tokens._parsed
+
+    def slow_build(ranks):
+        start = time.monotonic()
+        time.sleep(0.3)  # long enough for the main thread to start loading meanwhile
+        built = build(ranks)
+        spans["table"] = (start, time.monotonic())
+        return built
+
+    def timed_parse(directory):
+        start = time.monotonic()
+        parsed = load(directory)
+        if threading.current_thread() is threading.main_thread():
+            spans["tiktoken"] = (start, time.monotonic())
+        return parsed
+
+    monkeypatch.setattr(tokens._Ranks, "build", staticmethod(slow_build))
+    monkeypatch.setattr(tokens, "_parsed", timed_parse)
+    before = os.umask(0o022)
+    try:
+        thread = threading.Thread(target=tokens.prepare)
+        thread.start()
+        time.sleep(0.05)
+        tokens.count("I \u2764\ufe0f it")  # U+FE0F is a mark: tiktoken's to count
+        thread.join()
+        assert os.umask(0o022) == 0o022
+    finally:
+        os.umask(before)
+    (a, b), (c, d) = spans["table"], spans["tiktoken"]
+    assert b <= c or d <= a, spans

@@ -318,13 +318,24 @@ def build(
                 personal=personal,
                 delicate_only=in_profile,
                 in_general=in_general,
-                about_the_world=asks_about_the_world(query) and not about_someone(query, hits, pronouns=False),
+                about_the_world=_about_the_world(query, hits),
             )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
     return section
+
+
+def _about_the_world(query: str, hits: list[Hit]) -> bool:
+    """A question about the world, which gets no health or money memory by its topic: not one
+    that names someone memory knows, nor a medicine ("is ibuprofen safe with lithium?" is the
+    user's own question whether they say so or not)."""
+    return (
+        asks_about_the_world(query)
+        and not need.names_a_remedy(query)
+        and not about_someone(query, hits, pronouns=False)
+    )
 
 
 def _stands_for_the_topic(found: list[Item], query: str) -> bool:

@@ -1138,6 +1138,11 @@ def asks_to_drink(text: str) -> bool:
     return _MAY_I.search(text) is not None
 
 
+def names_a_remedy(text: str) -> bool:
+    """Whether a text names a medicine or supplement ("is ibuprofen safe with lithium?")."""
+    return re.search(rf"\b{_REMEDY}\b", text, re.IGNORECASE) is not None
+
+
 def asks_to_take(text: str) -> bool:
     """Whether a request asks whether the user may take a medicine or supplement, or what they
     can take ("Can I take St John's wort for a low mood?", "what can I take for it?"): what they

@@ -19,9 +19,16 @@ from memchat.memory.text import STOPWORDS, words
 if TYPE_CHECKING:
     from memchat.memory.recall.search import Hit
 
+# What the assistant said before is the user's own conversation ("what did you say about the insulin
+# pump?", "your advice about the Barclaycard"); "you" alone is the assistant or anyone ("how long do
+# you boil an egg?").
+_OUR_TALK = (
+    r"you\s+(?:said|told|mentioned|suggested|recommended|gave|showed|wrote|explained|meant)|did\s+you|"
+    r"your\s+(?:advice|suggestions?|recommendations?|answer|ideas?|tips?|list|plan|summary|reply)"
+)
 _PERSONAL = re.compile(
     r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|"
-    r"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before)\b",
+    rf"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before|{_OUR_TALK})\b",
     re.IGNORECASE,
 )
 # "can you ...", "could you tell me about ...", "do you know ...", "give me ..." opening a sentence: the
@@ -137,7 +144,11 @@ _WORLD_QUESTION = re.compile(
 def asks_about_the_world(text: str) -> bool:
     """One question, opened as a question ("how many hours of sleep does an adult need?"), that
     says nothing of the user's own."""
-    return bool(_WORLD_QUESTION.match(without_request(text))) and not says_its_own(text)
+    return (
+        bool(_WORLD_QUESTION.match(without_request(text)))
+        and not says_its_own(text)
+        and not re.search(rf"\b(?:{_OUR_TALK})\b", text, re.IGNORECASE)
+    )
 
 
 def without_request(text: str) -> str:
