@@ -472,3 +472,61 @@ def test_repl_remember_with_an_empty_key_says_how(cli, memchat_home):
     result = cli("--provider", "echo", input="/remember key= I live in Lisbon\n/remember key=user.city\n")
     assert result.stderr.count("usage: /remember") == 2
     assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(1,)]
+
+
+def test_an_import_reads_null_as_absent_and_refuses_importance_outside_0_to_1(cli, tmp_path):
+    """`"importance": null` had been an internal error; Infinity, 5 or -1 were stored, and a recall's
+    score became NaN, which its JSON then printed as no JSON parser takes."""
+    head = {"format": "memchat-memories", "version": 1}
+    given = tmp_path / "given.json"
+    given.write_text(
+        json.dumps({**head, "memories": [{"text": "The boat is moored at Lymington", "importance": None}]})
+    )
+    done = cli("memories", "import", str(given))
+    assert done.exit_code == 0, done.stderr
+    assert [m["importance"] for m in listed(cli("memories", "list", "--json"))] == [0.5]
+    for bad in ("Infinity", "NaN", "5", "-1"):
+        given.write_text(
+            '{"format": "memchat-memories", "version": 1, "memories": [{"text": "x", "confidence": ' + bad + "}]}"
+        )
+        refused = cli("memories", "import", str(given))
+        assert refused.exit_code == 2 and "'confidence' must be a number from 0 to 1" in refused.stderr, bad
+    hits = json.loads(cli("recall", "--json", "boat").stdout)  # strict JSON: no NaN anywhere
+    assert hits and all(isinstance(h["score"], float) for h in hits)
+
+
+def test_an_add_that_is_stored_is_not_reported_as_failed_when_the_search_near_it_cannot_write(cli, monkeypatch):
+    """Adding a memory then looks for what it may change; that search embeds what has no vector
+    yet, and on a full disk it failed: the add said "cannot write to the database" though the memory
+    was stored (a second try said "already remembered")."""
+    from memchat.errors import StoreError
+    from memchat.memory.capture import policy
+
+    assert cli("memories", "add", "I live in Leeds").exit_code == 0
+
+    def full(*args, **kwargs):
+        raise StoreError("cannot write to the database: disk I/O error (is the disk full?)")
+
+    monkeypatch.setattr(policy, "stated_neighbours", full)
+    added = cli("memories", "add", "I moved to York in the spring")
+    assert added.exit_code == 0, added.stderr
+    assert added.stdout.startswith("memory 2 (fact): I moved to York")
+    assert "cannot write" not in added.stderr
+
+
+def test_a_forget_on_a_full_disk_says_so_and_does_not_blame_another_process(cli, monkeypatch):
+    from memchat.cli.common import NO_ROOM, SCRUB_PENDING
+    from memchat.memory.forget import scrub
+
+    assert cli("memories", "add", "My locker code is 4471").exit_code == 0
+    real = scrub._files
+
+    def no_room(db, *, compact):
+        vacuumed, checkpointed, _ = real(db, compact=False)
+        return False, checkpointed, compact  # the VACUUM had no room for its copy
+
+    monkeypatch.setattr(scrub, "_files", no_room)
+    done = cli("memories", "forget", "1", "--yes")
+    assert done.exit_code == 0, done.stderr
+    said = " ".join(done.stderr.split())
+    assert " ".join(NO_ROOM.split()) in said and " ".join(SCRUB_PENDING.split()) not in said

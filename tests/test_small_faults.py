@@ -4,6 +4,7 @@ audit trail, and conversations that share an id in one export neither lost nor m
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from conftest import db_rows
@@ -203,3 +204,22 @@ def test_the_store_never_counts_one_session_twice(memchat_home):
     assert (result.sessions_added, result.sessions_updated, result.messages_added) == (1, 0, 2)
     assert len(set(result.session_ids)) == len(result.session_ids) == 1
     db.conn.close()
+
+
+def test_an_argument_that_is_not_utf8_is_refused_in_one_line_whatever_the_command(tmp_path, memchat_home):
+    """Bytes that are not UTF-8 reach argv as lone surrogates: `ask` with them had been an internal
+    error (exit 70). A file named by such bytes is still a file to open."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MEMCHAT_PROVIDER="echo")
+    for args in ([b"ask", b"\xff\xfe bad"], [b"--model", b"\xff", b"ask", b"hi"], [b"memories", b"add", b"caf\xe9"]):
+        done = subprocess.run([sys.executable.encode(), b"-m", b"memchat", *args], capture_output=True, env=env)
+        err = done.stderr.decode(errors="replace")
+        assert done.returncode == 2 and "is not valid UTF-8" in err and err.count("\n") == 1, (args, err)
+    export = tmp_path / "memories-\udcff.json"  # a name with the byte 0xff
+    export.write_text(json.dumps({"format": "memchat-memories", "version": 1, "memories": [{"text": "kept"}]}))
+    done = subprocess.run(
+        [sys.executable, "-m", "memchat", "memories", "import", str(export)], capture_output=True, env=env
+    )
+    assert done.returncode == 0 and b"imported 1 memor" in done.stdout, done.stderr

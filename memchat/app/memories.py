@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat import sessions
-from memchat.app.profile import Notice, Profile, Progress, where_to
+from memchat.app.profile import Notice, Profile, Progress, known_failure, where_to
 from memchat.errors import MemchatError, UsageError
+from memchat.log import get_logger
 
 if TYPE_CHECKING:
     from memchat.importer import ImportResult
@@ -185,7 +186,16 @@ class Memories:
             embedder = self.profile.embedder(on_prepare)
         except MemchatError:
             return []  # no encoder here: nothing is close, as in a search by words alone
-        return stated_neighbours(self.profile.store, memory, embedder, private=True, asking=True)
+        try:
+            return stated_neighbours(self.profile.store, memory, embedder, private=True, asking=True)
+        except Exception as exc:
+            # The memory is stored: a full disk or a long lock met while searching near it (the
+            # search embeds what has no vector yet) must not report the add as failed. Nothing is close.
+            failure = exc if isinstance(exc, MemchatError) else known_failure(exc, self.profile.settings.db_path)
+            if failure is None:
+                raise
+            get_logger().warning("could not look for what memory %s changes: %s", memory.id, failure.message)
+            return []
 
     def replace(self, old_id: int | str, new_id: int | str) -> Memory:
         """Memory `old_id` becomes the history of `new_id`, which takes its key, pin and privacy."""

@@ -32,10 +32,16 @@ COMPACT_OWED = (
 )
 
 
-def scrub_notes(complete: bool, compacted: bool) -> None:
+NO_ROOM = (
+    "the disk has no room to compact the database: old copies of what was deleted can stay in its "
+    "unused space until there is room, and the next memchat command tries again"
+)
+
+
+def scrub_notes(complete: bool, compacted: bool, no_room: bool = False) -> None:
     """What a forget, delete or purge left to finish, if anything."""
     if not complete:
-        console.note(SCRUB_PENDING)
+        console.note(NO_ROOM if no_room else SCRUB_PENDING)
     if not compacted:
         console.note(COMPACT_OWED)
 

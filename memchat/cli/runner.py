@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from memchat import signals
-from memchat.errors import ExitCode, MemchatError
+from memchat.errors import ExitCode, MemchatError, require_unicode
 from memchat.text import error_text
 from memchat.ui.console import note
 
@@ -80,6 +80,15 @@ def _log_unraisable(unraisable: Any) -> None:
     get_logger().debug("ignored in %r: %r", unraisable.object, unraisable.exc_value)
 
 
+def _arguments_are_text() -> None:
+    """Bytes that are not UTF-8 reach Python's argv as lone surrogates, which no message, name or
+    option can be stored or printed with: refused in one line, whatever the command. A path on
+    disk may be named by such bytes, and is left to the command that opens it."""
+    for number, argument in enumerate(sys.argv[1:], 1):
+        if not os.path.lexists(argument):
+            require_unicode(argument, f"argument {number}")
+
+
 def run(body: Callable[[], object]) -> NoReturn:
     """Run a command: known errors are one line and an exit code, never a traceback."""
     sys.unraisablehook = _log_unraisable
@@ -88,6 +97,7 @@ def run(body: Callable[[], object]) -> NoReturn:
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
     code: int = ExitCode.OK
     try:
+        _arguments_are_text()
         body()  # standalone click: usage errors print and raise SystemExit
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.FAILURE)

@@ -45,6 +45,7 @@ class Forgotten:
     withheld: int = 0  # past messages that mention them, never sent to the model again
     complete: bool = True  # False: another reader holds an old snapshot; the scrub finishes after it
     compacted: bool = True  # False: too large to compact on the way (`memchat profile compact` does it)
+    no_room: bool = False  # True: not complete because the disk had no room to compact the file
     said: list[tuple[str, str | None]] = field(default_factory=list, repr=False)  # (text, value): in memory only
 
 
@@ -104,7 +105,7 @@ def forget(
         return done
     result = scrub.finish(db)
     done.summary_redactions, done.withheld, done.complete = result.redactions, result.withheld, result.complete
-    done.compacted = result.compacted
+    done.compacted, done.no_room = result.compacted, result.no_room
     return done
 
 
@@ -210,5 +211,5 @@ def delete_sessions(db: Database, session_ids: list[int]) -> Forgotten:
             "UPDATE sessions SET title = NULL, summary = NULL WHERE id IN (SELECT value FROM json_each(?))", (listed,)
         )
     result = scrub.finish(db)
-    done.complete, done.compacted = result.complete, result.compacted
+    done.complete, done.compacted, done.no_room = result.complete, result.compacted, result.no_room
     return done

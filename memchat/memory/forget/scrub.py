@@ -34,6 +34,7 @@ from memchat.db import (
     sql_errors,
     utcnow,
 )
+from memchat.errors import StoreError
 from memchat.memory.forget.redact import Forgotten as Target
 from memchat.memory.forget.redact import Redactor
 from memchat.memory.judge.state import replies_of, withhold
@@ -61,6 +62,7 @@ class ScrubResult:
     withheld: int = 0
     complete: bool = True
     compacted: bool = True  # False: the file is too large to compact on the way; `profile compact` does
+    no_room: bool = False  # True: the disk had no room to compact it (not a reader holding it back)
 
 
 def pending(db: Database) -> int:
@@ -115,7 +117,7 @@ def finish(db: Database) -> ScrubResult:
             # says so: a kill or a busy reader leaves it for the next open (which finishes it).
             owed = _owe(db, "compact" if compact_owed else "checkpoint")
     result.compacted = not compact_owed or _size(db) <= COMPACT_MAX_BYTES
-    vacuumed, checkpointed = _files(db, compact=compact_owed and result.compacted)
+    vacuumed, checkpointed, result.no_room = _files(db, compact=compact_owed and result.compacted)
     result.complete = checkpointed and (vacuumed or not (compact_owed and result.compacted))
     if rows and result.complete:
         with immediate(db):
@@ -267,27 +269,30 @@ def _size(db: Database) -> int:
 def compact(db: Database) -> bool:
     """Rewrite the file without the unused space of its pages, then checkpoint; False if another
     process keeps it from finishing (a writer, or a reader of an old snapshot)."""
-    vacuumed, checkpointed = _files(db, compact=True)
+    vacuumed, checkpointed, no_room = _files(db, compact=True)
+    if no_room:
+        raise StoreError("the disk has no room to compact the database (it needs about the file's size free)")
     return vacuumed and checkpointed
 
 
-def _files(db: Database, *, compact: bool) -> tuple[bool, bool]:
+def _files(db: Database, *, compact: bool) -> tuple[bool, bool, bool]:
     """Delete the vector copy, compact, then checkpoint the WAL: (compacted, no old page image left
-    in the WAL). A compaction that fails (busy, no room for its copy) still lets the checkpoint run."""
+    in the WAL, the compaction failed for want of room). A compaction that fails (busy, no room for
+    its copy) still lets the checkpoint run."""
     drop_disk_cache(db)
     conn = db.conn
     conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
-    vacuumed = False
+    vacuumed = no_room = False
     try:
         if compact:
             try:
                 conn.execute("VACUUM")
                 vacuumed = True
-            except sql_errors():  # owed: the next open tries again
-                pass
+            except sql_errors() as exc:  # owed: the next open tries again
+                no_room = any(word in str(exc).lower() for word in ("full", "disk i/o"))
         # Copy the pages back first without the write lock; TRUNCATE then holds it only briefly.
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return vacuumed, not busy and (log in (-1, 0) or log == done)
+    return vacuumed, not busy and (log in (-1, 0) or log == done), no_room

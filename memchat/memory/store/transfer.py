@@ -104,11 +104,18 @@ def _check_types(r: dict[str, Any], where: str) -> None:
         if isinstance(r.get(field), str):
             require_unicode(r[field], f"{where}: {field!r}")
     for field in ("confidence", "importance"):
-        if r.get(field) is not None and (isinstance(r[field], bool) or not isinstance(r[field], (int, float))):
-            raise UsageError(f"{where}: {field!r} must be a number")
+        if r.get(field) is not None and (
+            isinstance(r[field], bool) or not isinstance(r[field], (int, float)) or not 0 <= r[field] <= 1
+        ):  # as `memories add --importance` takes them; NaN and Infinity (which json reads) are neither
+            raise UsageError(f"{where}: {field!r} must be a number from 0 to 1")
     for field in ("id", "superseded_by"):
         if r.get(field) is not None and (isinstance(r[field], bool) or not isinstance(r[field], int)):
             raise UsageError(f"{where}: {field!r} must be a whole number")
+
+
+def _given(r: dict[str, Any], field: str, default: float) -> Any:
+    """A field's value, the default when it is absent or null."""
+    return default if r.get(field) is None else r[field]
 
 
 def import_text(store: MemoryStore, text: str, name: str = "the file") -> ImportResult:
@@ -137,9 +144,9 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
             value=r.get("value"),
             origin=r.get("origin", "stated"),
             status=status,
-            confidence=float(r.get("confidence", 1.0)),
+            confidence=float(_given(r, "confidence", 1.0)),
             sensitive=bool(r.get("sensitive", False)),
-            importance=float(r.get("importance", 0.5)),
+            importance=float(_given(r, "importance", 0.5)),
             pinned=bool(r.get("pinned", False)),
             actor="import",
             created_at=r.get("created_at"),
