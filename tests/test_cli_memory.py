@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -514,7 +515,7 @@ def test_an_add_that_is_stored_is_not_reported_as_failed_when_the_search_near_it
     assert "cannot write" not in added.stderr
 
 
-def test_a_forget_on_a_full_disk_says_so_and_does_not_blame_another_process(cli, monkeypatch):
+def test_a_forget_on_a_full_disk_says_so_and_does_not_blame_another_process(cli, monkeypatch, memchat_home):
     from memchat.cli.common import NO_ROOM, SCRUB_PENDING
     from memchat.memory.forget import scrub
 
@@ -530,3 +531,10 @@ def test_a_forget_on_a_full_disk_says_so_and_does_not_blame_another_process(cli,
     assert done.exit_code == 0, done.stderr
     said = " ".join(done.stderr.split())
     assert " ".join(NO_ROOM.split()) in said and " ".join(SCRUB_PENDING.split()) not in said
+    assert cli("--provider", "echo", "ask", "an old chat about the allotment").exit_code == 0
+    with sqlite3.connect(memchat_home / "default.db") as conn:
+        conn.execute("UPDATE messages SET created_at = '2020-01-01T00:00:00Z'")
+    purged = cli("purge", "--older-than", "30d", "--yes")
+    assert purged.exit_code == 0 and "no room to compact" in " ".join(purged.stderr.split()), purged.stdout
+    compacted = cli("profile", "compact")
+    assert compacted.exit_code != 0 and "no room to compact" in compacted.stderr

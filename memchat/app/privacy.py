@@ -15,6 +15,7 @@ from memchat.errors import UsageError
 if TYPE_CHECKING:
     from memchat.db import Database
     from memchat.memory.forget.retention import Expired, Windows
+    from memchat.memory.forget.scrub import ScrubResult
     from memchat.privacy import AuditEntry, Consent
 
 RETENTION_EVERY_HOURS = 12  # the background application of the windows runs at most this often
@@ -66,9 +67,10 @@ class Privacy:
 
         return expired(self.profile.db, windows)
 
-    def purge(self, doomed: Expired, *, origin: str = "user") -> bool:
+    def purge(self, doomed: Expired, *, origin: str = "user") -> ScrubResult:
         """Delete what expired for good (scrubbed like forget; the input history loses what was
-        typed in the deleted messages). False if the file scrub waits for another reader."""
+        typed in the deleted messages). The scrub's result: whether the files wait for another
+        reader, or for room on the disk."""
         from memchat import history
         from memchat.memory.forget.retention import purge
         from memchat.privacy import record
@@ -88,7 +90,7 @@ class Privacy:
             from memchat.memory.forget.erase import said_by
 
             self.profile.scrub_history_of(lambda: said_by(self.profile.db, doomed.memories))
-        complete = purge(self.profile.db, doomed)
+        scrubbed = purge(self.profile.db, doomed)
         record(
             self.profile.db,
             "purge",
@@ -101,7 +103,7 @@ class Privacy:
                 "superseded": len(doomed.superseded),
             },
         )
-        return complete
+        return scrubbed
 
     def retention_due(self, db: Database | None = None) -> bool:
         """Whether some window is set and the last background run is RETENTION_EVERY_HOURS old

@@ -121,9 +121,9 @@ def purge(
     if not confirm("Delete them for good?", yes, refusing="to purge"):
         console.note("nothing purged")
         return
-    complete = memchat.privacy.purge(doomed)
+    scrubbed = memchat.privacy.purge(doomed)
     console.say(f"purged {listing}")
-    scrub_notes(complete, not memchat.privacy.compaction_owed())
+    scrub_notes(scrubbed.complete, not memchat.privacy.compaction_owed(), scrubbed.no_room)
 
 
 def audit(

@@ -117,9 +117,9 @@ def expired(db: Database, windows: Windows, now: datetime | None = None) -> Expi
     return out
 
 
-def purge(db: Database, doomed: Expired, actor: str = "retention") -> bool:
-    """Delete what `expired` listed, for good; False if a reader's old snapshot keeps the scrub of
-    the files pending (the next open finishes it)."""
+def purge(db: Database, doomed: Expired, actor: str = "retention") -> scrub.ScrubResult:
+    """Delete what `expired` listed, for good; the scrub's result says whether the files are done
+    (a reader's old snapshot, or a disk with no room, leaves them to the next open)."""
     if doomed.memories:
         forget(db, live_memories(db, doomed.memories), actor=actor)  # history: forget by retention
     if doomed.messages:
@@ -150,4 +150,4 @@ def purge(db: Database, doomed: Expired, actor: str = "retention") -> bool:
                 "AND NOT EXISTS (SELECT 1 FROM messages WHERE session_id = sessions.id)",
                 (emptied,),
             )
-    return scrub.finish(db).complete if doomed else True
+    return scrub.finish(db) if doomed else scrub.ScrubResult()
