@@ -25,6 +25,13 @@ from memchat.memory.store.memories import MemoryStore
         ("Birthday ideas for my nan?", [("grandmother",)]),
         ("Write a leaving card for my teammate", [("colleague",)]),
         ("How do I check for NaN in a pandas column?", []),
+        ("Is it too late to ring Dad tonight?", [("father",)]),
+        ("how long is the train to nana's", [("grandmother",)]),
+        ("The kids are at their mom's, what should I do with the evening?", [("son",), ("daughter",), ("child",)]),
+        ("Tips for a new mum in the first week", []),
+        ("Tell me some dad jokes", []),
+        ("Is Gran Torino worth watching?", []),
+        ("Is my dad's mum still on the same tablets?", [("father", "mother")]),
     ],
     ids=[
         "in-law",
@@ -43,6 +50,13 @@ from memchat.memory.store.memories import MemoryStore
         "nan",
         "teammate",
         "NaN is no nan",
+        "Dad as a name",
+        "nana's, lowercase",
+        "their mom's is not mine",
+        "a new mum",
+        "dad jokes",
+        "a film",
+        "my dad's mum once",
     ],
 )
 def test_role_paths_read_who_a_request_names(request_text, paths):
@@ -158,6 +172,18 @@ def test_a_meal_request_brings_what_the_people_it_is_for_cannot_eat(db, real_enc
     assert _household_diet(db, real_encoder, "What is the Maillard reaction?") == set()
     assert _household_diet(db, real_encoder, "My loaf came out flat and dense again. Where am I going wrong?") == set()
     assert _household_diet(db, real_encoder, "Write a Python function that filters vegan recipes from a list") == set()
+
+
+def test_a_meal_someone_else_makes_still_gets_the_users_diet_when_the_user_eats_it(db, real_encoder):
+    # "my son's lunchbox" is the son's alone; "what can I eat at the lunch my mum makes?" is the user's too
+    assert _household_diet(
+        db, real_encoder, "What can I eat at Christmas lunch? My son always makes a big lasagne"
+    ) == {
+        "Our son Leo has coeliac disease",
+        "Our son Leo refuses to eat anything with mushrooms",
+        "I can't stand coriander",
+    }
+    assert "I can't stand coriander" not in _household_diet(db, real_encoder, "What can I cook for my son tonight?")
 
 
 # A sister memory knows well: what she does, when her birthday is, what she likes.

@@ -1162,6 +1162,15 @@ RELATIVES = [
 ]
 
 
+def test_a_parent_called_by_name_is_the_users(cli, api, real_encoder):
+    # "Mum" and "Dad" are names in most families: "a present for Dad" is about the user's father as
+    # "my dad" is (it had reached for the father-in-law, "Ana's dad Jorge").
+    remember(cli, *RELATIVES, "My dad Paulo is mad about birdwatching")
+    assert "birdwatching" in sent_for(cli, api, "Birthday present ideas for Dad?")
+    assert "birdwatching" not in sent_for(cli, api, "Tell me some dad jokes for a best man's speech")
+    assert "birdwatching" not in sent_for(cli, api, "Gift ideas for a new dad?")
+
+
 def test_a_person_named_by_role_brings_what_memory_says_of_them(cli, api, real_encoder):
     remember(cli, *RELATIVES)
     assert "restores old motorbikes" in sent_for(cli, api, "What could I give my father-in-law for Christmas?")

@@ -1193,6 +1193,16 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     return sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
 
 
+# The user says they eat it too: "can I eat", "what should we have", "for me", "with us" (not "what
+# can I cook for my mum?", where the user only cooks)
+_USER_EATS = re.compile(
+    r"\b(?:I|we)\s+(?:(?:can|could|should|may|will|want\s+to)\s+)?(?:eat|order)\b"
+    r"|\b(?:can|could|should|may)\s+(?:I|we)\s+(?:eat|have|order)\b"
+    r"|\b(?:for|with)\s+(?:me|us)\b|\ball\s+of\s+us\b|\b(?:and|&)\s+(?:me|I|myself)\b",
+    re.IGNORECASE,
+)
+
+
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
     ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
@@ -1228,7 +1238,9 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         return []
     named = people.role_paths(text)
     paths = named or list(HOUSEHOLD)
-    with_user = not named or all(p in named for p in HOUSEHOLD)  # "everyone at home" eats with the user
+    # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
+    # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
+    with_user = not named or all(p in named for p in HOUSEHOLD) or _USER_EATS.search(text) is not None
     names, about = people.people_and_memories(db, paths)
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
     about = [i for i in about if i not in exclude]

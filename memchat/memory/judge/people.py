@@ -130,9 +130,32 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
             rest = pattern.sub(" ", rest)
     for m in _OWN_ROLE.finditer(rest):
         path = tuple(_WORD_ROLE[w.lower()] for w in m.groups() if w)
+        rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
+        if path not in paths:
+            paths.append(path)
+    for m in _FAMILY_NAME.finditer(rest):
+        before = rest[: m.start()].split()
+        if before and before[-1].lower().strip("\"'“‘(") in _SOMEONE_ELSES:
+            continue  # "their mum's", "a new mum": someone else's
+        path = (_WORD_ROLE[m.group(1).lower()],)
         if path not in paths:
             paths.append(path)
     return paths
+
+
+# A parent or grandparent called by what the family calls them, as a name ("Mum keeps forgetting to
+# eat", "the drive to Mum's", "call dad tonight"): the user's own, unless a word before says whose
+# or which ("their mum's", "a new mum", "every dad"). Not "Mother's Day" (not such a name), not a
+# name of something else ("Gran Torino", "Mam Tor"), not NaN, nor a kind of joke or look.
+_FAMILY_NAME = re.compile(
+    r"\b([Mm]um|[Mm]om|[Mm]am|[Mm]ummy|[Mm]ommy|[Dd]ad|[Dd]addy|Nan|[Nn]ana|[Nn]anna|[Gg]ran|[Gg]ranny|[Gg]randma"
+    r"|[Gg]randad|[Gg]randdad|[Gg]randpa)\b"
+    r"(?!\s+[A-Z]\w)(?!['’]?s?\s+(?:jokes?|bod|rock|hats?|shoes|jeans|vibes?|guilt|brain|life|groups?|blogs?|friends?)\b)"
+)
+_SOMEONE_ELSES = frozenset(
+    "a an the your his her their its whose every each any some no one another other new single young working "
+    "first-time busy stay-at-home proud good great bad cool tired".split()
+)
 
 
 # Not a name, after a role word in a note typed in lowercase ("my partner works in...", "our dog is...")
