@@ -247,3 +247,34 @@ def test_past_the_reading_limit_the_newest_memories_of_someone_are_read(db, monk
     store.add("My partner Zoe is a nurse")
     monkeypatch.setattr(people, "CANDIDATES", 3)  # BM25 would read the six notes dense in "partner" first
     assert people.names_for(db, "user", "partner") == ["Zoe"]
+
+
+def test_whether_a_food_is_safe_for_the_user_gets_their_diet_and_medicines_though_it_names_no_meal(db, real_encoder):
+    # "Is porridge safe for me?" names no meal: the user's coeliac disease decides it, and a food
+    # asked about as safe for them is their medicines' business too (grapefruit and a statin)
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "I'm coeliac and have to be strictly gluten-free",
+        "I take atorvastatin for high cholesterol",
+        "My husband Tom is vegetarian",
+        "I teach geography at a secondary school",
+        "I bake sourdough at weekends",
+    ):
+        store.add(text)
+    index.catch_up(db, real_encoder)
+
+    def routes(text: str) -> set[str]:
+        request = need.read(text, real_encoder)
+        found = need.household_diet(db, request, real_encoder, text, exclude=set())
+        found += need.by_medicine(db, request, real_encoder, text, exclude=set())
+        return {n.memory.text for n in found}
+
+    porridge = routes("Is porridge safe for me?")
+    assert "I'm coeliac and have to be strictly gluten-free" in porridge
+    assert "My husband Tom is vegetarian" not in porridge  # for me, not the household
+    assert "I take atorvastatin for high cholesterol" in routes("Is grapefruit juice OK for me?")
+    assert "I'm coeliac and have to be strictly gluten-free" in routes("Where can I eat safely in Porto?")
+    assert routes("Is this laptop OK for me?") == set()

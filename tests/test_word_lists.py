@@ -28,6 +28,8 @@ FLOORS = {
     "access needs (sensitive_words.json access_needs, sensitive.has_an_access_need)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "whether I may drink (need._DRINK, need._MAY_I)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-03)
     "whether I may take a medicine (need._REMEDY, need._MAY_I_TAKE)": 0.95,  # 1.00 on its 30 examples (written with it, 2026-12-04)
+    # 0.86 alone on its 24 examples ("Is this laptop OK for me?"): the routes also want the request read as food
+    "whether, what or where I may eat (need._MAY_I_EAT, need._SAFE_FOR_ME)": 0.81,
     "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-03)
     "what a kind of thing is (inject._DEFINITION)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
     "questions in general (personal._IN_GENERAL)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)

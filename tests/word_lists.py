@@ -167,6 +167,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "take_request",
     ),
     (
+        "whether, what or where I may eat (need._MAY_I_EAT, need._SAFE_FOR_ME)",
+        "a request whether something is safe for the user to eat or drink, or what or where they may eat",
+        need.asks_to_eat,
+        "eat_request",
+    ),
+    (
         "medicines taken (need._TAKES)",
         "a memory that someone takes a medicine",
         need.takes_a_medicine,

@@ -1133,6 +1133,34 @@ _MAY_I_TAKE = re.compile(
 )
 
 
+# Whether a food or drink is safe for the user, or what or where they may eat ("Is porridge safe for
+# me?", "which gels are safe for me?", "what can I eat before yoga?", "where can I eat safely in
+# Los Cristianos?"): what they cannot eat decides it, though the request names no meal.
+_SAFE_FOR_ME = re.compile(
+    r"\b(?:is|are)\s+(?!it\b)(?:[\w'’-]+\s+){1,10}?(?:ok|okay|safe|fine|alright|all\s+right)\s+for\s+(?:me|us)\b|"
+    r"\bwhich\s+(?:[\w'’-]+\s+){1,3}?(?:is|are)\s+(?:ok|okay|safe|fine)\s+for\s+(?:me|us)\b",
+    re.IGNORECASE,
+)
+_MAY_I_EAT = re.compile(
+    r"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+)?eat\b|"
+    r"\b(?:what|where)\s+(?:can|could|should|shall)\s+(?:i|we)\s+(?:safely\s+)?eat\b|"
+    r"\bsafe\s+for\s+(?:me|us)\s+to\s+eat\b|\beat\s+safely\b",
+    re.IGNORECASE,
+)
+
+
+def asks_if_safe_for_me(text: str) -> bool:
+    """Whether a request asks whether a particular thing is safe for the user ("Is grapefruit juice
+    OK for me?"): about food, their medicines decide it as much as their diet."""
+    return _SAFE_FOR_ME.search(text) is not None
+
+
+def asks_to_eat(text: str) -> bool:
+    """Whether a request asks whether, what or where the user may eat (see _MAY_I_EAT), or whether
+    something is safe for them (see _SAFE_FOR_ME; a request about food is read so by meaning)."""
+    return _MAY_I_EAT.search(text) is not None or asks_if_safe_for_me(text)
+
+
 def asks_to_drink(text: str) -> bool:
     """Whether a request asks whether, or how much, the user may drink alcohol."""
     return _MAY_I.search(text) is not None
@@ -1161,7 +1189,15 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     antibiotics?" asked in general), nor code."""
     import numpy as np
 
-    if not (asks_to_drink(text) or asks_to_take(text)) or request.about_no_one or request.code or asks_in_general(text):
+    # a food or drink asked about as safe for the user is a medicine's business too ("Is grapefruit
+    # juice OK for me?" and the statin)
+    food = asks_if_safe_for_me(text) and request.topic == "diet"
+    if (
+        not (asks_to_drink(text) or asks_to_take(text) or food)
+        or request.about_no_one
+        or request.code
+        or asks_in_general(text)
+    ):
         return []
     if people.role_paths(text):
         return []  # "Can my dad have a beer after his op?": his, and the person route reads him
@@ -1193,6 +1229,7 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     return sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
 
 
+_WE = re.compile(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)
 # The user says they eat it too: "can I eat", "what should we have", "for me", "with us" (not "what
 # can I cook for my mum?", where the user only cooks)
 _USER_EATS = re.compile(
@@ -1227,7 +1264,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         and not m.group(0).lower().startswith("recipe")
     ]
     meal = any(not _EATING_PLACE.match(m.group(0)) for m in meals) or (bool(meals) and plans_a_journey(text))
-    own_meal = meal and (says_its_own(text) or _ASKS_TO_PLAN.search(text) is not None)
+    own_meal = (meal and (says_its_own(text) or _ASKS_TO_PLAN.search(text) is not None)) or asks_to_eat(text)
     if request.general > (GENERAL if own_meal else MEAL_REQUEST):
         return []
     model = model_for(embedder)
@@ -1237,7 +1274,9 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
     named = people.role_paths(text)
-    paths = named or list(HOUSEHOLD)
+    # "Is porridge safe for me?" asks for the user alone, not for the household
+    alone = not named and asks_to_eat(text) and _WE.search(text) is None
+    paths = [] if alone else named or list(HOUSEHOLD)
     # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
     # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
     with_user = not named or all(p in named for p in HOUSEHOLD) or _USER_EATS.search(text) is not None
