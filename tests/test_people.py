@@ -278,3 +278,41 @@ def test_whether_a_food_is_safe_for_the_user_gets_their_diet_and_medicines_thoug
     assert "I take atorvastatin for high cholesterol" in routes("Is grapefruit juice OK for me?")
     assert "I'm coeliac and have to be strictly gluten-free" in routes("Where can I eat safely in Porto?")
     assert routes("Is this laptop OK for me?") == set()
+
+
+def test_a_technical_task_gets_the_users_own_tools_and_a_question_about_the_world_none(db, real_encoder):
+    # "Provision a new storage bucket" is done with the user's Terraform though no word matches;
+    # an exercise in a language of its own, or a question about the world, is no one's
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "I analyse data with pandas and numpy",
+        "We manage our infrastructure with Terraform on AWS",
+        "Our frontend is Vue 3 with Vite",
+        "We track work in Jira",
+        "I play five-a-side football on Thursdays",
+        "My partner Lena is a nurse",
+        "I'm learning the cello",
+    ):
+        store.add(text)
+    index.catch_up(db, real_encoder)
+
+    def tools(text: str) -> list[str]:
+        return [n.memory.text for n in need.by_stack(db, need.read(text, real_encoder), real_encoder, text, set())]
+
+    assert tools("Provision a new storage bucket for the exports")[:1] == [
+        "We manage our infrastructure with Terraform on AWS"
+    ]
+    assert tools("This groupby over millions of rows takes forever, speed it up")[:1] == [
+        "I analyse data with pandas and numpy"
+    ]
+    assert len(tools("Provision a new storage bucket for the exports")) <= need.STACK_ITEMS
+    for text in (
+        "Implement a Luhn check in Go",
+        "How do I reverse a list in Python?",
+        "What's the difference between a process and a thread?",
+        "Plan a picnic for Saturday",
+    ):
+        assert tools(text) == [], text

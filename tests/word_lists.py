@@ -173,6 +173,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "eat_request",
     ),
     (
+        "a language named to do it in (personal._LANGUAGE, personal.names_its_language)",
+        "a request that names the programming language or framework to do it in",
+        personal.names_its_language,
+        "language_named",
+    ),
+    (
         "medicines taken (need._TAKES)",
         "a memory that someone takes a medicine",
         need.takes_a_medicine,

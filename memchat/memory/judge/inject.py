@@ -300,7 +300,14 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
         more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
-        for route in (need.by_person, need.household_diet, need.by_faith, need.by_access, need.by_medicine):
+        for route in (
+            need.by_person,
+            need.household_diet,
+            need.by_faith,
+            need.by_access,
+            need.by_medicine,
+            need.by_stack,
+        ):
             more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
@@ -390,7 +397,9 @@ def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list
         seen.add(n.memory.id)
         section, text = _memory_line_of(n.memory, today)
         route = (
-            n.topic if n.topic in ("person", "household", "plan", "faith", "access", "medicine") else f"topic {n.topic}"
+            n.topic
+            if n.topic in ("person", "household", "plan", "faith", "access", "medicine", "stack")
+            else f"topic {n.topic}"
         )
         items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))
     return items

@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING
 
 from memchat.db import db_file
 from memchat.memory.judge import people, sensitive
-from memchat.memory.judge.personal import asks_for_code, asks_in_general, says_its_own
+from memchat.memory.judge.personal import (
+    asks_about_the_world,
+    asks_for_code,
+    asks_in_general,
+    names_its_language,
+    says_its_own,
+)
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
 from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
@@ -1230,6 +1236,63 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
 
 
 _WE = re.compile(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)
+STACK_ITEMS = 2  # memories of the user's tools a technical task adds, at most
+STACK_FLOOR = 0.2  # a tool memory less like the task than this is about another part of the stack
+
+
+def by_stack(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The user's own tools and systems a technical task is done with ("Write the IaC for a new
+    bucket" and "We manage infrastructure with Terraform"; "This groupby takes forever" and "I use
+    pandas"), best first by meaning: the request reads as technical by meaning or asks for code. Not
+    a question about the world ("What's the difference between useMemo and useCallback?"), nor an
+    exercise set in a language of its own ("Implement a Luhn check in Go") unless it says it is the
+    user's own."""
+    import numpy as np
+
+    if not (request.topic == "tech" or request.code) or asks_in_general(text) or asks_about_the_world(text):
+        return []
+    if names_its_language(text) and not _OUR_WORK.search(text):
+        return []
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    tech = model.names.index("tech")
+    rows = scan.distinct(np.concatenate(_topic_rows(db, vs, model, [tech], PER_TOPIC)))
+    rows = rows[_active_rows(vs)[rows]]
+    if rows.size == 0:
+        return []
+    vectors = np.asarray(vs.matrix[rows])
+    topics = model.of_memories(vectors)
+    scores = vectors @ request.vector
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
+    kept = []
+    for j in sorted(range(rows.size), key=lambda j: -scores[j]):
+        if scores[j] < STACK_FLOOR:
+            break
+        m = found.get(int(vs.ids[rows[j]]))
+        if (
+            m is None
+            or m.private
+            or m.sensitive
+            or m.kind != "fact"
+            or m.id in exclude
+            or topics[j, tech] < topics[j].max() - CLOSE
+            or sensitive.categories(m.text) - {"children"}
+            or _PAST.search(m.text)
+            or _FORMER.search(m.text)
+        ):
+            continue
+        kept.append(Needed(m, float(scores[j]), "stack"))
+        if len(kept) >= STACK_ITEMS:
+            break
+    return kept
+
+
+# what says a task is the user's own work whatever language it names ("port our billing job to Go")
+_OUR_WORK = re.compile(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
+
+
 # The user says they eat it too: "can I eat", "what should we have", "for me", "with us" (not "what
 # can I cook for my mum?", where the user only cooks)
 _USER_EATS = re.compile(

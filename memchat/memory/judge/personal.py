@@ -88,6 +88,14 @@ _CODE = re.compile(
 )
 
 
+_IN_A_LANGUAGE = re.compile(rf"\b(?:in|using)\s+(?:{_LANGUAGE}(?![\w+#])|(?-i:Go)\b)", re.IGNORECASE)
+
+
+def names_its_language(text: str) -> bool:
+    """Whether a request names the language or framework to do it in ("reverse a list in Python")."""
+    return _IN_A_LANGUAGE.search(text) is not None
+
+
 def asks_for_code(text: str) -> bool:
     """Whether the message asks for a program, or names the language to write one in."""
     return _CODE.search(text) is not None
