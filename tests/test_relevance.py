@@ -1179,6 +1179,29 @@ def test_a_person_named_by_role_brings_what_memory_says_of_them(cli, api, real_e
     assert "Jorge" not in unrelated and "Tiago" not in unrelated
 
 
+@pytest.mark.parametrize(
+    ("request_text", "memory_text", "own"),
+    [
+        ("Draft a polite text to the landlord about the broken boiler", "Our landlord is Klaus Becker", True),
+        ("Remind me what the vet said about the dog's teeth", "Our vet is Dr Moss in Hove", True),
+        ("Help me apologise to the neighbours for the noise", "Our neighbour Rita grows tomatoes", True),
+        ("What time is my check-up with the dentist?", "My dentist is Dr Okafor", True),
+        # said to someone memory knows by another role, or asked about the role in general
+        ("Draft a polite text to the landlord about the broken boiler", "My boss is Priya", False),
+        ("Is the landlord or the tenant responsible for a broken boiler?", "Our landlord is Klaus Becker", False),
+        ("Write a short story where the landlord is a ghost", "Our landlord is Klaus Becker", False),
+    ],
+)
+def test_someone_called_by_their_role_is_the_users_when_memory_says_so(request_text, memory_text, own):
+    # "Draft a message to the landlord" says no "my", but memory says "Our landlord is Klaus": the
+    # request is about the user's own world and may reach what memory holds of them.
+    from memchat.memory.judge.personal import about_someone
+    from memchat.memory.recall.rank import Hit
+
+    hit = Hit(type="memory", id=1, kind="fact", text=memory_text, score=0.5, when="", source="stated")
+    assert about_someone(request_text, [hit]) is own
+
+
 def test_children_listed_with_their_ages_are_who_a_son_or_daughter_may_be(memchat_home):
     # "We've got three kids: Isla 10, Finn 7 and Rory 3" names no son or daughter: a request for "my
     # son" reads what memory says of each of them (read from the database as the routes read it)

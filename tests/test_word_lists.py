@@ -31,6 +31,7 @@ FLOORS = {
     # 0.86 alone on its 24 examples ("Is this laptop OK for me?"): the routes also want the request read as food
     "whether, what or where I may eat (need._MAY_I_EAT, need._SAFE_FOR_ME)": 0.81,
     # 0.91 on its 20 examples ("in Java and Bali"): a false one only keeps the tools route quiet
+    "someone called by their role (personal._THE_ROLE)": 0.95,
     "a language named to do it in (personal._LANGUAGE, personal.names_its_language)": 0.86,
     "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-03)
     "what a kind of thing is (inject._DEFINITION)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)

@@ -173,6 +173,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "eat_request",
     ),
     (
+        "someone called by their role (personal._THE_ROLE)",
+        "a request about a particular person in the user's life named by role",
+        lambda t: bool(personal._THE_ROLE.search(t)),
+        "the_role",
+    ),
+    (
         "a language named to do it in (personal._LANGUAGE, personal.names_its_language)",
         "a request that names the programming language or framework to do it in",
         personal.names_its_language,

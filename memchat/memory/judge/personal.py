@@ -169,6 +169,20 @@ def without_request(text: str) -> str:
     return stripped if words(stripped) else text
 
 
+# Someone of the user's called by their role with "the", spoken to or quoted ("write to the landlord",
+# "ask the vet", "what the physio said"): the user's own when memory says "my landlord" or "our vet".
+# "Is the landlord responsible for..." asks about landlords in general and does not match.
+_ROLES_BY_THE = (
+    r"landlord|landlady|letting\s+agent|vet|gp|dentist|childminder|nanny|cleaner|builder|accountant|"
+    r"solicitor|therapist|physio|boss|manager|line\s+manager|in-laws|neighbours?|flatmates?|housemates?"
+)
+_THE_ROLE = re.compile(
+    rf"\b(?:to|with|for|from|tell|ask|call|email|text|message|thank|remind|reply\s+to)\s+the\s+({_ROLES_BY_THE})\b"
+    rf"|\bthe\s+({_ROLES_BY_THE})\s+(?:said|says|say|told|tells|wants|wanted|asked|visits?|comes?|came)\b",
+    re.IGNORECASE,
+)
+
+
 def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool:
     """Whether the message is about someone's own world: it says I, my, we, she..., or names
     someone the memory knows: a speaker of the transcript (written any way), or a person a memory
@@ -181,6 +195,14 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     speakers = {w for h in hits if h.name for w in words(h.name) if w not in STOPWORDS}
     if said & speakers:
         return True
+    roles = {r.lower() for pair in _THE_ROLE.findall(query) for r in pair if r}
+    singular = {r if r.endswith("ss") else r.removesuffix("s") for r in roles}  # "the neighbours": "our neighbour"
+    if singular and any(
+        re.search(rf"\b(?:my|our)\s+(?:[a-z]+\s+)?{re.escape(role)}s?\b", h.text, re.IGNORECASE)
+        for role in singular
+        for h in hits
+    ):
+        return True  # "Draft a note to the landlord" and "Our landlord is Klaus": the user's own
     people = people_in(hits)
     capitalised = names_in(query) | {w.lower() for w in words(query)[:1] if query.lstrip()[:1].isupper()}
     if capitalised & people:
