@@ -25,11 +25,12 @@ from typing import Any
 from memchat.errors import StoreError, UsageError
 from memchat.files import touch_private
 from memchat.keys import secure_keyring
-from memchat.locks import profile_alone
+from memchat.locks import no_conversion_running, profile_alone
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 KEY_ENV = "MEMCHAT_DB_KEY"
 KEYRING_SERVICE = "memchat"
+NOT_A_DATABASE = 26  # SQLITE_NOTADB: what a wrong key reads as (the first page does not decrypt)
 _RAW = re.compile(r"^[0-9a-fA-F]{64}$")
 # Checked after a conversion: the same rows in the same tables, and an index that agrees.
 _COUNTED = ("sessions", "messages", "memories", "memory_history", "usage", "audit_log")
@@ -142,8 +143,10 @@ def connect(path: Path, key: str, source: str, timeout: float) -> Any:
     conn.execute(key_pragma(key))
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sc.DatabaseError:
+    except sc.DatabaseError as exc:
         conn.close()
+        if getattr(exc, "sqlite_errorcode", NOT_A_DATABASE) & 0xFF != NOT_A_DATABASE:
+            raise  # locked, a full disk, an I/O error: said as what it is (memchat.db), not as a wrong key
         raise StoreError(
             f"cannot open the encrypted profile {path}: the key from {source} is wrong; nothing was changed"
         ) from None
@@ -243,7 +246,9 @@ def recover(path: Path) -> None:
         # no longer being written (a conversion running now writes it, checks it and renames it).
         leftovers = (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal"))
         if tmp.exists():
-            stale = time.time() - tmp.stat().st_mtime > CONVERTING_STALE_SECONDS
+            # Nothing writes it while this process shares the profile's lock (a conversion holds it
+            # alone); without that lock (a read-only folder), only a copy untouched for a while.
+            stale = no_conversion_running(path) or time.time() - tmp.stat().st_mtime > CONVERTING_STALE_SECONDS
             if stale and not other_users(tmp):
                 for leftover in leftovers:
                     shred(leftover)

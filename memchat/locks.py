@@ -20,6 +20,7 @@ from pathlib import Path
 from memchat.errors import StoreError
 
 _HELD: dict[str, list[int]] = {}  # lock file -> [this process's descriptor, how many hold it]
+_ALONE: set[str] = set()  # lock files this process holds exclusively (a conversion running here)
 CONVERSION_WAIT_SECONDS = 10.0
 
 
@@ -59,6 +60,13 @@ def hold_profile(path: Path) -> None:
     _HELD[name] = [fd, 1]
 
 
+def no_conversion_running(path: Path) -> bool:
+    """Whether no encrypt or decrypt of the profile can be running: this process shares its lock,
+    which no conversion could hold alongside (a conversion holds it alone)."""
+    name = _name(path)
+    return name in _HELD and name not in _ALONE
+
+
 def release_profile(path: Path) -> None:
     """This process is done with one of its connections to the profile."""
     name = _name(path)
@@ -88,8 +96,10 @@ def profile_alone(path: Path) -> Iterator[None]:
                 f"another process has {path} open: close every memchat (a chat, `memchat mcp`) first; "
                 "nothing was changed"
             ) from None
+        _ALONE.add(name)
         yield
     finally:
+        _ALONE.discard(name)
         if held is not None:
             fcntl.flock(fd, fcntl.LOCK_SH)  # back to sharing it
         else:

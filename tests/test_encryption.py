@@ -144,13 +144,66 @@ def test_a_conversion_killed_while_writing_leaves_no_plaintext_copy_or_history(e
     (encrypted / "default.db.converting-wal").write_bytes(SECRET_TURN.encode())
     history = encrypted / "history-default"
     history.write_text(f"\n# 2026-01-01 10:00:00\n+{SECRET_TURN}\n")
-    assert "ZX9123456" in run_memchat("memories", "list", env=KEY).stdout.decode()
-    assert half.exists()  # just written: a conversion may be running right now, it is left to finish
-    long_ago = time.time() - 120
-    os.utime(half, (long_ago, long_ago))
+    # Just written, but no conversion holds the profile: the next command removes it at once
     assert "ZX9123456" in run_memchat("memories", "list", env=KEY).stdout.decode()
     assert not half.exists() and not (encrypted / "default.db.converting-wal").exists() and not history.exists()
     assert not any(m in _everything_under(encrypted) for m in MARKERS)
+
+
+def test_a_copy_a_running_conversion_is_writing_is_left_to_it(encrypted, monkeypatch):
+    import fcntl
+
+    from memchat import locks
+    from memchat.errors import StoreError
+
+    monkeypatch.setattr(locks, "CONVERSION_WAIT_SECONDS", 0.2)
+    monkeypatch.setenv("MEMCHAT_DB_KEY", KEY["MEMCHAT_DB_KEY"])
+    half = encrypted / "default.db.converting"
+    half.write_bytes(b"SQLite format 3\x00" + SECRET_TURN.encode())
+    # a conversion holds the profile's lock alone while it writes the copy (its own descriptor)
+    fd = os.open(encrypted / "default.db.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(StoreError, match="being encrypted or decrypted"):
+            open_db(encrypted / "default.db")
+        assert half.exists()
+    finally:
+        os.close(fd)
+    open_db(encrypted / "default.db").close()  # the conversion is gone: its copy with it
+    assert not half.exists()
+
+
+def test_profile_status_finishes_a_conversion_cut_short(encrypted):
+    db, old = encrypted / "default.db", encrypted / "default.db.old"
+    old.write_bytes(b"SQLite format 3\x00" + SECRET_TURN.encode())  # killed after the swap
+    shown = run_memchat("profile", "status", env=KEY).stdout.decode()
+    assert "encrypted (SQLCipher)" in shown and not old.exists()
+    os.replace(db, old)  # killed between the renames: the old file goes back
+    shown = run_memchat("profile", "status", env=KEY).stdout.decode()
+    assert "not created yet" not in shown and "encrypted (SQLCipher)" in shown and db.exists()
+
+
+def test_a_locked_encrypted_profile_says_it_is_busy_not_that_the_key_is_wrong(encrypted, monkeypatch):
+    import sqlcipher3.dbapi2 as sc
+
+    from memchat import db as database
+    from memchat import encryption
+    from memchat.errors import StoreError
+
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setenv("MEMCHAT_DB_KEY", KEY["MEMCHAT_DB_KEY"])
+    holder = sc.connect(str(encrypted / "default.db"), timeout=1)
+    holder.execute(encryption.key_pragma(KEY["MEMCHAT_DB_KEY"]))
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, holding the file
+    try:
+        with pytest.raises(StoreError) as refused:
+            open_db(encrypted / "default.db")
+        assert "another memchat is writing" in str(refused.value) and "wrong" not in str(refused.value)
+    finally:
+        holder.rollback()
+        holder.close()
+    open_db(encrypted / "default.db").close()  # the same key opens it once the writer is done
 
 
 def test_encrypt_refuses_while_another_process_has_the_profile_open(memchat_home):

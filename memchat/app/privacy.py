@@ -150,6 +150,30 @@ class Privacy:
 
         return audit(self.profile.db, since=when.since(since) if since else None, limit=limit)
 
+    def file_status(self) -> tuple[bool, bool, str | None]:
+        """Whether the database exists, whether it is encrypted, and where its key comes from
+        (None: nowhere). An encrypt or decrypt a crash cut short is finished first, as any open
+        does: a plaintext copy it left is shredded, a file it moved aside is put back."""
+        from memchat import locks
+
+        path = self.profile.settings.db_path
+        try:
+            locks.hold_profile(path)
+        except OSError:
+            pass
+        try:
+            encryption.recover(path)
+        except (OSError, ValueError):
+            pass  # said by whatever opens it next
+        finally:
+            locks.release_profile(path)
+        if not path.exists():
+            return False, False, None
+        if not encryption.is_encrypted(path):
+            return True, False, None
+        found = encryption.key_for(path)
+        return True, True, found[1] if found else None
+
     def encrypt(self) -> str:
         """Encrypt this profile in place (memchat.encryption.convert): with MEMCHAT_DB_KEY when set,
         else a random key kept in the OS keyring. Its vector copy and input history (plaintext

@@ -16,15 +16,13 @@ profile_app = typer.Typer(
 @profile_app.command("status")
 def status(ctx: typer.Context) -> None:
     """Where this profile's database is, and whether it is encrypted (and where its key comes from)."""
-    from memchat import encryption
-
     memchat = open_app(ctx)
     path = memchat.settings.db_path
-    if not path.exists():
+    exists, encrypted, key_source = memchat.privacy.file_status()
+    if not exists:
         console.say(f"{path}: not created yet")
-    elif memchat.encrypted:
-        found = encryption.key_for(path)
-        console.say(f"{path}: encrypted (SQLCipher); key from {found[1] if found else 'nowhere: set MEMCHAT_DB_KEY'}")
+    elif encrypted:
+        console.say(f"{path}: encrypted (SQLCipher); key from {key_source or 'nowhere: set MEMCHAT_DB_KEY'}")
     else:
         console.say(f"{path}: not encrypted (`memchat profile encrypt` encrypts it)")
 
