@@ -83,7 +83,7 @@ def _fail(path: Path, exc: BaseException) -> StoreError:
     if "readonly" in text or "read-only" in text:
         return StoreError(f"cannot write to the database {path}: it is read-only")
     if "locked" in text or "busy" in text:
-        return StoreError(f"cannot open the database {path}: another memchat is writing to it; try again")
+        return StoreError(f"the database {path} is busy: another memchat is writing to it; try again")
     if "disk is full" in text:
         return StoreError(f"cannot write to the database {path}: the disk is full")
     if "disk I/O" in text:  # e.g. a write past a file-size limit, or a failing disk

@@ -67,6 +67,13 @@ class StoreError(MemchatError):
     """The database cannot be opened, is corrupt, too new, or cannot be written."""
 
 
+class UnsavedMessageError(StoreError):
+    """The database refused the user's message itself: nothing was stored, nothing was sent."""
+
+    def __init__(self, cause: StoreError) -> None:
+        super().__init__(f"{cause.message.rstrip('.')}. Your message was NOT saved")
+
+
 MAX_ID = 2**63 - 1  # SQLite's largest INTEGER
 # The most text one message (a prompt, a paste, an imported message) or one memory may hold: 1 MiB
 # of characters, about 260,000 tokens, more than any model's window. A turn reads a bounded window

@@ -46,6 +46,27 @@ def test_read_only_database_keeps_the_message_and_says_it_was_not_saved(tmp_path
     assert "retrying: a message worth keeping" in proc.stdout.decode()
 
 
+def test_ask_under_another_writer_says_its_message_was_not_saved(cli, api, memchat_home, monkeypatch):
+    import sqlite3
+
+    from memchat import db as database
+
+    assert cli("--provider", "echo", "ask", "first").exit_code == 0
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 200)
+    holder = sqlite3.connect(memchat_home / "default.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another memchat, writing
+    try:
+        for args in (("ask", "a message worth keeping"), ("ask", "-c", "a message worth keeping")):
+            result = cli("--provider", "echo", *args)
+            err = result.stderr.strip()
+            assert result.exit_code == 1 and "\n" not in err and "Traceback" not in err, err
+            assert "another memchat is writing" in err and "Your message was NOT saved" in err, err
+    finally:
+        holder.rollback()
+        holder.close()
+    assert [text for _, text, _ in db_rows(memchat_home)] == ["first", "(echo) first"]
+
+
 def test_kill_9_at_random_points_of_a_turn_loses_nothing_acknowledged(api, memchat_home):
     rng = random.Random(20261129)
     kills = ROUNDS + ROUNDS % 2

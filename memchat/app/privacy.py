@@ -8,7 +8,7 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from memchat import encryption, when
+from memchat import encryption, locks, when
 from memchat.app.profile import Profile
 from memchat.errors import UsageError
 
@@ -154,8 +154,6 @@ class Privacy:
         """Whether the database exists, whether it is encrypted, and where its key comes from
         (None: nowhere). An encrypt or decrypt a crash cut short is finished first, as any open
         does: a plaintext copy it left is shredded, a file it moved aside is put back."""
-        from memchat import locks
-
         path = self.profile.settings.db_path
         try:
             locks.hold_profile(path)

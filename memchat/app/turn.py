@@ -28,7 +28,7 @@ from memchat.app.profile import Notice, Profile
 from memchat.attachments import IMAGE_TOKENS, with_attachments
 from memchat.context import Compiled, compile_context
 from memchat.db import immediate
-from memchat.errors import MemchatError, ProviderError, UsageError, check_size
+from memchat.errors import MemchatError, ProviderError, StoreError, UnsavedMessageError, UsageError, check_size
 from memchat.log import get_logger
 from memchat.memory.capture import policy
 from memchat.memory.judge import inject
@@ -92,9 +92,12 @@ def send(
     images = [a for a in attached or [] if a.is_image]
     message = _with_attachments(profile, text, attached, images) if attached else text
     check_size(message)
-    user = sessions.add_message(
-        profile.db, session.id, "user", message, status="unanswered", tokens=tokens.count(message)
-    )
+    try:
+        user = sessions.add_message(
+            profile.db, session.id, "user", message, status="unanswered", tokens=tokens.count(message)
+        )
+    except StoreError as exc:  # locked, read-only, a full disk: the shells keep the words and say so
+        raise UnsavedMessageError(exc) from None
     remembered, existed = _remember(profile, user, text)  # what was typed: "remember that" is said, not attached
     if remembered is not None and on_notice:
         said = "already remembered" if existed else "remembered"

@@ -8,7 +8,7 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids, state
-from memchat.errors import ProviderError, UsageError
+from memchat.errors import ProviderError, StoreError, UnsavedMessageError, UsageError
 from memchat.signals import interrupted_exit_code
 from memchat.ui import console
 from memchat.ui.terminal import read_stdin, stdin_is_tty
@@ -105,7 +105,10 @@ def ask(
         from memchat.repl.loop import ask_consent
 
         ask_consent(memchat)  # the first chat or ask on a terminal asks, once, before anything is learnt
-    session = memchat.chat.start_session(session_id=session_id, continue_=continue_, system=system)
+    try:
+        session = memchat.chat.start_session(session_id=session_id, continue_=continue_, system=system)
+    except StoreError as exc:  # locked, read-only, a full disk: nothing of the prompt was stored
+        raise UnsavedMessageError(exc) from None
     assert session is not None
     try:
         result = _send(memchat, session, text, attached, json_out=json_out, markdown=markdown)

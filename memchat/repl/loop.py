@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memchat.app.profile import known_failure
-from memchat.errors import ExitCode, MemchatError, StoreError, UsageError, require_unicode
+from memchat.errors import ExitCode, MemchatError, StoreError, UnsavedMessageError, UsageError, require_unicode
 from memchat.log import internal_error
 from memchat.repl import registry
 from memchat.repl.keybindings import build_key_bindings
@@ -139,18 +139,22 @@ class Repl:
     def send(self, text: str) -> None:
         attached, self.attached = self.attached, []  # they go with this message
         try:
-            session = self.ensure_session()
+            try:
+                session = self.ensure_session()
+            except StoreError as exc:
+                raise UnsavedMessageError(exc) from None
             self._run_turn(lambda on_text: self.app.chat.send(session, text, on_text, self.info, attached))
         except UsageError:
             self.attached = attached  # refused before it was stored (too large, no images here): still attached
             raise
-        except StoreError as exc:
-            # The database refused the write (read-only, disk full): keep the words in memory.
+        except UnsavedMessageError as exc:
+            # The database refused the write (locked, read-only, disk full): keep the words in memory.
             self.unsaved, self.attached = text, attached
             raise MemchatError(
-                f"{exc.message}. Your message was NOT saved; it is kept here and /retry "
-                "sends it again once the database is writable"
+                f"{exc.message}; it is kept here and /retry sends it again once the database is writable"
             ) from None
+        except StoreError as exc:  # after the message was stored (storing the reply, say)
+            raise MemchatError(f"{exc.message.rstrip('.')}. Your message is saved; /retry resends it") from None
 
     def retry(self) -> None:
         if self.unsaved is not None:
