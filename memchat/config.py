@@ -285,6 +285,18 @@ class Settings:
             sources[name] = "flag"
         return Settings(values, sources, self.config_path, self.prices, self.models)
 
+    def flags_as_environment(self) -> dict[str, str]:
+        """The settings given as flags, as the MEMCHAT_* variables a detached worker reads them
+        from (`memchat --provider openai ask ...` captures with openai too); the database goes
+        to the worker as --db."""
+        return {
+            setting.env_var: ("true" if value else "false") if isinstance(value, bool) else str(value)
+            for setting in SETTINGS
+            if self.sources.get(setting.name) == "flag"
+            and setting.name not in ("db", "profile")
+            and (value := self.values.get(setting.name)) is not None
+        }
+
     @property
     def db_path(self) -> Path:
         """The profile's database: `db` when set, unless `profile` was given more explicitly (a

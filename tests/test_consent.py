@@ -182,3 +182,35 @@ def test_an_ask_the_api_refuses_keeps_the_session_with_the_message(cli, api, mem
     assert db_rows(
         memchat_home, "SELECT s.id, m.content, m.status FROM sessions s JOIN messages m ON m.session_id = s.id"
     ) == [(1, "hello", "unanswered")]
+
+
+def _extracted_texts(api) -> str:
+    return " ".join(str(r.get("messages")) for r in _tool_calls(api))
+
+
+def test_an_import_captured_on_request_learns_from_its_sessions_and_no_other_chat(api, fresh, memchat_home, tmp_path):
+    # The profile's answer is no: its chats are kept but never learnt from. An import captured on
+    # request (--capture --yes) learns from the imported sessions only, not from those chats.
+    from fixtures_chatgpt import write_chatgpt_export
+
+    assert run_memchat("consent", "no").returncode == 0
+    assert run_memchat("ask", PARROT).returncode == 0
+    # an hour later: the chat is idle, as a background run would pick it up
+    with __import__("sqlite3").connect(memchat_home / "default.db") as conn:
+        conn.execute("UPDATE messages SET created_at = '2020-01-01T00:00:00.000000Z'")
+    (path,) = write_chatgpt_export(tmp_path / "e")
+    imported = run_memchat("import", "--capture", "--yes", "--no-embed", str(path))
+    assert imported.returncode == 0, imported.stderr
+    wait_for_detached(memchat_home)
+    assert fresh.extractions >= 1
+    assert "adopted a parrot" not in _extracted_texts(api)  # the chat's words were never sent to learn from
+
+
+def test_a_provider_given_as_a_flag_is_the_one_background_capture_uses(api, fresh, memchat_home):
+    # The environment says echo (which cannot extract); the flag says anthropic: the detached
+    # capture of that ask must use anthropic too, as the ask did.
+    assert run_memchat("consent", "yes").returncode == 0
+    result = run_memchat("--provider", "anthropic", "ask", PARROT, env={"MEMCHAT_PROVIDER": "echo"})
+    assert result.returncode == 0 and result.stdout == b"ok\n", result.stderr
+    wait_for_detached(memchat_home)
+    assert fresh.extractions == 1

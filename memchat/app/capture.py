@@ -102,6 +102,7 @@ class Capture:
         *,
         final: bool = False,
         background: bool = False,
+        only: list[int] | None = None,
         on_result: Callable[[CaptureResult], None] | None = None,
     ) -> list[CaptureResult]:
         """Extract memories from turns not yet captured, now (one session, or every one that has some).
@@ -110,6 +111,7 @@ class Capture:
         left, under the profile's capture lock (after 30 s of another holder: nothing, it is
         retried next time); a failure is logged (one line) and kept against its session, never
         raised. A run that finishes without a failure is stamped (`memchat doctor` shows when).
+        only: these sessions and no other (an import's, captured because the user asked).
         """
         from memchat.memory.capture.background import IDLE_MINUTES, capture_lock
         from memchat.memory.capture.turns import idle_sessions, mark_run, pending_sessions
@@ -120,7 +122,9 @@ class Capture:
         with capture_lock(self.profile.settings.db_path, wait=30 if background else 300) as mine:
             if not mine:
                 return results
-            if background:
+            if only:
+                ids = list(dict.fromkeys(given + only))
+            elif background:
                 ids = list(dict.fromkeys(given + idle_sessions(self.profile.db, IDLE_MINUTES)))
             else:
                 ids = given or pending_sessions(self.profile.db)
@@ -224,7 +228,10 @@ class Capture:
             from memchat.memory.capture.background import spawn_capture
 
             spawn_capture(
-                self.profile.settings.db_path, session.id if session else None, config_path=self.profile.config_path
+                self.profile.settings.db_path,
+                session.id if session else None,
+                config_path=self.profile.config_path,
+                env=self.profile.settings.flags_as_environment(),
             )
 
     @property
@@ -276,4 +283,11 @@ class Capture:
             )
         with immediate(self.profile.db):
             unmark_captured(self.profile.db.conn, session_ids)
-        spawn_capture(self.profile.settings.db_path, None, config_path=self.profile.config_path)
+        # These sessions only: not the idle chats a background run would add, which the profile's
+        # answer (a no) may have kept from being learnt.
+        spawn_capture(
+            self.profile.settings.db_path,
+            config_path=self.profile.config_path,
+            env=self.profile.settings.flags_as_environment(),
+            only=session_ids,
+        )

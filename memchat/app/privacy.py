@@ -143,7 +143,12 @@ class Privacy:
                 return
         from memchat.memory.capture.background import spawn_detached
 
-        spawn_detached(self.profile.settings.db_path, ["purge", "--scheduled"], config_path=self.profile.config_path)
+        spawn_detached(
+            self.profile.settings.db_path,
+            ["purge", "--scheduled"],
+            config_path=self.profile.config_path,
+            env=self.profile.settings.flags_as_environment(),
+        )
 
     def audit(self, *, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         from memchat.privacy import audit

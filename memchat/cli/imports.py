@@ -85,3 +85,6 @@ def _capture(memchat: Memchat, session_ids: list[int], yes: bool) -> None:
         return
     memchat.capture.capture_imported(session_ids)
     console.note(f"capturing in the background ({plural(estimate.calls, 'call')}); see `memchat memories list`")
+    said = memchat.privacy.consent()
+    if said is not None and not said.capture:
+        console.note("your profile's answer is still no: only these imported sessions are learnt from, no chat")

@@ -8,6 +8,7 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids, load_encoder
+from memchat.errors import parse_id
 from memchat.text import sanitize
 from memchat.ui import console
 from memchat.ui.terminal import stdin_is_tty
@@ -30,6 +31,9 @@ def capture(
     background: bool = typer.Option(
         False, "--background", hidden=True, help="The detached run of `ask` and REPL quit: quiet, idle sessions too."
     ),
+    only_sessions: str | None = typer.Option(
+        None, "--only-sessions", hidden=True, help="With --background: these session ids (comma separated) only."
+    ),
 ) -> None:
     """Extract memories from turns not yet captured (normally automatic, in the background)."""
 
@@ -45,7 +49,8 @@ def capture(
         memchat.chat.session(session_id)  # no such session, or no key: say so before loading anything
     memchat.memory_provider.ready()
     if background:  # the encoder loads only if there is something worth capturing
-        memchat.capture.run(session_id, final=True, background=True)
+        only = [parse_id(i, "session") for i in only_sessions.split(",")] if only_sessions else None
+        memchat.capture.run(session_id, final=True, background=True, only=only)
         if memchat.privacy.retention_due():  # `ask` has no warm-up: its detached run applies the windows
             memchat.privacy.apply_retention()
         return

@@ -145,11 +145,21 @@ def _recorder(db: Any) -> Callable[..., None]:
     return record
 
 
-def spawn_capture(db_path: Path, session_id: int | None = None, *, config_path: str | None = None) -> None:
+def spawn_capture(
+    db_path: Path,
+    session_id: int | None = None,
+    *,
+    config_path: str | None = None,
+    env: dict[str, str] | None = None,
+    only: list[int] | None = None,
+) -> None:
     """Capture in a detached process (`memories capture --background`): this session, if any,
-    and every session idle for IDLE_MINUTES with turns left; the command returns at once."""
+    and every session idle for IDLE_MINUTES with turns left; or `only` these sessions. The
+    command returns at once."""
     args = ["memories", "capture", "--background"] + (["--session", str(session_id)] if session_id else [])
-    spawn_detached(db_path, args, config_path=config_path, what="capture")
+    if only:
+        args += ["--only-sessions", ",".join(map(str, only))]
+    spawn_detached(db_path, args, config_path=config_path, what="capture", env=env)
 
 
 # What a detached worker runs, as `python -P -c WORKER WHAT DB LOG <memchat arguments>`. -P keeps
@@ -185,9 +195,17 @@ def worker_command(db_path: Path, command: list[str], *, config_path: str | None
     return args + command
 
 
-def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None = None, what: str = "") -> None:
+def spawn_detached(
+    db_path: Path,
+    command: list[str],
+    *,
+    config_path: str | None = None,
+    what: str = "",
+    env: dict[str, str] | None = None,
+) -> None:
     """Run `memchat --db DB COMMAND` in a detached process (no terminal, no waiting); `what` names
-    the work in the log (default: the command)."""
+    the work in the log (default: the command); `env`: settings given as flags
+    (Settings.flags_as_environment), which the worker must use too."""
     try:
         subprocess.Popen(
             worker_command(db_path, command, config_path=config_path, what=what),
@@ -196,7 +214,7 @@ def spawn_detached(db_path: Path, command: list[str], *, config_path: str | None
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             close_fds=True,
-            env=dict(os.environ),
+            env=dict(os.environ) | (env or {}),
         )
     except OSError as exc:  # the next run catches up; never fail the user's command for this
         worker_failed(what or command[0], db_path, f"could not start: {exc}")
