@@ -105,9 +105,10 @@ def runtime_failure(exc: BaseException, path: Path | str) -> StoreError | None:
             f"the database {path} is damaged ({text}); memchat stopped. `memchat doctor` checks it; restore a "
             f"backup, or rescue what can be read: sqlite3 {path} .recover > rescue.sql"
         )
-    if "locked" in text or "busy" in text:
-        return StoreError(f"the database {path} is busy (another memchat is writing to it): try again")
-    if any(known in text for known in ("readonly", "read-only", "disk is full", "disk I/O", "unable to open")):
+    if any(
+        known in text
+        for known in ("locked", "busy", "readonly", "read-only", "disk is full", "disk I/O", "unable to open")
+    ):
         return _fail(Path(path), exc)
     return None
 
