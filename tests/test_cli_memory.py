@@ -458,7 +458,7 @@ def test_repl_remember_with_a_key_supersedes_the_active_value(cli, memchat_home)
     assert "supersede" in history and "I live in Berlin" in history  # the old value is kept as history
 
 
-@pytest.mark.parametrize("key", ["user.", ".city", "user..city", "user/city", "_user.city"], ids=str)
+@pytest.mark.parametrize("key", ["user.", ".city", "user..city", "user/city", "_user.city", "city"], ids=str)
 def test_repl_remember_refuses_a_malformed_key_as_the_cli_does(cli, memchat_home, key):
     from_cli = cli("memories", "add", "--key", key, "I live in Lisbon")
     from_repl = cli("--provider", "echo", input=f"/remember key={key} I live in Lisbon\n")

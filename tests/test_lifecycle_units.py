@@ -48,6 +48,26 @@ def test_tool_input_becomes_typed_candidates_with_real_message_ids():
     assert got[3].correction is True
 
 
+def test_a_key_the_model_words_loosely_is_stored_as_a_key_never_failing_the_capture(store):
+    # a user's key must be entity.attribute; a model's is made one, or left out, and the rest is kept
+    facts = [
+        {"text": "I live in Lyon", "key": "city", "sources": [1]},
+        {"text": "I cycle to work", "key": "user commute", "sources": [1]},
+        {"text": "My dog is Rex", "key": "pet/dog name", "sources": [1]},
+        {"text": "I work at Acme", "key": "user.employer", "sources": [1]},
+    ]
+    got = parse_candidates({"facts": facts}, {1: 501})
+    assert [c.key for c in got] == ["user.city", "user.commute", None, "user.employer"]
+    stored = policy.apply(store, got)
+    assert len(stored) == 4
+    assert sorted(m.key or "" for m in store.find(status="active")) == [
+        "",
+        "user.city",
+        "user.commute",
+        "user.employer",
+    ]
+
+
 def test_corrections_and_open_problems_weigh_more_than_resolved_ones(store):
     stored = policy.apply(
         store,

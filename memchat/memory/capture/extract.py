@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memchat.errors import ProviderError
+from memchat.memory.store.records import proposed_key
 from memchat.providers import ChatRequest
 from memchat.text import neutralise, turns_block
 
@@ -187,7 +188,7 @@ def parse_candidates(data: Any, turns: dict[int, int], existing: dict[int, int] 
             Candidate(
                 "fact",
                 text,
-                key=_str(item.get("key"), 100),
+                key=proposed_key(_str(item.get("key"), 200)),
                 value=_str(item.get("value"), 500),
                 origin="stated" if item.get("origin") == "stated" else "inferred",
                 confidence=float(conf) if isinstance(conf, (int, float)) and 0 <= conf <= 1 else 0.7,

@@ -90,7 +90,7 @@ def clean_text(text: str) -> str:
     return require_unicode(text, "the memory text")
 
 
-_KEY = re.compile(r"^[^\W_][\w-]*(?:\.[\w-]+)*$")
+_KEY = re.compile(r"^[^\W_][\w-]*(?:\.[\w-]+)+$")  # two parts at least: what, and which of its attributes
 
 
 def clean_key(key: str | None) -> str | None:
@@ -102,6 +102,21 @@ def clean_key(key: str | None) -> str | None:
     if len(key) > 100 or not _KEY.match(key):
         raise UsageError(f"a key is entity.attribute, words joined by dots (e.g. user.city); got {key[:100]!r}")
     return key
+
+
+def proposed_key(raw: str | None) -> str | None:
+    """A key a model proposed, as a key, or None when it cannot be one: its spaces become
+    underscores, and a bare attribute ("city") is the user's ("user.city"). A model's answer is
+    data, never an error that would lose the rest of what it extracted."""
+    if not raw or not raw.strip():
+        return None
+    parts = raw.split()
+    if "." not in raw and parts[0].lower() == "user" and len(parts) > 1:
+        parts = parts[1:]  # "user city": user.city
+    key = "_".join(parts)
+    if "." not in key:
+        key = f"user.{key}"
+    return key if len(key) <= 100 and _KEY.match(key) else None
 
 
 def clean_value(value: str | None) -> str | None:
