@@ -232,3 +232,128 @@ def test_recall_over_mcp_finds_a_memory_asked_for_in_other_words_first(memchat_h
     for (question, answer), hits in zip(ASKED_IN_OTHER_WORDS, answers, strict=True):
         assert hits and hits[0]["text"] == OWN_MEMORIES[answer], question
         assert all(0 <= h["score"] <= 1 and h.get("weak", True) is True for h in hits)  # weak: said when set
+
+
+def _raw(lines: list[str], *, initialize: bool = True) -> list[dict]:
+    """What the server answers to these lines, written the way a script pipes them: all at once,
+    then stdin closed."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(("MEMCHAT_", "HF_", "PYTHON", "XDG_", "HOME", "PATH"))}
+    hello = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": "init",
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        ),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "memchat", "mcp"],
+        input="\n".join((hello if initialize else []) + lines) + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_every_line_a_client_sends_gets_an_answer_even_a_broken_one(profile):
+    answers = _raw(
+        [
+            '{"jsonrpc": "2.0", "id": 1, "method": ',  # cut short
+            json.dumps([{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]),  # a batch
+            json.dumps({"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list"}),
+            json.dumps({"id": 4, "method": "tools/list"}),  # not JSON-RPC 2.0
+            json.dumps({"jsonrpc": "2.0", "id": 5}),  # no method
+            "42",
+            json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": 5}),
+            json.dumps({"jsonrpc": "2.0", "id": 8.5, "method": "tools/list"}),
+            json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+            # a lone surrogate, which JSON allows and the SDK dropped unanswered: kept as U+FFFD
+            '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "remember", '
+            '"arguments": {"text": "My locker code is 12\\ud800"}}}',
+        ]
+    )
+    errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
+    assert errors == [
+        (None, -32700),
+        (None, -32600),
+        (None, -32600),
+        (4, -32600),
+        (5, -32600),
+        (None, -32600),
+        (7, -32600),
+        (None, -32600),
+    ]
+    (stored,) = [a for a in answers if a.get("id") == 9]
+    assert not stored["result"].get("isError") and "12\ufffd" in stored["result"]["content"][0]["text"]
+    assert all("\n" not in a["error"]["message"] for a in answers if "error" in a)
+    listed = [a for a in answers if a.get("id") == 6]
+    assert listed and {t["name"] for t in listed[0]["result"]["tools"]} >= {"recall", "remember", "forget"}
+
+
+def test_requests_piped_then_closed_are_all_answered_before_the_server_exits(profile):
+    (dentist_id,) = [i for i, t in db_rows(profile, "SELECT id, text FROM memories") if "Okafor" in t]
+    calls = [
+        {"name": "recall", "arguments": {"query": "who is my dentist?"}},  # loads the encoder: the slowest
+        {"name": "remember", "arguments": {"text": "My bike is a blue Brompton", "key": "user.bike"}},
+        {"name": "forget", "arguments": {"id": dentist_id}},
+    ]
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": c}) for n, c in enumerate(calls)
+    ]
+    lines.append(
+        json.dumps({"jsonrpc": "2.0", "id": "last", "method": "resources/read", "params": {"uri": "memchat://rules"}})
+    )
+    answers = {a["id"]: a for a in _raw(lines)}
+    assert set(answers) >= {10, 11, 12, "last"}
+    assert not any(answers[i]["result"].get("isError") for i in (10, 11, 12))
+    assert "Okafor" in answers[10]["result"]["content"][0]["text"]
+    assert db_rows(profile, "SELECT count(*) FROM memories WHERE text LIKE '%Okafor%'") == [(0,)]
+    assert db_rows(profile, "SELECT key FROM memories WHERE text LIKE '%Brompton%'") == [("user.bike",)]
+
+
+def test_tool_arguments_are_taken_as_typed_and_refused_in_one_line(profile):
+    (dentist_id,) = [i for i, t in db_rows(profile, "SELECT id, text FROM memories") if "Okafor" in t]
+    calls = [
+        {"name": "forget", "arguments": {"id": str(dentist_id)}},  # a string is not an id
+        {"name": "recall", "arguments": {"query": "dentist", "k": "5"}},
+        {"name": "recall", "arguments": {"query": "dentist", "k": 0}},
+        {"name": "remember", "arguments": {"text": "I live in Lyon", "key": "city"}},  # entity.attribute
+    ]
+    lines = [json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": c}) for n, c in enumerate(calls)]
+    answers = {a["id"]: a["result"] for a in _raw(lines) if a.get("id") != "init"}
+    for n in range(len(calls)):
+        assert answers[n]["isError"], answers[n]
+        text = answers[n]["content"][0]["text"]
+        assert "\n" not in text and "pydantic" not in text, text
+    assert "id:" in answers[0]["content"][0]["text"] and "k:" in answers[1]["content"][0]["text"]
+    assert "entity.attribute" in answers[3]["content"][0]["text"]
+    assert db_rows(profile, "SELECT count(*) FROM memories WHERE text LIKE '%Okafor%'") == [(1,)]
+    assert db_rows(profile, "SELECT count(*) FROM memories WHERE text LIKE '%Lyon%'") == [(0,)]
+
+
+def test_a_failing_resource_read_says_why_in_one_line(profile):
+    import sqlite3
+
+    # a table gone under the running server: whatever the cause, the client gets one line
+    db = sqlite3.connect(profile / "default.db")
+    db.execute("ALTER TABLE memories RENAME TO elsewhere")
+    db.commit()
+    db.close()
+    read = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "memchat://pinned"}})
+    (answer,) = [a for a in _raw([read]) if a.get("id") == 1]
+    assert answer["error"]["code"] == -32603
+    assert "no such table" in answer["error"]["message"] and "\n" not in answer["error"]["message"]

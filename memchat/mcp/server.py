@@ -12,6 +12,7 @@ traceback goes to memchat's log).
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -27,6 +28,7 @@ from memchat import __version__
 from memchat.app.profile import known_failure
 from memchat.errors import MemchatError
 from memchat.log import internal_error
+from memchat.mcp.wire import guarded_stdio
 from memchat.memory.recall.rank import hit_brief, hit_json
 from memchat.memory.store.records import memory_json
 
@@ -52,6 +54,7 @@ def build(app: Memchat) -> Any:
     server = MCPServer(
         "memchat", lifespan=_lifespan, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
+    server.middleware.append(_one_line_errors)
     run = _Serialised(app)
     _add_recall(server, app, run)
     _add_remember(server, app, run)
@@ -59,6 +62,38 @@ def build(app: Memchat) -> Any:
     _add_list_memories(server, app, run)
     _add_resources(server, app, run)
     return server
+
+
+# pydantic's report of arguments that do not fit a tool's schema: several lines, with a URL
+_VALIDATION = re.compile(r"^(Error executing tool \w+: )\d+ validation errors? for \w+\n")
+_ERROR_TYPE = re.compile(r"\s*\[type=[^\]]*\]\s*$")
+
+
+def one_line_validation(text: str) -> str:
+    """A tool error about arguments as one line, each wrong argument with what it should be:
+    "Error executing tool recall: k: Input should be greater than or equal to 1"."""
+    found = _VALIDATION.match(text)
+    if found is None:
+        return text
+    problems: list[str] = []
+    name = ""
+    for line in text[found.end() :].splitlines():
+        if not line.startswith(" "):
+            name = line.strip()
+        elif not line.startswith("    "):  # the message; deeper lines point to pydantic's docs
+            said = _ERROR_TYPE.sub("", line.strip())
+            problems.append(f"{name}: {said}" if name else said)
+    return found.group(1) + "; ".join(problems)
+
+
+async def _one_line_errors(ctx: Any, call_next: Any) -> Any:
+    """Middleware (the SDK's, run around every request): a tool's argument errors in one line."""
+    result = await call_next(ctx)
+    if ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError"):
+        for part in result.get("content") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                part["text"] = one_line_validation(part["text"])
+    return result
 
 
 class _Serialised:
@@ -69,19 +104,22 @@ class _Serialised:
         self.app = app
         self.lock = threading.Lock()
 
-    def __call__(self, fn: Callable[[], T]) -> T:
-        from mcp.server.mcpserver.exceptions import ToolError
+    def __call__(self, fn: Callable[[], T], *, reading: bool = False) -> T:
+        """`reading`: a resource's read, whose failure the SDK passes on as a ResourceError only
+        (anything else it answers as a bare internal error, with a traceback on stderr)."""
+        from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
+        failed = ResourceError if reading else ToolError
         with self.lock:
             try:
                 return fn()
             except ToolError:
                 raise  # the tool's own answer ("no memory 7"), already one line
             except MemchatError as exc:
-                raise ToolError(exc.message) from None
+                raise failed(exc.message) from None
             except Exception as exc:  # noqa: BLE001 - one line to the client, the frames to the log
                 known = known_failure(exc, self.app.settings.db_path)
-                raise ToolError(known.message if known is not None else internal_error(exc)) from None
+                raise failed(known.message if known is not None else internal_error(exc)) from None
 
 
 @asynccontextmanager
@@ -108,9 +146,10 @@ def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
         ] = None,
         since: Annotated[str | None, Field(description="Only from this date on, e.g. 2026-01-01.")] = None,
         until: Annotated[str | None, Field(description="Only up to this date.")] = None,
-        k: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
+        k: Annotated[int, Field(strict=True, ge=1, le=50, description="How many results at most.")] = 10,
         detail: Annotated[
-            bool, Field(description="Also each hit's ranking details, session, key and status (rarely needed).")
+            bool,
+            Field(strict=True, description="Also each hit's ranking details, session, key and status (rarely needed)."),
         ] = False,
     ) -> Annotated[CallToolResult, list[dict[str, Any]]]:
         """Search what memchat remembers about the user: memories and past conversations, best
@@ -157,7 +196,9 @@ def _add_forget(server: Any, app: Memchat, run: _Serialised) -> None:
 
     @server.tool()
     def forget(
-        id: Annotated[int, Field(description="The memory's id, as recall or list_memories gives it.")],
+        id: Annotated[
+            int, Field(strict=True, ge=1, description="The memory's id, as recall or list_memories gives it.")
+        ],
     ) -> dict[str, Any]:
         """Forget a memory for good, with the older versions it replaced: its text leaves the
         database, the search index and the vectors."""
@@ -178,8 +219,8 @@ def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
     @server.tool()
     def list_memories(
         kind: Annotated[str | None, Field(description="fact, event or rule.")] = None,
-        pinned: Annotated[bool, Field(description="Only pinned memories.")] = False,
-        limit: Annotated[int, Field(ge=1, le=500, description="How many, newest first.")] = 50,
+        pinned: Annotated[bool, Field(strict=True, description="Only pinned memories.")] = False,
+        limit: Annotated[int, Field(strict=True, ge=1, le=500, description="How many, newest first.")] = 50,
     ) -> list[dict[str, Any]]:
         """The active memories, newest first (pending guesses the user has not confirmed, and what
         the user marked private, are never listed)."""
@@ -199,15 +240,19 @@ def _add_list_memories(server: Any, app: Memchat, run: _Serialised) -> None:
 def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
     @server.resource("memchat://pinned", mime_type="application/json", description="Memories the user pinned.")
     def pinned_memories() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.store.find(status="active", pinned=True, private=False))]
+        found = run(lambda: app.store.find(status="active", pinned=True, private=False), reading=True)
+        return [memory_json(m) for m in found]
 
     @server.resource(
         "memchat://rules", mime_type="application/json", description="How the user wants to be worked with."
     )
     def rules() -> list[dict[str, Any]]:
-        return [memory_json(m) for m in run(lambda: app.store.find(kind="rule", status="active", private=False))]
+        found = run(lambda: app.store.find(kind="rule", status="active", private=False), reading=True)
+        return [memory_json(m) for m in found]
 
 
 def serve(app: Memchat) -> None:
-    """Serve until the client closes stdin."""
-    build(app).run()
+    """Serve until the client closes stdin (and every request it sent is answered)."""
+    server = build(app)
+    with guarded_stdio():
+        server.run()
