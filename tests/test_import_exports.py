@@ -216,6 +216,26 @@ def test_imported_sessions_are_never_captured_behind_your_back(api, tmp_path, me
     assert api.requests == []
 
 
+def test_an_import_with_capture_that_cannot_ask_imports_nothing(api, tmp_path, memchat_home):
+    # refused before anything is written: running it again with --yes is the whole import, not half
+    (path,) = write_chatgpt_export(tmp_path / "e")
+    refused = run_memchat("import", "--capture", "--no-embed", str(path))
+    assert refused.returncode == 2 and "--yes" in refused.stderr.decode()
+    assert refused.stderr.decode().count("\n") == 1 and refused.stdout == b""
+    assert not (memchat_home / "default.db").exists()  # not even a profile was made
+
+
+@pytest.mark.parametrize("written, forced", [("chatgpt", "claude"), ("claude", "chatgpt")])
+def test_an_export_under_the_other_format_is_named_not_imported_as_nothing(tmp_path, memchat_home, written, forced):
+    (path, *_) = (write_chatgpt_export if written == "chatgpt" else write_claude_export)(tmp_path / "e")
+    wrong = run_memchat("import", "--no-embed", "--format", forced, str(path))
+    said = wrong.stderr.decode()
+    assert wrong.returncode == 2 and said.count("\n") == 1, said
+    assert f"is a {written} export, not {forced}: use --format {written}" in said
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(0,)]
+    assert run_memchat("import", "--no-embed", "--format", written, str(path)).returncode == 0
+
+
 def test_import_capture_says_the_cost_and_captures_in_the_background(api, tmp_path, memchat_home):
     from conftest import wait_for_detached
 

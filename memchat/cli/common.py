@@ -58,6 +58,13 @@ def app(ctx: typer.Context, **overrides: Any) -> Memchat:
     return state(ctx).app(**overrides)
 
 
+def can_confirm(yes: bool, *, refusing: str) -> None:
+    """Refuse at once what `confirm` would refuse later (no --yes, nobody to ask): before a command
+    does the part that needs no question."""
+    if not yes and not terminal.stdin_is_tty():
+        raise UsageError(f"refusing {refusing} without confirmation: pass --yes when not on a terminal")
+
+
 def confirm(question: str, yes: bool, *, refusing: str) -> bool:
     """Ask on a terminal; refuse (not guess) when there is nobody to ask.
 
@@ -65,8 +72,7 @@ def confirm(question: str, yes: bool, *, refusing: str) -> bool:
     """
     if yes:
         return True
-    if not terminal.stdin_is_tty():
-        raise UsageError(f"refusing {refusing} without confirmation: pass --yes when not on a terminal")
+    can_confirm(yes, refusing=refusing)
     try:
         return typer.confirm(question, default=False)
     except (typer.Abort, EOFError, KeyboardInterrupt):

@@ -7,13 +7,16 @@ from typing import TYPE_CHECKING
 import typer
 
 from memchat.cli.common import app as open_app
-from memchat.cli.common import confirm, load_encoder, progress_bar
+from memchat.cli.common import can_confirm, confirm, load_encoder, progress_bar
 from memchat.errors import MAX_MESSAGE_CHARS
 from memchat.text import plural
 from memchat.ui import console
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
+
+
+CAPTURE_REFUSAL = "to import with --capture (it spends model calls)"
 
 
 def import_conversations(
@@ -45,6 +48,8 @@ def import_conversations(
     sessions are not read into memory unless you ask (--capture).
     """
 
+    if capture:  # asked before anything is imported: a refusal leaves the profile as it was
+        can_confirm(yes, refusing=CAPTURE_REFUSAL)
     memchat = open_app(ctx)
     result = memchat.memories.import_conversations(path, keep_system=keep_system, fmt=fmt)
     skipped = f"; skipped {plural(sum(result.skipped.counts.values()), 'conversation')} ({result.skipped.describe()})"
@@ -80,7 +85,7 @@ def _capture(memchat: Memchat, session_ids: list[int], yes: bool) -> None:
         f"capture: memories from {plural(len(session_ids), 'imported session')} take "
         f"{plural(estimate.calls, 'call')} to {estimate.model}, ~{estimate.input_tokens:,} input tokens{cost}"
     )
-    if not confirm("Go on?", yes, refusing="to spend model calls on capture"):
+    if not confirm("Go on?", yes, refusing=CAPTURE_REFUSAL):
         console.note("not captured; `memchat import FILE --capture` again when you want it")
         return
     memchat.capture.capture_imported(session_ids)

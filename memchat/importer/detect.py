@@ -136,6 +136,13 @@ def _load_json_list(
     if not isinstance(data, list):
         raise UsageError(f"{name}: a {fmt} export is a JSON list of conversations, not a {type(data).__name__}")
     reader = {"chatgpt": chatgpt, "claude": claude}.get(fmt or "")
+    if reader is not None and not reader.looks_like(data):
+        # the other export under the wrong --format: each conversation would be skipped as malformed
+        other = next((r for r in (chatgpt, claude) if r is not reader and r.looks_like(data)), None)
+        if other is not None:
+            raise UsageError(
+                f"{name} is a {other.SOURCE} export, not {fmt}: use --format {other.SOURCE}, or leave it out"
+            )
     if reader is None:
         reader = chatgpt if chatgpt.looks_like(data) else claude if claude.looks_like(data) else None
     if reader is None:
