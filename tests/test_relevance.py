@@ -1867,3 +1867,28 @@ def test_a_drink_that_is_not_alcohol_or_not_yours_to_drink_gets_no_medicine(cli,
         assert "sertraline" not in sent_for(cli, api, request), request
     sent = sent_for(cli, api, "Is it OK to have a gin and tonic tonight?")
     assert "sertraline" in sent and "batteries" not in sent, sent
+
+
+def test_a_request_that_names_no_one_but_is_plainly_yours_gets_the_memory_it_matches(cli, api, real_encoder):
+    """A terminal user rarely says "I" or "my": "Need new hiking boots" asks for their own feet.
+    A request that reads as the user's own by meaning (need.PLAIN_REQUEST) gets the memories that
+    clear the bar as a personal message would; a question about the world still gets none."""
+    remember(
+        cli,
+        "I take size 46 shoes and my feet are wide",
+        "I keep my passwords in Bitwarden",
+        "My sister Ines lives in Porto",
+        "I play five-a-side football on Thursdays",
+        "I rent a flat in Leeds with a gas boiler",
+        "We have a cocker spaniel called Mango",
+    )
+    wants = {
+        "Need new hiking boots before the trip, any picks?": "I take size 46 shoes and my feet are wide",
+        "Shin pads recommendations for five-a-side?": "I play five-a-side football on Thursdays",
+    }
+    for prompt, memory in wants.items():
+        asked = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        assert memory in [m["text"] for m in asked["memory"]], (prompt, asked["memory"])
+    for question in ("How are shoe sizes converted between the UK and EU?", "Why do gas boilers lose pressure?"):
+        asked = json.loads(cli("ask", "--explain", "--json", question).stdout)
+        assert [m["text"] for m in asked["memory"] if m["section"] != "profile"] == [], (question, asked["memory"])

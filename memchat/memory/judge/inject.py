@@ -278,37 +278,30 @@ def build(
         {_CATEGORY_OF_TOPIC[request.topic]} if request is not None and request.topic in _CATEGORY_OF_TOPIC else ()
     )
     passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical, code=code, meant=meant)
+    plainly_own = (
+        _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today)
+        if request is not None and not (personal or in_general or technical) and request.general < need.PLAIN_REQUEST
+        else []
+    )
     if not personal and not technical:
         passed += _plan_at_the_place(hits, passed, query, today or datetime.now(UTC).date())
-    profile_tokens = 0
     if technical:
         passed = [h for h in passed if h.type == "memory"]
         # A question about no one needs nothing of the person, not even the profile; but code is
         # written in the user's stack ("write me a liveness probe handler": in Go, for Kubernetes).
         coding = request is not None and request.topic == "tech"
         profile = [line.memory for line in card.lines if coding and line.slot == "tools"]
-    for m in profile:
-        candidates.append(Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id))
-        profile_tokens += count(m.text) + 2
+    candidates += [Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id) for m in profile]
+    profile_tokens = sum(count(m.text) + 2 for m in profile)
     # A memory the profile holds that the search found counts as found (the topic need below stands in
     # for a search that found nothing), but is not sent twice.
-    on_card = {m.id for m in profile}
-    in_profile = not technical and any(h.type == "memory" and h.id in on_card for h in passed)
+    in_profile = not technical and any(h.type == "memory" and h.id in {m.id for m in profile} for h in passed)
     passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
     today = today or datetime.now(UTC).date()
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     if request is not None and embedder is not None and not technical:
-        more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
-        for route in (
-            need.by_person,
-            need.household_diet,
-            need.by_faith,
-            need.by_access,
-            need.by_medicine,
-            need.by_stack,
-        ):
-            more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
+        more = _routed(db, request, embedder, query, seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
         if not _stands_for_the_topic(retrieved + more, query) and (
@@ -329,9 +322,58 @@ def build(
             )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
+    unsent = [h for h in plainly_own if h.id not in seen and not (h.memory and h.memory.private)]
+    retrieved += _retrieved(db, unsent, topics, seen, set(), beside, today)[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
     return section
+
+
+def _routed(
+    db: Database, request: need.Request, embedder: Embedder, query: str, seen: set[int], today: date
+) -> list[Item]:
+    """What the need routes add for this request (memchat.memory.judge.need): a plan ahead, the
+    people it names, the household's diet, faith, access, medicines, the user's stack."""
+    more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
+    for route in (
+        need.by_person,
+        need.household_diet,
+        need.by_faith,
+        need.by_access,
+        need.by_medicine,
+        need.by_stack,
+    ):
+        more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
+    return more
+
+
+def _plainly_own(
+    hits: list[Hit],
+    passed: list[Hit],
+    query: str,
+    bar: float,
+    *,
+    answered: dict[int, str],
+    code: bool,
+    meant: frozenset[str],
+    today: date | None,
+) -> list[Hit]:
+    """The memories a request that names no one but is plainly the user's own by meaning ("Need
+    new jeans and some work shirts", "Laundry soap recommendations?": need.PLAIN_REQUEST, as topic
+    need reads it) clears the bar for, as a personal message would, besides those `passed` already
+    holds. They go beside what topic need adds, not in its place (as what the gate passed does):
+    in place of it, as many needed memories were lost as found (judgement_eval's helper set). Not a
+    plan whose day is past: a trip that is over is not what "things to do in Lisbon" asks for."""
+    taken = {(h.type, h.id) for h in passed}
+    today = today or datetime.now(UTC).date()
+    return [
+        h
+        for h in gate(hits, query, bar, personal=True, answered=answered, code=code, meant=meant)
+        if h.type == "memory"
+        and h.memory is not None
+        and (h.type, h.id) not in taken
+        and not ((day := planned_day(h.memory.text, h.memory.created_at)) is not None and day < today)
+    ]
 
 
 def _about_the_world(query: str, hits: list[Hit]) -> bool:
