@@ -1892,3 +1892,21 @@ def test_a_request_that_names_no_one_but_is_plainly_yours_gets_the_memory_it_mat
     for question in ("How are shoe sizes converted between the UK and EU?", "Why do gas boilers lose pressure?"):
         asked = json.loads(cli("ask", "--explain", "--json", question).stdout)
         assert [m["text"] for m in asked["memory"] if m["section"] != "profile"] == [], (question, asked["memory"])
+
+
+def test_a_how_to_whose_i_is_anyone_gets_no_memory_for_one_shared_word(cli, api, real_encoder):
+    """ "How do I reverse a string in Java?" asks what anyone would do: the "I" is its doer, so a
+    memory that shares one word ("I wrote Java at a bank") is not sent; the same how-to about the
+    user's own things ("my", "our") still gets what it names."""
+    remember(
+        cli,
+        "I spent four years writing Java at a bank before this job",
+        "Our staging cluster runs Kubernetes on GKE in europe-west2",
+        "I play the cello in a community orchestra",
+        "My partner Sam is a nurse",
+    )
+    for question in ("How do I reverse a string in Java?", "How would I write a regex for UK postcodes in Java?"):
+        asked = json.loads(cli("ask", "--explain", "--json", question).stdout)
+        assert [m["text"] for m in asked["memory"] if m["section"] != "profile"] == [], (question, asked["memory"])
+    own = json.loads(cli("ask", "--explain", "--json", "How do I point kubectl at our staging cluster?").stdout)
+    assert "Our staging cluster runs Kubernetes on GKE in europe-west2" in [m["text"] for m in own["memory"]]

@@ -35,6 +35,10 @@ FLOORS = {
     "a language named to do it in (personal._LANGUAGE, personal.names_its_language)": 0.86,
     "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-03)
     "what a kind of thing is (inject._DEFINITION)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
+    # 0.75 alone on its 26 examples: a how-to about one's own situation ("How can I learn Spanish
+    # faster?") fires too; in use it acts only on a request the model reads as about no one, and
+    # there it fired on 6 of the 18 how-tos and none of the 8 others (inject.build, 2026-12-05)
+    "the doer of a how-to (personal._HOW_DO_I)": 0.70,
     "questions in general (personal._IN_GENERAL)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
     "small talk (capture.turns._SMALL_TALK)": 0.95,
     "message cues: health (sensitive_words.json)": 0.55,

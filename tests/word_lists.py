@@ -197,6 +197,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "definition_question",
     ),
     (
+        "the doer of a how-to (personal._HOW_DO_I)",
+        "a how-to whose I or we is anyone who would do it, not a clue to the user's own facts",
+        lambda t: personal.says_its_own(t) and not personal.says_more_than_how_to(t),
+        "how_to_doer",
+    ),
+    (
         "questions in general (personal._IN_GENERAL)",
         "a question about what is usual for people at large, not the user",
         personal.asks_in_general,

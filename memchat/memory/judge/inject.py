@@ -35,6 +35,7 @@ from memchat.memory.judge.personal import (
     names_in,
     names_its_subject,
     says_its_own,
+    says_more_than_how_to,
     speakers_named,
     without_request,
 )
@@ -277,7 +278,18 @@ def build(
     meant = frozenset(
         {_CATEGORY_OF_TOPIC[request.topic]} if request is not None and request.topic in _CATEGORY_OF_TOPIC else ()
     )
-    passed = gate(hits, query, bar, personal=personal, answered=beside, technical=technical, code=code, meant=meant)
+    # A technical question's "I" is its doer ("How do I reverse a string in Java?"): judged as a
+    # question about no one, it reaches a memory only by what it names (not "I wrote Java at Infosys").
+    passed = gate(
+        hits,
+        query,
+        bar,
+        personal=personal and not (technical and not says_more_than_how_to(query)),
+        answered=beside,
+        technical=technical,
+        code=code,
+        meant=meant,
+    )
     plainly_own = (
         _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today)
         if request is not None and not (personal or in_general or technical) and request.general < need.PLAIN_REQUEST
