@@ -1889,7 +1889,11 @@ def test_a_request_that_names_no_one_but_is_plainly_yours_gets_the_memory_it_mat
     for prompt, memory in wants.items():
         asked = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
         assert memory in [m["text"] for m in asked["memory"]], (prompt, asked["memory"])
-    for question in ("How are shoe sizes converted between the UK and EU?", "Why do gas boilers lose pressure?"):
+    for question in (
+        "How are shoe sizes converted between the UK and EU?",
+        "Why do gas boilers lose pressure?",
+        "Is it safe to leave shoes in a hot car?",  # a question about the world, though it reads as one's own
+    ):
         asked = json.loads(cli("ask", "--explain", "--json", question).stdout)
         assert [m["text"] for m in asked["memory"] if m["section"] != "profile"] == [], (question, asked["memory"])
 

@@ -292,7 +292,9 @@ def build(
     )
     plainly_own = (
         _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today)
-        if request is not None and not (personal or in_general or technical) and request.general < need.PLAIN_REQUEST
+        if request is not None
+        and not (personal or in_general or technical or asks_about_the_world(query))
+        and request.general < need.PLAIN_REQUEST
         else []
     )
     if not personal and not technical:
