@@ -234,7 +234,7 @@ def test_recall_over_mcp_finds_a_memory_asked_for_in_other_words_first(memchat_h
         assert all(0 <= h["score"] <= 1 and h.get("weak", True) is True for h in hits)  # weak: said when set
 
 
-def _raw(lines: list[str], *, initialize: bool = True) -> list[dict]:
+def _raw(lines: list[str], *, initialize: bool = True, timeout: float = 120) -> list[dict]:
     """What the server answers to these lines, written the way a script pipes them: all at once,
     then stdin closed."""
     import subprocess
@@ -262,7 +262,7 @@ def _raw(lines: list[str], *, initialize: bool = True) -> list[dict]:
         text=True,
         env=env,
         cwd=str(ROOT),
-        timeout=120,
+        timeout=timeout,
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -357,3 +357,29 @@ def test_a_failing_resource_read_says_why_in_one_line(profile):
     (answer,) = [a for a in _raw([read]) if a.get("id") == 1]
     assert answer["error"]["code"] == -32603
     assert "no such table" in answer["error"]["message"] and "\n" not in answer["error"]["message"]
+
+
+def test_a_request_the_client_cancels_does_not_hold_the_server_open(profile):
+    from memchat.mcp.wire import ANSWER_WAIT
+
+    # a cancelled request may go unanswered (MCP): the end of input must not wait for it
+    lines = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "recall", "arguments": {"query": "dentist"}},
+            }
+        ),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 1, "reason": "changed my mind"},
+            }
+        ),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    answers = _raw(lines, timeout=ANSWER_WAIT * 0.75)  # a wait for the cancelled one would overrun this
+    assert 2 in {a.get("id") for a in answers}

@@ -161,6 +161,11 @@ class Wire:
                 if "method" in message and "id" in message:
                     with self.answered:
                         self.pending.add(_id_key(message["id"]))
+                elif message.get("method") == "notifications/cancelled":  # a cancelled request gets no answer
+                    cancelled = (message.get("params") or {}).get("requestId")
+                    with self.answered:
+                        self.pending.discard(_id_key(cancelled))
+                        self.answered.notify_all()
                 try:
                     server_in.write(raw if raw.endswith(b"\n") else raw + b"\n")
                 except BrokenPipeError:
