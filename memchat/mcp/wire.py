@@ -138,7 +138,7 @@ class Wire:
 
     def _error(self, code: int, message: str, answer_id: object) -> None:
         body = {"jsonrpc": "2.0", "id": answer_id, "error": {"code": code, "message": message}}
-        self._send(json.dumps(body).encode() + b"\n")
+        self._send(json.dumps(body, separators=(",", ":")).encode() + b"\n")
 
     def _from_client(self) -> None:
         server_in = os.fdopen(self.server_in, "wb", buffering=0)
