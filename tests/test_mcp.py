@@ -284,6 +284,10 @@ def test_every_line_a_client_sends_gets_an_answer_even_a_broken_one(profile):
             # a lone surrogate, which JSON allows and the SDK dropped unanswered: kept as U+FFFD
             '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "remember", '
             '"arguments": {"text": "My locker code is 12\\ud800"}}}',
+            '{"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {"a": '
+            + "[" * 50_000
+            + "]" * 50_000
+            + "}}",
         ]
     )
     errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
@@ -296,6 +300,7 @@ def test_every_line_a_client_sends_gets_an_answer_even_a_broken_one(profile):
         (None, -32600),
         (7, -32600),
         (None, -32600),
+        (None, -32700),  # nested deeper than a parser goes
     ]
     (stored,) = [a for a in answers if a.get("id") == 9]
     assert not stored["result"].get("isError") and "12\ufffd" in stored["result"]["content"][0]["text"]

@@ -91,7 +91,7 @@ def _takes(raw: bytes) -> bool:
     """Whether the SDK reads this line as a message (its own check, the one its stdio reader runs)."""
     try:
         jsonrpc_message_adapter.validate_json(raw, by_name=False)
-    except ValueError:  # pydantic's ValidationError is a ValueError
+    except (ValueError, RecursionError):  # pydantic's ValidationError is a ValueError
         return False
     return True
 
@@ -148,7 +148,7 @@ class Wire:
                     continue
                 try:
                     message = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # RecursionError: nested deeper than Python reads
                     self._error(PARSE_ERROR, "Parse error: a line is one JSON-RPC message", None)
                     continue
                 trouble = problem(message)
