@@ -388,3 +388,29 @@ def test_a_request_the_client_cancels_does_not_hold_the_server_open(profile):
     ]
     answers = _raw(lines, timeout=ANSWER_WAIT * 0.75)  # a wait for the cancelled one would overrun this
     assert 2 in {a.get("id") for a in answers}
+
+
+def test_sigterm_ends_a_server_whose_client_is_still_connected(profile):
+    import signal
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(("MEMCHAT_", "HF_", "PYTHON", "XDG_", "HOME", "PATH"))}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memchat", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=str(ROOT),
+        text=True,
+    )
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}) + "\n")
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 0
+    server.send_signal(signal.SIGTERM)  # stdin stays open: a client that is simply quiet
+    try:
+        assert server.wait(timeout=30) == 143
+    finally:
+        server.kill()
+    assert "Traceback" not in server.stderr.read()

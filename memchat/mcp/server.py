@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from memchat import __version__
+from memchat import __version__, signals
 from memchat.app.profile import known_failure
 from memchat.errors import MemchatError
 from memchat.log import internal_error
@@ -254,5 +254,5 @@ def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
 def serve(app: Memchat) -> None:
     """Serve until the client closes stdin (and every request it sent is answered)."""
     server = build(app)
-    with guarded_stdio():
+    with guarded_stdio() as wire, signals.ending_with(wire.close_server_in):
         server.run()

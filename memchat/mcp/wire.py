@@ -43,6 +43,10 @@ def _id_key(value: object) -> str:
     return json.dumps(value)  # 1 and "1" are different ids
 
 
+def _as_int(value: object) -> object:
+    return int(value) if isinstance(value, str) and value.isdigit() and len(value) < 100 else value
+
+
 def _usable_id(value: object) -> bool:
     """A string or an integer (JSON-RPC advises against fractions; the SDK drops them unanswered)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
@@ -109,6 +113,7 @@ class Wire:
         self.server_out, from_server = os.pipe()
         self.stdin = io.TextIOWrapper(os.fdopen(to_server, "rb"), encoding="utf-8", errors="replace")
         self.stdout = io.TextIOWrapper(os.fdopen(from_server, "wb"), encoding="utf-8")
+        self.server_in_open = True
         self.threads = [
             threading.Thread(target=self._from_client, name="mcp-wire-in", daemon=True),
             threading.Thread(target=self._from_server, name="mcp-wire-out", daemon=True),
@@ -117,6 +122,15 @@ class Wire:
     def start(self) -> None:
         for t in self.threads:
             t.start()
+
+    def close_server_in(self) -> bool:
+        """The end of input for the server, once: on SIGTERM too (memchat.signals.ending_with), so
+        the SDK stops as at the end of input instead of waiting on a thread that reads the pipe."""
+        with self.write_lock:
+            if self.server_in_open:
+                self.server_in_open = False
+                os.close(self.server_in)
+        return True
 
     def finish(self) -> None:
         """After the server stopped: close its stdout and forward the last of what it wrote."""
@@ -141,7 +155,7 @@ class Wire:
         self._send(json.dumps(body, separators=(",", ":")).encode() + b"\n")
 
     def _from_client(self) -> None:
-        server_in = os.fdopen(self.server_in, "wb", buffering=0)
+        server_in = os.fdopen(self.server_in, "wb", buffering=0, closefd=False)  # closed by close_server_in
         try:
             for raw in self.client_in:
                 if not raw.strip():
@@ -163,20 +177,19 @@ class Wire:
                         self.pending.add(_id_key(message["id"]))
                 elif message.get("method") == "notifications/cancelled":  # a cancelled request gets no answer
                     cancelled = (message.get("params") or {}).get("requestId")
-                    with self.answered:
-                        self.pending.discard(_id_key(cancelled))
+                    with self.answered:  # the SDK takes "7" and 7 for one id here
+                        self.pending.difference_update(
+                            _id_key(i) for i in (cancelled, str(cancelled), _as_int(cancelled))
+                        )
                         self.answered.notify_all()
                 try:
                     server_in.write(raw if raw.endswith(b"\n") else raw + b"\n")
-                except BrokenPipeError:
-                    return  # the server stopped
+                except OSError:
+                    return  # the server stopped, or SIGTERM closed its input
             with self.answered:  # the end of the client's input: its requests are answered first
                 self.answered.wait_for(lambda: not self.pending, timeout=ANSWER_WAIT)
         finally:
-            try:
-                server_in.close()
-            except OSError:
-                pass
+            self.close_server_in()
 
     def _from_server(self) -> None:
         with os.fdopen(self.server_out, "rb") as out:
@@ -193,7 +206,7 @@ class Wire:
 
 
 @contextmanager
-def guarded_stdio() -> Iterator[None]:
+def guarded_stdio() -> Iterator[Wire]:
     """Serve through a Wire: sys.stdin and sys.stdout are its pipes while the block runs (the SDK
     reads and writes those), fd 0 and fd 1 point away from the client."""
     client_in = os.fdopen(os.dup(0), "rb")
@@ -208,12 +221,14 @@ def guarded_stdio() -> Iterator[None]:
     sys.stdin, sys.stdout = wire.stdin, wire.stdout
     wire.start()
     try:
-        yield
+        yield wire
     finally:
         sys.stdin, sys.stdout = saved
         wire.finish()
         os.dup2(saved_fds[0], 0)
         os.dup2(saved_fds[1], 1)
-        for fd in (*saved_fds, client_out):
+        for fd in saved_fds:
             os.close(fd)
-        client_in.close()
+        # The client's stdin and stdout stay open: the reader thread may still be blocked on one (a
+        # SIGTERM ends the server while the client is quiet), and closing a file another thread
+        # reads waits for that read. The process is ending; its exit closes them.
