@@ -280,7 +280,7 @@ def test_every_line_a_client_sends_gets_an_answer_even_a_broken_one(profile):
             "42",
             json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": 5}),
             json.dumps({"jsonrpc": "2.0", "id": 8.5, "method": "tools/list"}),
-            json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+            '{"jsonrpc": "2.0",\r"id": 6, "method": "tools/list"}',  # a bare CR is whitespace to JSON
             # a lone surrogate, which JSON allows and the SDK dropped unanswered: kept as U+FFFD
             '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "remember", '
             '"arguments": {"text": "My locker code is 12\\ud800"}}}',

@@ -166,7 +166,9 @@ class Wire:
                     self._error(PARSE_ERROR, "Parse error: a line is one JSON-RPC message", None)
                     continue
                 trouble = problem(message)
-                raw = _well_formed(raw)
+                # a bare CR is whitespace to JSON (it cannot be inside a string) but ends a line for
+                # the SDK's reader, which then drops both halves unanswered
+                raw = _well_formed(raw.rstrip(b"\r\n").replace(b"\r", b" ") + b"\n")
                 if trouble is None and not _takes(raw):  # what the SDK would drop without a word
                     trouble = INVALID_REQUEST, "Invalid Request: not a JSON-RPC message MCP knows", message.get("id")
                 if trouble is not None:
