@@ -309,7 +309,7 @@ def build(
     profile_tokens = sum(count(m.text) + 2 for m in profile)
     # A memory the profile holds that the search found counts as found (the topic need below stands in
     # for a search that found nothing), but is not sent twice.
-    in_profile = not technical and any(h.type == "memory" and h.id in {m.id for m in profile} for h in passed)
+    in_profile = not technical and bool({h.id for h in passed if h.type == "memory"} & {m.id for m in profile})
     passed = [h for h in passed if not (h.type == "memory" and (h.id in seen or (h.memory and h.memory.private)))]
     topics = sensitive.topics(query)
     today = today or datetime.now(UTC).date()
