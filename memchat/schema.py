@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from memchat.memory.store.schema import MEMORIES, MESSAGE_INDEX, VECTOR_CHANGE_LOG
@@ -257,6 +258,42 @@ def m019_log_vector_changes(db: Database) -> None:
     # 100,000 vectors again: 5.3 s against 2.3 s).
     for sql in VECTOR_CHANGE_LOG:
         db.execute(sql)
+
+
+@_migration
+def m020_keys_in_lower_case(db: Database) -> None:
+    # `User.City` and `user.city` were two keys, each with its own current value. Keys are kept
+    # in lower case now; where two current memories had one key but for its case, the newest
+    # stays current and the other becomes its history, as a new value of a key does.
+    rows = db.execute(
+        "SELECT id, key, text FROM memories WHERE key IS NOT NULL AND status = 'active' ORDER BY created_at, id"
+    ).fetchall()
+    current: dict[str, tuple[Any, ...]] = {}
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # as memchat.db.utcnow (which imports this)
+    for row in rows:
+        lower = row[1].lower()
+        old = current.get(lower)
+        current[lower] = row
+        if old is None:
+            continue
+        db.execute(  # a pin and a "private" belong to the fact, whatever its value
+            "UPDATE memories SET (pinned, private) = (SELECT max(new.pinned, old.pinned), max(new.private, old.private) "
+            "FROM memories AS new, memories AS old WHERE new.id = ? AND old.id = ?) WHERE id = ?",
+            (row[0], old[0], row[0]),
+        )
+        db.execute(
+            "UPDATE memories SET status = 'superseded', valid_to = ?, superseded_by = ?, pinned = 0, "
+            "updated_at = ? WHERE id = ?",
+            (now, row[0], now, old[0]),
+        )
+        db.execute(
+            "INSERT INTO memory_history (memory_id, action, old_text, new_text, actor, at) "
+            "VALUES (?, 'supersede', ?, ?, 'migration', ?)",
+            (old[0], old[2], row[2], now),
+        )
+    for memory_id, key in db.execute("SELECT id, key FROM memories WHERE key IS NOT NULL").fetchall():
+        if key != key.lower():
+            db.execute("UPDATE memories SET key = ? WHERE id = ?", (key.lower(), memory_id))
 
 
 def runner() -> Any:

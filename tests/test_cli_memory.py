@@ -458,7 +458,9 @@ def test_repl_remember_with_a_key_supersedes_the_active_value(cli, memchat_home)
     assert "supersede" in history and "I live in Berlin" in history  # the old value is kept as history
 
 
-@pytest.mark.parametrize("key", ["user.", ".city", "user..city", "user/city", "_user.city", "city"], ids=str)
+@pytest.mark.parametrize(
+    "key", ["user.", ".city", "user..city", "user/city", "_user.city", "city", "user.-", "user._city"], ids=str
+)
 def test_repl_remember_refuses_a_malformed_key_as_the_cli_does(cli, memchat_home, key):
     from_cli = cli("memories", "add", "--key", key, "I live in Lisbon")
     from_repl = cli("--provider", "echo", input=f"/remember key={key} I live in Lisbon\n")
@@ -466,6 +468,17 @@ def test_repl_remember_refuses_a_malformed_key_as_the_cli_does(cli, memchat_home
     assert from_repl.stderr == from_cli.stderr and from_cli.stderr.count("\n") == 1
     assert "a key is entity.attribute" in from_repl.stderr and "Traceback" not in from_repl.stderr
     assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
+
+
+def test_a_key_is_one_key_whatever_its_case(cli, memchat_home):
+    # `User.City` and `user.city` are one fact with one current value, from every place a key is given
+    assert cli("memories", "add", "--key", "User.City", "I live in Berlin").exit_code == 0
+    result = cli("--provider", "echo", input="/remember key=user.CITY I live in Lisbon\n")
+    assert "supersedes #1: I live in Berlin" in result.stdout, result.stdout
+    assert db_rows(memchat_home, "SELECT id, key, status FROM memories ORDER BY id") == [
+        (1, "user.city", "superseded"),
+        (2, "user.city", "active"),
+    ]
 
 
 def test_repl_remember_with_an_empty_key_says_how(cli, memchat_home):
@@ -494,6 +507,30 @@ def test_an_import_reads_null_as_absent_and_refuses_importance_outside_0_to_1(cl
         assert refused.exit_code == 2 and "'confidence' must be a number from 0 to 1" in refused.stderr, bad
     hits = json.loads(cli("recall", "--json", "boat").stdout)  # strict JSON: no NaN anywhere
     assert hits and all(isinstance(h["score"], float) for h in hits)
+
+
+def test_an_export_with_keys_of_an_older_memchat_imports_with_todays_keys(cli, tmp_path):
+    # exports written before keys needed a dot and were kept in lower case restore, not fail
+    given = tmp_path / "given.json"
+    memories = [
+        {"text": "I live in Berlin", "key": "city", "created_at": "2026-01-01T00:00:00Z"},
+        {"text": "I live in Lisbon", "key": "User.City", "created_at": "2026-02-01T00:00:00Z"},
+        {"text": "Our dog is Rex", "key": "Pet . Dog", "created_at": "2026-02-01T00:00:00Z"},
+    ]
+    given.write_text(json.dumps({"format": "memchat-memories", "version": 1, "memories": memories}))
+    done = cli("memories", "import", str(given))
+    assert done.exit_code == 0, done.stderr
+    rows = {m["text"]: (m["key"], m["status"]) for m in listed(cli("memories", "list", "--status", "all", "--json"))}
+    assert rows == {
+        "I live in Berlin": ("user.city", "superseded"),
+        "I live in Lisbon": ("user.city", "active"),
+        "Our dog is Rex": ("pet.dog", "active"),
+    }
+    given.write_text(
+        json.dumps({"format": "memchat-memories", "version": 1, "memories": [{"text": "x", "key": "a/b"}]})
+    )
+    refused = cli("memories", "import", str(given))
+    assert refused.exit_code == 2 and "memory 1: 'key' must be entity.attribute" in refused.stderr
 
 
 def test_an_add_that_is_stored_is_not_reported_as_failed_when_the_search_near_it_cannot_write(cli, monkeypatch):

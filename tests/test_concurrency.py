@@ -83,7 +83,7 @@ class Server:
                             "sources": [int(number)],
                         }
                     )
-                    self.keys.add(f"turn.{tag}")
+                    self.keys.add(f"turn.{tag}".lower())  # keys are stored in lower case
                 ended = "The conversation has ended" in text
                 if ended:
                     self.counts["summary"] += 1
@@ -217,7 +217,7 @@ def test_two_repls_with_capture_and_a_cli_loop_share_one_profile(api, memchat_ho
 
         # The extractors stored a fact for every turn they were shown, and caught up to the end.
         keys = {k for (k,) in q("SELECT key FROM memories WHERE key LIKE 'turn.%' AND status = 'active'")}
-        assert keys == server.keys == {f"turn.{n}{i:02d}" for n in "AB" for i in range(TURNS)}
+        assert keys == server.keys == {f"turn.{n}{i:02d}" for n in "ab" for i in range(TURNS)}
         for name, sid in by_session.items():
             last = q("SELECT max(id) FROM messages WHERE session_id = ?", sid)[0][0]
             assert q(

@@ -75,3 +75,31 @@ def test_unwritable_location_is_a_clear_error(tmp_path):
     blocker.write_text("x")
     with pytest.raises(StoreError, match="cannot create the database"):
         open_db(blocker / "x.db")
+
+
+def test_keys_that_differed_only_by_case_become_one_key_with_its_history(tmp_path):
+    # a database from before keys were kept in lower case: `User.City` and `user.city` both current
+    path = tmp_path / "x.db"
+    db = open_db(path)
+    rows = [
+        ("I live in Berlin", "User.City", 1, "2026-01-01T00:00:00Z"),
+        ("My dog is Rex", "Pet.Dog", 0, "2026-01-02T00:00:00Z"),
+        ("I live in Lisbon", "user.city", 0, "2026-02-01T00:00:00Z"),
+    ]
+    with db.conn:
+        for text, key, pinned, at in rows:
+            db.conn.execute(
+                "INSERT INTO memories (kind, text, key, pinned, created_at, updated_at) VALUES ('fact', ?, ?, ?, ?, ?)",
+                (text, key, pinned, at, at),
+            )
+        db.conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm020_keys_in_lower_case'")
+    db.close()
+    db = open_db(path)  # the migration runs
+    got = db.conn.execute("SELECT id, key, status, superseded_by, pinned FROM memories ORDER BY id").fetchall()
+    assert got == [
+        (1, "user.city", "superseded", 3, 0),
+        (2, "pet.dog", "active", None, 0),
+        (3, "user.city", "active", None, 1),
+    ]
+    history = db.conn.execute("SELECT memory_id, action, old_text, new_text FROM memory_history").fetchall()
+    assert history == [(1, "supersede", "I live in Berlin", "I live in Lisbon")]

@@ -48,6 +48,28 @@ def test_tool_input_becomes_typed_candidates_with_real_message_ids():
     assert got[3].correction is True
 
 
+@pytest.mark.parametrize(
+    "raw, key",
+    [
+        ("City", "user.city"),
+        ("User City", "user.city"),
+        ("user. city", "user.city"),
+        ("User . Home_Town", "user.home_town"),
+        ("user._city", "user.city"),
+        ("pet.dog-name", "pet.dog-name"),
+        ("user", None),
+        ("user.-", None),
+        ("pet/dog name", None),
+        ("  ", None),
+    ],
+)
+def test_a_proposed_key_is_made_a_key_or_left_out(raw, key):
+    from memchat.memory.store.records import clean_key, proposed_key
+
+    assert proposed_key(raw) == key
+    assert key is None or clean_key(key) == key  # what it makes is a key the store takes as it is
+
+
 def test_a_key_the_model_words_loosely_is_stored_as_a_key_never_failing_the_capture(store):
     # a user's key must be entity.attribute; a model's is made one, or left out, and the rest is kept
     facts = [

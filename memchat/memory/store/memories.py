@@ -133,7 +133,7 @@ class MemoryStore:
             where.append(f"pinned = {int(pinned)}")  # a literal: SQLite then reads the index of pinned rows
         if key:
             where.append("key = ?")
-            params.append(key)
+            params.append(key.lower())  # keys are stored in lower case
         if private is not None:
             where.append(f"private = {int(private)}")  # a literal, as for pinned
         order = "ORDER BY id" + (" DESC" if newest_first else "") + (f" LIMIT {int(limit)}" if limit else "")

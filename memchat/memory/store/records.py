@@ -90,32 +90,40 @@ def clean_text(text: str) -> str:
     return require_unicode(text, "the memory text")
 
 
-_KEY = re.compile(r"^[^\W_][\w-]*(?:\.[\w-]+)+$")  # two parts at least: what, and which of its attributes
+# Two parts at least (what, and which of its attributes), each starting with a letter or digit.
+_KEY = re.compile(r"^[^\W_][\w-]*(?:\.[^\W_][\w-]*)+$")
 
 
 def clean_key(key: str | None) -> str | None:
     """A key as `entity.attribute` (user.city, pet.dog.name): words joined by dots, at most 100
-    characters; nothing else (no path, no spaces, no NUL). Empty: no key."""
+    characters; nothing else (no path, no spaces, no NUL). Empty: no key. Keys are kept in lower
+    case: `User.City` is the same key as `user.city` (one current value, not two)."""
     if key is None or not key.strip():
         return None
     key = require_unicode(key.strip(), "the key")
     if len(key) > 100 or not _KEY.match(key):
         raise UsageError(f"a key is entity.attribute, words joined by dots (e.g. user.city); got {key[:100]!r}")
-    return key
+    return key.lower()
 
 
 def proposed_key(raw: str | None) -> str | None:
-    """A key a model proposed, as a key, or None when it cannot be one: its spaces become
-    underscores, and a bare attribute ("city") is the user's ("user.city"). A model's answer is
-    data, never an error that would lose the rest of what it extracted."""
+    """A key a model proposed (or an export written before keys needed a dot), as a key, or
+    None when it cannot be one: in lower case, spaces around its dots gone, other spaces as
+    underscores, no part starting or ending with "_" or "-", and a bare attribute ("city",
+    "user city") the user's ("user.city"). A model's answer is data, never an error that would
+    lose the rest of what it extracted."""
     if not raw or not raw.strip():
         return None
+    raw = re.sub(r"\s*\.\s*", ".", raw.strip()).lower()
     parts = raw.split()
-    if "." not in raw and parts[0].lower() == "user" and len(parts) > 1:
+    if "." not in raw and parts[0] == "user" and len(parts) > 1:
         parts = parts[1:]  # "user city": user.city
     key = "_".join(parts)
     if "." not in key:
+        if key == "user":
+            return None  # "user" names no attribute
         key = f"user.{key}"
+    key = ".".join(part.strip("_-") for part in key.split("."))  # "user._city": user.city
     return key if len(key) <= 100 and _KEY.match(key) else None
 
 

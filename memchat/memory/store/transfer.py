@@ -10,6 +10,7 @@ so importing the same file twice adds nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from memchat.db import utcnow
 from memchat.errors import UsageError, require_unicode
 from memchat.importer.memchat_formats import check_version, load_json
 from memchat.memory.store.memories import KINDS, ORIGINS, Memory, MemoryStore, too_long_to_send
+from memchat.memory.store.records import proposed_key
 from memchat.text import shorten
 
 FORMAT = "memchat-memories"
@@ -83,6 +85,18 @@ def _check_record(r: Any, where: str) -> None:
         raise UsageError(f"{where} needs a non-empty 'text'")
     _check_choices(r, where)
     _check_types(r, where)
+    r["key"] = _imported_key(r.get("key"), where)
+
+
+def _imported_key(raw: str | None, where: str) -> str | None:
+    """A record's key as memchat keeps keys now: one from an export written before keys needed
+    a dot ("city") or were kept in lower case restores as the user's attribute ("user.city")."""
+    if raw is None or not raw.strip():
+        return None
+    key = proposed_key(raw)
+    if key is None:
+        raise UsageError(f"{where}: 'key' must be entity.attribute, words joined by dots (e.g. user.city)")
+    return key
 
 
 def _check_choices(r: dict[str, Any], where: str) -> None:
@@ -118,10 +132,12 @@ def _given(r: dict[str, Any], field: str, default: float) -> Any:
     return default if r.get(field) is None else r[field]
 
 
-def import_text(store: MemoryStore, text: str, name: str = "the file") -> ImportResult:
-    """Restore an export. Current and pending memories first (a newer key wins), then the
-    superseded ones newest first, so each can point at its already restored successor."""
+def import_text(open_store: Callable[[], MemoryStore], text: str, name: str = "the file") -> ImportResult:
+    """Restore an export, checked whole before the store is opened (a file that cannot be
+    imported leaves no profile behind). Current and pending memories first (a newer key wins),
+    then the superseded ones newest first, so each can point at its already restored successor."""
     records = _parse(text, name)
+    store = open_store()
     before = {m.id for m in store.find(status=None)}
     new_ids: dict[int, int] = {}
     current = sorted(
@@ -134,13 +150,14 @@ def import_text(store: MemoryStore, text: str, name: str = "the file") -> Import
     for r in [*current, *old]:
         was_by = r.get("superseded_by")
         status, successor = r.get("status", "active"), new_ids.get(was_by) if isinstance(was_by, int) else None
-        holder = store.find(key=r["key"], status="active") if r.get("key") and status == "active" else []
+        key = r.get("key")
+        holder = store.find(key=key, status="active") if key and status == "active" else []
         if holder and holder[0].created_at > (r.get("created_at") or ""):
             status, successor = "superseded", holder[0].id  # what this database knows is newer
         memory = store.add(
             r["text"],
             kind=r.get("kind", "fact"),
-            key=r.get("key"),
+            key=key,
             value=r.get("value"),
             origin=r.get("origin", "stated"),
             status=status,
