@@ -167,7 +167,8 @@ def test_bad_files_are_one_line_errors_and_import_nothing(cli, tmp_path, memchat
     assert result.exit_code == 2
     assert result.stderr.startswith("memchat: ") and message in result.stderr and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr and result.stdout == ""
-    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(0,)]
+    # Refused before the profile is opened: nothing written, not even an empty database.
+    assert not (memchat_home / "default.db").exists()
 
 
 def test_a_missing_file_is_a_clear_error(cli, tmp_path):

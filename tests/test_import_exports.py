@@ -225,6 +225,29 @@ def test_an_import_with_capture_that_cannot_ask_imports_nothing(api, tmp_path, m
     assert not (memchat_home / "default.db").exists()  # not even a profile was made
 
 
+@pytest.mark.parametrize(
+    "flags, why",
+    [((), "no Anthropic API key"), (("--no-memory",), "memory is off for this run")],
+)
+def test_an_import_with_capture_that_could_not_capture_imports_nothing(tmp_path, memchat_home, flags, why):
+    # --yes does not get half an import: what could not be captured is refused before it is imported
+    (path,) = write_chatgpt_export(tmp_path / "e")
+    refused = run_memchat(*flags, "import", "--capture", "--yes", "--no-embed", str(path))
+    said = refused.stderr.decode()
+    assert refused.returncode != 0 and why in said and said.count("\n") == 1, said
+    assert not (memchat_home / "default.db").exists()
+
+
+@pytest.mark.parametrize("command", [("import", "--no-embed"), ("memories", "import")])
+def test_a_file_that_cannot_be_imported_leaves_no_profile_behind(tmp_path, memchat_home, command):
+    for body in ('{"format": "something else"}', "not json", '[{"role": "user"}]'):
+        bad = tmp_path / "bad.json"
+        bad.write_text(body)
+        refused = run_memchat(*command, str(bad))
+        assert refused.returncode != 0 and refused.stderr.decode().count("\n") == 1, refused.stderr
+        assert not (memchat_home / "default.db").exists(), body
+
+
 @pytest.mark.parametrize("written, forced", [("chatgpt", "claude"), ("claude", "chatgpt")])
 def test_an_export_under_the_other_format_is_named_not_imported_as_nothing(tmp_path, memchat_home, written, forced):
     (path, *_) = (write_chatgpt_export if written == "chatgpt" else write_claude_export)(tmp_path / "e")
@@ -232,7 +255,7 @@ def test_an_export_under_the_other_format_is_named_not_imported_as_nothing(tmp_p
     said = wrong.stderr.decode()
     assert wrong.returncode == 2 and said.count("\n") == 1, said
     assert f"is a {written} export, not {forced}: use --format {written}" in said
-    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(0,)]
+    assert not (memchat_home / "default.db").exists()  # refused before the profile was opened
     assert run_memchat("import", "--no-embed", "--format", written, str(path)).returncode == 0
 
 

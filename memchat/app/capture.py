@@ -270,17 +270,25 @@ class Capture:
         )
         return estimate
 
+    def check_can_capture(self) -> None:
+        """Raise, saying why, when capture asked for now could not run: memory is off for this
+        run (--no-memory), or the memory model cannot be called (no key, a provider without
+        tools). Checked before an import, so a refusal leaves the profile as it was."""
+        if not self.profile.use_memory:
+            raise UsageError("memory is off for this run (--no-memory): nothing can be captured into it")
+        self.profile.memory_provider.ready()
+        if not self.profile.memory_provider.can_call_tools:
+            raise UsageError(
+                f"the {self.profile.memory_provider.name} provider cannot extract memories; use anthropic or openai"
+            )
+
     def capture_imported(self, session_ids: list[int]) -> None:
         """Capture imported sessions into memory in a detached process (the command returns at
         once): asked for by the user, so it runs even with automatic capture turned off."""
         from memchat.importer import unmark_captured
         from memchat.memory.capture.background import spawn_capture
 
-        self.profile.memory_provider.ready()
-        if not self.profile.memory_provider.can_call_tools:
-            raise UsageError(
-                f"the {self.profile.memory_provider.name} provider cannot extract memories; use anthropic or openai"
-            )
+        self.check_can_capture()
         with immediate(self.profile.db):
             unmark_captured(self.profile.db.conn, session_ids)
         # These sessions only: not the idle chats a background run would add, which the profile's

@@ -257,7 +257,7 @@ class Memories:
         from memchat.memory.store.transfer import import_text
 
         text, name = read_file(path)
-        result = import_text(self.profile.store, text, name)
+        result = import_text(lambda: self.profile.store, text, name)
         self.profile.record("import memories", {"added": result.added})
         if result.added:
             self.profile.embed_written()
@@ -272,7 +272,7 @@ class Memories:
         """
         from memchat.importer import import_file
 
-        result = import_file(self.profile.db, path, keep_system=keep_system, fmt=fmt)
+        result = import_file(lambda: self.profile.db, path, keep_system=keep_system, fmt=fmt)
         self.profile.record(
             "import conversations",
             {"format": result.format, "messages": result.messages_added},  # no file name: it can say too much

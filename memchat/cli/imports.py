@@ -48,9 +48,10 @@ def import_conversations(
     sessions are not read into memory unless you ask (--capture).
     """
 
+    memchat = open_app(ctx)
     if capture:  # asked before anything is imported: a refusal leaves the profile as it was
         can_confirm(yes, refusing=CAPTURE_REFUSAL)
-    memchat = open_app(ctx)
+        memchat.capture.check_can_capture()
     result = memchat.memories.import_conversations(path, keep_system=keep_system, fmt=fmt)
     skipped = f"; skipped {plural(sum(result.skipped.counts.values()), 'conversation')} ({result.skipped.describe()})"
     typer.echo(

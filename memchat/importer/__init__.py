@@ -24,6 +24,7 @@ sessions are never captured into memory on their own: `memchat import --capture`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,9 +54,13 @@ __all__ = [
 ]
 
 
-def import_file(db: Database, path: str | Path, *, keep_system: bool = False, fmt: str | None = None) -> ImportResult:
+def import_file(
+    open_db: Callable[[], Database], path: str | Path, *, keep_system: bool = False, fmt: str | None = None
+) -> ImportResult:
+    """Read and check the file, then open the database (a file that cannot be imported leaves
+    no profile behind) and store what is new."""
     sessions, kind, skipped = load(path, fmt)
     # Two conversations of the file that share an id: neither merged blindly nor lost, nor counted twice.
-    result = import_sessions(db, one_per_id(sessions, skipped), keep_system=keep_system)
+    result = import_sessions(open_db(), one_per_id(sessions, skipped), keep_system=keep_system)
     result.format, result.skipped = kind, skipped
     return result

@@ -126,7 +126,7 @@ def build(conv: str, rows: list[dict], tmp: Path, embedder):
             )
     db = open_db(tmp / f"{conv}.db")
     started = time.perf_counter()
-    result = import_file(db, lines)
+    result = import_file(lambda: db, lines)
     embed_messages(db, embedder, result.message_ids)
     return db, time.perf_counter() - started
 

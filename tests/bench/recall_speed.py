@@ -220,7 +220,7 @@ def bench_import(lines: list[dict], embedder) -> tuple[float, float]:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     db = open_db(tmp / "import.db")
     t0 = time.perf_counter()
-    result = import_file(db, path)
+    result = import_file(lambda: db, path)
     t1 = time.perf_counter()
     embed_messages(db, embedder, result.message_ids)
     t2 = time.perf_counter()
