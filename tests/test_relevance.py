@@ -1256,11 +1256,64 @@ def test_a_memory_stored_before_the_encoder_was_ready_reaches_the_next_request(c
     # A new user's first `memories add` runs before the encoder's one-time preparation, so the
     # memory is stored without a vector; the next request must still see it by meaning.
     assert cli("memories", "add", "I'm lactose intolerant").exit_code == 0
+    _forget_vectors(memchat_home)
+    assert "lactose intolerant" in sent_for(cli, api, "What should I get at the café this morning?")
+
+
+def _forget_vectors(memchat_home) -> None:
+    """As if every memory had been stored before the encoder was ever prepared (a script's
+    `memories add`, a `memories import`, on a new machine): no vectors."""
     conn = sqlite3.connect(memchat_home / "default.db")
     conn.execute("UPDATE memories SET embedding = NULL, embedding_model = NULL")
     conn.commit()
     conn.close()
+
+
+def test_many_memories_stored_before_the_encoder_was_ready_all_reach_judgement(cli, api, real_encoder, memchat_home):
+    # More than a chat turn embeds of a message backlog (32): the turn must still embed the
+    # memories, or the profile card and search by meaning are blind to every one of them.
+    others = [f"My colleague number {i} works in team {i % 7}" for i in range(45)]
+    remember(cli, *others, "I'm lactose intolerant", "I drive a 2019 Chevy Silverado")
+    _forget_vectors(memchat_home)
+    asked = cli("ask", "--explain", "--json", "Truck's making a grinding noise when I brake")
+    assert asked.exit_code == 0
+    assert "embedding 47 memories stored before the encoder was ready" in asked.stderr
+    profile = {m["text"] for m in json.loads(asked.stdout)["memory"] if m["section"] == "profile"}
+    assert "I drive a 2019 Chevy Silverado" in profile
     assert "lactose intolerant" in sent_for(cli, api, "What should I get at the café this morning?")
+
+
+def test_a_backlog_too_large_for_a_turn_is_said_once_with_what_embeds_it(
+    cli, api, real_encoder, memchat_home, monkeypatch
+):
+    import memchat.app.turn
+
+    monkeypatch.setattr(memchat.app.turn, "MEMORY_BACKLOG", 3)  # stands for 2,000 (seconds of embedding)
+    remember(cli, "I'm lactose intolerant", "I live in Lyon", "I drive a Clio", "Our dog is Biscuit")
+    _forget_vectors(memchat_home)
+    first = cli("ask", "What should I get at the café this morning?")
+    assert first.exit_code == 0
+    assert "4 memories have no vector yet" in first.stderr and "memchat reindex" in first.stderr
+    assert cli("reindex").exit_code == 0
+    again = cli("ask", "What should I get at the café this morning?")
+    assert "no vector" not in again.stderr
+    assert "lactose intolerant" in system_of(api)
+
+
+def test_imported_memories_are_embedded_by_the_import(cli, real_encoder, memchat_home, tmp_path, monkeypatch):
+    from memchat.app.profile import Profile
+
+    remember(cli, *(f"My friend number {i} plays the oboe" for i in range(40)), "I'm lactose intolerant")
+    exported = tmp_path / "m.json"
+    assert cli("memories", "export", "-o", str(exported)).exit_code == 0
+    assert cli("memories", "forget", "--all", "--yes").exit_code == 0
+    # A new machine: the encoder's one-time preparation not done yet. The import does it.
+    monkeypatch.setattr(Profile, "encoder_prepared", lambda self: False)
+    assert cli("memories", "import", str(exported)).exit_code == 0
+    conn = sqlite3.connect(memchat_home / "default.db")
+    rows = conn.execute("SELECT count(*), count(embedding) FROM memories WHERE status = 'active'").fetchone()
+    conn.close()
+    assert rows == (41, 41)
 
 
 def test_a_health_or_money_memory_no_word_list_marks_stays_with_requests_about_that(cli, api, real_encoder):

@@ -252,15 +252,21 @@ class Memories:
         self.profile.record("export memories", {"format": fmt, "to": where_to(to)})
         return text
 
-    def import_memories(self, path: str) -> MemoryImportResult:
+    def import_memories(
+        self, path: str, *, progress: Progress | None = None, on_prepare: Notice | None = None
+    ) -> MemoryImportResult:
+        """Memories in from an export, embedded before it returns (the encoder's one-time
+        preparation included: an import is a wait the user chose, and a memory without a
+        vector is one the profile card and search by meaning cannot see)."""
         from memchat.importer import read_file
+        from memchat.memory.recall.index import catch_up_memories
         from memchat.memory.store.transfer import import_text
 
         text, name = read_file(path)
         result = import_text(lambda: self.profile.store, text, name)
         self.profile.record("import memories", {"added": result.added})
         if result.added:
-            self.profile.embed_written()
+            catch_up_memories(self.profile.db, self.profile.embedder(on_prepare), progress=progress)
         return result
 
     def import_conversations(self, path: str, *, keep_system: bool = False, fmt: str | None = None) -> ImportResult:

@@ -82,6 +82,7 @@ class Profile:
         # The audit lines held by `audit_if_done` (the thread holding them, and the lines).
         self._held: tuple[int, list[tuple[str, object, str]]] | None = None
         self._told_fts_only = False
+        self._told: set[str] = set()  # notices said once per run (tell_once)
         self.on_warning: Notice | None = None  # a shell's way to say what is wrong but not fatal
         self.capture_on = use_memory and bool(settings.get("memory.capture"))
         self.turns_since_capture = 0
@@ -446,6 +447,12 @@ class Profile:
             self._told_fts_only = True
             on_notice("(the encoder is still loading: this message searched memory by full text only)")
         return None
+
+    def tell_once(self, on_notice: Notice | None, text: str) -> None:
+        """A notice said once per run, however many turns meet its cause."""
+        if on_notice and text not in self._told:
+            self._told.add(text)
+            on_notice(text)
 
     def warm_up(self) -> None:
         """Open the database, import the provider SDK and load the encoder in a background thread."""

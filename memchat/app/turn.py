@@ -186,6 +186,37 @@ def memory_section(profile: Profile, session: Session, user: Message, on_notice:
     return _memory_section(profile, session, user, history, factor, searchable, on_notice)
 
 
+# Memories without a vector that a turn embeds before it searches (~3 ms each here: 2,000 is
+# seconds, once); more wait for `memchat reindex`, and the turn says so.
+MEMORY_BACKLOG = 2_000
+
+
+def _embed_unembedded_memories(profile: Profile, embedder: Any, on_notice: Notice | None) -> None:
+    """Memories stored before the encoder was ever prepared (a script's `memories add` or a
+    `memories import` on a new machine) have no vector: the profile card and search by meaning
+    cannot see them, so a turn embeds them first: all of them, up to MEMORY_BACKLOG (memory
+    judgement cannot see sends nothing). Writers embed what they store, so this is usually one
+    index lookup."""
+
+    def starting(n: int) -> None:
+        if n > CATCH_UP and on_notice:
+            on_notice(f"embedding {n:,} memories stored before the encoder was ready (once)…")
+
+    try:
+        waiting = index.catch_up_memories(profile.db, embedder, limit=MEMORY_BACKLOG, starting=starting)
+    except ReindexNeeded:
+        return  # vectors of another model: inject.build says so and searches by full text
+    except MemchatError as exc:  # a full disk or a long lock: this turn searches what has vectors
+        get_logger().warning("could not embed the memories that wait: %s", exc.message)
+        return
+    if waiting < 0:
+        profile.tell_once(
+            on_notice,
+            f"{-waiting:,} memories have no vector yet, so only their words were searched and none is on "
+            "your profile card: `memchat reindex` embeds them",
+        )
+
+
 def _memory_section(
     profile: Profile,
     session: Session,
@@ -202,13 +233,7 @@ def _memory_section(
     query = inject.retrieval_query(user.content, previous)
     embedder = profile.turn_embedder(on_notice) if searchable else None
     if embedder is not None:
-        # Memories stored before the encoder was ever prepared (a new user's first `memories
-        # add`) have no vector, and the profile and meaning search cannot see them: embed that
-        # small backlog first. Writers embed what they store, so this is one index lookup.
-        try:
-            index.catch_up_memories(profile.db, embedder, limit=CATCH_UP)
-        except ReindexNeeded:
-            pass  # vectors of another model: build() below says so and searches by full text
+        _embed_unembedded_memories(profile, embedder, on_notice)
 
     def build(encoder: Any) -> Section:
         return inject.build(

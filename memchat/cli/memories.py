@@ -17,6 +17,7 @@ from memchat.cli.common import (
     json_mode,
     load_encoder,
     may_overwrite,
+    progress_bar,
     scrub_notes,
     write_or_print,
 )
@@ -396,7 +397,9 @@ def import_(
     path: str = typer.Argument(..., metavar="FILE", help="A JSON file, as `memories export -f json` writes."),
 ) -> None:
     """Import memories from `memchat memories export` JSON (skips what is already there)."""
-    result = open_app(ctx).memories.import_memories(path)
+    memchat = open_app(ctx)
+    with progress_bar("embedding memories") as progress:
+        result = memchat.memories.import_memories(path, progress=progress, on_prepare=console.note)
     typer.echo(f"imported {plural(result.added, 'memory', 'memories')} ({result.skipped} already present)")
     if result.unsent:
         console.note(

@@ -238,16 +238,36 @@ def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None,
     return total
 
 
-def catch_up_memories(db: Database, embedder: Embedder, *, limit: int) -> int:
-    """Embed the memories that have no vector yet (at most `limit` of them, else none): those
-    stored before the encoder was ever prepared. One partial-index lookup when there are none."""
+def catch_up_memories(
+    db: Database,
+    embedder: Embedder,
+    *,
+    limit: int | None = None,
+    starting: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Embed the memories that have no vector yet: those stored before the encoder was ever
+    prepared (a script's `memories add`, an import, on a new machine). With a limit, none when
+    more than `limit` wait; returns how many were embedded, or minus how many wait when that is
+    too many. `starting(n)` is told before n are embedded. One partial-index lookup when none wait."""
     memories = _missing_memories(db)
-    if not memories or len(memories) > limit:
+    if not memories:
         return 0
-    _embed_in_chunks(
-        embedder, memories, lambda r: memory_text(r[1]), _memory_writer(db, embedder.model_name), None, 0, len(memories)
+    if limit is not None and len(memories) > limit:
+        return -len(memories)
+    if starting:
+        starting(len(memories))
+    if progress:
+        progress(0, len(memories))
+    return _embed_in_chunks(
+        embedder,
+        memories,
+        lambda r: memory_text(r[1]),
+        _memory_writer(db, embedder.model_name),
+        progress,
+        0,
+        len(memories),
     )
-    return len(memories)
 
 
 def embed_messages(
