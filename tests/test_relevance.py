@@ -1967,3 +1967,53 @@ def test_a_how_to_whose_i_is_anyone_gets_no_memory_for_one_shared_word(cli, api,
         assert [m["text"] for m in asked["memory"] if m["section"] != "profile"] == [], (question, asked["memory"])
     own = json.loads(cli("ask", "--explain", "--json", "How do I point kubectl at our staging cluster?").stdout)
     assert "Our staging cluster runs Kubernetes on GKE in europe-west2" in [m["text"] for m in own["memory"]]
+
+
+# A card full enough that every slot competes for its tokens: what goes first is what counts.
+_A_FULL_LIFE = (
+    "I'm a paramedic with the East of England Ambulance Service",
+    "My husband Leo teaches PE and coaches the football team at a primary school",
+    "Our daughter Ivy is four, loves dinosaurs and starts school in September",
+    "Our son Alfie is eleven and plays the cornet in the county youth brass band",
+    "We have a rescue greyhound called Pepper who is scared of the hoover",
+    "I'm vegetarian and I don't eat eggs either, though I do eat cheese",
+    "Leo can't eat peanuts or tree nuts and carries an EpiPen",
+    "I drive a 2017 Skoda Octavia estate with a tow bar for the bike rack",
+    "I use a Samsung Galaxy S22 and a ten-year-old Lenovo laptop at home",
+    "I'm renovating the downstairs bathroom myself, tiling it this month",
+    "I keep my notes in Obsidian and my budget in a Google Sheet",
+    "My sister Nell lives in Cambridge with her wife and their twins",
+)
+
+
+def _profile_lines(cli) -> str:
+    """The profile block alone of the memory section (not what a topic or search added)."""
+    items = json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)["memory"]
+    return "\n".join(i["text"] for i in items if i["section"] == "profile")
+
+
+def test_when_the_user_works_is_on_the_card_and_a_household_chore_is_not(cli, api, real_encoder):
+    # Shifts decide when anything can happen (a dentist, a date night, a study plan); the day the
+    # recycling goes out decides nothing.
+    remember(
+        cli,
+        *_A_FULL_LIFE,
+        "I live in Norwich",
+        "I work four 12-hour shifts, then have four days off",
+        "I put the recycling out on Thursday nights",
+    )
+    card = _profile_lines(cli)
+    assert "12-hour shifts" in card
+    assert "recycling" not in card
+
+
+def test_the_card_says_where_home_is_before_what_only_names_the_town(cli, api, real_encoder):
+    # A season ticket names the city as a home does; the home slot holds where the user lives.
+    remember(
+        cli,
+        *_A_FULL_LIFE,
+        "I'm a Newcastle United season-ticket holder at St James' Park",
+        "We own a 1920s semi-detached house in Heaton, Newcastle",
+    )
+    card = _profile_lines(cli)
+    assert "semi-detached house in Heaton" in card, card

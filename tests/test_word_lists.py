@@ -10,6 +10,8 @@ FLOORS = {
     "sensitive memory words (sensitive_words.json)": 0.64,
     "first-person cues (personal._PERSONAL)": 0.89,
     "diet constraints (need._CONSTRAINT)": 0.64,
+    "working time (need._AT_WORK)": 0.95,  # 1.00 on its 22 examples (written with it, 2026-12-06)
+    "where the user lives (need._WHERE_WE_LIVE, need.says_where_we_live)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-06)
     "suggestion requests (need._SUGGESTION)": 0.78,
     "tastes (need._TASTE)": 0.78,
     "former facts (need._FORMER)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-02)

@@ -53,6 +53,18 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "working time (need._AT_WORK)",
+        "when the user works, not a club, a class or a chore",
+        lambda t: bool(need._AT_WORK.search(t)),
+        "working_time",
+    ),
+    (
+        "where the user lives (need._WHERE_WE_LIVE, need.says_where_we_live)",
+        "a statement of where the user lives, not what only names a town",
+        need.says_where_we_live,
+        "where_we_live",
+    ),
+    (
         "diet constraints (need._CONSTRAINT)",
         "what someone must or will not eat or drink",
         lambda t: bool(need._CONSTRAINT.search(t)),

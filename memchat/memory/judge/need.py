@@ -329,23 +329,13 @@ def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[s
     names = people.people_and_memories(db, list(HOUSEHOLD))[0]
     roles = {w for path in HOUSEHOLD for w in people.ROLE_WORDS[path[-1]]}
     queues: list[list[tuple[float, Memory]]] = [[] for _ in slots]
-    family, others = model.slots.index("family"), model.slots.index("others")
     for j, r in enumerate(rows):
         m = found.get(int(vs.ids[r]))
-        slot = int(np.argmax(fits[j]))
         if m is None or m.private or m.kind != "fact" or m.id in exclude:
             continue
-        # Who the user lives with is family whatever the sentence says of them: "My girlfriend Sanne is
-        # a vet" reads like "my friend's husband is a chef", "My boyfriend Kwame is doing a PhD" like work
-        if model.slots[slot] in NOT_THEIRS and _of_the_household(m.text):
-            slot = family
-        else:
-            if slot == others and _BARE_USER.match(m.text) and not people.role_paths(m.text):
-                # the user's own is not someone else's: "I have a Labrador called Bramble" reads like
-                # "our neighbours have a labrador called Max"; it is the next slot it fits
-                slot = int(np.argmax(np.where(np.arange(len(slots)) == others, -1.0, fits[j])))
-            if fits[j, slot] < SLOT_FLOOR:
-                continue
+        slot = _slot_of(m, fits[j], model)
+        if slot is None:
+            continue
         topic = model.names[int(np.argmax(topics[j]))]
         if _fits_the_profile(m, topic, float(like[j]), names, roles):
             queues[slot].append((float(fits[j, slot]), m))
@@ -356,10 +346,40 @@ def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[s
         current = _since_the_change(queues[slot], name, latest.get(slot))
         replaced |= {m.id for _fit, m in queues[slot]} - {m.id for _fit, m in current}
         queues[slot] = current
-    for queue in queues:
-        queue.sort(key=lambda pair: (not _CONSTRAINT.search(pair[1].text), -pair[0], pair[1].id))
+    home = model.slots.index("home")
+    for slot, queue in enumerate(queues):
+        where = slot == home
+        queue.sort(
+            key=lambda pair: (
+                not _CONSTRAINT.search(pair[1].text),
+                where and not says_where_we_live(pair[1].text),
+                -pair[0],
+                pair[1].id,
+            )
+        )
     lines = [CardLine(m, model.slots[slot]) for slot, m in _fill(queues, held, model.slot_items, count)]
     return Card(lines, frozenset(replaced))
+
+
+def _slot_of(m: Memory, fits: np.ndarray, model: TopicModel) -> int | None:
+    """The profile slot a memory goes in (`fits`: its likeness to each slot's examples), or None."""
+    import numpy as np
+
+    slot = int(np.argmax(fits))
+    # Who the user lives with is family whatever the sentence says of them: "My girlfriend Sanne is
+    # a vet" reads like "my friend's husband is a chef", "My boyfriend Kwame is doing a PhD" like work
+    if model.slots[slot] in NOT_THEIRS and _of_the_household(m.text):
+        return model.slots.index("family")
+    others = model.slots.index("others")
+    if slot == others and _BARE_USER.match(m.text) and not people.role_paths(m.text):
+        # the user's own is not someone else's: "I have a Labrador called Bramble" reads like
+        # "our neighbours have a labrador called Max"; it is the next slot it fits
+        slot = int(np.argmax(np.where(np.arange(len(fits)) == others, -1.0, fits)))
+    if fits[slot] < SLOT_FLOOR:
+        return None
+    if model.slots[slot] == "hours" and not _AT_WORK.search(m.text):
+        return None  # a club night or a class is not when the user works ("I play netball on Tuesdays")
+    return slot
 
 
 # A statement that the user's own home, job or car changed, as something done ("We moved to Glasgow
@@ -550,7 +570,7 @@ _OURS = re.compile(r"\b(?:I|we|I['’]m|we['’]re|our\s+(?:family|household))\b
 # The user as a sentence's bare subject ("I have a Labrador", "We keep bees"; not "The user's neighbour")
 _BARE_USER = re.compile(r"^\s*(?:I|I'm|I've|we|we're|we've)\b(?!['’]s)", re.IGNORECASE)
 # Slots of the user's own doing, or nobody's: a memory about the user's partner or child is not one
-NOT_THEIRS = ("others", "routines", "work", "project", "tools")
+NOT_THEIRS = ("others", "routines", "work", "hours", "project", "tools")
 _HOUSEHOLD_FIRST = re.compile(r"^\s*(?:my|our|the user's)\s+[\w-]+(?![\w-]*['’]s)", re.IGNORECASE)
 
 
@@ -562,6 +582,32 @@ def _of_the_household(text: str) -> bool:
         return False
     said = re.sub(r"^\s*the user's", "my", first.group(0), flags=re.IGNORECASE)
     return bool(set(people.role_paths(said)) & set(HOUSEHOLD))
+
+
+# What says where the user lives ("I live in Leith", "We own a 1930s semi in Headingley", "Home is a
+# flat in Kreuzberg"), which the home slot takes before what only names the town ("I'm a Leeds United
+# season-ticket holder", "I'm a paramedic based at the Norwich hub"). Measured in tests/word_lists.py.
+_WHERE_WE_LIVE = re.compile(
+    r"\b(?:live|lives|living|moved|relocated)\s+(?:\w+\s+)?(?:in|to|near|outside)\b|\bhome\s+is\b"
+    r"|\b(?:flat|house|home|apartment|bungalow|cottage|terrace|semi|semi-detached|condo|townhouse|2BHK|3BHK)\s+"
+    r"(?:is\s+(?:in|near)\b|(?:in|on|near|outside|just\s+outside)\s+(?:the\s+)?(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+
+
+def says_where_we_live(text: str) -> bool:
+    """Whether a memory says where the user lives ("My partner and I live near Utrecht"; not "My
+    sister Nell lives in Cambridge": people.role_paths)."""
+    return _WHERE_WE_LIVE.search(text) is not None and (_OURS.search(text) is not None or not people.role_paths(text))
+
+
+# Words of working time, which a memory in the hours slot must say ("I work nights", "on call every
+# fourth weekend", "in the office Tuesday to Thursday"; not "I play netball on Tuesday evenings").
+# Measured in tests/word_lists.py.
+_AT_WORK = re.compile(
+    r"\b(?:work|works|working|shifts?|on[\s-]call|office|rota|job|(?<!day\s)nights|lates|earlies|wfh|remotely|clock\s+(?:in|off))\b",
+    re.IGNORECASE,
+)
 
 
 # Profile slots a person has one of at a time: a new home, job or car replaces the old one.
