@@ -2017,3 +2017,27 @@ def test_the_card_says_where_home_is_before_what_only_names_the_town(cli, api, r
     )
     card = _profile_lines(cli)
     assert "semi-detached house in Heaton" in card, card
+
+
+def test_only_the_best_match_of_your_own_request_and_not_one_you_marked_sensitive():
+    from memchat.memory.judge.inject import gate
+    from memchat.memory.store.records import Memory
+
+    def fact(id_: int, text: str, score: float, flagged: bool = False, cosine: float = 0.4):
+        hit = _hit("memory", id_, text, score)
+        hit.memory = Memory(id_, "fact", text, sensitive=flagged)
+        hit.features["cosine"] = cosine
+        return hit
+
+    nickel = fact(1, "I'm allergic to nickel, cheap jewellery gives me a rash", 0.12)
+    therapy = fact(2, "I see a therapist for anxiety every Tuesday", 0.11)
+    prompt = "Earrings for the wedding next month?"
+    assert [h.id for h in gate([nickel, therapy], prompt, 0.05, own=True)] == [1]
+    assert gate([nickel, therapy], prompt, 0.05) == []  # not plainly the user's own: the usual rule
+    marked = fact(1, nickel.text, 0.12, flagged=True)
+    assert gate([marked, therapy], prompt, 0.05, own=True) == []
+    card = fact(3, "My card number is 4929 1234 5678 9012, allergic to nickel", 0.12)
+    assert gate([card], prompt, 0.05, own=True) == []
+    # the best match by one shared word, not by meaning ("this year" and "last year")
+    faith = fact(4, "I converted to Buddhism last year", 0.12, cosine=0.13)
+    assert gate([faith], "Can I afford a holiday this year?", 0.05, own=True) == []

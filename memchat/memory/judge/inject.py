@@ -86,6 +86,14 @@ MEMORY_SHARE = 0.5
 # do not count as sensitive either (a child's illness is still health, and a memory marked sensitive
 # stays so). LoCoMo evidence in the section 0.766 -> 0.801 with both; the first-person sets unchanged.
 SENSITIVE_ALONE = 0.1
+# BEST_OF_OWN: a request plainly the user's own by meaning (need.PLAIN_REQUEST; not asked in general,
+# about the world, nor for code) reaches the one sensitive memory it is most like when that clears
+# SENSITIVE_ALONE, whatever words they share ("Laundry soap recommendations?" and a daughter's eczema
+# that reacts to scented detergents): not one the person or the extractor marked sensitive, nor an
+# account or document number. Alike by meaning too (BEST_OF_OWN_LIKENESS, cosine), not by a shared word
+# alone ("Can I afford a holiday this year?" and "I converted to Buddhism last year", 0.13; the needed ones
+# 0.30-0.49). On the helper sets 6 more needed memories, no leak, no more junk.
+BEST_OF_OWN_LIKENESS = 0.28
 # A message with no person in it (no I, my, you, we, nor a name memory knows) is about the user's past
 # only when it names something memory holds: most of its words must be in the item ("the charity
 # race"), not one of them ("why is the sky blue?" and a painting in blue).
@@ -278,6 +286,12 @@ def build(
     meant = frozenset(
         {_CATEGORY_OF_TOPIC[request.topic]} if request is not None and request.topic in _CATEGORY_OF_TOPIC else ()
     )
+    # plainly the user's own by meaning, and not asked in general nor about the world (BEST_OF_OWN)
+    own = (
+        request is not None
+        and request.general < need.PLAIN_REQUEST
+        and not (in_general or technical or code or asks_about_the_world(query))
+    )
     # A technical question's "I" is its doer ("How do I reverse a string in Java?"): judged as a
     # question about no one, it reaches a memory only by what it names (not "I wrote Java at Infosys").
     passed = gate(
@@ -289,9 +303,10 @@ def build(
         technical=technical,
         code=code,
         meant=meant,
+        own=own,
     )
     plainly_own = (
-        _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today)
+        _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today, own=own)
         if request is not None
         and not (personal or in_general or technical or asks_about_the_world(query))
         and request.general < need.PLAIN_REQUEST
@@ -306,7 +321,6 @@ def build(
         coding = request is not None and request.topic == "tech"
         profile = [line.memory for line in card.lines if coding and line.slot == "tools"]
     candidates += [Item("profile", neutralise(m.text), "profile", kind=m.kind, memory_id=m.id) for m in profile]
-    profile_tokens = sum(count(m.text) + 2 for m in profile)
     # A memory the profile holds that the search found counts as found (the topic need below stands in
     # for a search that found nothing), but is not sent twice.
     in_profile = not technical and bool({h.id for h in passed if h.type == "memory"} & {m.id for m in profile})
@@ -339,7 +353,9 @@ def build(
     unsent = [h for h in plainly_own if h.id not in seen and not (h.memory and h.memory.private)]
     retrieved += _retrieved(db, unsent, topics, seen, set(), beside, today)[: max(0, MAX_RETRIEVED - len(retrieved))]
     section = _assemble(candidates + retrieved, budget, count, factor)
-    section.profile_tokens = profile_tokens if any(i.section == "profile" for i in section.items) else 0
+    section.profile_tokens = (
+        sum(count(m.text) + 2 for m in profile) if any(i.section == "profile" for i in section.items) else 0
+    )
     return section
 
 
@@ -371,6 +387,7 @@ def _plainly_own(
     code: bool,
     meant: frozenset[str],
     today: date | None,
+    own: bool = False,
 ) -> list[Hit]:
     """The memories a request that names no one but is plainly the user's own by meaning ("Need
     new jeans and some work shirts", "Laundry soap recommendations?": need.PLAIN_REQUEST, as topic
@@ -382,7 +399,7 @@ def _plainly_own(
     today = today or datetime.now(UTC).date()
     return [
         h
-        for h in gate(hits, query, bar, personal=True, answered=answered, code=code, meant=meant)
+        for h in gate(hits, query, bar, personal=True, answered=answered, code=code, meant=meant, own=own)
         if h.type == "memory"
         and h.memory is not None
         and (h.type, h.id) not in taken
@@ -471,6 +488,7 @@ def gate(
     technical: bool = False,
     code: bool = False,
     meant: frozenset[str] = frozenset(),
+    own: bool = False,
 ) -> list[Hit]:
     """The candidates that clear the relevance bar for this message, best first.
 
@@ -480,7 +498,8 @@ def gate(
     that is not a general or technical question (`technical`, by meaning); a reply is as
     sensitive as the message it answers (`answered`: their texts by id). A request for a program
     (`code`) reaches none: its subject is the program's ("an ADHD-friendly todo app in React").
-    What a speaker the message names said is theirs to be asked about (SENSITIVE_ALONE).
+    What a speaker the message names said is theirs to be asked about (SENSITIVE_ALONE). A request
+    plainly the user's own (`own`) reaches the sensitive memory it is most like (BEST_OF_OWN).
     """
     floor = relevance.floor([h.score for h in hits], bar)
     if floor is None:
@@ -494,6 +513,7 @@ def gate(
     asked_about = speakers_named(query, hits)
     best = max(h.score for h in hits)
     best_memory = max((h.score for h in hits if h.type == "memory" and h.score >= floor), default=0.0)
+    top = max((h for h in hits if h.type == "memory"), key=lambda h: h.score, default=None)
     passed = []
     for h in sorted(hits, key=lambda h: -h.score):
         if h.score < floor or h.score < MEMORY_SHARE * (best if h.type == "memory" else best_memory):
@@ -524,11 +544,29 @@ def gate(
         if touched and (
             code
             or (technical and not (touched & topics and _names_it(query, named, h)))
-            or not (touched & topics or (h.score >= max(SENSITIVE_ALONE, 2 * bar) and _says_it(query, h)))
+            or not (
+                touched & topics
+                or (
+                    h.score >= max(SENSITIVE_ALONE, 2 * bar)
+                    and (_says_it(query, h) or (own and h is top and _best_of_own(h)))
+                )
+            )
         ):
             continue
         passed.append(h)
     return passed
+
+
+def _best_of_own(h: Hit) -> bool:
+    """Whether a sensitive memory may go to the user's own request it is the best match for, though
+    they share one word or none (BEST_OF_OWN): not one the person or the extractor marked sensitive,
+    nor an account, card or document number (sent when asked for)."""
+    return (
+        h.memory is not None
+        and not h.memory.sensitive
+        and h.features.get("cosine", 0.0) >= BEST_OF_OWN_LIKENESS
+        and not sensitive.holds_identifier(h.memory.text)
+    )
 
 
 # The sensitive category a request's topic by meaning is about (memchat.memory.judge.topics)
