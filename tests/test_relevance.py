@@ -2041,3 +2041,34 @@ def test_only_the_best_match_of_your_own_request_and_not_one_you_marked_sensitiv
     # the best match by one shared word, not by meaning ("this year" and "last year")
     faith = fact(4, "I converted to Buddhism last year", 0.12, cosine=0.13)
     assert gate([faith], "Can I afford a holiday this year?", 0.05, own=True) == []
+
+
+# A husband and a son in memory, among the rest of a life (a card full enough that what is said of
+# Tomasz beyond his job is not on it).
+_CARER = (
+    "My husband Tomasz was a carpenter for thirty years",
+    "Tomasz goes to the Men's Shed in Leominster on Tuesdays to make furniture",
+    "Tomasz hates loud restaurants and crowds",
+    "Tomasz takes his tea black with two sugars",
+    "Our son Kit is seven and mad about steam trains",
+    "I live in Hereford",
+    "I'm a school librarian at Bishop of Hereford Bluecoat School",
+    "I drive a 2015 Honda Jazz",
+    "We have a cat called Mabel",
+    "I use an iPhone 12 and an old iPad",
+    "I'm vegetarian",
+    "I'm writing a local history of our village church",
+)
+
+
+def test_he_with_no_one_named_is_the_household_member_memory_knows(cli, api, real_encoder):
+    # A carer says "he" of the person they look after: with a husband in memory, "he" is him, and
+    # what is said of him that is like the request goes, though the request names no one.
+    remember(cli, *_CARER)
+    assert "two sugars" in sent_for(cli, api, "What drink should I make him when he gets in?")
+
+
+def test_she_or_a_question_about_no_one_reaches_no_household_man(cli, api, real_encoder):
+    remember(cli, *_CARER)
+    assert "two sugars" not in sent_for(cli, api, "What drink should I make her when she gets in?")
+    assert "Tomasz" not in sent_for(cli, api, "How did Beethoven keep composing after he went deaf?")

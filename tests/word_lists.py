@@ -53,6 +53,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "a partner who is a man (people._PARTNER_IS)",
+        "a memory that says the user's own partner is a man (whom a request's he may mean)",
+        lambda t: bool(people._PARTNER_IS["he"].search(t)),
+        "partner_is_a_man",
+    ),
+    (
         "working time (need._AT_WORK)",
         "when the user works, not a club, a class or a chore",
         lambda t: bool(need._AT_WORK.search(t)),

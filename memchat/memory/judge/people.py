@@ -292,3 +292,32 @@ def people_and_memories(db: Database, paths: list[tuple[str, ...]]) -> tuple[set
             if (named or any(p.search(text) for p in phrases)) and memory_id not in found:
                 found.append(memory_id)
     return everyone, found
+
+
+# He or she with no one named ("He keeps asking to go home when he IS home", "Can I mix his morning
+# dose into yogurt?"): someone the user lives with or looks after, whom a caregiver's request calls
+# by pronoun. The roles it may mean, by the word a memory uses for them; a partner's is read from the
+# memories ("my husband Alasdair"; _PARTNER_IS measured in tests/word_lists.py), a child's either way.
+_HE = re.compile(r"\b(?:he|him|his|himself|he['’](?:s|d|ll))\b", re.IGNORECASE)
+_SHE = re.compile(r"\b(?:she|her|hers|herself|she['’](?:s|d|ll))\b", re.IGNORECASE)
+_PRONOUN_ROLES = {
+    "he": (("son",), ("father",), ("child",)),
+    "she": (("daughter",), ("mother",), ("child",)),
+}
+_PARTNER_IS = {
+    "he": re.compile(r"\b(?:my|our)\s+(?:husband|boyfriend|fianc[eé])\b(?!e)", re.IGNORECASE),
+    "she": re.compile(r"\b(?:my|our)\s+(?:wife|girlfriend|fianc[eé]e)\b", re.IGNORECASE),
+}
+
+
+def pronoun_paths(db: Database, text: str) -> list[tuple[str, ...]]:
+    """The people of the household a request may mean by he or she when it names no one: a
+    partner, a child, a parent memory knows (none when it says both, or names a role itself)."""
+    he, she = _HE.search(text) is not None, _SHE.search(text) is not None
+    if he == she or role_paths(text):
+        return []
+    word = "he" if he else "she"
+    paths: list[tuple[str, ...]] = [p for p in _PRONOUN_ROLES[word] if referents(db, p)[0]]
+    if any(_PARTNER_IS[word].search(t) for _id, t in _texts(db, list(ROLE_WORDS["partner"]))):
+        paths.insert(0, ("partner",))
+    return paths
