@@ -2072,3 +2072,13 @@ def test_she_or_a_question_about_no_one_reaches_no_household_man(cli, api, real_
     remember(cli, *_CARER)
     assert "two sugars" not in sent_for(cli, api, "What drink should I make her when she gets in?")
     assert "Tomasz" not in sent_for(cli, api, "How did Beethoven keep composing after he went deaf?")
+
+
+def test_the_card_says_where_you_rent_without_the_rent(cli, api, real_encoder):
+    # The rent is money and never on the card; where the user lives is what most requests need.
+    remember(cli, *_A_FULL_LIFE, "We rent a two-bed flat in Leith, Edinburgh for £1,150 a month")
+    card = _profile_lines(cli)
+    assert "We rent a two-bed flat in Leith, Edinburgh" in card, card
+    assert "1,150" not in card
+    # a question about money still gets the memory whole
+    assert "£1,150 a month" in sent_for(cli, api, "Is what we pay in rent reasonable for the area?")

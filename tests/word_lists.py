@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memchat.memory.capture.turns import _SMALL_TALK
 from memchat.memory.judge import inject, need, people, personal, sensitive
+from memchat.memory.store.records import Memory
 
 HERE = Path(__file__).parent
 LABELLED = json.loads((HERE / "data" / "word_lists_labelled.json").read_text())
@@ -52,6 +53,18 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # The lists measured on examples written for them (tests/data/word_lists_labelled.json): name, what a
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
+    (
+        "sums of money (need._AN_AMOUNT)",
+        "a memory that states a sum of money (never on the card)",
+        lambda t: bool(need._AN_AMOUNT.search(t)),
+        "sum_of_money",
+    ),
+    (
+        "a home without its cost (need._WHAT_IT_COSTS, need._without_the_cost)",
+        "where the user lives, said with what it costs, which the card holds without the cost",
+        lambda t: need._without_the_cost(Memory(0, "fact", t)) is not None,
+        "home_without_its_cost",
+    ),
     (
         "a partner who is a man (people._PARTNER_IS)",
         "a memory that says the user's own partner is a man (whom a request's he may mean)",

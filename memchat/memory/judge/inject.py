@@ -245,7 +245,9 @@ def build(
     judging = embedder is not None and store.has_active()
     card = need.profile(db, embedder, count, exclude=seen) if judging and embedder is not None else need.Card()
     profile = [line.memory for line in card.lines]
-    seen.update(m.id for m in profile)  # sent as the profile, not again as a retrieved fact
+    # sent as the profile, not again as a retrieved fact (but the whole of one the card holds a part of,
+    # "We rent a flat in Leith" of "... for £1,150 a month", may go to a request about it)
+    seen.update(line.memory.id for line in card.lines if line.whole)
     query = without_request(ends(query))  # "can you tell me about Jonas?": Jonas is what to look for
     hits = []
     request = need.read(query, embedder) if judging and embedder is not None and query.strip() else None
