@@ -2082,3 +2082,19 @@ def test_the_card_says_where_you_rent_without_the_rent(cli, api, real_encoder):
     assert "1,150" not in card
     # a question about money still gets the memory whole
     assert "£1,150 a month" in sent_for(cli, api, "Is what we pay in rent reasonable for the area?")
+
+
+def test_what_a_host_or_a_runner_may_eat_turns_on_their_own_diet(cli, api, real_encoder):
+    # The host eats at the table too, and "which gels are safe for me?" asks what the user may eat,
+    # though it reads as about running: both need the coeliac disease no word of theirs names.
+    remember(
+        cli,
+        "I have coeliac disease, diagnosed in 2019",
+        "I'm training for the Berlin Marathon in September",
+        "My colleague Ruth is vegetarian",
+        "I live in Sheffield",
+        "I'm a radiographer at the Northern General",
+    )
+    assert "coeliac" in sent_for(cli, api, "Hosting my colleague Ruth and two others on Saturday, menu ideas?")
+    assert "coeliac" in sent_for(cli, api, "Race day fuelling: which energy gels are safe for me?")
+    assert "coeliac" not in sent_for(cli, api, "Which running watch has the best GPS?")

@@ -54,6 +54,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "the user eats too (need._USER_EATS)",
+        "a meal request for others that the user eats at too (with me, hosting, having them over)",
+        lambda t: bool(need._USER_EATS.search(t)),
+        "user_eats_too",
+    ),
+    (
         "sums of money (need._AN_AMOUNT)",
         "a memory that states a sum of money (never on the card)",
         lambda t: bool(need._AN_AMOUNT.search(t)),

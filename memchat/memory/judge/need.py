@@ -1386,7 +1386,9 @@ _OUR_WORK = re.compile(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
 _USER_EATS = re.compile(
     r"\b(?:I|we)\s+(?:(?:can|could|should|may|will|want\s+to)\s+)?(?:eat|order)\b"
     r"|\b(?:can|could|should|may)\s+(?:I|we)\s+(?:eat|have|order)\b"
-    r"|\b(?:for|with)\s+(?:me|us)\b|\ball\s+of\s+us\b|\b(?:and|&)\s+(?:me|I|myself)\b",
+    r"|\b(?:for|with)\s+(?:me|us)\b|\ball\s+of\s+us\b|\b(?:and|&)\s+(?:me|I|myself)\b"
+    # a host eats with the guests ("Hosting my best friend Sunday, menu pls", "having the in-laws round for tea")
+    r"|\bhosting\b|\b(?:having|have)\s+[\w\s'’-]{0,30}?\s+(?:over|round)\s+(?:for|on|this|next|tonight|tomorrow|at)\b",
     re.IGNORECASE,
 )
 
@@ -1419,7 +1421,10 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     if request.general > (GENERAL if own_meal else MEAL_REQUEST):
         return []
     model = model_for(embedder)
-    if not (request.topic == "diet" or _names_a_meal(text, request, model)):
+    # "Race day fuelling: which gels are safe for me?" asks what the user may eat, food a hair behind
+    # running ("Is this laptop OK for me?" does not: devices, food far behind)
+    diet_near = float(request.topics[model.names.index("diet")]) >= float(request.topics.max()) - MEAL_NEAR
+    if not (request.topic == "diet" or (asks_to_eat(text) and diet_near) or _names_a_meal(text, request, model)):
         return []
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
