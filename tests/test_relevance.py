@@ -2098,3 +2098,17 @@ def test_what_a_host_or_a_runner_may_eat_turns_on_their_own_diet(cli, api, real_
     assert "coeliac" in sent_for(cli, api, "Hosting my colleague Ruth and two others on Saturday, menu ideas?")
     assert "coeliac" in sent_for(cli, api, "Race day fuelling: which energy gels are safe for me?")
     assert "coeliac" not in sent_for(cli, api, "Which running watch has the best GPS?")
+
+
+def test_a_request_about_someone_gets_their_condition_but_a_gift_idea_does_not(cli, api, real_encoder):
+    # Whatever a carer asks about the person they care for turns on that person's condition; a gift
+    # idea turns on what they like, and a request about someone else gets none of it.
+    remember(
+        cli,
+        *_A_FULL_LIFE,
+        "My dad Harold has Parkinson's and walks with a frame",
+        "Dad loves brass band music and old westerns",
+    )
+    assert "Parkinson" in sent_for(cli, api, "Dad's coming to stay next week, how should I set up the spare room?")
+    assert "Parkinson" not in sent_for(cli, api, "Birthday present ideas for my dad?")
+    assert "Parkinson" not in sent_for(cli, api, "How should I set up the spare room for my sister Nell?")
