@@ -2112,3 +2112,4 @@ def test_a_request_about_someone_gets_their_condition_but_a_gift_idea_does_not(c
     assert "Parkinson" in sent_for(cli, api, "Dad's coming to stay next week, how should I set up the spare room?")
     assert "Parkinson" not in sent_for(cli, api, "Birthday present ideas for my dad?")
     assert "Parkinson" not in sent_for(cli, api, "How should I set up the spare room for my sister Nell?")
+    assert "Parkinson" not in sent_for(cli, api, "Write a Python script that reminds my dad to take his tablets")

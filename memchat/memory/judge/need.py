@@ -859,7 +859,7 @@ def _ranked(
         delicate = not animal and (topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic))
         if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
             delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
-        elif subject and not m.sensitive:
+        elif subject and not m.sensitive and not no_delicate:
             delicate = False  # the person the request is about: their condition is what it turns on (SUBJECT)
         if delicate and (
             # a program's subject is not the user's ("an app that logs my insulin doses"), nor is a
