@@ -66,8 +66,11 @@ PERSON_ITEMS = 2  # memories about the people a request names by role ("my broth
 # SUBJECT: what memory says of the person a request is about (by role or he/she) goes whatever its
 # topic, a condition or a medicine too ("Dad's coming to stay, how should I set up the spare room?" and
 # his Parkinson's): a carer's every request about them turns on it. Not for a suggestion ("birthday
-# present ideas for my dad": what he likes), nor code, nor a memory marked sensitive. Helper sets
-# 634 -> 645 of 1,078, junk 0.64 -> 0.63, no leak on own-large's 18 sensitive cases.
+# present ideas for my dad": what he likes), nor code, nor a memory marked sensitive, nor one unlike
+# the request (SUBJECT_FLOOR: "Draft this week's status update for my boss" and a blood test at 0.15;
+# on the helper sets 11 of the 12 it let through at 0.25 or more were needed, 0 of the 3 below).
+# Helper sets 634 -> 645 of 1,078, junk 0.64 -> 0.63, no leak on own-large's 18 sensitive cases.
+SUBJECT_FLOOR = 0.25
 # A request that says he or she and names no one (people.pronoun_paths) may mean someone else than the
 # household: what memory says of them goes when it is this like the request. On the helper sets, of
 # the household's memories at 0.30 or more 15 in 24 were needed, below it 3 in 38.
@@ -859,7 +862,7 @@ def _ranked(
         delicate = not animal and (topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic))
         if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
             delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
-        elif subject and not m.sensitive and not no_delicate:
+        elif subject and not m.sensitive and not no_delicate and scores[j] >= SUBJECT_FLOOR:
             delicate = False  # the person the request is about: their condition is what it turns on (SUBJECT)
         if delicate and (
             # a program's subject is not the user's ("an app that logs my insulin doses"), nor is a
