@@ -80,6 +80,20 @@ def test_names_and_memories_follow_the_role_path(db):
     assert "I restore furniture" not in texts
 
 
+def test_a_title_is_not_a_name(db):
+    # "Dr Petra Lindner" is Petra: what memory says of another doctor is not about her
+    store = MemoryStore(db)
+    for text in (
+        "My boss is Dr Petra Lindner, head of validation",
+        "Petra prefers updates as bullet points",
+        "My last HbA1c was 6.9%; my GP Dr Albrecht wants it below 6.5",
+    ):
+        store.add(text)
+    texts = {store.get(i).text for i in people.memories_about(db, people.role_paths("a status update for my boss"))}
+    assert "Petra prefers updates as bullet points" in texts
+    assert not any("HbA1c" in t for t in texts)
+
+
 def test_grandparents_colleagues_and_cousins_are_found_by_what_the_user_says_of_them(db):
     store = MemoryStore(db)
     for text in (

@@ -247,6 +247,19 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
 _NOT_IN_LAW = r"(?![-\s]in[-\s]law)"  # "my mother-in-law" is not my mother
 
 
+# A title is not a name: "My boss is Dr Petra Lindner" is Petra, not every "Dr" memory holds ("my GP Dr
+# Albrecht wants my HbA1c below 6.5" is not about the boss).
+_TITLE = frozenset(
+    {"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "prof", "prof.", "sir", "dame", "rev", "rev."}
+)
+
+
+def first_name(name: str) -> str:
+    """The name a person is called by: the first word of `name` that is not a title."""
+    words = name.split()
+    return next((w for w in words if w.lower() not in _TITLE), words[0] if words else name)
+
+
 def referents(db: Database, path: tuple[str, ...], read: dict | None = None) -> tuple[list[str], list[re.Pattern[str]]]:
     """The names at the end of a role path, and the phrases that point to that person without a
     name ("Mum ...", "Ines's parents ...")."""
@@ -264,7 +277,7 @@ def referents(db: Database, path: tuple[str, ...], read: dict | None = None) -> 
             else:
                 phrases.append(re.compile(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b{_NOT_IN_LAW}", re.I))
         names = [n for owner in owners for n in names_for(db, owner, role, read)]
-        owners = [n.split()[0] for n in names]
+        owners = [first_name(n) for n in names]
         if not owners:
             break
     return names, phrases
@@ -283,7 +296,7 @@ def people_and_memories(db: Database, paths: list[tuple[str, ...]]) -> tuple[set
     read: dict = {}  # each role's names read once ("my son" reads the kids, as "the kids" does)
     for path in paths:
         names, phrases = referents(db, path, read)
-        first = [n.split()[0] for n in names]
+        first = [first_name(n) for n in names]
         everyone.update(first)
         words = first + [w for role in path[-1:] for w in ROLE_WORDS[role]]
         for memory_id, text in _texts(db, words):
