@@ -2108,8 +2108,36 @@ def test_a_request_about_someone_gets_their_condition_but_a_gift_idea_does_not(c
         *_A_FULL_LIFE,
         "My dad Harold has Parkinson's and walks with a frame",
         "Dad loves brass band music and old westerns",
+        "My dad Harold declared bankruptcy in 2019",
     )
-    assert "Parkinson" in sent_for(cli, api, "Dad's coming to stay next week, how should I set up the spare room?")
+    room = sent_for(cli, api, "Dad's coming to stay next week, how should I set up the spare room?")
+    assert "Parkinson" in room
+    assert "bankruptcy" not in room  # his health is what it turns on, not his debts
+    assert "Parkinson" not in sent_for(cli, api, "Help me write a funny message for my dad's 70th birthday card")
     assert "Parkinson" not in sent_for(cli, api, "Birthday present ideas for my dad?")
     assert "Parkinson" not in sent_for(cli, api, "How should I set up the spare room for my sister Nell?")
     assert "Parkinson" not in sent_for(cli, api, "Write a Python script that reminds my dad to take his tablets")
+
+
+def test_a_childs_brush_with_the_law_or_their_health_is_never_on_the_card(cli, api, real_encoder):
+    # A child's name and age are family for the card; what happened to them is not for every call.
+    remember(
+        cli,
+        "I live in Bath",
+        "My wife Elena is seeing a therapist for anxiety",
+        "My daughter Zoe is 16 and was caught shoplifting last month",
+        "My mum Carol has early-stage dementia",
+    )
+    card = _profile_lines(cli)
+    assert "Bath" in card and "shoplifting" not in card, card
+    from memchat.memory.judge import sensitive
+
+    assert "legal_status" in sensitive.categories("My daughter Mia is 15 and was caught shoplifting last month")
+    assert "health" in sensitive.categories("My daughter Zoe is 16 and had an abortion in January")
+    assert sensitive.categories("We keep a bee hive and I archive the honey records") == frozenset()
+
+
+def test_the_card_holds_a_home_without_its_rent_whatever_the_currency_is_written(cli, api, real_encoder):
+    remember(cli, *_A_FULL_LIFE, "We rent a two-bed flat in Lyon for 1 200 € per month")
+    card = _profile_lines(cli)
+    assert "We rent a two-bed flat in Lyon" in card and "1 200" not in card

@@ -54,6 +54,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "someone else he or she may mean (need._ANTECEDENT, need._someone_else)",
+        "a request that names or describes someone its he or she may mean, not a household member",
+        need._someone_else,
+        "someone_else_named",
+    ),
+    (
         "the user eats too (need._USER_EATS)",
         "a meal request for others that the user eats at too (with me, hosting, having them over)",
         lambda t: bool(need._USER_EATS.search(t)),
@@ -78,9 +84,9 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "partner_is_a_man",
     ),
     (
-        "working time (need._AT_WORK)",
-        "when the user works, not a club, a class or a chore",
-        lambda t: bool(need._AT_WORK.search(t)),
+        "working time (need._AT_WORK, need._works_then)",
+        "when the user works, not a club, a class, a chore or someone else's hours",
+        need._works_then,
         "working_time",
     ),
     (
