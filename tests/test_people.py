@@ -80,6 +80,20 @@ def test_names_and_memories_follow_the_role_path(db):
     assert "I restore furniture" not in texts
 
 
+def test_a_name_is_a_role_only_where_memory_says_whose_it_is(db):
+    store = MemoryStore(db)
+    for text in (
+        "My partner Josh is a chemistry teacher",
+        "Ana, my sister, lives in Porto",
+        "I love Jack White's music",
+    ):
+        store.add(text)
+    assert people.name_paths(db, "Present ideas for Josh") == [("partner",)]
+    assert people.name_paths(db, "Is Ana free on Sunday?") == [("sister",)]
+    assert people.name_paths(db, "When is Jack White touring?") == []
+    assert people.name_paths(db, "Plan a weekend in Porto") == []
+
+
 def test_a_title_is_not_a_name(db):
     # "Dr Petra Lindner" is Petra: what memory says of another doctor is not about her
     store = MemoryStore(db)

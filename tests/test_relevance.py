@@ -2141,3 +2141,14 @@ def test_the_card_holds_a_home_without_its_rent_whatever_the_currency_is_written
     remember(cli, *_A_FULL_LIFE, "We rent a two-bed flat in Lyon for 1 200 € per month")
     card = _profile_lines(cli)
     assert "We rent a two-bed flat in Lyon" in card and "1 200" not in card
+
+
+def test_a_request_that_calls_someone_by_name_gets_what_memory_says_of_them(cli, api, real_encoder):
+    # "Present ideas for Ines" names no role, but memory knows Ines is the partner
+    remember(
+        cli,
+        *_A_FULL_LIFE,
+        "My partner Ines is a marine biologist who loves free diving",
+        "Ines can't stand surprises",
+    )
+    assert "free diving" in sent_for(cli, api, "Present ideas for Ines?")

@@ -334,3 +334,33 @@ def pronoun_paths(db: Database, text: str) -> list[tuple[str, ...]]:
     if any(_PARTNER_IS[word].search(t) for _id, t in _texts(db, list(ROLE_WORDS["partner"]))):
         paths.insert(0, ("partner",))
     return paths
+
+
+NAMES_READ = 4  # capitalised words of a request looked up as names, at most (each is one search)
+# A capitalised word a request may call someone by ("Present ideas for Josh", "Jonas wants a bigger bike")
+_CAPITAL_WORD = re.compile(r"\b[A-Z][a-zà-ÿ'’-]+\b")
+
+
+def name_paths(db: Database, text: str) -> list[tuple[str, ...]]:
+    """The people a request calls by the first name memory knows them by, as role paths: "Present
+    ideas for Josh" and "My partner Josh is a chemistry teacher" -> [("partner",)]. A word is a name
+    only when a memory says whose it is ("my partner Josh", "Josh, my partner", "Josh is my partner")."""
+    paths: list[tuple[str, ...]] = []
+    for word in list(dict.fromkeys(_CAPITAL_WORD.findall(text)))[:NAMES_READ]:
+        name = word.removesuffix("'s").removesuffix("’s")
+        if len(name) < 3 or name.lower() in _NOT_A_NAME:
+            continue
+        said = re.compile(
+            rf"\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+{re.escape(name)}\b"
+            rf"|\b{re.escape(name)},?\s+(?:is\s+)?(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})\b",
+            re.IGNORECASE,
+        )
+        for _id, memory in _texts(db, [name]):
+            found = said.search(memory)
+            if found:
+                role = (found.group(1) or found.group(2)).lower()
+                path = (_WORD_ROLE[role],)
+                if path not in paths:
+                    paths.append(path)
+                break
+    return paths
