@@ -2152,3 +2152,17 @@ def test_a_request_that_calls_someone_by_name_gets_what_memory_says_of_them(cli,
         "Ines can't stand surprises",
     )
     assert "free diving" in sent_for(cli, api, "Present ideas for Ines?")
+
+
+def test_a_pets_health_is_its_care_and_the_pet_stays_on_the_card(cli, api, real_encoder):
+    # "gets very anxious" is health for a person; for the dog it is what a sitter, a walk or bonfire
+    # night turns on. The user's own anxiety stays off the card.
+    remember(
+        cli,
+        "I live in Leeds",
+        "Our border collie Bramble is 3 and gets very anxious with fireworks",
+        "I get anxious before presentations at work",
+    )
+    card = _profile_lines(cli)
+    assert "Bramble" in card, card
+    assert "presentations" not in card

@@ -54,6 +54,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "a pet's own health (need._PET_SUBJECT, need._pets_own)",
+        "a memory whose subject is a pet, its health no person's",
+        need._pets_own,
+        "pets_own_health",
+    ),
+    (
         "someone else he or she may mean (need._ANTECEDENT, need._someone_else)",
         "a request that names or describes someone its he or she may mean, not a household member",
         need._someone_else,

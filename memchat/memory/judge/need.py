@@ -314,13 +314,28 @@ def _centroid(examples: np.ndarray) -> np.ndarray:
 
 def _is_sensitive(m: Memory, like: float, topic: str) -> bool:
     """Flagged, very like a sensitive category's examples, or named by the word lists (but see
-    _DIET_HEALTH)."""
+    _DIET_HEALTH, and a pet's own health: _PETS_OWN)."""
     if m.sensitive or like >= SENSITIVE_LIKE:
         return True
     categories = set(sensitive.categories(m.text)) - {"children"}
-    if topic == "diet" and _DIET_HEALTH.search(m.text):
+    if (topic == "diet" and _DIET_HEALTH.search(m.text)) or (topic == "pets" and _pets_own(m.text)):
         categories.discard("health")
     return bool(categories)
+
+
+# A pet as the sentence's subject, with no one else in it ("Our border collie Bramble is 3 and gets very
+# anxious with fireworks"): its health is its care, not the user's private health, and it may be on the
+# card with the pet (not "My dog helps my anxiety"). Measured in tests/word_lists.py.
+_PET_SUBJECT = re.compile(r"\s*(?:our|my)\s+(?:[\w-]+\s+){0,3}?(?-i:[A-Z])[\w-]+\b", re.IGNORECASE)
+_SOMEONE_IN_IT = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve|we|us|our|he|she|him|her)\b", re.IGNORECASE)
+
+
+def _pets_own(text: str) -> bool:
+    found = _PET_SUBJECT.match(text)
+    if found is None or _SOMEONE_IN_IT.search(text, found.end()):
+        return False
+    paths = people.role_paths(text[: found.end()])
+    return all(path[-1] in PETS for path in paths)  # a pet by role ("our dog Rufus") or by name alone
 
 
 @dataclass
