@@ -977,7 +977,9 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     memory says of Owen), best first by meaning (memchat.memory.judge.people)."""
     import numpy as np
 
-    paths = people.role_paths(text) or people.name_paths(db, text)  # "Present ideas for Josh": my partner
+    paths = people.role_paths(text)
+    if not paths and not (request.about_no_one or request.code):
+        paths = people.name_paths(db, text)  # "Present ideas for Josh": my partner
     floor = 0.0
     if not paths and not (request.about_no_one or request.code or asks_in_general(text) or _someone_else(text)):
         paths = people.pronoun_paths(db, text)  # "His meds are wearing off by 4pm": the son memory knows

@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
+from memchat.memory.text import STOPWORDS
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -348,7 +349,7 @@ def name_paths(db: Database, text: str) -> list[tuple[str, ...]]:
     paths: list[tuple[str, ...]] = []
     for word in list(dict.fromkeys(_CAPITAL_WORD.findall(text)))[:NAMES_READ]:
         name = word.removesuffix("'s").removesuffix("’s")
-        if len(name) < 3 or name.lower() in _NOT_A_NAME:
+        if len(name) < 3 or name.lower() in _NOT_A_NAME or name.lower() in STOPWORDS:
             continue
         said = re.compile(
             rf"\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+{re.escape(name)}\b"
