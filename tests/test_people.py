@@ -80,18 +80,31 @@ def test_names_and_memories_follow_the_role_path(db):
     assert "I restore furniture" not in texts
 
 
-def test_a_name_is_a_role_only_where_memory_says_whose_it_is(db):
+def test_a_name_is_someone_only_where_memory_says_whose_it_is(db):
     store = MemoryStore(db)
     for text in (
         "My partner Josh is a chemistry teacher",
         "Ana, my sister, lives in Porto",
         "I love Jack White's music",
+        "My friend Tom is into vinyl records",
+        "My friend Sarah loves expensive red wine",
+        "Ben is my wife's brother",
+        "My son Jordan has severe asthma",
+        "My dad finally quit smoking",
     ):
         store.add(text)
-    assert people.name_paths(db, "Present ideas for Josh") == [("partner",)]
-    assert people.name_paths(db, "Is Ana free on Sunday?") == [("sister",)]
-    assert people.name_paths(db, "When is Jack White touring?") == []
-    assert people.name_paths(db, "Plan a weekend in Porto") == []
+    assert people.names_known(db, "Present ideas for Josh") == [("Josh", ("partner",))]
+    assert people.names_known(db, "Is Ana free on Sunday?") == [("Ana", ("sister",))]
+    assert people.names_known(db, "When is Jack White touring?") == []
+    assert people.names_known(db, "Plan a weekend in Porto") == []
+    assert people.names_known(db, "What should I buy Ben for his birthday?") == []  # not the wife
+    assert people.names_known(db, "I'm flying to Jordan next month, any vaccinations?") == []  # a place
+    assert people.names_known(db, "Michael Jordan's best games, where can I stream them?") == []
+    assert people.names_known(db, "Finally finished my thesis! Celebration ideas?") == []  # "dad finally"
+    assert people.names_known(db, "Write a message to Tom about Saturday") == [("Tom", ("friend",))]
+    # what memory says of Tom, not of every friend
+    tom = {store.get(i).text for i in people.memories_naming(db, ["Tom"])}
+    assert tom == {"My friend Tom is into vinyl records"}
 
 
 def test_a_title_is_not_a_name(db):

@@ -2166,3 +2166,18 @@ def test_a_pets_health_is_its_care_and_the_pet_stays_on_the_card(cli, api, real_
     card = _profile_lines(cli)
     assert "Bramble" in card, card
     assert "presentations" not in card
+
+
+def test_a_place_or_someone_famous_with_a_familys_name_reaches_none_of_their_memories(cli, api, real_encoder):
+    remember(
+        cli,
+        "I live in Leeds",
+        "My wife Florence is on antidepressants",
+        "My son Jordan has severe asthma",
+        "Our Sophie is on antidepressants since the dog died",
+    )
+    assert "antidepressants" not in sent_for(cli, api, "Cheap hotels in Florence for a weekend?")
+    assert "asthma" not in sent_for(cli, api, "I'm flying to Jordan next month, what should I pack?")
+    assert "asthma" not in sent_for(cli, api, "Where can I stream Michael Jordan's best games?")
+    assert "Sophie" not in _profile_lines(cli)  # a person said like a pet ("Our Sophie") is no pet
+    assert "antidepressants" in sent_for(cli, api, "How can I help Florence sleep better?")

@@ -550,7 +550,7 @@ def gate(
                 touched & topics
                 or (
                     h.score >= max(SENSITIVE_ALONE, 2 * bar)
-                    and (_says_it(query, h) or (own and h is top and _best_of_own(h)))
+                    and (_says_it(query, h) or (own and h is top and _best_of_own(query, h)))
                 )
             )
         ):
@@ -559,15 +559,18 @@ def gate(
     return passed
 
 
-def _best_of_own(h: Hit) -> bool:
+def _best_of_own(query: str, h: Hit) -> bool:
     """Whether a sensitive memory may go to the user's own request it is the best match for, though
     they share one word or none (BEST_OF_OWN): not one the person or the extractor marked sensitive,
-    nor an account, card or document number (sent when asked for)."""
+    nor an account, card or document number (sent when asked for), nor one it is like by a name they
+    share ("Cheap hotels in Florence?" and "My wife Florence is on antidepressants": a name is for
+    names_its_subject to judge)."""
     return (
         h.memory is not None
         and not h.memory.sensitive
         and h.features.get("cosine", 0.0) >= BEST_OF_OWN_LIKENESS
         and not sensitive.holds_identifier(h.memory.text)
+        and not names_in(query) & names_in(" " + h.memory.text)
     )
 
 

@@ -330,12 +330,23 @@ _PET_SUBJECT = re.compile(r"\s*(?:our|my)\s+(?:[\w-]+\s+){0,3}?(?-i:[A-Z])[\w-]+
 _SOMEONE_IN_IT = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve|we|us|our|he|she|him|her)\b", re.IGNORECASE)
 
 
+_ANIMAL = re.compile(
+    r"\b(?:dog|pup|puppy|cat|kitten|collie|spaniel|lab|labrador|retriever|terrier|poodle|whippet|lurcher|"
+    r"greyhound|beagle|dachshund|sausage\s+dog|staffie|staffy|husky|shepherd|alsatian|pug|bulldog|boxer|"
+    r"corgi|schnauzer|cockapoo|labradoodle|cavapoo|rescue|mutt|mongrel|tabby|moggy|rabbit|bunny|hamster|"
+    r"guinea\s+pig|gerbil|rat|ferret|tortoise|turtle|parrot|budgie|cockatiel|horse|pony|gecko|snake|lizard|"
+    r"chickens?|hens?|goat|fish)s?\b",
+    re.IGNORECASE,
+)
+
+
 def _pets_own(text: str) -> bool:
     found = _PET_SUBJECT.match(text)
     if found is None or _SOMEONE_IN_IT.search(text, found.end()):
         return False
-    paths = people.role_paths(text[: found.end()])
-    return all(path[-1] in PETS for path in paths)  # a pet by role ("our dog Rufus") or by name alone
+    subject = text[: found.end()]
+    # a pet said to be one ("our dog Rufus", "my old lab Toby"), not a person ("Our Sophie", "My PTSD")
+    return _ANIMAL.search(subject) is not None and all(path[-1] in PETS for path in people.role_paths(subject))
 
 
 @dataclass
@@ -978,15 +989,18 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     import numpy as np
 
     paths = people.role_paths(text)
+    named: list[int] | None = None
     if not paths and not (request.about_no_one or request.code):
-        paths = people.name_paths(db, text)  # "Present ideas for Josh": my partner
+        known = people.names_known(db, text)  # "Present ideas for Josh": my partner Josh, and no other
+        if known:
+            paths, named = [path for _name, path in known], people.memories_naming(db, [n for n, _p in known])
     floor = 0.0
     if not paths and not (request.about_no_one or request.code or asks_in_general(text) or _someone_else(text)):
         paths = people.pronoun_paths(db, text)  # "His meds are wearing off by 4pm": the son memory knows
         floor = PRONOUN_FLOOR
     if not paths:
         return []
-    ids = [i for i in people.memories_about(db, paths) if i not in exclude]
+    ids = [i for i in (people.memories_about(db, paths) if named is None else named) if i not in exclude]
     vs = index.vector_set(db, "memories", embedder.model_name)
     if not ids or vs.matrix.shape[0] == 0:
         return []

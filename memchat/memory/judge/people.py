@@ -338,30 +338,62 @@ def pronoun_paths(db: Database, text: str) -> list[tuple[str, ...]]:
 
 
 NAMES_READ = 4  # capitalised words of a request looked up as names, at most (each is one search)
-# A capitalised word a request may call someone by ("Present ideas for Josh", "Jonas wants a bigger bike")
-_CAPITAL_WORD = re.compile(r"\b[A-Z][a-zà-ÿ'’-]+\b")
+# A capitalised word a request may call someone by ("Present ideas for Josh", "Jonas wants a bigger bike"):
+# not one beside another capitalised word ("Michael Jordan", "Florence Nightingale") nor after a word of
+# place ("flying to Jordan", "hotels in Florence")
+_WORD = re.compile(r"[\w'’-]+")
+_NAME_SHAPE = re.compile(r"[A-Z][a-zà-ÿ'’-]+")
+_OF_PLACE = frozenset("in at of from near visit visiting around across via".split())
+# "to" is of place after a word of going ("flying to Jordan"), not of writing ("a message to Sam")
+_GOING = frozenset(
+    "fly flying flew go going went travel travelling traveling trip move moving moved drive driving "
+    "holiday holidays vacation relocate relocating emigrate emigrating way route flights flight train".split()
+)
 
 
-def name_paths(db: Database, text: str) -> list[tuple[str, ...]]:
-    """The people a request calls by the first name memory knows them by, as role paths: "Present
-    ideas for Josh" and "My partner Josh is a chemistry teacher" -> [("partner",)]. A word is a name
-    only when a memory says whose it is ("my partner Josh", "Josh, my partner", "Josh is my partner")."""
-    paths: list[tuple[str, ...]] = []
-    for word in list(dict.fromkeys(_CAPITAL_WORD.findall(text)))[:NAMES_READ]:
+def called_by_name(text: str) -> list[str]:
+    """The capitalised words of a request that may call someone by name (_NAME_SHAPE, alone)."""
+    tokens = _WORD.findall(text)
+    out = []
+    for k, token in enumerate(tokens):
+        before = tokens[k - 1] if k else ""
+        going = before.lower() == "to" and k > 1 and tokens[k - 2].lower() in _GOING
+        after = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if (
+            _NAME_SHAPE.fullmatch(token)
+            and before.lower() not in _OF_PLACE
+            and not going
+            and not (before[:1].isupper() and before.lower() not in STOPWORDS)  # "Michael Jordan", not "Is Ana"
+            and not (after[:1].isupper() and after.lower() not in STOPWORDS)
+            and token not in out
+        ):
+            out.append(token)
+    return out
+
+
+def names_known(db: Database, text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The people a request calls by the first name memory knows them by, with their role: "Present
+    ideas for Josh" and "My partner Josh is a chemistry teacher" -> [("Josh", ("partner",))]. A word is
+    a name only where a memory says whose it is, written as a name ("my partner Josh", "Josh, my
+    partner", "Josh is my partner"; not "Tom is my wife's brother" for a wife, nor "my dad finally")."""
+    known: list[tuple[str, tuple[str, ...]]] = []
+    for word in called_by_name(text)[:NAMES_READ]:
         name = word.removesuffix("'s").removesuffix("’s")
         if len(name) < 3 or name.lower() in _NOT_A_NAME or name.lower() in STOPWORDS:
             continue
         said = re.compile(
-            rf"\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+{re.escape(name)}\b"
-            rf"|\b{re.escape(name)},?\s+(?:is\s+)?(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})\b",
-            re.IGNORECASE,
+            rf"(?i:\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+){re.escape(name)}\b"
+            rf"|\b{re.escape(name)},?(?i:\s+(?:is\s+)?(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE}))\b(?!['’]s)"
         )
         for _id, memory in _texts(db, [name]):
             found = said.search(memory)
             if found:
-                role = (found.group(1) or found.group(2)).lower()
-                path = (_WORD_ROLE[role],)
-                if path not in paths:
-                    paths.append(path)
+                known.append((name, (_WORD_ROLE[(found.group(1) or found.group(2)).lower()],)))
                 break
-    return paths
+    return known
+
+
+def memories_naming(db: Database, names: list[str]) -> list[int]:
+    """Ids of the memories that name one of `names` (as a name: capitalised, a whole word)."""
+    said = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
+    return [i for i, text in _texts(db, names) if said.search(text)]

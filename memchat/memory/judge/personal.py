@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from memchat.memory.judge import people
 from memchat.memory.judge.people import ROLE_WORDS
 from memchat.memory.text import STOPWORDS, words
 
@@ -269,7 +270,9 @@ def names_its_subject(query: str, text: str, hits: list[Hit]) -> bool:
     if name in STOPWORDS or name in _ROLES or name in WHEN:
         return False
     first = words(query)[:1] if query.lstrip()[:1].isupper() else []
-    return name in names_in(query) or (name in first and name in people_in(hits))
+    # as a name, not a place or someone famous ("hotels in Florence", "Michael Jordan's best games")
+    called = {w.lower().removesuffix("'s").removesuffix("’s") for w in people.called_by_name(query)}
+    return (name in names_in(query) and name in called) or (name in first and name in people_in(hits))
 
 
 def names_in(text: str) -> set[str]:
