@@ -991,9 +991,10 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     paths = people.role_paths(text)
     named: list[int] | None = None
     if not paths and not (request.about_no_one or request.code):
-        known = people.names_known(db, text)  # "Present ideas for Josh": my partner Josh, and no other
+        read: dict[str, list[tuple[int, str]]] = {}
+        known = people.names_known(db, text, read)  # "Present ideas for Josh": my partner Josh, and no other
         if known:
-            paths, named = [path for _name, path in known], people.memories_naming(db, [n for n, _p in known])
+            paths, named = [path for _name, path in known], people.memories_naming(db, [n for n, _p in known], read)
     floor = 0.0
     if not paths and not (request.about_no_one or request.code or asks_in_general(text) or _someone_else(text)):
         paths = people.pronoun_paths(db, text)  # "His meds are wearing off by 4pm": the son memory knows

@@ -371,11 +371,14 @@ def called_by_name(text: str) -> list[str]:
     return out
 
 
-def names_known(db: Database, text: str) -> list[tuple[str, tuple[str, ...]]]:
+def names_known(
+    db: Database, text: str, read: dict[str, list[tuple[int, str]]] | None = None
+) -> list[tuple[str, tuple[str, ...]]]:
     """The people a request calls by the first name memory knows them by, with their role: "Present
     ideas for Josh" and "My partner Josh is a chemistry teacher" -> [("Josh", ("partner",))]. A word is
     a name only where a memory says whose it is, written as a name ("my partner Josh", "Josh, my
-    partner", "Josh is my partner"; not "Tom is my wife's brother" for a wife, nor "my dad finally")."""
+    partner", "Josh is my partner"; not "Tom is my wife's brother" for a wife, nor "my dad finally").
+    `read` keeps each name's memories for memories_naming, which would search them again."""
     known: list[tuple[str, tuple[str, ...]]] = []
     for word in called_by_name(text)[:NAMES_READ]:
         name = word.removesuffix("'s").removesuffix("’s")
@@ -385,7 +388,10 @@ def names_known(db: Database, text: str) -> list[tuple[str, tuple[str, ...]]]:
             rf"(?i:\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+){re.escape(name)}\b"
             rf"|\b{re.escape(name)},?(?i:\s+(?:is\s+)?(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE}))\b(?!['’]s)"
         )
-        for _id, memory in _texts(db, [name]):
+        texts = _texts(db, [name])
+        if read is not None:
+            read[name] = texts
+        for _id, memory in texts:
             found = said.search(memory)
             if found:
                 known.append((name, (_WORD_ROLE[(found.group(1) or found.group(2)).lower()],)))
@@ -393,7 +399,12 @@ def names_known(db: Database, text: str) -> list[tuple[str, tuple[str, ...]]]:
     return known
 
 
-def memories_naming(db: Database, names: list[str]) -> list[int]:
-    """Ids of the memories that name one of `names` (as a name: capitalised, a whole word)."""
+def memories_naming(db: Database, names: list[str], read: dict[str, list[tuple[int, str]]] | None = None) -> list[int]:
+    """Ids of the memories that name one of `names` (as a name: capitalised, a whole word); `read`:
+    the memories names_known read for them."""
     said = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
-    return [i for i, text in _texts(db, names) if said.search(text)]
+    if read is not None and all(n in read for n in names):
+        texts = list(dict.fromkeys(t for n in names for t in read[n]))
+    else:
+        texts = _texts(db, names)
+    return [i for i, text in texts if said.search(text)]
