@@ -1765,6 +1765,48 @@ def test_a_household_told_in_lowercase_is_still_the_household(cli, api, real_enc
     assert "eggs" not in card, card  # someone else's child still
 
 
+def retrieved_for(cli, prompt: str, why: str = "") -> list[str]:
+    """The memories a request was sent beside the card (`ask --explain --json`), those whose reason
+    starts with `why` if given: what it was judged to need."""
+    explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+    return [
+        i["text"]
+        for i in explained["memory"]
+        if i["section"] not in ("profile", "rules", "pinned") and i["reason"].startswith(why)
+    ]
+
+
+def test_a_request_for_something_to_wear_gets_your_sizes_and_what_you_wont_wear(cli, api, real_encoder):
+    # To the encoder "hiking boots" is not like "I'm a UK size 9 shoe" and no topic holds clothes: a
+    # request to choose or buy what the user will wear gets their sizes, a shoe size only for shoes,
+    # and what they will not wear; not someone else's size, a past one, a gift or a program.
+    remember(
+        cli,
+        "I'm a UK size 9 shoe",
+        "I wear large t-shirts and 34/32 jeans",
+        "I avoid leather and fur",
+        "My husband Piotr takes a size 11 shoe",
+        "My husband Piotr is a paramedic",
+        "I work as a pharmacist in Cardiff",
+        "We're going walking in Snowdonia in May 2027",
+    )
+    boots = " ".join(retrieved_for(cli, "Find me some hiking boots for Snowdonia"))
+    assert "size 9 shoe" in boots and "34/32" not in boots and "size 11" not in boots, boots
+    jacket = " ".join(retrieved_for(cli, "I need a waterproof jacket for cycling to work"))
+    assert "34/32" in jacket and "size 9" not in jacket, jacket
+    assert "leather" in sent_for(cli, api, "What should I wear to a winter wedding?")
+    for request in (
+        "How do I get mud off suede boots?",
+        "Write a Python class for a shoe shop's stock",
+        "A warm coat for my husband for Christmas",
+        "Find me a jacket potato recipe",
+    ):
+        assert retrieved_for(cli, request, why="wear") == [], request  # search may still find one by its words
+    remember(cli, "I used to be a size 16 in dresses")
+    dress = " ".join(retrieved_for(cli, "Need a dress for a summer party", why="wear"))
+    assert "34/32" in dress and "size 16" not in dress, dress  # over: not now
+
+
 def test_a_journey_or_a_place_you_plan_gets_what_you_need_to_get_about_and_nothing_else_does(cli, api, real_encoder):
     # "Which seat should I book for the long flight?" is not like "I use a manual wheelchair" to the
     # encoder, and a wheelchair is health, so search's gate keeps it back: a request that plans a place

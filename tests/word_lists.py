@@ -54,6 +54,18 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "asks what to wear (need._WEAR_REQUEST, need._WORN_BY_OTHERS)",
+        "a request to choose or buy something the user will wear",
+        need.asks_what_to_wear,
+        "asks_what_to_wear",
+    ),
+    (
+        "what I wear (need._WEARS)",
+        "a memory of the user's own size or of what they will or won't wear",
+        need.states_what_i_wear,
+        "states_what_i_wear",
+    ),
+    (
         "a pet's own health (need._PET_SUBJECT, need._pets_own)",
         "a memory whose subject is a pet, its health no person's",
         need._pets_own,

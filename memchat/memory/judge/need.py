@@ -1290,6 +1290,114 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
     return [Needed(memories[i], score, "access") for score, i in scored[:ACCESS_ITEMS]]
 
 
+# A request to choose or buy what the user will wear ("Find me some trail runners", "Outfit for a
+# December wedding", "I need a warm waterproof jacket for the trip") needs their sizes and what they will
+# and won't wear ("I'm a UK size 10 shoe", "I buy mostly secondhand and avoid leather"): no topic holds
+# clothes, and to the encoder a jacket is not like "I wear medium tops". Two at most, and a shoe size
+# only for footwear. Both word lists are measured in tests/word_lists.py.
+WEAR_ITEMS = 2
+WEAR_ROWS = 200  # newest memories with a word of clothes or sizes that are read
+_FOOTWEAR = (
+    r"(?:shoes?(?!\s+(?:racks?|polish|storage|cabinets?|horns?))|boots(?!\s+(?:up|slowly|into|from|fast|quickly|in|to))|"
+    r"(?<!personal\s)(?<!dog\s)trainers|sneakers?|runners|sandals?|heels|footwear|loafers|brogues|slippers)"
+)
+_GARMENT = (
+    r"(?:clothes|clothing|outfits?|jeans|trousers|chinos|skirts?|"
+    r"dress(?:es)?(?!\s+(?:rehearsals?|codes?|an?|the|up|it|my|your|him|her|them|wounds?|salads?))|"
+    r"t-?shirts?|shirts?|blouses?|jumpers?(?!\s+(?:cables?|leads?))|sweaters?|hoodies?|cardigans?|"
+    r"jackets?(?!\s+potato)|(?<!(?:irst|cond|hird|inal|base|lear| top|nder)\s)(?:rain|over)?coats?(?!\s+of\b)|parkas?|"
+    r"fleeces?|blazers?|waterproofs|swimsuits?|swimwear|bikinis?|leggings|base\s*layers?|thermals|socks(?!5)|"
+    r"gloves|mittens|scarf|scarves|beanies?|hats?|"
+    rf"{_FOOTWEAR}|(?:something|what)\s+to\s+wear)"
+)
+# asks to choose or buy it: "find me some jeans", "I need a dress for...", "what should I wear to...",
+# or a garment and what it is for ("Outfit for a December wedding", "a suit for the interview")
+_WEAR_REQUEST = re.compile(
+    r"\b(?:find(?!\s+out)|buy|get\s+(?:me|myself|us|some|a|an|new)|recommend|suggest|(?:need|want)(?!\s+to\b)|"
+    r"looking\s+for|shopping\s+for|pick|choose|order)\b"
+    rf"\s+(?:[\w'’-]+\s+){{0,5}}?(?:{_GARMENT}|suit(?!\s+(?:me|you|us|him|her|them|my|our|your|the|a|all|every)\b))\b"
+    r"|\bwhat\s+(?:should|shall|could|can|do)\s+I\s+wear\b|\bwhat\s+to\s+wear\b|\b(?:to|I)\s+wear\s+(?:to|for)\b"
+    r"|\bhow\s+(?:should|do)\s+I\s+dress\s+for\b"
+    r"|\bsomething\s+(?:smart|formal|dressy|casual|warm|comfy|comfortable)\b(?:\s+[\w-]+){0,3}?\s+(?:for|to)\s+(?:an?|the|my|our)\s+"
+    r"(?:[\w-]+\s+)?(?:funeral|wedding|interview|party|christening|reception|ceremony|gala|ball|graduation|do)\b"
+    rf"|^\W*(?:an?\s+|some\s+|new\s+)?(?:[\w'’-]+\s+){{0,2}}?(?:{_GARMENT}|suit)\s+(?:for|to)\b",
+    re.IGNORECASE,
+)
+# worn by someone else: a gift, or "for my husband" (not "for my sister's wedding"); or words to write
+# ("something formal for the wedding speech")
+_WORN_BY_OTHERS = re.compile(
+    r"\b(?:gifts?|presents?|for\s+(?:him|her|them)\b|write|draft|compose|speech|toast|poem|cards?|message|email|letter)"
+    r"|\b(?:for|to)\s+(?:my|our)\s+(?:[\w-]+\s+)?(?:"
+    + "|".join(w for words in people.ROLE_WORDS.values() for w in words)
+    + r")\b(?!['’])|\b(?:my|our)\s+(?:[\w-]+\s+)?(?:son|daughter|kids?|children|husband|wife|partner)\s+needs?\b",
+    re.IGNORECASE,
+)
+_WEAR_TERMS = (
+    '"size"* OR "wear"* OR "cloth"* OR "jeans" OR "trouser"* OR "shoe"* OR "dress"* OR "tops" OR "secondhand" '
+    'OR "second hand" OR "thrift"* OR "vintage" OR "leather" OR "wool" OR "silk" OR "fitting" OR "waist" OR "own"'
+)
+# the user's size, or what they will or won't wear ("I take a size 6 shoe in a wide fitting", "I wear
+# medium tops and 32/32 jeans", "I like Finisterre and Patagonia clothes", "I avoid leather, wool and silk")
+_SIZE = r"(?:\d+(?:\.\d)?|XXS|XS|S|M|L|XL|XXL|small|medium|large|extra\s+large|petite|plus)"
+_WEARS = re.compile(
+    rf"\bsizes?\s+{_SIZE}\b|\b(?:UK|US|EU|AU)\s+{_SIZE}\b|\b{_SIZE}\s+(?:tops|shirts|t-shirts|dresses|jumpers)\b"
+    r"|\b\d{2}\s*/\s*\d{2}\s+(?:jeans|trousers|chinos)|\b(?:waist|inside\s+leg|wide\s+fitting)\b"
+    rf"|\b(?:wear|wears|wearing|prefer|like|love|buy|avoid|hate|own|have)\b.{{0,40}}?\b(?:{_GARMENT}|suits?)\b"
+    rf"|\ban?\s+{_SIZE}\s+in\s+(?:\w+\s+){{0,2}}?(?:tops|{_GARMENT})\b"
+    r"|\b(?:buy|shop|wear)\b.{0,30}?\b(?:secondhand|second-hand|thrift\w*|vintage|charity\s+shops?)\b"
+    r"|\b(?:avoid|never\s+wear|don['’]t\s+wear|won['’]t\s+wear|no)\s+(?:\w+\s+){0,2}?(?:leather|wool|silk|fur|polyester)\b",
+    re.IGNORECASE,
+)
+_FOOTWEAR_WORD = re.compile(rf"\b{_FOOTWEAR}\b|\bfoot\b", re.IGNORECASE)
+_CLOTHES_WORD = re.compile(
+    rf"(?!{_FOOTWEAR}\b)\b{_GARMENT}\b|\bsizes?\s+{_SIZE}\b(?!\W+(?:\w+\W+){{0,2}}?{_FOOTWEAR}\b)", re.I
+)
+
+
+def asks_what_to_wear(text: str) -> bool:
+    """Whether a request asks to choose or buy what the user will wear (not a gift, nor for someone else)."""
+    return _WEAR_REQUEST.search(text) is not None and _WORN_BY_OTHERS.search(text) is None
+
+
+def states_what_i_wear(text: str) -> bool:
+    """Whether a memory states the user's own size or what they will or won't wear."""
+    return (
+        _BARE_USER.match(text) is not None
+        and _WEARS.search(text) is not None
+        and not (_PAST.search(text) or _FORMER.search(text))  # "I used to be a size 12"
+    )
+
+
+def _fits_what_is_asked(request: str, memory: str) -> bool:
+    """Whether a memory of what the user wears is of the kind the request asks for: a shoe size for
+    shoes, a dress size for a dress; what the user will and won't wear for either ("I avoid leather")."""
+    foot, clothes = _FOOTWEAR_WORD.search(request) is not None, _CLOTHES_WORD.search(request) is not None
+    its_foot, its_clothes = _FOOTWEAR_WORD.search(memory) is not None, _CLOTHES_WORD.search(memory) is not None
+    if foot == clothes or its_foot == its_clothes:  # asks for both or neither; says both or neither
+        return True
+    return foot == its_foot
+
+
+def by_wear(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The user's sizes and what they will and won't wear (two memories at most), for a request of
+    their own to choose or buy something to wear: never a question about no one, nor a program."""
+    if request.about_no_one or request.code or asks_in_general(text) or not asks_what_to_wear(text):
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(_WEAR_TERMS, WEAR_ROWS, longest=LONGEST_SENT)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
+    kept = [
+        i
+        for i, m in memories.items()
+        if states_what_i_wear(m.text)
+        and _fits_what_is_asked(text, m.text)
+        and not m.sensitive
+        and not sensitive.categories(m.text)  # "I wear compression socks since the clot" is health
+    ]
+    scored = _most_like(db, embedder, request, kept)
+    return [Needed(memories[i], score, "wear") for score, i in scored[:WEAR_ITEMS]]
+
+
 # A request whether the user may drink ("Can I have a glass of wine tonight?", "Is it OK to have a few
 # beers at the stag do?") needs the medicines they take, which alcohol may not go with ("I take
 # amitriptyline for nerve pain", "I'm on metronidazole this week"): health, and not like the request in
