@@ -16,34 +16,36 @@ import os
 import re
 import unicodedata
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from memchat.patterns import pattern
+
+_ANSI = pattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = pattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The format characters (Unicode category Cf): invisible (soft hyphen, zero-width space and joiners,
 # word joiner, BOM, tag characters) or reordering what follows on screen (the bidi controls, U+202E).
 # Written out, since computing them costs a tenth of a second at every start; tests/test_invisible.py
 # checks the list against Python's Unicode data (U+13430-1343F: the whole block, for newer Unicode).
-FORMAT = re.compile(
+FORMAT = pattern(
     "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
     "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
 # The other characters nobody sees (default-ignorable): combining grapheme joiner, Hangul fillers,
 # variation selectors. Dropped when reading for a tag only: they give an emoji its look.
-_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
+_IGNORABLE = pattern("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
 # Every character whose compatibility decomposition holds an angle bracket (checked like FORMAT).
 BRACKETS = "<>\u226e\u226f\ufe64\ufe65\uff1c\uff1e"
-_OPENING = re.compile("[<\u226e\ufe64\uff1c]")
+_OPENING = pattern("[<\u226e\ufe64\uff1c]")
 _INERT_BRACKETS = str.maketrans({b: "‹" if i % 2 == 0 else "›" for i, b in enumerate(BRACKETS)})
-_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]")
+_RUNS = pattern(r"[\x00-\x7f]+|[^\x00-\x7f]")
 # Every tag memchat uses to mark data in a prompt: stored or imported text may open or close none.
 DATA_TAGS = ("memory", "session_summary", "previous_summary", "transcript", "existing_memories", "new_turns", "turn")
 # Possessive runs (`*+`): two `\s*` around an optional "/" tried every split of a long run of spaces
 # after a "<" (a 16 kB run took 5 s, its square in time); a run of spaces is taken whole or not at all.
-_DATA_TAG = re.compile(r"(<\s*+/?\s*+(?:" + "|".join(DATA_TAGS) + r")\b)([^>]*+)(>?)", re.IGNORECASE)
+_DATA_TAG = pattern(r"(<\s*+/?\s*+(?:" + "|".join(DATA_TAGS) + r")\b)([^>]*+)(>?)", re.IGNORECASE)
 # The same, in the text as read (`as_read`): an invisible character, read as \0, may sit anywhere
 # in the tag, and ends its name as a space would ("<turn" + U+034F + "a" is the tag <turn).
 _HIDDEN = "\x00"
-_DATA_TAG_READ = re.compile(
+_DATA_TAG_READ = pattern(
     r"(<[\s\x00]*+/?[\s\x00]*+(?:" + "|".join("\x00*".join(tag) for tag in DATA_TAGS) + r")\b)([^>]*+)(>?)",
     re.IGNORECASE,
 )
@@ -174,7 +176,7 @@ _BEARER = r"(?i:bearer(?:\s|\\+[nrt])+)?"
 _KEY_FIELD = r"(?i:(?:x-api-key|authorization|api[_-]?key)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)"
 # "sk-ant-..." is how memchat's own hints spell a key: a placeholder, never a key; nor is a key
 # already redacted (errors are redacted at each layer they pass: it must change nothing the second time).
-_KEY_SHAPES = re.compile(
+_KEY_SHAPES = pattern(
     rf"{_BEARER}sk-ant-[A-Za-z0-9_\-]{{4,}}"
     rf"|(?P<field>{_KEY_FIELD}){_BEARER}(?!sk-ant-\.\.\.|{re.escape(REDACTED)})[^\s\"',;\\]{{8,}}"
 )
@@ -220,4 +222,4 @@ def _key_pattern(key: str) -> re.Pattern[str]:
         spellings |= {spelled, spelled.replace("/", "\\/")}
         spelled = json.dumps(spelled)[1:-1]
     alternatives = (_LINE_BREAK.join(re.escape(c) for c in s) for s in sorted(spellings, key=len, reverse=True))
-    return re.compile(_BEARER + "(?:" + "|".join(alternatives) + ")")
+    return pattern(_BEARER + "(?:" + "|".join(alternatives) + ")")

@@ -10,8 +10,9 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from memchat.errors import UsageError
+from memchat.patterns import pattern
 
-_AGE = re.compile(r"^\s*(\d{1,6})\s*(m|min|h|d|w|y)\s*$", re.IGNORECASE)
+_AGE = pattern(r"^\s*(\d{1,6})\s*(m|min|h|d|w|y)\s*$", re.IGNORECASE)
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 
 

@@ -139,6 +139,7 @@ LAZY_LIBRARIES = {
 HELP_LOADS = (  # besides memchat.cli
     "memchat",
     "memchat.errors",
+    "memchat.patterns",  # memchat.text's patterns, compiled at first use
     "memchat.signals",
     "memchat.text",
     "memchat.ui",

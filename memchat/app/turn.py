@@ -39,6 +39,7 @@ from memchat.memory.recall.index import ReindexNeeded
 from memchat.memory.recall.search import CATCH_UP
 from memchat.memory.store.kinds import kind_of
 from memchat.memory.store.memories import Memory
+from memchat.patterns import pattern
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall
 from memchat.sessions import Message, Session
 
@@ -47,10 +48,10 @@ if TYPE_CHECKING:
 
 OnText = Callable[[str], None]
 # "Remember that ...", "please remember: ...", "remember, ..." at the start of a message.
-REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\S.*)", re.IGNORECASE | re.DOTALL)
+REMEMBER = pattern(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\S.*)", re.IGNORECASE | re.DOTALL)
 # "remember when we went to Paris?", "remember what Ana said?": a question about the past, not
 # something to keep (and a request never ends with a question mark).
-_ASKS = re.compile(r"^(?:when|what|where|who|whom|whose|which|why|how|if|whether)\b", re.IGNORECASE)
+_ASKS = pattern(r"^(?:when|what|where|who|whom|whose|which|why|how|if|whether)\b", re.IGNORECASE)
 
 
 @dataclass

@@ -8,9 +8,9 @@ snippets (memchat.memory.judge), redaction (memchat.memory.forget.redact) and ca
 
 from __future__ import annotations
 
-import re
-
 import Stemmer  # type: ignore[import-not-found]  # PyStemmer: the Snowball project's stemmers, in C
+
+from memchat.patterns import pattern
 
 MAX_TERMS = 32
 # What a turn reads of one stored text (ranking, the gate, snippets, what a message's state is):
@@ -18,7 +18,7 @@ MAX_TERMS = 32
 # 100 MB log). The encoder reads 256 tokens of it anyway; full text search still indexes it all.
 TEXT_WINDOW = 8_000
 ASIDES = 2_000  # what judging a long request reads of its middle (ends)
-_SAYS_I = re.compile(r"\b(?:I|I'm|I've|I'd|my|me|we|we're|our)\b")  # the user speaking of themselves
+_SAYS_I = pattern(r"\b(?:I|I'm|I've|I'd|my|me|we|we're|our)\b")  # the user speaking of themselves
 
 
 def window(text: str) -> str:
@@ -49,7 +49,7 @@ def ends(text: str) -> str:
     return "\n…\n".join([head, *asides, tail])
 
 
-_WORD = re.compile(r"[^\W_]+")  # letters and digits; an apostrophe or a hyphen splits ("Ana's", "co-op")
+_WORD = pattern(r"[^\W_]+")  # letters and digits; an apostrophe or a hyphen splits ("Ana's", "co-op")
 STOPWORDS = frozenset(
     """
 a an and are as at be been but by can could did do does doing for from had has have having he her hers him his
@@ -104,12 +104,12 @@ def fts_query(text: str, *, stopwords: bool = True) -> str | None:
 
 # Sentence ends (and a semicolon), line breaks: not the full stop of an abbreviation or an initial
 # ("Mrs. Okafor", "J. R. Smith", "e.g. this").
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
+_SENTENCE_END = pattern(r"(?<=[.!?;])\s+|\n")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms mx dr prof sr jr st mt no nr vs etc eg ie approx inc ltd co corp dept est fig gen gov lt col "
     "capt sgt rev hon ave blvd rd jan feb mar apr jun jul aug sep sept oct nov dec am pm".split()
 )
-_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
+_LAST_WORD = pattern(r"([A-Za-z][A-Za-z.]*)\.$")
 # How far back from a full stop its word is read: longer than any abbreviation or initial. Reading
 # the whole sentence so far instead made a paste that never ends one (a bibliography's "Okafor, J. A.,
 # Smith, K. L., ...") cost its length squared: 60 kB took 2.2 s, 300 kB about a minute.

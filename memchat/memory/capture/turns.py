@@ -24,6 +24,7 @@ from memchat.memory.recall.index import embed_messages
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import MemoryStore
 from memchat.memory.text import words
+from memchat.patterns import pattern
 from memchat.privacy import get_setting, set_setting
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 LAST_RUN = "capture.last_run"  # profile_settings: when a capture run last finished
 MIN_WORDS = 4  # fewer words from the user in all: nothing to capture
 # Messages that carry nothing to keep: greetings, thanks, acknowledgements.
-_SMALL_TALK = re.compile(
+_SMALL_TALK = pattern(
     r"^\W*(?:hi|hello|hey|yo|good (?:morning|afternoon|evening|night)|thanks?(?: you)?|thx|ty|ok(?:ay)?|"
     r"cool|great|nice|bye|goodbye|see you|cheers|sure|yes|no|yep|nope|got it|sounds good|perfect)"
     r"(?:[\s,!.?]+(?:so much|a lot|again|there|memchat|claude|everyone|all))*\W*$",

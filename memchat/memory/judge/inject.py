@@ -45,6 +45,7 @@ from memchat.memory.recall.dates import one_off_day, planned_day
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
 from memchat.memory.text import STOPWORDS, TEXT_WINDOW, clip_around, content_stems, ends, stem, window, words
+from memchat.patterns import pattern
 from memchat.text import neutralise
 
 if TYPE_CHECKING:
@@ -101,12 +102,12 @@ IMPERSONAL_COVERAGE = 0.7
 # ... and two of them at least: one is what the question is about, not what a memory answers ("What
 # is the RNLI?" and "I volunteer at the RNLI shop"; "What's the wifi password?" and the password). A
 # question's closing verb is its frame, not its subject ("How does a YubiKey work?").
-_FRAME = re.compile(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]*\s*$", re.IGNORECASE)
+_FRAME = pattern(r"\b(?:work|works|mean|means|stand\s+for|cost|costs)\s*[?.!]*\s*$", re.IGNORECASE)
 # A question asking what a kind of thing is ("what is a herniated disc?", "what does FODMAP mean?"), or
 # what a condition's symptoms or causes are: about no one, whatever the model reads (the user's own
 # herniated disc had gone to it; a son's diabetes to "what are the symptoms of type 1 diabetes?"); not
 # one asking for a good one ("what's a good first piece to practise?")
-_DEFINITION = re.compile(
+_DEFINITION = pattern(
     r"^\s*(?:what|who)(?:['’]s|\s+is|\s+are)\s+an?\s+(?!(?:good|great|best|nice|fun|cheap|quick|easy|decent|healthy|"
     r"simple|safe|better|sensible|fair|reasonable|realistic|normal|usual|couple|few|handful|way|place|time|gift|"
     r"present|recipe|meal|dish)\b)"
@@ -119,7 +120,7 @@ _DEFINITION = re.compile(
 # A question about no one asks for a sensitive memory itself only when it names a particular one
 # ("what is the office alarm code again?", "what's my NHS number?"), not a kind of thing ("what's a sort
 # code?").
-_PARTICULAR = re.compile(r"\b(?:the|my|our|again)\b", re.IGNORECASE)
+_PARTICULAR = pattern(r"\b(?:the|my|our|again)\b", re.IGNORECASE)
 
 
 def _names_it(query: str, named: set[str], h: Hit) -> bool:
@@ -135,12 +136,12 @@ def _names_it(query: str, named: set[str], h: Hit) -> bool:
     )
 
 
-_LEANS = re.compile(
+_LEANS = pattern(
     r"^\s*(and|but|so|also|what about|how about|then|same|ok|okay|yes|no|why|really)\b|"
     r"\b(she|he|her|him|his|hers|they|them|their|it|its|that|this|those|these|there)\b",
     re.IGNORECASE,
 )
-_ANAPHOR = re.compile(r"^\s*(same|me too|yes|yeah|yep|no|nope|it|that|this|they|so|and|but|haha|wow|oh)\b", re.I)
+_ANAPHOR = pattern(r"^\s*(same|me too|yes|yeah|yep|no|nope|it|that|this|they|so|and|but|haha|wow|oh)\b", re.I)
 
 
 @dataclass
@@ -457,7 +458,7 @@ def _plan_at_the_place(hits: list[Hit], passed: list[Hit], query: str, today: da
 
 # Where a plan goes: "flying to Lisbon", "a week in Galway", "visiting Kraków" (not "flying Bristol to
 # Porto"'s Bristol: "What's the tidal range of the Bristol Channel?" is not about the trip)
-_DESTINATION = re.compile(r"\b(?:to|in|at|around|visit|visiting)\s+((?:[A-Z][\w'’-]+\s?)+)")
+_DESTINATION = pattern(r"\b(?:to|in|at|around|visit|visiting)\s+((?:[A-Z][\w'’-]+\s?)+)")
 
 
 def _destinations(text: str) -> set[str]:

@@ -50,6 +50,7 @@ from memchat.memory.recall.dates import Period, coming_period, event_day, one_of
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import LONGEST_SENT, Memory, MemoryStore
 from memchat.memory.text import STOPWORDS
+from memchat.patterns import pattern
 
 if TYPE_CHECKING:
     from datetime import date
@@ -76,7 +77,7 @@ SUBJECT_FLOOR = 0.3
 # ("How do I set up my dad's new iPhone?" and his bankruptcy), nor is a greeting for them ("a funny
 # message for my dad's 70th birthday card" and his HIV).
 _CARE_CATEGORIES = frozenset({"health", "children"})
-_GREETING = re.compile(r"\b(?:cards?|toast|speech|poem|eulogy|greeting|wishes)\b", re.IGNORECASE)
+_GREETING = pattern(r"\b(?:cards?|toast|speech|poem|eulogy|greeting|wishes)\b", re.IGNORECASE)
 # A request that says he or she and names no one (people.pronoun_paths) may mean someone else than the
 # household: what memory says of them goes when it is this like the request. On the helper sets, of
 # the household's memories at 0.30 or more 15 in 24 were needed, below it 3 in 38.
@@ -85,7 +86,7 @@ PRONOUN_FLOOR = 0.3
 # why does she stay with Walt?"; a day or a month is no one) or called by what they are ("The Uber
 # driver said he couldn't take the motorway", "When a toddler bites, should you tell him off?").
 # Measured in tests/word_lists.py.
-_ANTECEDENT = re.compile(
+_ANTECEDENT = pattern(
     r"\b(?:a|an|the|this|that|my|our|your|his|her|their|some|one)\s+(?:[\w'’-]+\s+){0,2}?"
     r"(?:driver|friend|girl|boy|man|woman|guy|lady|kid|child|toddler|baby|teen\w*|student|pupil|teacher|"
     r"doctor|gp|nurse|consultant|surgeon|oncologist|dentist|vet|colleague|co-?worker|boss|manager|plumber|"
@@ -123,7 +124,7 @@ HEALTH_ASIDE = 2 * TOPIC_FLOOR
 SENSITIVE_LIKE = 0.6  # a memory this like a sensitive category's examples is sensitive
 # What a profile is for, not a secret: an allergy or an intolerance (a diet fact the word lists file
 # under health), and the family's children (their names, ages, tastes; not their school or health).
-_DIET_HEALTH = re.compile(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
+_DIET_HEALTH = pattern(r"\b(allerg\w*|intoleran\w*)\b", re.IGNORECASE)
 # The conditions, and the medicines, that set what someone may eat or drink: kidney disease (potassium,
 # salt), phenylketonuria, a pregnancy (soft cheese, alcohol), warfarin (vitamin K: greens), an MAOI (aged
 # cheese, cured meat), a diet prescribed by name. Not high blood pressure or cholesterol: said of a past pregnancy or a parent as
@@ -138,22 +139,20 @@ _SETS_THE_DIET = (
     r"(?:first|second|third)\s+trimester|expecting\s+(?:a\s+baby|twins|our\s+\w+)"
 )
 # a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
-_DIET_CONDITION = re.compile(rf"\b(allerg\w*|intoleran\w*|{_SETS_THE_DIET})\b", re.IGNORECASE)
+_DIET_CONDITION = pattern(rf"\b(allerg\w*|intoleran\w*|{_SETS_THE_DIET})\b", re.IGNORECASE)
 # a faith's law of what to eat: a meal must respect it as it does an allergy, though it names a
 # religion ("I'm Muslim, so I only eat halal meat", "Amir keeps kosher"); the faith alone is not one
-_DIET_LAW = re.compile(
-    r"\b(halal|kosher|no pork|(?:doesn't|don't|won't|never|can't) (?:eat|touch) (?:pork|beef))\b", re.I
-)
+_DIET_LAW = pattern(r"\b(halal|kosher|no pork|(?:doesn't|don't|won't|never|can't) (?:eat|touch) (?:pork|beef))\b", re.I)
 # What the household must or will not eat comes before what it likes: a constraint is what a meal
 # plan, a café order or a dinner for guests gets wrong without it.
-_CONSTRAINT = re.compile(
+_CONSTRAINT = pattern(
     rf"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|{_SETS_THE_DIET}|halal|kosher|"
     r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand|touch)|"
     r"(gluten|dairy|wheat|nut|egg|meat|alcohol|sugar)[- ]free|teetotal|"
     r"refuses to (eat|drink|try|touch)|avoids?)\b",
     re.IGNORECASE,
 )
-_ANIMAL_ALLERGY = re.compile(
+_ANIMAL_ALLERGY = pattern(
     r"\b(?:allerg\w*|asthma)\s+(?:to\s+|of\s+|from\s+)?(?:(?:all|both|our|the|my|their|his|her)\s+)?"
     r"(?:cats?|dogs?|kittens?|pupp(?:y|ies)|horses?|rabbits?|guinea\s+pigs?|hamsters?|"
     r"birds?|feathers?|pets?|animals?|animal\s+(?:fur|hair)|fur|pet\s+hair|dander)\b"
@@ -161,14 +160,14 @@ _ANIMAL_ALLERGY = re.compile(
     re.IGNORECASE,
 )
 # A constraint that is over ("I used to be vegetarian") is not one now.
-_PAST = re.compile(
+_PAST = pattern(
     r"\b(used to|no longer|any ?more|gave up being|stopped being|cleared up|went away|gestational|"
     r"for a few (?:weeks|months)|charity|when I was pregnant)\b",
     re.IGNORECASE,
 )
 # A fact about the person's past ("I grew up in Swansea", "my old car", "I worked at Halcyon") is not
 # who they are now: never in the profile. Measured on labelled examples (tests/word_lists.py).
-_FORMER = re.compile(
+_FORMER = pattern(
     r"\b(used to|no longer|any ?more|grew up|was born|originally from|previously|formerly|former|back when|"
     r"(my|our|the user's) (old|last|previous)|before (moving|retraining)|until \d{4}|studied|"
     r"(?<!'ve )(?<!have )(?<!has )(lived|worked) (in|at|as|for))\b",
@@ -177,8 +176,8 @@ _FORMER = re.compile(
 # Where a child spends the day ("Felix attends Little Acorns nursery") is where to find them: not on
 # a card sent with every call (the children's names, ages and tastes are). What the user says of
 # their own school ("I teach at a primary school") is their work. Measured in tests/word_lists.py.
-_CARES_FOR_KIN = re.compile(r"\bcarer\s+(?:for|to)\s+(?:my|our)\b", re.IGNORECASE)
-_CHILD_PLACE = re.compile(r"\b(school|nursery|daycare|day care|kindergarten|childminder|pre-?school|cr[eè]che)\b", re.I)
+_CARES_FOR_KIN = pattern(r"\bcarer\s+(?:for|to)\s+(?:my|our)\b", re.IGNORECASE)
+_CHILD_PLACE = pattern(r"\b(school|nursery|daycare|day care|kindergarten|childminder|pre-?school|cr[eè]che)\b", re.I)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 PETS = ("dog", "cat")  # the roles of people.ROLE_WORDS that are animals
 CANDIDATES = 100  # nearest memories by meaning that topic need reads
@@ -192,15 +191,15 @@ PER_TOPIC = 40  # nearest memories to each topic's examples
 MEAL_REQUEST = -0.3
 # A request that names a meal is one though its best topic is who it is for ("Sunday brunch ideas for
 # the whole family": family 0.56, diet 0.47), when food is near its best topic.
-_MEAL = re.compile(
+_MEAL = pattern(
     r"\b(breakfasts?|brunch(?:es)?|lunch(?:es|box(?:es)?)?|dinners?|suppers?|meals?|snacks?|picnics?|barbecues?|"
     r"bbqs?|potlucks?|buffets?|menus?|recipes?|desserts?|puddings?|takeaways?|party food|finger food|"
     r"restaurants?|caf[eé]s?|(?:somewhere|a\s+place|places)\s+(?:\w+\s+)?to\s+eat|eat(?:ing)?\s+out)\b",
     re.IGNORECASE,
 )
 MEAL_NEAR = 0.1
-_MEAL_AS_A_TIME = re.compile(r"\b(?:before|after|until|till|since|by)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
-_EATING_PLACE = re.compile(r"restaurant|caf|somewhere|a\s+place|places|eat", re.IGNORECASE)
+_MEAL_AS_A_TIME = pattern(r"\b(?:before|after|until|till|since|by)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_EATING_PLACE = pattern(r"restaurant|caf|somewhere|a\s+place|places|eat", re.IGNORECASE)
 
 
 def _names_a_meal(text: str, request: Request, model: TopicModel) -> bool:
@@ -326,11 +325,11 @@ def _is_sensitive(m: Memory, like: float, topic: str) -> bool:
 # A pet as the sentence's subject, with no one else in it ("Our border collie Bramble is 3 and gets very
 # anxious with fireworks"): its health is its care, not the user's private health, and it may be on the
 # card with the pet (not "My dog helps my anxiety"). Measured in tests/word_lists.py.
-_PET_SUBJECT = re.compile(r"\s*(?:our|my)\s+(?:[\w-]+\s+){0,3}?(?-i:[A-Z])[\w-]+\b", re.IGNORECASE)
-_SOMEONE_IN_IT = re.compile(r"\b(?:I|me|my|mine|I['’]m|I['’]ve|we|us|our|he|she|him|her)\b", re.IGNORECASE)
+_PET_SUBJECT = pattern(r"\s*(?:our|my)\s+(?:[\w-]+\s+){0,3}?(?-i:[A-Z])[\w-]+\b", re.IGNORECASE)
+_SOMEONE_IN_IT = pattern(r"\b(?:I|me|my|mine|I['’]m|I['’]ve|we|us|our|he|she|him|her)\b", re.IGNORECASE)
 
 
-_ANIMAL = re.compile(
+_ANIMAL = pattern(
     r"\b(?:dog|pup|puppy|cat|kitten|collie|spaniel|lab|labrador|retriever|terrier|poodle|whippet|lurcher|"
     r"greyhound|beagle|dachshund|sausage\s+dog|staffie|staffy|husky|shepherd|alsatian|pug|bulldog|boxer|"
     r"corgi|schnauzer|cockapoo|labradoodle|cavapoo|rescue|mutt|mongrel|tabby|moggy|rabbit|bunny|hamster|"
@@ -485,7 +484,7 @@ _NAMED = r"(?-i:[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*)*)"  # a name, capitali
 # what one joins a club or a union as ("I joined Unite as a union rep"), not an employer
 _NOT_A_JOB = r"(?:member|volunteer|mentor|union\s+rep|shop\s+steward|trustee|governor|player|fan|supporter|guest)s?\b"
 _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or said as how things are now
-    "home": re.compile(
+    "home": pattern(
         rf"{_BY_US}(?:"
         r"(?:moved|relocated|emigrated)(?:\s+(?:back|down|up|over|out|across|house|abroad|again|home)){0,2},?\s+"
         r"(?:to|into)\s+"
@@ -498,7 +497,7 @@ _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or sa
         r"|\b(?:I|we)\s+now\s+live\s+in\b|\b(?:I|we)\s+live\s+in\s+[^.,;]+?\s+now\b",
         re.IGNORECASE,
     ),
-    "work": re.compile(
+    "work": pattern(
         rf"{_BY_US}(?:"
         r"(?:started|began|took|accepted|got|landed)\s+(?:a|my|the)\s+new\s+(?:"
         r"job\b(?!\s+offer)"
@@ -517,7 +516,7 @@ _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or sa
         r"|\bI\s+now\s+work\s+(?:at|for|as)\b",
         re.IGNORECASE,
     ),
-    "transport": re.compile(
+    "transport": pattern(
         rf"{_BY_US}(?:"
         r"(?:traded\s+in|part[\s-]exchanged)\s+(?:the|our|my)\b"
         r"|traded\s+(?:the|our|my)\s+[\w.-]+(?:\s+[\w.-]+)?\s+in\b"
@@ -533,20 +532,20 @@ _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or sa
 }
 # Said before the change, a plan, a wish or a refusal ("I'm looking for a new job", "We haven't moved
 # yet", "I turned down a new role"); said anywhere, a second home or a stay ("as a holiday home", "for the summer")
-_NOT_DONE = re.compile(
+_NOT_DONE = pattern(
     r"\b(?:looking|thinking|considering|hoping|hope|planning|plan|want|wants|wanted|would|might|could|"
     r"going\s+to|about\s+to|will|if|haven['’]t|hasn['’]t|didn['’]t|not|never|nearly|almost|turned\s+down)\b"
     r"|\b(?:I|we)['’]ll\b",
     re.IGNORECASE,
 )
 # said anywhere: undone ("I got a new job offer but didn't take it"), or long ago ("when I was ten")
-_UNDONE = re.compile(
+_UNDONE = pattern(
     r"\bbut\s+(?:I\s+|we\s+)?(?:didn['’]t|did\s+not|never|won['’]t|turned|decided\s+not)|didn['’]t\s+work\s+out|"
     r"not\s+taking\s+it|not\s+sure\s+(?:I|we)['’]ll\s+keep|\bwhen\s+(?:I|we)\s+(?:was|were)\b|growing\s+up|"
     r"\bas\s+an?\s+(?:child|kid|teenager|student)\b",
     re.IGNORECASE,
 )
-_NOT_A_HOME = re.compile(
+_NOT_A_HOME = pattern(
     r"\b(?:holiday\s+(?:home|let)|second\s+home|buy[\s-]to[\s-]let|half\s+the\s+year|fell\s+through|"
     r"for\s+the\s+(?:summer|winter|holidays)|for\s+a\s+(?:few|couple\s+of)\s+(?:weeks|months)|temporarily)\b",
     re.IGNORECASE,
@@ -555,23 +554,23 @@ _NOT_A_HOME = re.compile(
 # not "my flat is on the fourth floor"), a job
 # with its employer ("I'm a UX designer at Deloitte"; not "I'm a registered nurse"), a car ("I drive a Golf")
 _STATES = {
-    "home": re.compile(
+    "home": pattern(
         r"\b(?:live|lives|living|based|moved|relocated)\b|\bhome\s+is\b"
         r"|\b(?:flat|house|home|apartment|place|cottage|terrace)\s+(?:is\s+)?in\s+(?-i:[A-Z])",
         re.IGNORECASE,
     ),
-    "work": re.compile(
+    "work": pattern(
         r"\b(?:work(?:s|ed|ing)?\s+(?:as|at|for|in)|job|employ\w*|role|position)\b"
         r"|\b(?:at|for|with)\s+(?-i:[A-Z])[^.;]*?\bas\s+an?\b"
         r"|\b(?:I['’]m|I\s+am)\s+an?\s+[^.,;]*?\b(?:at|for|with)\s+(?-i:[A-Z])",
         re.IGNORECASE,
     ),
-    "transport": re.compile(
+    "transport": pattern(
         r"\b(?:drive|drives|driving|car|van|motorbike|motorcycle|scooter|campervan|motorhome)\b", re.I
     ),
 }
 CHANGE_ROWS = 100  # newest memories with a change's phrases that are read for one (any profile size)
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_YEAR = pattern(r"\b(?:19|20)\d\d\b")
 
 
 def changed(text: str, slot: str, told: str) -> bool:
@@ -644,18 +643,18 @@ def _since_the_change(
 
 
 # the user's own home, job or car said as a thing ("Our flat is in Leith", "My car is a Golf")
-_OUR_THING = re.compile(
+_OUR_THING = pattern(
     r"\s*(?:our|my)\s+(?:[\w-]+\s+)?(?:flat|house|home|apartment|place|cottage|terrace|job|car|van)\b", re.IGNORECASE
 )
 # the user among a sentence's people ("My partner and I live in Clifton"; not "My sister lives in Inverness")
-_OURS = re.compile(r"\b(?:I|we|I['’]m|we['’]re|our\s+(?:family|household))\b|\bthe user\b(?!['’]s)", re.IGNORECASE)
+_OURS = pattern(r"\b(?:I|we|I['’]m|we['’]re|our\s+(?:family|household))\b|\bthe user\b(?!['’]s)", re.IGNORECASE)
 
 
 # The user as a sentence's bare subject ("I have a Labrador", "We keep bees"; not "The user's neighbour")
-_BARE_USER = re.compile(r"^\s*(?:I|I'm|I've|we|we're|we've)\b(?!['’]s)", re.IGNORECASE)
+_BARE_USER = pattern(r"^\s*(?:I|I'm|I've|we|we're|we've)\b(?!['’]s)", re.IGNORECASE)
 # Slots of the user's own doing, or nobody's: a memory about the user's partner or child is not one
 NOT_THEIRS = ("others", "routines", "work", "hours", "project", "tools")
-_HOUSEHOLD_FIRST = re.compile(r"^\s*(?:my|our|the user's)\s+[\w-]+(?![\w-]*['’]s)", re.IGNORECASE)
+_HOUSEHOLD_FIRST = pattern(r"^\s*(?:my|our|the user's)\s+[\w-]+(?![\w-]*['’]s)", re.IGNORECASE)
 
 
 def _of_the_household(text: str) -> bool:
@@ -671,7 +670,7 @@ def _of_the_household(text: str) -> bool:
 # What says where the user lives ("I live in Leith", "We own a 1930s semi in Headingley", "Home is a
 # flat in Kreuzberg"), which the home slot takes before what only names the town ("I'm a Leeds United
 # season-ticket holder", "I'm a paramedic based at the Norwich hub"). Measured in tests/word_lists.py.
-_WHERE_WE_LIVE = re.compile(
+_WHERE_WE_LIVE = pattern(
     r"\b(?:live|lives|living|moved|relocated)\s+(?:\w+\s+)?(?:in|to|near|outside)\b|\bhome\s+is\b"
     r"|\b(?:flat|house|home|apartment|bungalow|cottage|terrace|semi|semi-detached|condo|townhouse|2BHK|3BHK)\s+"
     r"(?:is\s+(?:in|near)\b|(?:in|on|near|outside|just\s+outside)\s+(?:the\s+)?(?-i:[A-Z]))",
@@ -688,14 +687,14 @@ def says_where_we_live(text: str) -> bool:
 # Words of working time, which a memory in the hours slot must say ("I work nights", "on call every
 # fourth weekend", "in the office Tuesday to Thursday"; not "I play netball on Tuesday evenings").
 # Measured in tests/word_lists.py.
-_AT_WORK = re.compile(
+_AT_WORK = pattern(
     r"\b(?:work|works|working|shifts?|on[\s-]call|office|rota|job|(?<!day\s)nights|lates|earlies|wfh|remotely|clock\s+(?:in|off))\b",
     re.IGNORECASE,
 )
 
 
 # A sum of money ("£1,150", "$560", "₹28,000", "AUD 850"): never on the card. Measured in tests/word_lists.py.
-_AN_AMOUNT = re.compile(
+_AN_AMOUNT = pattern(
     r"[£$€₹]\s?\d|\b(?:AUD|CAD|USD|EUR|GBP|INR|CHF|Rs\.?)\s?\d"
     # the currency after the sum ("1 200 € per month", "900 euros"), a sum in thousands a period ("1.9k a
     # month"), a rate ("11.44 an hour")
@@ -708,7 +707,7 @@ _AN_AMOUNT = re.compile(
 # rent is money, never on the card, but where the user lives is what most requests need ("dinner near
 # home", "the drive to the airport"). The card holds the memory without it; a money request still
 # gets the whole memory by its topic or a search. Measured in tests/word_lists.py.
-_WHAT_IT_COSTS = re.compile(
+_WHAT_IT_COSTS = pattern(
     r",?\s+(?:for|at|paying)\s+(?:about\s+|around\s+|roughly\s+|just\s+(?:over|under)\s+)?"
     r"(?:(?:[£$€₹]|(?:AUD|CAD|USD|EUR|GBP|INR|Rs\.?)\s?)\s?[\d][\d,.]*(?:\s?k\b)?"
     r"|[\d][\d,. ]*(?:\s?k\b)?\s?(?:[£$€₹]|(?:euros?|pounds?|dollars?|rupees?)\b)|\d+(?:[.,]\d+)?\s?k\b)"
@@ -728,18 +727,18 @@ def _without_the_cost(m: Memory) -> Memory | None:
 
 # What says a thing is done around work, not the work itself ("five-a-side after work", "I work on my
 # novel every morning", "the office gym at 7am")
-_AROUND_WORK = re.compile(
+_AROUND_WORK = pattern(
     r"\b(?:after|before|from|to|at)\s+work\b|\bwork(?:s|ing)?\s+on\s+(?:my|a|an|the|our|his|her)\b|\bgym\b",
     re.IGNORECASE,
 )
 
 
-_MY_WORK = re.compile(
+_MY_WORK = pattern(
     r"\s*my\s+(?:usual\s+|normal\s+|regular\s+|working\s+)?(?:shifts?|hours|nights|days|job|rota|work|week|schedule)\b",
     re.IGNORECASE,
 )
 # "I work 9:30 to 5:30 and climb after work": said as the user's working time first
-_I_WORK = re.compile(
+_I_WORK = pattern(
     r"^\s*(?:I|we)\s+(?:work|do\s+(?:nights|shifts|earlies|lates))\b(?!\s+on\s+(?:my|a|an|the|our)\b)", re.IGNORECASE
 )
 
@@ -800,7 +799,7 @@ def stating_the_same(
 
 
 # what a job pays is money, not work ("My job pays 42k a year", "my role comes with a 10% bonus")
-_PAY = re.compile(
+_PAY = pattern(
     r"\b(?:pays?|paid|salary|bonus|earn\w*|income|wages?|raise|pay\s+rise|per\s+(?:hour|year|annum|month)|an\s+hour)\b"
     r"|[£$€]\s?\d|\b\d+(?:\.\d+)?\s?k\b|\d+\s?%",
     re.IGNORECASE,
@@ -1042,12 +1041,12 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
 # A request for a suggestion for someone ("gift ideas for my partner", "what could we do with the
 # nephews?") needs what they like before what memory says of them otherwise (their job, their birthday).
 # Both lists are data with a measured precision (tests/word_lists.py).
-_SUGGESTION = re.compile(
+_SUGGESTION = pattern(
     r"\b(ideas?|suggest\w*|recommend\w*|gifts?|presents?|treats?|surprise|stocking fillers?|"
     r"what (?:should|could|can) (?:i|we) (?:get|buy|give|do|make|plan))\b",
     re.IGNORECASE,
 )
-_TASTE = re.compile(
+_TASTE = pattern(
     r"\b(loves?|likes?|into|obsessed|collects?|fan of|favourite|enjoys?|keen|mad about|passionate|hobby|hobbies)\b",
     re.IGNORECASE,
 )
@@ -1068,14 +1067,14 @@ PLAN_FLOOR = 0.2
 # "What should I pack for my trip?" names no period, but "my trip" is the next one memory holds: a
 # trip, holiday or flight of the user's (my, our, the) with nothing to say which is the soonest
 # planned one in NEXT_TRIP_DAYS that is near the request in meaning.
-_NEXT_TRIP = re.compile(
+_NEXT_TRIP = pattern(
     r"\b(?:my|our|the)\s+(?:upcoming\s+|next\s+|coming\s+)?"
     r"(?:trip|holiday|holidays|vacation|flight|flights|journey|getaway|break|travels?)\b(?!\s+(?:to|from|in)\b)",
     re.IGNORECASE,
 )
 NEXT_TRIP_DAYS = 180
 # And "how was our last holiday?" is the latest trip of the past year that memory dates, told as past.
-_LAST_TRIP = re.compile(
+_LAST_TRIP = pattern(
     r"\b(?:my|our|the)\s+(?:last|previous|latest|most\s+recent)\s+"
     r"(?:trip|holiday|holidays|vacation|flight|journey|getaway|break|travels?)\b(?!\s+(?:to|from|in)\b)",
     re.IGNORECASE,
@@ -1083,7 +1082,7 @@ _LAST_TRIP = re.compile(
 LAST_TRIP_DAYS = 365
 # A request about the diary itself for a period ("what's on this week?", "am I free next weekend?",
 # "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
-_AGENDA = re.compile(
+_AGENDA = pattern(
     r"\b(?:(?:what['’]?s|what\s+is)\s+on(?=\s*(?:for\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
     r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
@@ -1223,11 +1222,11 @@ def _most_like(db: Database, embedder: Embedder, request: Request, ids: list[int
 # not find it. The words are data (sensitive_words.json "access_needs", measured in tests/word_lists.py).
 ACCESS_ITEMS = 1
 ACCESS_ROWS = 200  # newest memories with a word of an access need that are read
-_ASKS_TO_PLAN = re.compile(
+_ASKS_TO_PLAN = pattern(
     r"^\W*(?:please\s+)?(?:plan|find|book|suggest|recommend|organi[sz]e|arrange|pick|choose)\b", re.I
 )
 # what asks to choose, plan or book a place or a journey, not to tell of one ("my flight was delayed")
-_PLANNING = re.compile(
+_PLANNING = pattern(
     r"\b(?:plan|planning|book|booking|find|recommend|suggest|choose|pick|organi[sz]e|arrange|ideas?|"
     r"where\s+(?:should|can|could|shall|to|would)|go(?:ing)?\s+to|visit(?:ing)?|check\s+(?:about|before)|"
     r"accessible|access|which\s+(?:[\w-]+\s+){0,2}(?:hotels?|restaurants?|venues?|airlines?|seats?|flights?|"
@@ -1235,8 +1234,8 @@ _PLANNING = re.compile(
     re.IGNORECASE,
 )
 # a request for someone else's journey ("book a flight to Berlin for my colleague Tom") is not the user's
-_FOR_SOMEONE = re.compile(r"\bfor\s+(?:my|our)\s", re.IGNORECASE)
-_USER_GOES = re.compile(r"\b(?:me|us|we|I|I['’]m|we['’]re|myself|ourselves)\b|\b(?:with|and)\s+(?:my|our)\s", re.I)
+_FOR_SOMEONE = pattern(r"\bfor\s+(?:my|our)\s", re.IGNORECASE)
+_USER_GOES = pattern(r"\b(?:me|us|we|I|I['’]m|we['’]re|myself|ourselves)\b|\b(?:with|and)\s+(?:my|our)\s", re.I)
 
 
 def plans_a_journey(text: str) -> bool:
@@ -1244,7 +1243,7 @@ def plans_a_journey(text: str) -> bool:
     return sensitive.plans_a_place(text) and _PLANNING.search(text) is not None
 
 
-_WAS_ONCE = re.compile(
+_WAS_ONCE = pattern(
     r"\b(?:was|were|had\s+been)\s+(?:on|in|using)\b|\bafter\s+(?:my|his|her|the)\s+\w*\s*(?:op|operation|surgery)\b"
     r"|\b(?:spent|during)\s+(?:19|20)\d\d\b",
     re.I,
@@ -1312,7 +1311,7 @@ _GARMENT = (
 )
 # asks to choose or buy it: "find me some jeans", "I need a dress for...", "what should I wear to...",
 # or a garment and what it is for ("Outfit for a December wedding", "a suit for the interview")
-_WEAR_REQUEST = re.compile(
+_WEAR_REQUEST = pattern(
     r"\b(?:find(?!\s+out)|buy|get\s+(?:me|myself|us|some|a|an|new)|recommend|suggest|(?:need|want)(?!\s+to\b)|"
     r"looking\s+for|shopping\s+for|pick|choose|order)\b"
     rf"\s+(?:[\w'’-]+\s+){{0,5}}?(?:{_GARMENT}|suit(?!\s+(?:me|you|us|him|her|them|my|our|your|the|a|all|every)\b))\b"
@@ -1325,7 +1324,7 @@ _WEAR_REQUEST = re.compile(
 )
 # worn by someone else: a gift, or "for my husband" (not "for my sister's wedding"); or words to write
 # ("something formal for the wedding speech")
-_WORN_BY_OTHERS = re.compile(
+_WORN_BY_OTHERS = pattern(
     r"\b(?:gifts?|presents?|for\s+(?:him|her|them)\b|write|draft|compose|speech|toast|poem|cards?|message|email|letter)"
     r"|\b(?:for|to)\s+(?:my|our)\s+(?:[\w-]+\s+)?(?:"
     + "|".join(w for words in people.ROLE_WORDS.values() for w in words)
@@ -1339,7 +1338,7 @@ _WEAR_TERMS = (
 # the user's size, or what they will or won't wear ("I take a size 6 shoe in a wide fitting", "I wear
 # medium tops and 32/32 jeans", "I like Finisterre and Patagonia clothes", "I avoid leather, wool and silk")
 _SIZE = r"(?:\d+(?:\.\d)?|XXS|XS|S|M|L|XL|XXL|small|medium|large|extra\s+large|petite|plus)"
-_WEARS = re.compile(
+_WEARS = pattern(
     rf"\bsizes?\s+{_SIZE}\b|\b(?:UK|US|EU|AU)\s+{_SIZE}\b|\b{_SIZE}\s+(?:tops|shirts|t-shirts|dresses|jumpers)\b"
     r"|\b\d{2}\s*/\s*\d{2}\s+(?:jeans|trousers|chinos)|\b(?:waist|inside\s+leg|wide\s+fitting)\b"
     rf"|\b(?:wear|wears|wearing|prefer|like|love|buy|avoid|hate|own|have)\b.{{0,40}}?\b(?:{_GARMENT}|suits?)\b"
@@ -1348,8 +1347,8 @@ _WEARS = re.compile(
     r"|\b(?:avoid|never\s+wear|don['’]t\s+wear|won['’]t\s+wear|no)\s+(?:\w+\s+){0,2}?(?:leather|wool|silk|fur|polyester)\b",
     re.IGNORECASE,
 )
-_FOOTWEAR_WORD = re.compile(rf"\b{_FOOTWEAR}\b|\bfoot\b", re.IGNORECASE)
-_CLOTHES_WORD = re.compile(
+_FOOTWEAR_WORD = pattern(rf"\b{_FOOTWEAR}\b|\bfoot\b", re.IGNORECASE)
+_CLOTHES_WORD = pattern(
     rf"(?!{_FOOTWEAR}\b)\b{_GARMENT}\b|\bsizes?\s+{_SIZE}\b(?!\W+(?:\w+\W+){{0,2}}?{_FOOTWEAR}\b)", re.I
 )
 
@@ -1412,7 +1411,7 @@ _DRINK = (
 )
 _OBJECT = r"(?:[\w'’-]+\s+){0,4}?"  # "a glass of", "a few", "the": bounded, so a long paste reads in linear time
 _HAVE = rf"(?:still\s+|safely\s+)?(?:have|drink|skip|risk|handle)\s+{_OBJECT}{_DRINK}"
-_MAY_I = re.compile(
+_MAY_I = pattern(
     rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+{_HAVE}|"
     rf"\b(?:can|could|may|should)\s+(?:i|we)\s+(?:still\s+)?drink\b(?!\s+(?:water|milk|juice|tea|coffee|squash))|"
     rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?(?:to|if\s+(?:i|we))\s+{_HAVE}|"
@@ -1426,9 +1425,9 @@ _DRUG_NAME = (
     r"pram|tidine|cycline|cillin|mycin|adol|codeine|codamol|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
     r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin)"
 )
-_DRUG = re.compile(rf"\b{_DRUG_NAME}\b", re.IGNORECASE)
+_DRUG = pattern(rf"\b{_DRUG_NAME}\b", re.IGNORECASE)
 # a medicine taken now: a verb of taking, then a medicine's name or the words for medicines (an inhaler is used)
-_TAKES = re.compile(
+_TAKES = pattern(
     r"\b(?:(?:take|takes|taking|on|prescribed|started)\s+(?:(?:daily|a\s+daily|a\s+course\s+of|low[- ]dose|"
     r"\d+\s*mg(?:\s+of)?|my|some|regular)\s+)*"
     rf"(?:{_DRUG_NAME}|co-codamol|insulin|lithium|hrt|adderall|lexapro|prozac|xanax|"
@@ -1447,7 +1446,7 @@ _REMEDY = (
     r"antibiotics?|antacids?|gaviscon|rennie|imodium|laxatives?|hay\s+fever\s+tablets?|"
     r"the\s+morning[- ]after\s+pill|viagra|cbd(?:\s+oil)?)"
 )
-_MAY_I_TAKE = re.compile(
+_MAY_I_TAKE = pattern(
     rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|try)\s+"
     rf"{_OBJECT}{_REMEDY}\b(?!\s+(?:[a-z]\s+)?(?:results?|levels?|tests?|deficiency|prices?|shop|business))|"
     r"\bwhat\s+(?:can|could|should|shall)\s+(?:i|we)\s+take(?:\s+(?:for|to\s+(?:help|ease|stop|settle|shift|get\s+rid))\b|"
@@ -1462,12 +1461,12 @@ _MAY_I_TAKE = re.compile(
 # Whether a food or drink is safe for the user, or what or where they may eat ("Is porridge safe for
 # me?", "which gels are safe for me?", "what can I eat before yoga?", "where can I eat safely in
 # Los Cristianos?"): what they cannot eat decides it, though the request names no meal.
-_SAFE_FOR_ME = re.compile(
+_SAFE_FOR_ME = pattern(
     r"\b(?:is|are)\s+(?!it\b)(?:[\w'’-]+\s+){1,10}?(?:ok|okay|safe|fine|alright|all\s+right)\s+for\s+(?:me|us)\b|"
     r"\bwhich\s+(?:[\w'’-]+\s+){1,3}?(?:is|are)\s+(?:ok|okay|safe|fine)\s+for\s+(?:me|us)\b",
     re.IGNORECASE,
 )
-_MAY_I_EAT = re.compile(
+_MAY_I_EAT = pattern(
     r"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+)?eat\b|"
     r"\b(?:what|where)\s+(?:can|could|should|shall)\s+(?:i|we)\s+(?:safely\s+)?eat\b|"
     r"\bsafe\s+for\s+(?:me|us)\s+to\s+eat\b|\beat\s+safely\b",
@@ -1555,7 +1554,7 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     return sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
 
 
-_WE = re.compile(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)
+_WE = pattern(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)
 STACK_ITEMS = 2  # memories of the user's tools a technical task adds, at most
 STACK_FLOOR = 0.2  # a tool memory less like the task than this is about another part of the stack
 
@@ -1610,12 +1609,12 @@ def by_stack(db: Database, request: Request, embedder: Embedder, text: str, excl
 
 
 # what says a task is the user's own work whatever language it names ("port our billing job to Go")
-_OUR_WORK = re.compile(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
+_OUR_WORK = pattern(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
 
 
 # The user says they eat it too: "can I eat", "what should we have", "for me", "with us" (not "what
 # can I cook for my mum?", where the user only cooks)
-_USER_EATS = re.compile(
+_USER_EATS = pattern(
     r"\b(?:I|we)\s+(?:(?:can|could|should|may|will|want\s+to)\s+)?(?:eat|order)\b"
     r"|\b(?:can|could|should|may)\s+(?:I|we)\s+(?:eat|have|order)\b"
     r"|\b(?:for|with)\s+(?:me|us)\b|\ball\s+of\s+us\b|\b(?:and|&)\s+(?:me|I|myself)\b"
@@ -1713,8 +1712,8 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
 
 
 # What an allergy or intolerance is to: "allergic to X", "an allergy to X", then "a X allergy", "X-intolerant".
-_ALLERGEN_AFTER = re.compile(r"\b(?:allergic|allergy|allergies|intolerant|intolerance)\s+(?:to|of)\s+([^.,;!?]+)", re.I)
-_ALLERGEN_BEFORE = re.compile(r"\b((?:[a-z]{3,}\s+)?[a-z]{3,})[- ](?:allergy|allergies|intolerance|intolerant)\b", re.I)
+_ALLERGEN_AFTER = pattern(r"\b(?:allergic|allergy|allergies|intolerant|intolerance)\s+(?:to|of)\s+([^.,;!?]+)", re.I)
+_ALLERGEN_BEFORE = pattern(r"\b((?:[a-z]{3,}\s+)?[a-z]{3,})[- ](?:allergy|allergies|intolerance|intolerant)\b", re.I)
 
 
 # Words that say how bad an allergy is, or that it is to food, not what it is to.
@@ -1759,7 +1758,7 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
     return condition and sensitive.categories(m.text) <= {"health", "children"} and food
 
 
-_NAME_WORD = re.compile(r"\b([A-Z][a-z]+)\b(?!['’]s)")
+_NAME_WORD = pattern(r"\b([A-Z][a-z]+)\b(?!['’]s)")
 # capitalised, not names (a faith is said with a capital: "Amir is Jewish and keeps kosher")
 _NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"} | {
     "Muslim",
@@ -1774,7 +1773,7 @@ _NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Si
     "Rastafarian",
     "Adventist",
 }
-_USER = re.compile(r"^\s*(I|I'm|I've|we|we're|the user|the user's)\b(?!['’]s)", re.IGNORECASE)
+_USER = pattern(r"^\s*(I|I'm|I've|we|we're|the user|the user's)\b(?!['’]s)", re.IGNORECASE)
 
 
 def _of_them(subject: str, names: set[str], roles: set[str], with_user: bool) -> bool:

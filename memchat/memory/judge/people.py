@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
 from memchat.memory.text import STOPWORDS
+from memchat.patterns import pattern
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -54,40 +55,40 @@ _ANY_ROLE = "|".join(sorted(_WORD_ROLE, key=len, reverse=True))
 ANY_ROLE = _ANY_ROLE  # any role word, for a pattern elsewhere (memchat.memory.judge.need)
 # What a request says, as a path of roles from the user (the first match wins for its words).
 _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
-    (re.compile(r"\b(father|dad)[- ]in[- ]law\b", re.I), (("partner", "father"),)),
-    (re.compile(r"\b(mother|mum|mom)[- ]in[- ]law\b", re.I), (("partner", "mother"),)),
-    (re.compile(r"\bsister[- ]in[- ]law\b", re.I), (("partner", "sister"),)),
-    (re.compile(r"\bbrother[- ]in[- ]law\b", re.I), (("partner", "brother"),)),
-    (re.compile(r"\b(in[- ]laws|parents[- ]in[- ]law)\b", re.I), (("partner", "parents"), ("partner", "mother"))),
-    (re.compile(r"\b(nephews?|nieces?)\b", re.I), (("sister",), ("brother",))),
-    (re.compile(r"\b(my|our) (siblings?)\b", re.I), (("sister",), ("brother",))),
-    (re.compile(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
-    (re.compile(r"\b(my|our) parents\b(?![-\s]in[-\s]law)", re.I), (("parents",), ("mother",), ("father",))),
+    (pattern(r"\b(father|dad)[- ]in[- ]law\b", re.I), (("partner", "father"),)),
+    (pattern(r"\b(mother|mum|mom)[- ]in[- ]law\b", re.I), (("partner", "mother"),)),
+    (pattern(r"\bsister[- ]in[- ]law\b", re.I), (("partner", "sister"),)),
+    (pattern(r"\bbrother[- ]in[- ]law\b", re.I), (("partner", "brother"),)),
+    (pattern(r"\b(in[- ]laws|parents[- ]in[- ]law)\b", re.I), (("partner", "parents"), ("partner", "mother"))),
+    (pattern(r"\b(nephews?|nieces?)\b", re.I), (("sister",), ("brother",))),
+    (pattern(r"\b(my|our) (siblings?)\b", re.I), (("sister",), ("brother",))),
+    (pattern(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
+    (pattern(r"\b(my|our) parents\b(?![-\s]in[-\s]law)", re.I), (("parents",), ("mother",), ("father",))),
     (
-        re.compile(r"\b(the|my|our) (grandkids|grandchildren)\b", re.I),
+        pattern(r"\b(the|my|our) (grandkids|grandchildren)\b", re.I),
         (("grandson",), ("granddaughter",), ("grandchild",)),
     ),
-    (re.compile(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
-    (re.compile(r"\b(the|my|our) (boys|lads)\b", re.I), (("son",),)),
-    (re.compile(r"\b(the|my|our) girls\b", re.I), (("daughter",),)),
+    (pattern(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
+    (pattern(r"\b(the|my|our) (boys|lads)\b", re.I), (("son",),)),
+    (pattern(r"\b(the|my|our) girls\b", re.I), (("daughter",),)),
     (
-        re.compile(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
+        pattern(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
         (("partner",), ("son",), ("daughter",), ("child",)),
     ),
     # what people call a partner or a pet when they do not say the word
-    (re.compile(r"\b(my|our) (other half|better half|significant other|hubby|missus|missis)\b", re.I), (("partner",),)),
-    (re.compile(r"\bthe (dog|hound|pup|pooch|doggo|mutt)\b", re.I), (("dog",),)),
-    (re.compile(r"\bthe (cat|kitty|moggy|moggie)\b", re.I), (("cat",),)),
-    (re.compile(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
+    (pattern(r"\b(my|our) (other half|better half|significant other|hubby|missus|missis)\b", re.I), (("partner",),)),
+    (pattern(r"\bthe (dog|hound|pup|pooch|doggo|mutt)\b", re.I), (("dog",),)),
+    (pattern(r"\bthe (cat|kitty|moggy|moggie)\b", re.I), (("cat",),)),
+    (pattern(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
 ]
 _ADJ = r"(?:(?:best|closest|oldest|old|younger|older|little|big|uni|new|late)\s+)?"
-_OWN_ROLE = re.compile(rf"\b(?:my|our)\s+{_ADJ}({_ANY_ROLE})s?(?:['’]s\s+{_ADJ}({_ANY_ROLE})s?)?\b", re.I)
+_OWN_ROLE = pattern(rf"\b(?:my|our)\s+{_ADJ}({_ANY_ROLE})s?(?:['’]s\s+{_ADJ}({_ANY_ROLE})s?)?\b", re.I)
 _NAME = r"([A-Z][\w’'-]*[\w](?:\s+[A-Z][\w’'-]*[\w])?)"
 # Who is who, as memory says it: owner (my / our / the user's / a name's), role, name.
 _TRIPLES = [
-    re.compile(rf"\b((?i:my|our|the user's)|{_NAME[1:-1]}['’]s)\s+(?:[a-z]+\s+)?({_ANY_ROLE}),?\s+{_NAME}"),
-    re.compile(rf"\b((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})(?:\s+from\s+\w+)?\s+is\s+(?:now\s+)?{_NAME}"),
-    re.compile(rf"\b{_NAME},\s+((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})\b"),
+    pattern(rf"\b((?i:my|our|the user's)|{_NAME[1:-1]}['’]s)\s+(?:[a-z]+\s+)?({_ANY_ROLE}),?\s+{_NAME}"),
+    pattern(rf"\b((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})(?:\s+from\s+\w+)?\s+is\s+(?:now\s+)?{_NAME}"),
+    pattern(rf"\b{_NAME},\s+((?i:my|our))\s+(?:[a-z]+\s+)?({_ANY_ROLE})\b"),
 ]
 # Several children named at once: "Our kids are Maya (7) and Felix (4)", "my daughters, Ana and Bea",
 # "We have three kids: Zain 12, Hana 9 and Musa 4".
@@ -99,20 +100,20 @@ _BROOD = {
     "daughters": "daughter",
     "girls": "daughter",
 }
-_NAMED_BROOD = re.compile(
+_NAMED_BROOD = pattern(
     rf"\b(?i:my|our|(?:we|I)\s+have(?:\s+got)?|(?:we|I)['’]ve\s+got)\s+(?:[a-z]+\s+)?"
     rf"((?i:kids|children|sons|boys|daughters|girls))(?:,|:|\s+are|\s+called|\s+named)?\s+"
     rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
 # A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
 # Sam", "my baby Rosa", "our toddler Ben"
-_AGED_CHILD = re.compile(
+_AGED_CHILD = pattern(
     r"\b(?i:my|our|we\s+have\s+an?|i\s+have\s+an?)\s+(?:[a-z]+\s+)?"
     r"(?i:(?:[a-z]+|\d+)[- ](?:year|month)s?[- ]old|baby|toddler|newborn|little\s+one)"
     rf"(?:,\s*|\s+(?i:called|named)\s+|\s+){_NAME}"
 )
-_MENTORING = re.compile(rf"\bI'?m mentoring {_NAME}")
-_GODPARENT = re.compile(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
+_MENTORING = pattern(rf"\bI'?m mentoring {_NAME}")
+_GODPARENT = pattern(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
 _CUES = {  # said of the user
     "mentee": ("mentoring",),
     "godchild": ("godfather", "godmother", "godparent"),
@@ -125,10 +126,10 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
     """The people a request names by role, as paths from the user: "my brother" -> [("brother",)]."""
     paths: list[tuple[str, ...]] = []
     rest = text
-    for pattern, found in _PATHS:
-        if pattern.search(rest):
+    for said, found in _PATHS:
+        if said.search(rest):
             paths += [p for p in found if p not in paths]
-            rest = pattern.sub(" ", rest)
+            rest = said.sub(" ", rest)
     for m in _OWN_ROLE.finditer(rest):
         path = tuple(_WORD_ROLE[w.lower()] for w in m.groups() if w)
         rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
@@ -148,7 +149,7 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
 # eat", "the drive to Mum's", "call dad tonight"): the user's own, unless a word before says whose
 # or which ("their mum's", "a new mum", "every dad"). Not "Mother's Day" (not such a name), not a
 # name of something else ("Gran Torino", "Mam Tor"), not NaN, nor a kind of joke or look.
-_FAMILY_NAME = re.compile(
+_FAMILY_NAME = pattern(
     r"\b([Mm]um|[Mm]om|[Mm]am|[Mm]ummy|[Mm]ommy|[Dd]ad|[Dd]addy|Nan|[Nn]ana|[Nn]anna|[Gg]ran|[Gg]ranny|[Gg]randma"
     r"|[Gg]randad|[Gg]randdad|[Gg]randpa)\b"
     r"(?!\s+[A-Z]\w)(?!['’]?s?\s+(?:jokes?|bod|rock|hats?|shoes|jeans|vibes?|guilt|brain|life|groups?|blogs?|friends?)\b)"
@@ -224,10 +225,10 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
     names: list[str] = []
     for _id, said in _texts(db, words):
         text = _cased(said)
-        for pattern in _TRIPLES:
-            for m in pattern.finditer(text):
+        for triple in _TRIPLES:
+            for m in triple.finditer(text):
                 groups = m.groups()
-                if pattern is _TRIPLES[2]:
+                if triple is _TRIPLES[2]:
                     name, who, word = groups
                 else:
                     who, word, name = groups[0], groups[-2], groups[-1]
@@ -240,8 +241,8 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
         if owner == "user" and role == "child":
             names += [n for n in _AGED_CHILD.findall(text) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
-            pattern = _MENTORING if role == "mentee" else _GODPARENT
-            names += [n for n in pattern.findall(text) if n not in names]
+            saying = _MENTORING if role == "mentee" else _GODPARENT
+            names += [n for n in saying.findall(text) if n not in names]
     return names
 
 
@@ -273,10 +274,10 @@ def referents(db: Database, path: tuple[str, ...], read: dict | None = None) -> 
         for owner in owners:
             if owner == "user":
                 phrases.append(
-                    re.compile(rf"(\b(my|our|the user's)\s+([a-z]+\s+)?({words})s?\b|^({words})\b){_NOT_IN_LAW}", re.I)
+                    pattern(rf"(\b(my|our|the user's)\s+([a-z]+\s+)?({words})s?\b|^({words})\b){_NOT_IN_LAW}", re.I)
                 )
             else:
-                phrases.append(re.compile(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b{_NOT_IN_LAW}", re.I))
+                phrases.append(pattern(rf"\b{re.escape(owner)}['’]s\s+([a-z]+\s+)?({words})\b{_NOT_IN_LAW}", re.I))
         names = [n for owner in owners for n in names_for(db, owner, role, read)]
         owners = [first_name(n) for n in names]
         if not owners:
@@ -312,15 +313,15 @@ def people_and_memories(db: Database, paths: list[tuple[str, ...]]) -> tuple[set
 # dose into yogurt?"): someone the user lives with or looks after, whom a caregiver's request calls
 # by pronoun. The roles it may mean, by the word a memory uses for them; a partner's is read from the
 # memories ("my husband Alasdair"; _PARTNER_IS measured in tests/word_lists.py), a child's either way.
-_HE = re.compile(r"\b(?:he|him|his|himself|he['’](?:s|d|ll))\b", re.IGNORECASE)
-_SHE = re.compile(r"\b(?:she|her|hers|herself|she['’](?:s|d|ll))\b", re.IGNORECASE)
+_HE = pattern(r"\b(?:he|him|his|himself|he['’](?:s|d|ll))\b", re.IGNORECASE)
+_SHE = pattern(r"\b(?:she|her|hers|herself|she['’](?:s|d|ll))\b", re.IGNORECASE)
 _PRONOUN_ROLES = {
     "he": (("son",), ("father",), ("child",)),
     "she": (("daughter",), ("mother",), ("child",)),
 }
 _PARTNER_IS = {
-    "he": re.compile(r"\b(?:my|our)\s+(?:husband|boyfriend|fianc[eé])\b(?!e)", re.IGNORECASE),
-    "she": re.compile(r"\b(?:my|our)\s+(?:wife|girlfriend|fianc[eé]e)\b", re.IGNORECASE),
+    "he": pattern(r"\b(?:my|our)\s+(?:husband|boyfriend|fianc[eé])\b(?!e)", re.IGNORECASE),
+    "she": pattern(r"\b(?:my|our)\s+(?:wife|girlfriend|fianc[eé]e)\b", re.IGNORECASE),
 }
 
 
@@ -341,8 +342,8 @@ NAMES_READ = 4  # capitalised words of a request looked up as names, at most (ea
 # A capitalised word a request may call someone by ("Present ideas for Josh", "Jonas wants a bigger bike"):
 # not one beside another capitalised word ("Michael Jordan", "Florence Nightingale") nor after a word of
 # place ("flying to Jordan", "hotels in Florence")
-_WORD = re.compile(r"[\w'’-]+")
-_NAME_SHAPE = re.compile(r"[A-Z][a-zà-ÿ'’-]+")
+_WORD = pattern(r"[\w'’-]+")
+_NAME_SHAPE = pattern(r"[A-Z][a-zà-ÿ'’-]+")
 _OF_PLACE = frozenset("in at of from near visit visiting around across via".split())
 # "to" is of place after a word of going ("flying to Jordan"), not of writing ("a message to Sam")
 _GOING = frozenset(
@@ -384,7 +385,7 @@ def names_known(
         name = word.removesuffix("'s").removesuffix("’s")
         if len(name) < 3 or name.lower() in _NOT_A_NAME or name.lower() in STOPWORDS:
             continue
-        said = re.compile(
+        said = pattern(
             rf"(?i:\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+){re.escape(name)}\b"
             rf"|\b{re.escape(name)},?(?i:\s+(?:is\s+)?(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE}))\b(?!['’]s)"
         )
@@ -402,7 +403,7 @@ def names_known(
 def memories_naming(db: Database, names: list[str], read: dict[str, list[tuple[int, str]]] | None = None) -> list[int]:
     """Ids of the memories that name one of `names` (as a name: capitalised, a whole word); `read`:
     the memories names_known read for them."""
-    said = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
+    said = pattern(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
     if read is not None and all(n in read for n in names):
         texts = list(dict.fromkeys(t for n in names for t in read[n]))
     else:

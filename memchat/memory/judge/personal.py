@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from memchat.memory.judge import people
 from memchat.memory.judge.people import ROLE_WORDS
 from memchat.memory.text import STOPWORDS, words
+from memchat.patterns import pattern
 
 if TYPE_CHECKING:
     from memchat.memory.recall.search import Hit
@@ -27,14 +28,14 @@ _OUR_TALK = (
     r"you\s+(?:said|told|mentioned|suggested|recommended|gave|showed|wrote|explained|meant)|did\s+you|"
     r"your\s+(?:advice|suggestions?|recommendations?|answer|ideas?|tips?|list|plan|summary|reply)"
 )
-_PERSONAL = re.compile(
+_PERSONAL = pattern(
     r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|"
     rf"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before|{_OUR_TALK})\b",
     re.IGNORECASE,
 )
 # "can you ...", "could you tell me about ...", "do you know ...", "give me ..." opening a sentence: the
 # message asks the assistant for something ("the doctor wants to give me amoxicillin" is the user's own). These words say nothing about what it asks: they are not searched for either.
-_REQUEST = re.compile(
+_REQUEST = pattern(
     r"\b(?:(?:can|could|would|will|won't|wouldn't)\s+you(?:\s+please)?(?:\s+(?:tell|show|give|write|remind)\s+me)?"
     r"|do\s+you\s+know|you\s+know|thank\s+you|if\s+you|let\s+me\s+know|i\s+wonder|please"
     r"|(?:^\s*|(?<=[.!?]\s))(?:tell|show|give|write|teach)\s+me(?:\s+(?:about|of))?|explain\s+to\s+me"
@@ -50,14 +51,14 @@ _RELATION = (
     r"grandmother|grandfather|niece|nephew|neighbou?r|teacher|doctor|dr\.?|cat|dog|puppy|kitten|pet|"
     r"hamster|rabbit|horse|parrot)"
 )
-_PERSON = re.compile(
+_PERSON = pattern(
     rf"\b{_RELATION},?\s+([A-Z][\w-]+)|\b(?:called|named|name\s+is)\s+([A-Z][\w-]+)"
     rf"|(?:^|[.!?]\s+)([A-Z][\w-]+)(?:'s|’s)?,?\s+(?:is|was)\s+(?:my|our)\b"
     rf"|(?:^|[.!?]\s+)([A-Z][\w-]+),\s+(?:my|our)\s+{_RELATION}\b",
     re.MULTILINE,
 )
 # a name as people write it: capitalised, not the first word of a sentence
-_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
+_CAPITALISED = pattern(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
 
 
 # A request for code ("build an ADHD-friendly todo app in React", "write a Flutter app that logs my
@@ -80,7 +81,7 @@ _LANGUAGE = (
     r"terraform|kubernetes|docker|pandas|numpy|html|css|tailwind|postgres(?:ql)?|mysql|sqlite|"
     r"vba|lua|haskell|scala|elixir|next\.js|spring boot|unity|godot)"
 )
-_CODE = re.compile(
+_CODE = pattern(
     r"\b(?:write|build|implement|code|create|make|generate|debug|fix|refactor|port|scaffold|set\s+up|design|"
     rf"optimi[sz]e|test)\s+(?:me\s+)?(?:an?\s+|the\s+|my\s+|our\s+|some\s+)?(?:[\w'’-]+\s+){{0,4}}?{_PROGRAM}\b"
     rf"|\b(?:in|with|using|for)\s+{_LANGUAGE}(?![\w+#])|\bin\s+Go\b"
@@ -89,7 +90,7 @@ _CODE = re.compile(
 )
 
 
-_IN_A_LANGUAGE = re.compile(rf"\b(?:in|using)\s+(?:{_LANGUAGE}(?![\w+#])|(?-i:Go)\b)", re.IGNORECASE)
+_IN_A_LANGUAGE = pattern(rf"\b(?:in|using)\s+(?:{_LANGUAGE}(?![\w+#])|(?-i:Go)\b)", re.IGNORECASE)
 
 
 def names_its_language(text: str) -> bool:
@@ -105,7 +106,7 @@ def asks_for_code(text: str) -> bool:
 # A question about what is usual for people at large ("what antibiotics are usually given for strep
 # throat?", "how much do plumbers normally charge?") asks for knowledge, not for the user's facts on
 # its topic, when it says no I, my or we. Measured on labelled examples in tests/word_lists.py.
-_IN_GENERAL = re.compile(
+_IN_GENERAL = pattern(
     r"\b(?:usually|typically|generally|commonly|normally|in\s+general|on\s+average|as\s+a\s+rule|"
     r"most\s+people|the\s+average\s+person|the\s+typical|the\s+standard|the\s+normal|"
     r"(?:usual|typical|standard|normal)\s+(?:treatment|dose|dosage|cure|remedy|price|cost|rate|amount|age))\b",
@@ -115,13 +116,13 @@ _IN_GENERAL = re.compile(
 
 # the user's own words for themselves ("you" in "what do you usually get for strep?" is anyone)
 # and someone in particular ("he's 2", "she usually gets a migraine"); not "the US"
-_FIRST_PERSON = re.compile(
+_FIRST_PERSON = pattern(
     r"\b(?:i|me|my|mine|myself|we|(?-i:us|Us)|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've|"
     r"he|she|him|his|her|hers|he's|she's)\b",
     re.I,
 )
 # someone of the household said without a pronoun ("how much should the baby usually be eating?")
-_THE_HOUSEHOLD = re.compile(
+_THE_HOUSEHOLD = pattern(
     r"\bthe\s+(?:baby|babies|little\s+ones?|toddler|kids|children|twins|dog|cat|puppy|kitten)\b"
     r"|\b(?-i:Mum|Mom|Dad|Mam|Mummy|Daddy|Grandma|Grandpa|Gran|Nan|Nana|Granny|Grandad)\b"  # "Mum usually gets confused"
     r"|^\s*(?:mum|mom|dad|mam|grandma|grandpa|gran|nan|granny|grandad)\b",  # typed in lowercase
@@ -137,7 +138,7 @@ def says_its_own(text: str) -> bool:
 # the doer of a how-to: anyone who would do it ("How do I reverse a string in Java?"), not the user's
 # own things ("how do I get my deposit back?" still says "my"). Measured on labelled examples in
 # tests/word_lists.py.
-_HOW_DO_I = re.compile(r"\bhow\s+(?:do|can|could|should|would|shall|to)\s+(?:i|we)\b", re.IGNORECASE)
+_HOW_DO_I = pattern(r"\bhow\s+(?:do|can|could|should|would|shall|to)\s+(?:i|we)\b", re.IGNORECASE)
 
 
 def says_more_than_how_to(text: str) -> bool:
@@ -154,7 +155,7 @@ def asks_in_general(text: str) -> bool:
     return any(_IN_GENERAL.search(q) for q in asked) and not says_its_own(text)
 
 
-_WORLD_QUESTION = re.compile(
+_WORLD_QUESTION = pattern(
     r"^\s*(?:what|what's|whats|when|when's|where|where's|which|who|who's|whose|why|how|how's|is|are|was|were|"
     r"does|do|did|can|could|should|would|will|has|have|shall)\b[^.!?\n]*\?\s*$",
     re.IGNORECASE,
@@ -188,7 +189,7 @@ _ROLES_BY_THE = (
     r"landlord|landlady|letting\s+agent|vet|gp|dentist|childminder|nanny|cleaner|builder|accountant|"
     r"solicitor|therapist|physio|boss|manager|line\s+manager|in-laws|neighbours?|flatmates?|housemates?"
 )
-_THE_ROLE = re.compile(
+_THE_ROLE = pattern(
     rf"\b(?:to|with|for|from|tell|ask|call|email|text|message|thank|remind|reply\s+to)\s+the\s+({_ROLES_BY_THE})\b"
     rf"|\bthe\s+({_ROLES_BY_THE})\s+(?:said|says|say|told|tells|wants|wanted|asked|visits?|comes?|came)\b",
     re.IGNORECASE,
@@ -254,7 +255,7 @@ def speakers_named(query: str, hits: list[Hit]) -> set[str]:
 
 # The person a memory is about, when it opens with their name: "Geoff has early-stage Alzheimer's",
 # "My husband Geoff has...", "Our son Felix is..." (not "Mum has...": a role, not a name).
-_SUBJECT = re.compile(r"^\s*(?:(?i:my|our|the user's)\s+(?:[a-z][\w-]*\s+){1,2}?)?([A-Z][a-z][\w'’-]*)")
+_SUBJECT = pattern(r"^\s*(?:(?i:my|our|the user's)\s+(?:[a-z][\w-]*\s+){1,2}?)?([A-Z][a-z][\w'’-]*)")
 _ROLES = {w for ws in ROLE_WORDS.values() for w in ws}
 
 

@@ -15,6 +15,8 @@ import json
 import re
 from pathlib import Path
 
+from memchat.patterns import pattern
+
 # The word lists are data (sensitive_words.json, with what an entry means); their precision is
 # measured on labelled examples by tests/test_word_lists.py.
 WORD_LISTS = Path(__file__).with_name("sensitive_words.json")
@@ -26,13 +28,13 @@ _STREET = (
     r"Square|Row|Mews|Boulevard|Blvd|Parade|Walk)\b"
 )
 _PATTERNS: dict[str, re.Pattern[str]] = {
-    "health": re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml)\b", re.IGNORECASE),  # a dose
-    "finances": re.compile(r"\b(?:\d[ -]?){13,19}\b|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b"),  # card, IBAN
-    "identity_document": re.compile(r"\b\d{3}-\d{2}-\d{4}\b|\b[A-Z]{1,2}\d{6,8}\b"),  # US SSN, passport-like
+    "health": pattern(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml)\b", re.IGNORECASE),  # a dose
+    "finances": pattern(r"\b(?:\d[ -]?){13,19}\b|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}\b"),  # card, IBAN
+    "identity_document": pattern(r"\b\d{3}-\d{2}-\d{4}\b|\b[A-Z]{1,2}\d{6,8}\b"),  # US SSN, passport-like
     # A street address ("22 Mill Street", "14a Elm Rd", "we live on Beech Lane"), a UK postcode, or the
     # code of a door, gate or alarm ("the code for the side gate is 7788"): never on the card. By shape,
     # not by meaning: "I live in Leith, Edinburgh" is as near an address's examples as "93 Leith Walk".
-    "precise_location": re.compile(
+    "precise_location": pattern(
         rf"\b\d{{1,4}}[A-Za-z]?,?\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
         rf"|\b(?i:(?:live[sd]?|living|flat|house|home|apartment)\b[^.,\n]{{0,30}}?\bon)\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
         r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
@@ -48,7 +50,7 @@ _WHOLE = r"\b(?![.-]\d(?!\d))"
 
 
 def _any_of(words: list[str]) -> re.Pattern[str]:
-    return re.compile(
+    return pattern(
         r"(?<![a-z])(?:" + "|".join(re.escape(w.strip()) + (_WHOLE if w.endswith(" ") else "") for w in words) + ")",
         re.IGNORECASE,
     )
@@ -71,7 +73,7 @@ def _alternatives(words: list[str]) -> str:
 # study of it ("Aisha studies medicine in Sheffield"). Measured on labelled examples in tests/word_lists.py.
 _CARE = _LISTS["care_work"]
 _WORKPLACE = rf"(?:an?\s+|the\s+)?(?:[\w'’&.-]+\s+){{0,3}}?(?:{_alternatives(_CARE['workplaces'])})\b"
-CARE_WORK = re.compile(
+CARE_WORK = pattern(
     r"\b(?:i'm|i\s+am|i've\s+been|he's|she's|they're|is|was|are|were|became|as|be|"
     r"(?:work(?:s|ed|ing)?|job|trained|training|qualified|retrained|employed)\s+as)\s+"
     rf"(?:an?\s+)(?:[\w-]+\s+){{0,2}}?(?:{_alternatives(_CARE['roles'])})s?\b"
@@ -94,7 +96,7 @@ CARE_WORK = re.compile(
 # more but an amount ("£425000"). What holds one is sent when a request asks for it (search finds
 # it by its words: "what's my sort code?"), never because a request is about the same subject
 # ("should I pay off my credit card first?" needs the debt, not the account number).
-_IDENTIFIER = re.compile(
+_IDENTIFIER = pattern(
     r"\b\d{2}-\d{2}-\d{2}\b|\b[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|(?<![£$€])\b\d(?: ?\d){5,}\b"
 )
 
@@ -108,8 +110,8 @@ def holds_identifier(text: str) -> bool:
 
 def categories(text: str) -> frozenset[str]:
     """The sensitive categories a text touches (empty: none)."""
-    found = {c for c, pattern in _COMPILED.items() if pattern.search(text)}
-    found |= {c for c, pattern in _PATTERNS.items() if pattern.search(text)}
+    found = {c for c, rule in _COMPILED.items() if rule.search(text)}
+    found |= {c for c, rule in _PATTERNS.items() if rule.search(text)}
     if "health" in found and CARE_WORK.search(text):
         rest = CARE_WORK.sub(" ", text)  # the job said, is anything left of health?
         if not (_COMPILED["health"].search(rest) or _PATTERNS["health"].search(rest)):
@@ -137,12 +139,12 @@ def practices_named(text: str) -> frozenset[str]:
     """The faiths whose practices or festivals a message names."""
     if not _PRACTICES.search(text):  # every request asks this: one pattern, the rest when one is named
         return frozenset()
-    return frozenset(faith for faith, pattern in _faith_patterns()[0].items() if pattern.search(text))
+    return frozenset(faith for faith, rule in _faith_patterns()[0].items() if rule.search(text))
 
 
 def faiths_of(text: str) -> frozenset[str]:
     """The faiths a text speaks of, by their words and practices."""
-    return frozenset(faith for faith, pattern in _faith_patterns()[1].items() if pattern.search(text))
+    return frozenset(faith for faith, rule in _faith_patterns()[1].items() if rule.search(text))
 
 
 def faith_terms(faiths: frozenset[str]) -> str:
@@ -164,14 +166,14 @@ def _access_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 # a place word that names a thing, not a place to go ("a restaurant job", "the hotel booking system", "a
 # trip switch", "a cottage pie", "pub/sub"), or one the user owns ("my restaurant", "a home cinema")
-_PLACE_AS_A_THING = re.compile(
+_PLACE_AS_A_THING = pattern(
     r"/|[\s-]*(?:grade|jobs?|reviews?|names?|logos?|websites?|apps?|pos|software|systems?|designs?|managers?|owners?|"
     r"controllers?|control|switch(?:es)?|calls?|pie|gifts?|exercises?|routines?|models?|booking\s+(?:system|service|api)|"
     r"towels?|simulators?|sim|chords|songs?|lyrics|playlists?|stoves?|heads?|california)\b",
     re.IGNORECASE,
 )
-_PLACE_OWNED = re.compile(r"\b(?:my|our|home)\s+$", re.IGNORECASE)
-_ESTABLISHMENT = re.compile(r"restaurant|caf|hotel|pub|venue|galler|museum|theatre|cinema|campsite|cottage", re.I)
+_PLACE_OWNED = pattern(r"\b(?:my|our|home)\s+$", re.IGNORECASE)
+_ESTABLISHMENT = pattern(r"restaurant|caf|hotel|pub|venue|galler|museum|theatre|cinema|campsite|cottage", re.I)
 
 
 def plans_a_place(text: str) -> bool:
@@ -185,7 +187,7 @@ def plans_a_place(text: str) -> bool:
 
 # the words before an aid that say someone has or uses it ("I use a manual wheelchair", "Mum is
 # registered blind"), not only that it is named ("I play wheelchair basketball")
-_HAS_IT = re.compile(
+_HAS_IT = pattern(
     r"(?:\b(?:use|uses|using|in|need|needs|have|has|got|get|gets|getting|with|am|is|are|have\s+used|been\s+using)"
     r"|['’](?:m|s|re|ve\s+used))\s+"
     r"(?:an?\s+|my\s+|his\s+|her\s+|their\s+)?(?:(?!(?:on|about|of|for|into|to|at|in)\s)[\w-]+\s+)?$"
@@ -193,17 +195,17 @@ _HAS_IT = re.compile(
     re.IGNORECASE,
 )
 # an aid or a need phrase that says it by itself ("can't manage stairs", "I'm deaf", "on crutches")
-_SAYS_IT = re.compile(r"(?:can|need|use|walks?\s|on\s|i['’]m|i\s+am|is\s|are\s|profoundly|partially|deaf\s)", re.I)
+_SAYS_IT = pattern(r"(?:can|need|use|walks?\s|on\s|i['’]m|i\s+am|is\s|are\s|profoundly|partially|deaf\s)", re.I)
 # an aid's name as a thing's ("a wheelchair lift", "wheelchair basketball", "a guide dog charity", "deaf to
 # criticism", "a walking stick collection", "a Blue Badge guide", "wheelchair-accessible")
-_AN_AIDS_THING = re.compile(
+_AN_AIDS_THING = pattern(
     r"[\s-]*(?:lifts?|ramps?|access|accessible|friendly|spaces?|spots?|basketball|rugby|tennis|racing|races?|training|"
     r"charit(?:y|ies)|fraud|design|company|firm|shop|care\s+(?:home|worker|assistant|sector)|research|awareness|"
     r"services?|ward|unit|clinic|nurse|patients?|collections?|collector|guides?|to|children|people|pupils|students|"
     r"customers|school|club|team|community|users'|engineer\w*)\b",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"[.;!?,]\s*")
+_CLAUSE = pattern(r"[.;!?,]\s*")
 SUBJECT_WORDS = 6  # an aid further than this from the start of its clause is not said of its subject
 
 
@@ -251,7 +253,7 @@ def _fts(words: list[str]) -> str:
 
 def topics(message: str) -> frozenset[str]:
     """The categories a message is about: the words above, and broader cues ("family", "my trip")."""
-    return categories(message) | {c for c, pattern in _ABOUT_COMPILED.items() if pattern.search(message)}
+    return categories(message) | {c for c, rule in _ABOUT_COMPILED.items() if rule.search(message)}
 
 
 def describe() -> str:

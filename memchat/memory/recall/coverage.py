@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Protocol, TypeVar
 
+from memchat.patterns import pattern
+
 
 class _Ranked(Protocol):
     """What diversify reads of a hit (rank.Hit; not imported: rank imports this module)."""
@@ -31,15 +33,15 @@ _NOT_PLURAL = frozenset(
     """is was has does this his hers its yes us as always perhaps sometimes whereas unless
     thus plus across series news lots years days weeks months hours minutes times""".split()
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
-_QUESTION_WORD = re.compile(r"\b(what|which|where|who|how)\b", re.I)
+_WORD = pattern(r"[A-Za-z][A-Za-z'’]*")
+_QUESTION_WORD = pattern(r"\b(what|which|where|who|how)\b", re.I)
 # "what has Sam tried", "where has Melanie camped": the present perfect asks for everything so far.
-_PERFECT = re.compile(r"\b(?:has|have)\s+(?:[A-Z]\w*\s+)+(?:\w+\s+)?\w+ed\b")
+_PERFECT = pattern(r"\b(?:has|have)\s+(?:[A-Z]\w*\s+)+(?:\w+\s+)?\w+ed\b")
 # A count is a set, counted ("how many times has she..."); a span of time is not.
-_HOW_MANY = re.compile(r"\bhow many\b(?!\s+(?:years|months|weeks|days|hours|minutes)\b)", re.I)
-_BOTH = re.compile(r"\b(both|each|all)\b", re.I)
+_HOW_MANY = pattern(r"\bhow many\b(?!\s+(?:years|months|weeks|days|hours|minutes)\b)", re.I)
+_BOTH = pattern(r"\b(both|each|all)\b", re.I)
 # Two people joined ("Jon and Gina"): the answer has a piece from each.
-_NAMES_JOINED = re.compile(r"\b([A-Z][a-z]+)\s+and\s+([A-Z][a-z]+)\b")
+_NAMES_JOINED = pattern(r"\b([A-Z][a-z]+)\s+and\s+([A-Z][a-z]+)\b")
 
 
 def is_set_question(text: str) -> bool:

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from memchat.patterns import pattern
+
 MONTHS = {
     name: i
     for i, names in enumerate(
@@ -34,16 +36,14 @@ MONTHS = {
 }
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _YEAR = r"((?:19|20)\d\d)"
-_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YEAR}\b", re.I)
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.I)
-_MONTH_YEAR = re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
-_IN_MONTH = re.compile(rf"\b(?:in|during|since|last|this)\s+{_MONTH}\b", re.I)
-_YEAR_ONLY = re.compile(rf"\b(?:in|during|since|of)\s+{_YEAR}\b", re.I)
-_AGO = re.compile(
-    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I
-)
-_RELATIVE = re.compile(r"\b(yesterday|today|last\s+(?:week|weekend|month|year)|this\s+(?:week|month|year))\b", re.I)
+_ISO = pattern(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+_DAY_MONTH_YEAR = pattern(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YEAR}\b", re.I)
+_MONTH_DAY_YEAR = pattern(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.I)
+_MONTH_YEAR = pattern(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
+_IN_MONTH = pattern(rf"\b(?:in|during|since|last|this)\s+{_MONTH}\b", re.I)
+_YEAR_ONLY = pattern(rf"\b(?:in|during|since|of)\s+{_YEAR}\b", re.I)
+_AGO = pattern(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(day|week|month|year)s?\s+ago\b", re.I)
+_RELATIVE = pattern(r"\b(yesterday|today|last\s+(?:week|weekend|month|year)|this\s+(?:week|month|year))\b", re.I)
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -121,8 +121,8 @@ def period_in(text: str, today: date | None = None) -> Period | None:
     return None
 
 
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!\.?,?\s+(?:19|20)\d\d)", re.I)
-_MONTH_DAY = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+(?:19|20)\d\d)(?!\s*:)", re.I)
+_DAY_MONTH = pattern(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!\.?,?\s+(?:19|20)\d\d)", re.I)
+_MONTH_DAY = pattern(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+(?:19|20)\d\d)(?!\s*:)", re.I)
 
 
 def day_named(text: str, stated: date) -> date | None:
@@ -133,8 +133,8 @@ def day_named(text: str, stated: date) -> date | None:
     """
     if (period := period_in(text, stated)) is not None:
         return period.start if period.start == period.end and not _RELATIVE.search(text) else None
-    for pattern, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
-        if m := pattern.search(text):
+    for form, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
+        if m := form.search(text):
             month, day = _month(m.group(month_group)), int(m.group(day_group))
             for year in (stated.year, stated.year + 1):
                 when = _safe(date, year, month, day)
@@ -155,15 +155,13 @@ def day_named(text: str, stated: date) -> date | None:
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # One weekday named as a day: "on Tuesday", "this Friday", "next Monday", "last Saturday"; not a
 # habit ("on Tuesdays", "on Tuesday evenings", "on the first Thursday of the month").
-_WEEKDAY = re.compile(
+_WEEKDAY = pattern(
     rf"\b(on|this|next|last|coming)\s+({'|'.join(_WEEKDAYS)})\b(?!s\b)(?!\s+(?:mornings|afternoons|evenings|nights)\b)",
     re.IGNORECASE,
 )
 
 
-_RECURRING = re.compile(
-    r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily)\b", re.I
-)
+_RECURRING = pattern(r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily)\b", re.I)
 
 
 def event_day(text: str, stated: str | None) -> date | None:
@@ -176,7 +174,7 @@ def event_day(text: str, stated: str | None) -> date | None:
     return day_named(text, kept)
 
 
-_SINCE = re.compile(r"\bsince\b", re.IGNORECASE)
+_SINCE = pattern(r"\bsince\b", re.IGNORECASE)
 
 
 def one_off_day(text: str, stated: str | None) -> date | None:
@@ -227,22 +225,22 @@ def _relative(phrase: str, today: date) -> Period:
 
 # --- the period a request looks ahead to ---------------------------------------------------------
 
-_COMING = re.compile(
+_COMING = pattern(
     r"\b(tomorrow|(?:this|next)\s+(?:week|weekend|month|year)|(?:the\s+)?end\s+of\s+(?:this|next)\s+month)\b", re.I
 )
-_SEASON = re.compile(r"\b(?:this|next|coming)?\s*(winter|spring|summer|autumn|fall)\b", re.I)
-_FESTIVE = re.compile(r"\b(christmas|xmas|festive|the\s+holidays|new\s+year(?:'s)?)\b", re.I)
-_EASTER = re.compile(r"\beaster\b", re.I)
+_SEASON = pattern(r"\b(?:this|next|coming)?\s*(winter|spring|summer|autumn|fall)\b", re.I)
+_FESTIVE = pattern(r"\b(christmas|xmas|festive|the\s+holidays|new\s+year(?:'s)?)\b", re.I)
+_EASTER = pattern(r"\beaster\b", re.I)
 # A month named as ahead ("my February trip", "in March", "next June"): capitalised as a name is, not
 # after "last", nor possessive ("June's party" is a person's); "May" only where the verb cannot be
 # ("in May", "next May"). A person called April or June is still read as the month.
-_AHEAD_MONTH = re.compile(
+_AHEAD_MONTH = pattern(
     r"(?<!\blast )(?<!\bLast )\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b(?!['’]s)"
     r"|\b(?:in|this|next|early|late|mid-?|by|until)\s+(May)\b"
 )
 _SEASONS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9}  # first month; three months each
-_ASKS_BACK = re.compile(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do in May?" looks back
+_ASKS_BACK = pattern(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do in May?" looks back
 
 
 def coming_period(text: str, today: date) -> Period | None:

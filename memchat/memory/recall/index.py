@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from memchat.memory.recall.embed import to_blob
 from memchat.memory.recall.vector_file import Rows, patch_copy, read_copy, write_copy
 from memchat.memory.recall.vectors import VectorSet, generation, kind_status_code
 from memchat.memory.text import window
+from memchat.patterns import pattern
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,10 +50,10 @@ class ReindexResult:
 
 
 _THIRD_PERSON = (
-    (re.compile(r"\bThe user's\b"), "My"),
-    (re.compile(r"\bthe user's\b"), "my"),
-    (re.compile(r"\bThe user\b"), "I"),
-    (re.compile(r"\bthe user\b"), "me"),
+    (pattern(r"\bThe user's\b"), "My"),
+    (pattern(r"\bthe user's\b"), "my"),
+    (pattern(r"\bThe user\b"), "I"),
+    (pattern(r"\bthe user\b"), "me"),
 )
 
 
@@ -62,8 +62,8 @@ def memory_text(text: str) -> str:
     Lisbon"; people ask "where do I live?", and the model matches first person to first person
     (cosine 0.30 -> 0.46 for that pair, 0.26 -> 0.49 for "how should you contact me?")."""
     text = window(text)
-    for pattern, replacement in _THIRD_PERSON:
-        text = pattern.sub(replacement, text)
+    for third, replacement in _THIRD_PERSON:
+        text = third.sub(replacement, text)
     return text
 
 

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.memory.recall import coverage, relevance
 from memchat.memory.store.memories import Memory, MemoryStore
 from memchat.memory.text import TEXT_WINDOW, window
+from memchat.patterns import pattern
 
 if TYPE_CHECKING:
     import numpy as np
@@ -148,7 +148,7 @@ def rank(db: Database, lists: Lists, q: Query, t: Tuning, limit: int) -> list[Hi
     return hits[:limit]
 
 
-SUMMARY_KEY = re.compile(r"^session\.\d+\.summary$")
+SUMMARY_KEY = pattern(r"^session\.\d+\.summary$")
 ANSWERING_FACT = 0.01  # a fact this relevant is taken to answer: no session summary ranks above it
 
 

@@ -26,7 +26,6 @@ The result is P(this candidate holds what the query asks for); the relevance gat
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from memchat.db import db_file
 from memchat.memory.text import STOPWORDS, content_stems, stem, words
+from memchat.patterns import pattern
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -108,7 +108,7 @@ class QueryTerms:
 
 
 SHORT_NAME = 3  # letters a short form of a name keeps at least
-_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+")
+_CAPITALISED = pattern(r"(?<![\w'’])[A-Z][a-z]+")
 
 
 _DF: dict[tuple[str, str], tuple[int, int]] = {}  # (database, word) -> (document frequency, corpus size then)

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import re
 
+from memchat.patterns import pattern
+
 KINDS_SAID = ("fact", "event", "rule")
 # "rule: ...", "that rule: ...", "as a rule, ..." (a separator after the label, so that "the rule
 # is that ..." stays a sentence)
-_LABEL = re.compile(r"^\s*(?:(?:the|this|that|a|as\s+a)\s+)?(?P<kind>rule|fact|event)\s*[:,-]\s*", re.IGNORECASE)
-_IMPERATIVE = re.compile(
+_LABEL = pattern(r"^\s*(?:(?:the|this|that|a|as\s+a)\s+)?(?P<kind>rule|fact|event)\s*[:,-]\s*", re.IGNORECASE)
+_IMPERATIVE = pattern(
     r"^\s*(?:please\s+)?(?:always|never|don'?t|do\s+not|stop|avoid|use|answer|reply|respond|write|"
     r"explain|format|keep|be\s+(?:brief|concise|short|terse|direct|formal|informal|detailed)|"
     r"call\s+me|address\s+me|refer\s+to\s+me|speak|talk|give\s+me|show\s+me|prefer)\b",
     re.IGNORECASE,
 )
 # "I prefer / like / want / would like ... <something the assistant produces>"
-_PREFERS = re.compile(
-    r"^\s*i\s+(?:prefer|like|want|need|would\s+(?:like|prefer)|'d\s+(?:like|prefer))\b", re.IGNORECASE
-)
-_OUTPUT = re.compile(
+_PREFERS = pattern(r"^\s*i\s+(?:prefer|like|want|need|would\s+(?:like|prefer)|'d\s+(?:like|prefer))\b", re.IGNORECASE)
+_OUTPUT = pattern(
     r"\b(?:answers?|replies|reply|responses?|examples?|code|snippets?|explanations?|summar(?:y|ies)|"
     r"bullet(?:s| points)?|markdown|tables?|format(?:ting)?|tone|style|language|english|units?|metric|"
     r"imperial|citations?|sources|emojis?|jargon|you\s+to)\b",
@@ -34,7 +34,7 @@ _OUTPUT = re.compile(
 
 # "Remember that ...", "remember: ..." typed where memory is the whole point (`memories add`,
 # /remember): the request is not part of what to keep.
-_REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that\b|\s*[:,]|(?=\s+to\s))\s*(?=\S)", re.IGNORECASE)
+_REMEMBER = pattern(r"^\s*(?:please\s+)?remember(?:\s+that\b|\s*[:,]|(?=\s+to\s))\s*(?=\S)", re.IGNORECASE)
 
 
 def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
