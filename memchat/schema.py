@@ -296,6 +296,13 @@ def m020_keys_in_lower_case(db: Database) -> None:
             db.execute("UPDATE memories SET key = ? WHERE id = ?", (key.lower(), memory_id))
 
 
+@_migration
+def m021_keep_the_profile_card(db: Database) -> None:
+    # The profile card between processes, as ids under the key of what it was worked out from
+    # (memchat.memory.judge.card_store): a fresh `ask` spent 70 ms at 100,000 memories on it.
+    db.execute("CREATE TABLE IF NOT EXISTS profile_card (key TEXT PRIMARY KEY, card TEXT NOT NULL)")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

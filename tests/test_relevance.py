@@ -2223,3 +2223,61 @@ def test_a_place_or_someone_famous_with_a_familys_name_reaches_none_of_their_mem
     assert "asthma" not in sent_for(cli, api, "Where can I stream Michael Jordan's best games?")
     assert "Sophie" not in _profile_lines(cli)  # a person said like a pet ("Our Sophie") is no pet
     assert "antidepressants" in sent_for(cli, api, "How can I help Florence sleep better?")
+
+
+def test_a_memory_made_private_or_forgotten_leaves_the_card_at_once_in_the_same_process(memchat_home, embedder):
+    # The REPL keeps one process for a whole chat: the card it worked out must not keep sending a
+    # memory the user has just marked /private or forgotten (neither changes a vector).
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-11-01",
+        "I live in Lyon with my wife Claire",
+        "Our daughter Lea is 4",
+        "I work as a nurse at the Croix-Rousse hospital",
+    )
+    store = MemoryStore(db)
+    by_text = {m.text: m.id for m in store.find(status="active")}
+    today = date(2026, 11, 2)
+    card = section_on(db, embedder, "Ideas for the weekend?", today)
+    assert "Lea" in card and "nurse" in card, card
+    store.update(by_text["Our daughter Lea is 4"], private=True)
+    assert "Lea" not in section_on(db, embedder, "Ideas for the weekend?", today)
+    store.forget([by_text["I work as a nurse at the Croix-Rousse hospital"]])
+    assert "nurse" not in section_on(db, embedder, "Ideas for the weekend?", today)
+
+
+def test_the_card_is_kept_between_processes_as_ids_only_and_never_used_stale(
+    cli, api, memchat_home, real_encoder, monkeypatch
+):
+    # A fresh `ask` reads the card the last one worked out (ids under the key of what it was worked
+    # out from) instead of working it out again; never one holding what has since become private,
+    # nor one that no longer reads.
+    from memchat.memory.judge import need
+
+    def card() -> list[str]:
+        explained = json.loads(cli("ask", "--explain", "--json", "Ideas for the weekend?").stdout)
+        return [i["text"] for i in explained["memory"] if i["section"] == "profile"]
+
+    remember(cli, "I live in Ghent with my husband Tom", "Our son Arlo is 6", "I'm a GP at a practice in Ledeberg")
+    first = card()
+    assert any("Arlo" in line for line in first) and any("Ghent" in line for line in first), first
+    db = open_db(memchat_home / "default.db")
+    stored = db.conn.execute("SELECT card FROM profile_card").fetchall()
+    assert len(stored) == 1 and not any(word in stored[0][0] for word in ("Ghent", "Arlo", "Ledeberg")), stored
+    worked_out = []
+    real = need._profile
+    monkeypatch.setattr(need, "_profile", lambda *a, **k: worked_out.append(1) or real(*a, **k))
+    need._PROFILES.clear()  # as a fresh process
+    assert card() == first and worked_out == []
+    arlo = next(m.id for m in MemoryStore(db).find(status="active") if "Arlo" in m.text)
+    assert cli("memories", "edit", str(arlo), "--private").exit_code == 0
+    need._PROFILES.clear()
+    assert not any("Arlo" in line for line in card()) and worked_out == [1]
+    with db.conn:
+        db.conn.execute("UPDATE profile_card SET card = 'not a card'")
+    need._PROFILES.clear()
+    assert any("Ghent" in line for line in card()) and worked_out == [1, 1]
+    db.close()

@@ -28,6 +28,7 @@ memchat.memory.judge.topics:
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -35,7 +36,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from memchat.db import db_file
-from memchat.memory.judge import people, sensitive
+from memchat.memory.judge import card_store, people, sensitive
 from memchat.memory.judge.personal import (
     asks_about_the_world,
     asks_for_code,
@@ -366,17 +367,64 @@ class Card:
     replaced: frozenset[int] = frozenset()
 
 
-_PROFILES: dict[tuple, Card] = {}  # (database, memories' generation, model) -> the profile
+_PROFILES: dict[tuple[str, str], Card] = {}  # (database, card_store.key) -> the profile
 
 
 def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclude: set[int]) -> Card:
-    """The profile block's memories, within PROFILE_TOKENS (kept until a memory changes)."""
+    """The profile block's memories, within PROFILE_TOKENS: kept in this process and in the database
+    (memchat.memory.judge.card_store) until a memory changes, and never a memory made private or
+    forgotten since (neither moves a vector, and the REPL keeps one process for a whole chat)."""
     vs = index.vector_set(db, "memories", embedder.model_name)
-    key = (str(db_file(db)), vs.generation, embedder.model_name, frozenset(exclude))
-    if key not in _PROFILES:
-        _PROFILES.clear()  # one profile per process, in practice
-        _PROFILES[key] = _profile(db, embedder, vs, count, exclude)
-    return _PROFILES[key]
+    key = card_store.key(vs.generation, embedder.model_name, exclude)
+    card = _PROFILES.get((str(db_file(db)), key)) or _stored_card(db, key)
+    if card is None or not _still_sendable(db, card):
+        card = _profile(db, embedder, vs, count, exclude)
+        card_store.save(db, key, _as_stored(card))
+    _PROFILES.clear()  # one profile per process, in practice
+    _PROFILES[(str(db_file(db)), key)] = card
+    return card
+
+
+def _as_stored(card: Card) -> dict[str, list]:
+    return {
+        "lines": [[line.memory.id, line.slot, line.whole] for line in card.lines],
+        "replaced": sorted(card.replaced),
+    }
+
+
+def _stored_card(db: Database, key: str) -> Card | None:
+    """The card stored under this key, its memories read again (None when one is gone or changed)."""
+    stored = card_store.load(db, key)
+    if stored is None:
+        return None
+    try:
+        ids = [int(i) for i, _slot, _whole in stored["lines"]]
+        found = MemoryStore(db).get_many(ids, longest=LONGEST_SENT)
+        lines = []
+        for i, slot, whole in stored["lines"]:
+            m = found.get(int(i))
+            part = m if m is None or whole else _without_the_cost(m)
+            if part is None:
+                return None
+            lines.append(CardLine(part, str(slot), whole=bool(whole)))
+        return Card(lines, frozenset(int(i) for i in stored["replaced"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _still_sendable(db: Database, card: Card) -> bool:
+    """Whether every memory on the card is still active and not private."""
+    ids = [line.memory.id for line in card.lines]
+    if not ids:
+        return True
+    live = {
+        int(i)
+        for (i,) in db.conn.execute(
+            "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active' AND private = 0",
+            (json.dumps(ids),),
+        )
+    }
+    return live == set(ids)
 
 
 def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[str], int], exclude: set[int]) -> Card:
