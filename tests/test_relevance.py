@@ -1807,6 +1807,33 @@ def test_a_request_for_something_to_wear_gets_your_sizes_and_what_you_wont_wear(
     assert "34/32" in dress and "size 16" not in dress, dress  # over: not now
 
 
+def test_a_request_to_plan_your_money_gets_your_money_picture_and_nothing_else_does(cli, api, real_encoder):
+    # "Make me a monthly budget" shares no word with "I earn" or "rent": a request plainly about the
+    # user's own money gets up to three of their money facts, nearest it; not someone else's money,
+    # a child's support payments, an account number, and not for code or a question in general.
+    remember(
+        cli,
+        "I earn about £3,100 a month after tax",
+        "We pay £1,250 rent for the flat in Leith",
+        "I owe £2,100 on my Amex",
+        "My brother's mortgage is with Halifax",
+        "My sort code and account number are 20-45-77 41234567",
+        "I'm a physiotherapist at the Western General",
+        "I love hillwalking in the Cairngorms",
+    )
+    budget = " ".join(retrieved_for(cli, "Make me a monthly budget", why="money"))
+    assert "3,100" in budget and "1,250" in budget, budget
+    assert "Halifax" not in budget and "41234567" not in budget, budget
+    debt = " ".join(retrieved_for(cli, "Should I pay off my card or put money aside first?", why="money"))
+    assert "Amex" in debt, debt
+    for request in (
+        "Write a Python function that computes compound interest",
+        "How do credit card interest rates work in general?",
+        "Plan a hillwalking weekend in the Cairngorms",
+    ):
+        assert retrieved_for(cli, request, why="money") == [], request
+
+
 def test_a_journey_or_a_place_you_plan_gets_what_you_need_to_get_about_and_nothing_else_does(cli, api, real_encoder):
     # "Which seat should I book for the long flight?" is not like "I use a manual wheelchair" to the
     # encoder, and a wheelchair is health, so search's gate keeps it back: a request that plans a place

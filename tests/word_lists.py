@@ -54,6 +54,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "my money (need._MY_MONEY, need._STATES_MONEY)",
+        "a memory that states the user's own money: what they earn, pay, save, hold or owe",
+        need.states_my_money,
+        "states_my_money",
+    ),
+    (
         "asks what to wear (need._WEAR_REQUEST, need._WORN_BY_OTHERS)",
         "a request to choose or buy something the user will wear",
         need.asks_what_to_wear,

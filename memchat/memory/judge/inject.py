@@ -376,6 +376,7 @@ def _routed(
         need.by_medicine,
         need.by_stack,
         need.by_wear,
+        need.by_money,
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
     return more
@@ -475,7 +476,7 @@ def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list
         section, text = _memory_line_of(n.memory, today)
         route = (
             n.topic
-            if n.topic in ("person", "household", "plan", "faith", "access", "medicine", "stack", "wear")
+            if n.topic in ("person", "household", "plan", "faith", "access", "medicine", "stack", "wear", "money")
             else f"topic {n.topic}"
         )
         items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))

@@ -1445,6 +1445,97 @@ def by_wear(db: Database, request: Request, embedder: Embedder, text: str, exclu
     return [Needed(memories[i], score, "wear") for score, i in scored[:WEAR_ITEMS]]
 
 
+# A request to plan the user's own money ("Make me a monthly budget", "Should I clear what I owe or
+# keep building the pot for our first home?", "Would it make sense to refinance?") turns on their
+# whole picture: what comes in, what goes out, what is saved and owed ("My salary is $78,000", "Our
+# mortgage is about $1,420 a month at 3.1%", "I owe around £3,400 on my Barclaycard"), which a search
+# for the request's words finds one piece of at best. Up to MONEY_ITEMS of the user's own money
+# memories, nearest the request in meaning, for a request plainly about money and plainly the user's.
+MONEY_ITEMS = 3
+MONEY_FLOOR = 0.15  # the memory must be at least this like the request
+# money must lead the request's other topics by this much: "could I rent a car out there?" and
+# "compare part-time stats programmes" read as money by a hair (swept on the judgement sets: 0.02,
+# 0.05, 0.08, 0.11; from 0.08 own-large's junk stayed where it was)
+MONEY_LEAD = 0.08
+# what says a money fact: a sum, or what one has, earns, pays or owes ("I bank with ING", "My salary
+# is $78,000"; not "I'm leading the rewrite of our payment service"). Measured in tests/word_lists.py.
+_STATES_MONEY = pattern(
+    r"[$£€₹¥]\s?\d|\d\s?(?:k|lakh|crore)\b|\b(?:AUD|CAD|USD|EUR|GBP|NZD|INR)\b|\b(?:salary|income|earn|paid|wage|rent|mortgage|"
+    r"savings?|saved|saving|save|owe|debt|loans?|credit\s+card|bank(?:s|ed)?\s+with|account|pension|super(?:annuation)?|ISA|TFSA|"
+    r"RRSP|401k|IRA|SIPs?|FD|ETF|index\s+funds?|shares|invest\w*|emergency\s+fund|budget|tax(?:es)?|take-home|payslip|repay\w*|paying\s+(?:off|down)|"
+    r"spare|allowance|bills?)\b",
+    re.IGNORECASE,
+)
+# said of the user's own money ("I", "we", "my", "our"; not "Brianna pays", "Mum's pension")
+_MY_MONEY = pattern(
+    r"\s*(?:(?:I|I['’]m|I['’]ve|I['’]d|we|we['’]re|we['’]ve|the\s+user)\b(?!['’]s)|(?:my|our)\b(?!\s+[\w-]+['’]s\b))",
+    re.IGNORECASE,
+)
+
+
+def by_money(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The user's own money picture (MONEY_ITEMS memories at most) for a request to plan their money."""
+    import numpy as np
+
+    if not _plans_my_money(request, text, embedder):
+        return []
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    money = model.names.index("money")
+    parts = [_nearest(scan.similarities(vs.matrix, request.vector), _active_rows(vs), CANDIDATES)]
+    rows = scan.distinct(np.concatenate(parts + _topic_rows(db, vs, model, [money], PER_TOPIC)))
+    if rows.size == 0:
+        return []
+    vectors = np.asarray(vs.matrix[rows])
+    topics = model.of_memories(vectors)
+    scores = vectors @ request.vector
+    found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
+    out: list[Needed] = []
+    for j in sorted(range(len(rows)), key=lambda j: -scores[j]):
+        if scores[j] < MONEY_FLOOR:
+            break
+        m = found.get(int(vs.ids[rows[j]]))
+        # money by meaning, or a sum said in it ("We pay £1,250 rent for the flat" reads as home)
+        if (
+            m is not None
+            and (int(np.argmax(topics[j])) == money or _AN_AMOUNT.search(m.text))
+            and _my_money_fact(m, exclude)
+        ):
+            out.append(Needed(m, float(scores[j]), "money"))
+        if len(out) >= MONEY_ITEMS:
+            break
+    return out
+
+
+def _plans_my_money(request: Request, text: str, embedder: Embedder) -> bool:
+    """A request about the user's own money, plainly (not a program, nor a question in general)."""
+    if request.topic != "money" or request.about_no_one or request.code or asks_in_general(text):
+        return False
+    if not (says_its_own(text) or request.general < PLAIN_REQUEST):
+        return False
+    return _plainly(request.topics, model_for(embedder), "money", MONEY_LEAD)
+
+
+def _my_money_fact(m: Memory, exclude: set[int]) -> bool:
+    """A fact of the user's own money that may go unasked: not private, not marked sensitive, no
+    account number, nothing sensitive but money ("I pay child support for Jonas")."""
+    if m.private or m.sensitive or m.id in exclude or m.kind != "fact" or sensitive.holds_identifier(m.text):
+        return False
+    return states_my_money(m.text) and not sensitive.categories(m.text) - {"finances"}
+
+
+def states_my_money(text: str) -> bool:
+    """Whether a memory states the user's own money: what they have, earn, pay, save or owe."""
+    return _MY_MONEY.match(text) is not None and _STATES_MONEY.search(text) is not None
+
+
+def _plainly(asked: np.ndarray, model: TopicModel, name: str, lead: float) -> bool:
+    ranked = sorted(asked.tolist(), reverse=True)
+    return model.names[int(asked.argmax())] == name and (len(ranked) < 2 or ranked[0] - ranked[1] >= lead)
+
+
 # A request whether the user may drink ("Can I have a glass of wine tonight?", "Is it OK to have a few
 # beers at the stag do?") needs the medicines they take, which alcohol may not go with ("I take
 # amitriptyline for nerve pain", "I'm on metronidazole this week"): health, and not like the request in
