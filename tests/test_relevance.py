@@ -1834,6 +1834,35 @@ def test_a_request_to_plan_your_money_gets_your_money_picture_and_nothing_else_d
         assert retrieved_for(cli, request, why="money") == [], request
 
 
+def test_your_absence_is_your_next_trip_whatever_its_words(memchat_home, embedder):
+    # "Who could feed the cat while I'm away?" shares nothing with "We're flying to Crete on
+    # 2026-11-20": the user's own absence is their soonest trip ahead (or the one in the period it
+    # names), a trip and not the dentist; someone else's absence is not.
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-10-01",
+        "We're flying to Crete on 2026-11-20 for a week",
+        "I'm going to Vienna for a conference on 2027-01-12",
+        "I have a dentist appointment on 2026-10-15",
+        "Our cat Miso is nine",
+    )
+    today = date(2026, 10, 2)
+
+    def plans(prompt: str) -> str:
+        from memchat.memory.judge import inject
+
+        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today)
+        return " ".join(i.text for i in section.items if i.section == "plans")
+
+    away = plans("Who could feed the cat while we're away?")
+    assert "Crete" in away and "dentist" not in away and "Vienna" not in away, away
+    assert "Vienna" in plans("Instructions for the cat sitter while I'm away in January")
+    assert "Crete" not in plans("Who could feed the cat while my sister is away?")
+
+
 def test_a_journey_or_a_place_you_plan_gets_what_you_need_to_get_about_and_nothing_else_does(cli, api, real_encoder):
     # "Which seat should I book for the long flight?" is not like "I use a manual wheelchair" to the
     # encoder, and a wheelchair is health, so search's gate keeps it back: a request that plans a place

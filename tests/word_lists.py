@@ -54,6 +54,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "the user away (need._AWAY)",
+        "a request that speaks of the user's own absence, a trip of theirs",
+        lambda t: bool(need._AWAY.search(t)),
+        "away",
+    ),
+    (
         "my money (need._MY_MONEY, need._STATES_MONEY)",
         "a memory that states the user's own money: what they earn, pay, save, hold or owe",
         need.states_my_money,

@@ -1121,6 +1121,14 @@ _NEXT_TRIP = pattern(
     re.IGNORECASE,
 )
 NEXT_TRIP_DAYS = 180
+# The user's own absence ("Who could look after the dog while I'm away?", "instructions for the cat
+# sitter while we're away in April") is a trip of theirs: the soonest one ahead (or the one in the
+# period named), whatever its words; a trip, not the dentist. Measured in tests/word_lists.py.
+_AWAY = pattern(
+    r"\b(?:while|when|whilst|for\s+when|as)\s+(?:I['’]m|I\s+am|we['’]re|we\s+are|I['’]ll\s+be|we['’]ll\s+be)\s+"
+    r"(?:away(?!\s+from\s+(?:my|the)\s+(?:desk|computer|keyboard|laptop|phone|screen|pc|machine))|gone|travell?ing|abroad|on\s+(?:holiday|vacation|leave)|out\s+of\s+(?:town|the\s+country))\b",
+    re.IGNORECASE,
+)
 # And "how was our last holiday?" is the latest trip of the past year that memory dates, told as past.
 _LAST_TRIP = pattern(
     r"\b(?:my|our|the)\s+(?:last|previous|latest|most\s+recent)\s+"
@@ -1152,7 +1160,8 @@ def plans_ahead(
     import numpy as np
 
     period = coming_period(text, today)
-    soonest = period is None and _NEXT_TRIP.search(text) is not None
+    away = _AWAY.search(text) is not None
+    soonest = period is None and (away or _NEXT_TRIP.search(text) is not None)
     latest = period is None and not soonest and _LAST_TRIP.search(text) is not None
     if soonest:
         period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
@@ -1177,6 +1186,10 @@ def plans_ahead(
         and period.start <= day <= period.end
     }
     planned = list(days)
+    if away:  # a trip of theirs, however unlike the request its words are
+        travel = model.names.index("travel")
+        trips = model.of_memories(np.asarray(vs.matrix[planned])) if planned else np.zeros((0, len(model.names)))
+        planned = [r for r, t in zip(planned, trips, strict=True) if int(np.argmax(t)) == travel]
     if _AGENDA.search(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
@@ -1187,7 +1200,7 @@ def plans_ahead(
             if (m := found.get(int(vs.ids[r]))) is not None and not m.private and m.id not in exclude
         ]
     if soonest or latest:  # the next trip (or the last) that is like the request, not another one
-        near = [r for r in planned if float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
+        near = [r for r in planned if away or float(vs.matrix[r] @ request.vector) >= PLAN_FLOOR]
         planned = sorted(near, key=days.__getitem__, reverse=latest)[:1]
     if not planned:
         return []
@@ -1204,7 +1217,7 @@ def plans_ahead(
         every,
         exclude,
         PLAN_ITEMS,
-        PLAN_FLOOR,
+        -1.0 if away else PLAN_FLOOR,
         no_delicate=request.code,
     )
     return [Needed(n.memory, n.score, "plan") for n in ranked]
