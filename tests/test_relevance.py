@@ -1789,9 +1789,11 @@ def test_a_request_for_something_to_wear_gets_your_sizes_and_what_you_wont_wear(
         "My husband Piotr is a paramedic",
         "I work as a pharmacist in Cardiff",
         "We're going walking in Snowdonia in May 2027",
+        "I can only wear wide shoes because of my bunions",  # health, though no word list says so
     )
     boots = " ".join(retrieved_for(cli, "Find me some hiking boots for Snowdonia"))
     assert "size 9 shoe" in boots and "34/32" not in boots and "size 11" not in boots, boots
+    assert "bunions" not in " ".join(retrieved_for(cli, "Recommend some sandals for me", why="wear"))
     jacket = " ".join(retrieved_for(cli, "I need a waterproof jacket for cycling to work"))
     assert "34/32" in jacket and "size 9" not in jacket, jacket
     assert "leather" in sent_for(cli, api, "What should I wear to a winter wedding?")
@@ -1800,6 +1802,7 @@ def test_a_request_for_something_to_wear_gets_your_sizes_and_what_you_wont_wear(
         "Write a Python class for a shoe shop's stock",
         "A warm coat for my husband for Christmas",
         "Find me a jacket potato recipe",
+        "Buy school shoes for my daughter's first term",
     ):
         assert retrieved_for(cli, request, why="wear") == [], request  # search may still find one by its words
     remember(cli, "I used to be a size 16 in dresses")
@@ -1817,19 +1820,22 @@ def test_a_request_to_plan_your_money_gets_your_money_picture_and_nothing_else_d
         "We pay £1,250 rent for the flat in Leith",
         "I owe £2,100 on my Amex",
         "My brother's mortgage is with Halifax",
+        "My partner Jo earns about £48k",
+        "My card ending 8812 has a £4,000 limit",
         "My sort code and account number are 20-45-77 41234567",
         "I'm a physiotherapist at the Western General",
         "I love hillwalking in the Cairngorms",
     )
     budget = " ".join(retrieved_for(cli, "Make me a monthly budget", why="money"))
     assert "3,100" in budget and "1,250" in budget, budget
-    assert "Halifax" not in budget and "41234567" not in budget, budget
+    assert not any(word in budget for word in ("Halifax", "41234567", "Jo earns", "8812")), budget
     debt = " ".join(retrieved_for(cli, "Should I pay off my card or put money aside first?", why="money"))
-    assert "Amex" in debt, debt
+    assert "Amex" in debt and "Jo earns" not in debt and "8812" not in debt, debt
     for request in (
         "Write a Python function that computes compound interest",
         "How do credit card interest rates work in general?",
         "Plan a hillwalking weekend in the Cairngorms",
+        "Should my brother remortgage?",
     ):
         assert retrieved_for(cli, request, why="money") == [], request
 
@@ -2336,4 +2342,19 @@ def test_the_card_is_kept_between_processes_as_ids_only_and_never_used_stale(
         db.conn.execute("UPDATE profile_card SET card = 'not a card'")
     need._PROFILES.clear()
     assert any("Ghent" in line for line in card()) and worked_out == [1, 1]
+    # one stored by hand: numbers json reads as infinity, a slot that is no slot, a memory no card may hold
+    remember(cli, "I was diagnosed with HIV last year")
+    secret = next(m.id for m in MemoryStore(db).find(status="active") if "HIV" in m.text)
+    card()
+    for hand_made in (
+        '{"lines": [[1e400, "home", true]], "replaced": []}',
+        '{"lines": [[1, "home", true]], "replaced": [-1e400]}',
+        '{"lines": [[1, ["home"], true]], "replaced": []}',
+        f'{{"lines": [[{secret}, "health", true], [1, "home", true]], "replaced": []}}',
+        f'{{"lines": [[{secret}, "home", true]], "replaced": []}}',
+    ):
+        with db.conn:
+            db.conn.execute("UPDATE profile_card SET card = ?", (hand_made,))
+        need._PROFILES.clear()
+        assert not any("HIV" in line for line in card()), hand_made  # and no crash
     db.close()

@@ -376,7 +376,7 @@ def profile(db: Database, embedder: Embedder, count: Callable[[str], int], exclu
     forgotten since (neither moves a vector, and the REPL keeps one process for a whole chat)."""
     vs = index.vector_set(db, "memories", embedder.model_name)
     key = card_store.key(vs.generation, embedder.model_name, exclude)
-    card = _PROFILES.get((str(db_file(db)), key)) or _stored_card(db, key)
+    card = _PROFILES.get((str(db_file(db)), key)) or _stored_card(db, embedder, key)
     if card is None or not _still_sendable(db, card):
         card = _profile(db, embedder, vs, count, exclude)
         card_store.save(db, key, _as_stored(card))
@@ -392,24 +392,36 @@ def _as_stored(card: Card) -> dict[str, list]:
     }
 
 
-def _stored_card(db: Database, key: str) -> Card | None:
-    """The card stored under this key, its memories read again (None when one is gone or changed)."""
+def _stored_card(db: Database, embedder: Embedder, key: str) -> Card | None:
+    """The card stored under this key, its memories read again; None when it does not read as a card,
+    or when one of its memories is gone or could not be on any card (a card stored by hand included)."""
     stored = card_store.load(db, key)
-    if stored is None:
-        return None
     try:
-        ids = [int(i) for i, _slot, _whole in stored["lines"]]
-        found = MemoryStore(db).get_many(ids, longest=LONGEST_SENT)
-        lines = []
-        for i, slot, whole in stored["lines"]:
-            m = found.get(int(i))
-            part = m if m is None or whole else _without_the_cost(m)
-            if part is None:
-                return None
-            lines.append(CardLine(part, str(slot), whole=bool(whole)))
-        return Card(lines, frozenset(int(i) for i in stored["replaced"]))
+        lines = [(i, slot, whole) for i, slot, whole in stored["lines"]] if isinstance(stored, dict) else None
+        replaced = stored["replaced"] if isinstance(stored, dict) else None
     except (KeyError, TypeError, ValueError):
         return None
+    slots = set(model_for(embedder).slots)
+    if (
+        lines is None
+        or not isinstance(replaced, list)
+        or not all(
+            type(i) is int and isinstance(slot, str) and slot in slots and type(whole) is bool
+            for i, slot, whole in lines
+        )
+        or not all(type(i) is int for i in replaced)
+    ):
+        return None
+    found = MemoryStore(db).get_many([i for i, _slot, _whole in lines], longest=LONGEST_SENT)
+    read = _read_by_meaning(db, embedder, list(found))
+    card = []
+    for i, slot, whole in lines:
+        m = found.get(i)
+        part = m if m is None or whole else _without_the_cost(m)
+        if part is None or i not in read or not _may_be_on_a_card(part, *read[i]):
+            return None
+        card.append(CardLine(part, slot, whole=whole))
+    return Card(card, frozenset(replaced))
 
 
 def _still_sendable(db: Database, card: Card) -> bool:
@@ -859,6 +871,16 @@ def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles
     spends the day, nor a friend's diet ("Ines's best friend Lucy can't eat gluten" is not the
     household's), nor sensitive, nor about health or money though no word list marks it ("rent is £925"),
     nor holding an account, card or phone number (sent when asked for, never with every call)."""
+    if not _may_be_on_a_card(m, topic, like):
+        return False
+    constraint = _CONSTRAINT.search(m.text)
+    return not (
+        constraint and not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user=True)
+    )
+
+
+def _may_be_on_a_card(m: Memory, topic: str, like: float) -> bool:
+    """What any card must keep off, whoever the household is (a stored card is checked by this too)."""
     # a job with a bank or an insurer reads as about money ("I started a new job at Monzo"): it is work
     a_job = _STATES["work"].search(m.text) is not None and not sensitive.categories(m.text) and not _PAY.search(m.text)
     if (
@@ -874,9 +896,6 @@ def _fits_the_profile(m: Memory, topic: str, like: float, names: set[str], roles
         return False  # a dated plan or event is coming up before its day and past after it, never a standing fact
         # (but "We moved to Didsbury on 14 March" is where the user lives now)
     if _CHILD_PLACE.search(m.text) and not _USER.match(m.text):
-        return False
-    constraint = _CONSTRAINT.search(m.text)
-    if constraint and not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user=True):
         return False
     return not _is_sensitive(m, like, topic)
 
@@ -1261,6 +1280,24 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
 
 
+def _read_by_meaning(db: Database, embedder: Embedder, ids: list[int]) -> dict[int, tuple[str, float]]:
+    """(topic, likeness to a sensitive category's examples) of the memories `ids` that have a vector."""
+    import numpy as np
+
+    if not ids:
+        return {}
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    ordered = sorted(ids)
+    rows = np.searchsorted(vs.ids, ordered)
+    have = [(i, int(r)) for i, r in zip(ordered, rows, strict=True) if r < vs.ids.shape[0] and int(vs.ids[r]) == i]
+    if not have or vs.matrix.shape[1] != model.general.shape[1]:
+        return {}
+    vectors = np.asarray(vs.matrix[[r for _i, r in have]])
+    topics, like = model.of_memories(vectors), model.sensitivity(vectors).max(axis=1)
+    return {i: (model.names[int(np.argmax(topics[k]))], float(like[k])) for k, (i, _r) in enumerate(have)}
+
+
 def _most_like(db: Database, embedder: Embedder, request: Request, ids: list[int]) -> list[tuple[float, int]]:
     """(likeness to the request, id) of the memories `ids` that have a vector, most like it first."""
     import numpy as np
@@ -1359,14 +1396,14 @@ WEAR_ITEMS = 2
 WEAR_ROWS = 200  # newest memories with a word of clothes or sizes that are read
 _FOOTWEAR = (
     r"(?:shoes?(?!\s+(?:racks?|polish|storage|cabinets?|horns?))|boots(?!\s+(?:up|slowly|into|from|fast|quickly|in|to))|"
-    r"(?<!personal\s)(?<!dog\s)trainers|sneakers?|runners|sandals?|heels|footwear|loafers|brogues|slippers)"
+    r"(?<!personal\s)(?<!dog\s)trainers|sneakers?|runners|sandals?|heels|footwear|loafers|brogues|slippers|socks(?!5))"
 )
 _GARMENT = (
     r"(?:clothes|clothing|outfits?|jeans|trousers|chinos|skirts?|"
     r"dress(?:es)?(?!\s+(?:rehearsals?|codes?|an?|the|up|it|my|your|him|her|them|wounds?|salads?))|"
     r"t-?shirts?|shirts?|blouses?|jumpers?(?!\s+(?:cables?|leads?))|sweaters?|hoodies?|cardigans?|"
     r"jackets?(?!\s+potato)|(?<!(?:irst|cond|hird|inal|base|lear| top|nder)\s)(?:rain|over)?coats?(?!\s+of\b)|parkas?|"
-    r"fleeces?|blazers?|waterproofs|swimsuits?|swimwear|bikinis?|leggings|base\s*layers?|thermals|socks(?!5)|"
+    r"fleeces?|blazers?|waterproofs|swimsuits?|swimwear|bikinis?|leggings|base\s*layers?|thermals|"
     r"gloves|mittens|scarf|scarves|beanies?|hats?|"
     rf"{_FOOTWEAR}|(?:something|what)\s+to\s+wear)"
 )
@@ -1386,10 +1423,12 @@ _WEAR_REQUEST = pattern(
 # worn by someone else: a gift, or "for my husband" (not "for my sister's wedding"); or words to write
 # ("something formal for the wedding speech")
 _WORN_BY_OTHERS = pattern(
-    r"\b(?:gifts?|presents?|for\s+(?:him|her|them)\b|write|draft|compose|speech|toast|poem|cards?|message|email|letter)"
-    r"|\b(?:for|to)\s+(?:my|our)\s+(?:[\w-]+\s+)?(?:"
+    r"\b(?:gifts?|presents?|birthday|for\s+(?:him|her|them)\b|write|draft|compose|speech|toast|poem|cards?|message|email|"
+    r"letter)|\b(?:for|to)\s+(?:my|our)\s+(?:[\w-]+\s+)?(?:"
     + "|".join(w for words in people.ROLE_WORDS.values() for w in words)
-    + r")\b(?!['’])|\b(?:my|our)\s+(?:[\w-]+\s+)?(?:son|daughter|kids?|children|husband|wife|partner)\s+needs?\b",
+    + r"|nephew|niece|grandson|granddaughter|boy|girl|baby)\b(?!['’]s\s+(?:[\w-]+\s+)?(?:wedding|funeral|christening|"
+    r"graduation|party|hen|stag|engagement|anniversary|ceremony|reception|do)\b)"
+    r"|\b(?:my|our)\s+(?:[\w-]+\s+)?(?:son|daughter|kids?|children|husband|wife|partner)\s+needs?\b",
     re.IGNORECASE,
 )
 _WEAR_TERMS = (
@@ -1400,7 +1439,7 @@ _WEAR_TERMS = (
 # medium tops and 32/32 jeans", "I like Finisterre and Patagonia clothes", "I avoid leather, wool and silk")
 _SIZE = r"(?:\d+(?:\.\d)?|XXS|XS|S|M|L|XL|XXL|small|medium|large|extra\s+large|petite|plus)"
 _WEARS = pattern(
-    rf"\bsizes?\s+{_SIZE}\b|\b(?:UK|US|EU|AU)\s+{_SIZE}\b|\b{_SIZE}\s+(?:tops|shirts|t-shirts|dresses|jumpers)\b"
+    rf"\bsizes?\s*:?\s+(?:(?:is|UK|US|EU|AU)\s+)*{_SIZE}\b|\b(?:UK|US|EU|AU)\s+{_SIZE}\b|\b{_SIZE}\s+(?:tops|shirts|t-shirts|dresses|jumpers)\b"
     r"|\b\d{2}\s*/\s*\d{2}\s+(?:jeans|trousers|chinos)|\b(?:waist|inside\s+leg|wide\s+fitting)\b"
     rf"|\b(?:wear|wears|wearing|prefer|like|love|buy|avoid|hate|own|have)\b.{{0,40}}?\b(?:{_GARMENT}|suits?)\b"
     rf"|\ban?\s+{_SIZE}\s+in\s+(?:\w+\s+){{0,2}}?(?:tops|{_GARMENT})\b"
@@ -1410,7 +1449,17 @@ _WEARS = pattern(
 )
 _FOOTWEAR_WORD = pattern(rf"\b{_FOOTWEAR}\b|\bfoot\b", re.IGNORECASE)
 _CLOTHES_WORD = pattern(
-    rf"(?!{_FOOTWEAR}\b)\b{_GARMENT}\b|\bsizes?\s+{_SIZE}\b(?!\W+(?:\w+\W+){{0,2}}?{_FOOTWEAR}\b)", re.I
+    rf"(?!{_FOOTWEAR}\b)\b{_GARMENT}\b|\bsizes?\s+{_SIZE}\b(?!\W+(?:\w+\W+){{0,2}}?{_FOOTWEAR}\b)"
+    r"|\b(?:tops|waist|inside\s+leg|XXS|XS|XL|XXL|small|medium|large)\b",
+    re.I,
+)
+
+
+# a size the user had or hopes for ("I was a size 10 before...", "I'll be a size 12 once I lose weight")
+_NOT_NOW = pattern(r"\b(?:I\s+was|we\s+were|I['’]ll\s+be|I\s+will\s+be|once\s+I|until\s+I|before\s+(?:my|I))\b", re.I)
+# the user's size said without "I" ("My shoe size is EU 42", "Shoe size: US 10.5")
+_MY_SIZE = pattern(
+    r"\s*(?:my\s+)?(?:shoe|dress|clothes|clothing|jeans|trousers?|waist|top|shirt|t-shirt)\s+size\b", re.I
 )
 
 
@@ -1422,9 +1471,9 @@ def asks_what_to_wear(text: str) -> bool:
 def states_what_i_wear(text: str) -> bool:
     """Whether a memory states the user's own size or what they will or won't wear."""
     return (
-        _BARE_USER.match(text) is not None
+        (_BARE_USER.match(text) is not None or _MY_SIZE.match(text) is not None)
         and _WEARS.search(text) is not None
-        and not (_PAST.search(text) or _FORMER.search(text))  # "I used to be a size 12"
+        and not (_PAST.search(text) or _FORMER.search(text) or _NOT_NOW.search(text))  # "I used to be a size 12"
     )
 
 
@@ -1454,6 +1503,13 @@ def by_wear(db: Database, request: Request, embedder: Embedder, text: str, exclu
         and not m.sensitive
         and not sensitive.categories(m.text)  # "I wear compression socks since the clot" is health
     ]
+    # nor health by meaning though no word marks it ("I can't wear tight shoes because of my bunions")
+    read = _read_by_meaning(db, embedder, kept)
+    kept = [
+        i
+        for i in kept
+        if i in read and read[i][0] != "health" and not _is_sensitive(memories[i], read[i][1], read[i][0])
+    ]
     scored = _most_like(db, embedder, request, kept)
     return [Needed(memories[i], score, "wear") for score, i in scored[:WEAR_ITEMS]]
 
@@ -1481,9 +1537,14 @@ _STATES_MONEY = pattern(
 )
 # said of the user's own money ("I", "we", "my", "our"; not "Brianna pays", "Mum's pension")
 _MY_MONEY = pattern(
-    r"\s*(?:(?:I|I['’]m|I['’]ve|I['’]d|we|we['’]re|we['’]ve|the\s+user)\b(?!['’]s)|(?:my|our)\b(?!\s+[\w-]+['’]s\b))",
+    r"\s*(?:(?:I|I['’]m|I['’]ve|I['’]d|we|we['’]re|we['’]ve|the\s+user)\b(?!['’]s)|(?:my|our)\b(?!\s+[\w-]+['’]s\b)"
+    r"(?!\s+(?:[\w-]+\s+)?(?:"
+    + "|".join(w for words in people.ROLE_WORDS.values() for w in words)
+    + r"|ex|ex-\w+|flatmate|housemate|roommate|lodger|friend|boss|colleague|landlord|landlady|tenant)\b))",
     re.IGNORECASE,
 )
+# a card or account told by its last digits ("My card ending 4417 has a £3,000 limit"): an identifier
+_LAST_DIGITS = pattern(r"\b(?:ending|ends)\s+(?:in\s+|with\s+)?\d{3,}|\blast\s+(?:four|4)\s+digits\b", re.I)
 
 
 def by_money(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
@@ -1528,13 +1589,20 @@ def _plans_my_money(request: Request, text: str, embedder: Embedder) -> bool:
         return False
     if not (says_its_own(text) or request.general < PLAIN_REQUEST):
         return False
+    if people.role_paths(text) and not _I_OR_WE.search(text):  # "should my girlfriend consolidate her debt?"
+        return False
     return _plainly(request.topics, model_for(embedder), "money", MONEY_LEAD)
+
+
+_I_OR_WE = pattern(r"\b(?:I|me|we|us|myself|ourselves)\b", re.IGNORECASE)
 
 
 def _my_money_fact(m: Memory, exclude: set[int]) -> bool:
     """A fact of the user's own money that may go unasked: not private, not marked sensitive, no
     account number, nothing sensitive but money ("I pay child support for Jonas")."""
     if m.private or m.sensitive or m.id in exclude or m.kind != "fact" or sensitive.holds_identifier(m.text):
+        return False
+    if _LAST_DIGITS.search(m.text):
         return False
     return states_my_money(m.text) and not sensitive.categories(m.text) - {"finances"}
 
