@@ -257,8 +257,8 @@ def main() -> None:
             # A source checkout run with PYTHONDONTWRITEBYTECODE=1 and no __pycache__ (an editable
             # install in such a shell): every memchat module is compiled again on every run.
             src = base / "uncached"
-            if not src.exists():
-                shutil.copytree(ROOT / "memchat", src / "memchat", ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.rmtree(src, ignore_errors=True)  # a copy kept by --homes is of the code of its day
+            shutil.copytree(ROOT / "memchat", src / "memchat", ignore=shutil.ignore_patterns("__pycache__"))
             raw = dict(env, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(src))
             commands["recall-uncached"] = lambda raw=raw: run([*mc, "recall", QUERY], raw)
         for fn in commands.values():
