@@ -1869,6 +1869,22 @@ def test_your_absence_is_your_next_trip_whatever_its_words(memchat_home, embedde
     assert "Crete" not in plans("Who could feed the cat while my sister is away?")
 
 
+def test_pets_named_together_are_known_and_a_sitter_gets_their_care(cli, api, real_encoder):
+    # "We have two dogs, Pip and Bramble" names the dogs as "our kids are Maya and Felix" names the
+    # children; a brief for the dog sitter gets what memory says of them, though a heart tablet is not
+    # like "write a note for the sitter" in meaning; not the neighbours' dogs.
+    remember(
+        cli,
+        "We have two dogs, Pip and Bramble",
+        "Pip takes a heart tablet every morning",
+        "Our neighbours have two dogs, Rex and Max",
+        "Rex once bit the postman",
+        "I'm a primary teacher in Hove",
+    )
+    note = " ".join(retrieved_for(cli, "Write a note for the dog sitter", why="person"))
+    assert "heart tablet" in note and "postman" not in note, note
+
+
 def test_a_journey_or_a_place_you_plan_gets_what_you_need_to_get_about_and_nothing_else_does(cli, api, real_encoder):
     # "Which seat should I book for the long flight?" is not like "I use a manual wheelchair" to the
     # encoder, and a wheelchair is health, so search's gate keeps it back: a request that plans a place

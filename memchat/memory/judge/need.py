@@ -1100,7 +1100,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         # request at all ("a book for my partner" and "Dev is mad about Formula 1").
         ranked.sort(key=lambda n: _TASTE.search(n.memory.text) is None)
         ranked = [n for n in ranked if n.score >= floor or _TASTE.search(n.memory.text)]
-    else:
+    elif not pets:  # a pet's memories are few and all its care, like the request or not ("the cat sitter")
         ranked = [n for n in ranked if n.score >= floor]
     return [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
 

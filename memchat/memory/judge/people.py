@@ -99,10 +99,12 @@ _BROOD = {
     "boys": "son",
     "daughters": "daughter",
     "girls": "daughter",
+    "cats": "cat",  # "We have two cats, Fritz (14) and Luna (4)": pets are named in a brood too
+    "dogs": "dog",
 }
 _NAMED_BROOD = pattern(
     rf"\b(?i:my|our|(?:we|I)\s+have(?:\s+got)?|(?:we|I)['’]ve\s+got)\s+(?:[a-z]+\s+)?"
-    rf"((?i:kids|children|sons|boys|daughters|girls))(?:,|:|\s+are|\s+called|\s+named)?\s+"
+    rf"((?i:kids|children|sons|boys|daughters|girls|cats|dogs))(?:,|:|\s+are|\s+called|\s+named)?\s+"
     rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
 # A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
@@ -234,9 +236,9 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
                     who, word, name = groups[0], groups[-2], groups[-1]
                 if _owner(who) == owner and _WORD_ROLE.get(word.lower()) == role and name not in names:
                     names.append(name)
-        if owner == "user" and role in ("child", "son", "daughter"):
+        if owner == "user" and role in ("child", "son", "daughter", "cat", "dog"):
             for m in _NAMED_BROOD.finditer(text):
-                if _BROOD[m.group(1).lower()] in (role, "child"):
+                if _BROOD[m.group(1).lower()] in (role, "child" if role not in ("cat", "dog") else role):
                     names += [n for n in re.findall(_NAME, m.group(2)) if n not in names]
         if owner == "user" and role == "child":
             names += [n for n in _AGED_CHILD.findall(text) if n not in names]
