@@ -1280,17 +1280,22 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
 
 
+def _rows_of(vs: VectorSet, ids: list[int]) -> list[tuple[int, int]]:
+    """(id, row) of the memories `ids` that have a vector in `vs`, by id."""
+    import numpy as np
+
+    ordered = sorted(ids)
+    rows = np.searchsorted(vs.ids, ordered) if ordered else np.zeros(0, dtype=np.int64)
+    return [(i, int(r)) for i, r in zip(ordered, rows, strict=True) if r < vs.ids.shape[0] and int(vs.ids[r]) == i]
+
+
 def _read_by_meaning(db: Database, embedder: Embedder, ids: list[int]) -> dict[int, tuple[str, float]]:
     """(topic, likeness to a sensitive category's examples) of the memories `ids` that have a vector."""
     import numpy as np
 
-    if not ids:
-        return {}
     model = model_for(embedder)
     vs = index.vector_set(db, "memories", embedder.model_name)
-    ordered = sorted(ids)
-    rows = np.searchsorted(vs.ids, ordered)
-    have = [(i, int(r)) for i, r in zip(ordered, rows, strict=True) if r < vs.ids.shape[0] and int(vs.ids[r]) == i]
+    have = _rows_of(vs, ids)
     if not have or vs.matrix.shape[1] != model.general.shape[1]:
         return {}
     vectors = np.asarray(vs.matrix[[r for _i, r in have]])
@@ -1302,15 +1307,8 @@ def _most_like(db: Database, embedder: Embedder, request: Request, ids: list[int
     """(likeness to the request, id) of the memories `ids` that have a vector, most like it first."""
     import numpy as np
 
-    ordered = sorted(ids)
     vs = index.vector_set(db, "memories", embedder.model_name)
-    rows = np.searchsorted(vs.ids, ordered) if ordered else np.zeros(0, dtype=np.int64)
-    scored = [
-        (float(np.asarray(vs.matrix[r]) @ request.vector), i)
-        for i, r in zip(ordered, rows, strict=True)
-        if r < vs.ids.shape[0] and int(vs.ids[r]) == i
-    ]
-    return sorted(scored, reverse=True)
+    return sorted(((float(np.asarray(vs.matrix[r]) @ request.vector), i) for i, r in _rows_of(vs, ids)), reverse=True)
 
 
 # A request that plans a place to go or a journey of the user's own ("Which seat should I book for the
