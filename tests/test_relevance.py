@@ -2374,3 +2374,22 @@ def test_the_card_is_kept_between_processes_as_ids_only_and_never_used_stale(
         need._PROFILES.clear()
         assert not any("HIV" in line for line in card()), hand_made  # and no crash
     db.close()
+
+
+def test_a_question_put_to_anyone_with_you_gets_nothing_of_the_users(household, api):
+    """ "You" asked of anyone ("can you take ibuprofen with lithium?") is a question in general: no memory
+    of the user's goes though it names one; asked as their own ("... with my lithium?") it does, and the
+    assistant asked to do something ("can you suggest a dinner?") still gets what the topic needs."""
+    for prompt in (
+        "Can you take ibuprofen with lithium?",
+        "How long should you knead bread dough?",
+        "How long before you can drive after a general anaesthetic?",
+        "Do you need a visa to visit Japan?",
+    ):
+        system = sent_for(household, api, prompt)
+        retrieved = [line for line in memory_lines(system) if "## About you" not in system.split(line)[0][-40:]]
+        assert "What I know about you" not in system and "What happened before" not in system, (prompt, retrieved)
+        assert "lithium for bipolar" not in system, prompt
+    assert "lithium for bipolar" in sent_for(household, api, "Can I take ibuprofen with my lithium?")
+    dinner = sent_for(household, api, "Can you suggest a dinner for the four of us?")
+    assert "shellfish" in dinner and "vegetarian" in dinner, dinner

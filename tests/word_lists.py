@@ -282,6 +282,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "in_general_request",
     ),
     (
+        "you as anyone (personal._ANYONE_YOU)",
+        'a question whose "you" is anyone who would do it, not the assistant asked to do something',
+        lambda t: bool(personal._ANYONE_YOU.search(t)) and not personal.says_its_own(t),
+        "anyone_you",
+    ),
+    (
         "small talk (capture.turns._SMALL_TALK)",
         "a message with nothing to keep",
         lambda t: bool(_SMALL_TALK.match(t)),

@@ -249,7 +249,9 @@ def build(
     # sent as the profile, not again as a retrieved fact (but the whole of one the card holds a part of,
     # "We rent a flat in Leith" of "... for £1,150 a month", may go to a request about it)
     seen.update(line.memory.id for line in card.lines if line.whole)
-    query = without_request(ends(query))  # "can you tell me about Jonas?": Jonas is what to look for
+    # "can you tell me about Jonas?": Jonas is what to look for; but "can you claim running shoes on tax?" is
+    # asked of anyone, and is read as asked
+    query = without_request(asked := ends(query))
     hits = []
     request = need.read(query, embedder) if judging and embedder is not None and query.strip() else None
     if query.strip():
@@ -272,7 +274,7 @@ def build(
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     # "what's the typical treatment you get for snoring?" asks what is usual for anyone: not personal
     # (but "what does Caroline usually do at weekends?" is about someone memory knows)
-    in_general = asks_in_general(query) and not about_someone(query, hits, pronouns=False)
+    in_general = asks_in_general(asked) and not about_someone(query, hits, pronouns=False)
     personal = about_someone(query, hits) and not in_general
     # A general or technical question ("how do I validate an IBAN's checksum?", "how do I reverse a
     # linked list?") reaches no sensitive memory, nor a past chat of the user's own ("write an
@@ -331,7 +333,8 @@ def build(
     topics = sensitive.topics(query)
     today = today or datetime.now(UTC).date()
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
-    if request is not None and embedder is not None and not technical:
+    # a question in general gets nothing of the user's by its topic ("how long should you rest a brisket?")
+    if request is not None and embedder is not None and not (technical or in_general):
         more = _routed(db, request, embedder, query, seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).

@@ -146,13 +146,41 @@ def says_more_than_how_to(text: str) -> bool:
     return says_its_own(_HOW_DO_I.sub(" ", text))
 
 
+# "You" as anyone: the doer of a question put to anyone ("How long should you rest a brisket?", "Can you
+# claim running shoes on tax?", "how long before you can drive after a concussion?"), not the assistant
+# asked to do something ("can you suggest ...", "could you check ...", "do you know ..."). Measured on
+# labelled examples in tests/word_lists.py.
+_ASKED_OF_THE_ASSISTANT = (
+    r"please|tell|show|give|write|remind|help|explain|suggest|recommend|make|find|list|check|summari[sz]e|"
+    r"describe|translate|draft|create|generate|plan|compare|fix|review|rewrite|edit|look|walk|send|let|"
+    r"think|know|say|recall|remember|have(?!\s+to)|see|read|get\s+(?:me|us)|put|add|keep\s+(?:track|a\s+note|in\s+mind)|save|note|convert|calculate|proofread|"
+    r"format|outline|brainstorm|name|pick|choose|teach|clarify|elaborate|expand|break|sort|organi[sz]e|"
+    r"turn|come|go|be|do|work|search|fetch|book|order|set|update|correct|improve|shorten|simplify|"
+    r"debug|refactor|optimi[sz]e|test|run|build|design|sketch|map|tidy|rank|rate|score|guess|imagine|"
+    r"pretend|act|play|answer|respond|reply|repeat|continue|finish|start|stop|mind|spot|double-check|"
+    r"proof-read|rephrase|reword|paraphrase|split|merge|combine|count|estimate|predict|recap|quiz|"
+    r"advise|assist|prepare|compose|tweak|adjust|fill|complete|identify|point|flag|highlight|define|"
+    r"interpret|decode|parse|extract|pull|dig|figure|work\s+out|come\s+up|take\s+a\s+look"
+)
+_ANYONE_YOU = pattern(
+    r"\b(?:should|do|does|can|could|must|would|will|shall|need|have\s+to)\s+you\s+"
+    rf"(?!(?:{_ASKED_OF_THE_ASSISTANT})\b)[a-z]"
+    r"|\bbefore\s+you\s+(?:can|could|should|may|must)\b",
+    re.IGNORECASE,
+)
+
+
+def _questions(text: str) -> list[str]:
+    """The sentences of a message that ask (linear: a paste may be long), or the whole of it."""
+    return [q for q in re.split(r"(?<=[?.!])", text) if q.rstrip().endswith("?")] or [text]
+
+
 def asks_in_general(text: str) -> bool:
-    """Whether the message asks what is usual for people at large, saying nothing of anyone's own: the
-    word is in a question ("Quick dinner ideas? Usually cooking for four" jots the user's own)."""
-    asked = [q for q in re.split(r"(?<=[?.!])", text) if q.rstrip().endswith("?")] or [
-        text
-    ]  # linear: a paste may be long
-    return any(_IN_GENERAL.search(q) for q in asked) and not says_its_own(text)
+    """Whether the message asks what is usual for people at large, or what anyone would do ("how long
+    should you rest a brisket?"), saying nothing of anyone's own: the words are in a question ("Quick
+    dinner ideas? Usually cooking for four" jots the user's own). Read it as typed: without_request
+    drops the "can you" of "can you claim running shoes on tax?"."""
+    return any(_IN_GENERAL.search(q) or _ANYONE_YOU.search(q) for q in _questions(text)) and not says_its_own(text)
 
 
 _WORLD_QUESTION = pattern(
