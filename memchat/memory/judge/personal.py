@@ -160,7 +160,7 @@ _ASKED_OF_THE_ASSISTANT = (
     r"pretend|act|play|answer|respond|reply|repeat|continue|finish|start|stop|mind|spot|double-check|"
     r"proof-read|rephrase|reword|paraphrase|split|merge|combine|count|estimate|predict|recap|quiz|"
     r"advise|assist|prepare|compose|tweak|adjust|fill|complete|identify|point|flag|highlight|define|"
-    r"interpret|decode|parse|extract|pull|dig|figure|work\s+out|come\s+up|take\s+a\s+look"
+    r"interpret|decode|parse|extract|pull|dig|figure|take\s+a\s+look"
 )
 _ANYONE_YOU = pattern(
     r"\b(?:should|do|does|can|could|must|would|will|shall|need|have\s+to)\s+you\s+"
