@@ -2387,8 +2387,10 @@ def test_a_question_put_to_anyone_with_you_gets_nothing_of_the_users(household, 
         "Do you need a visa to visit Japan?",
     ):
         system = sent_for(household, api, prompt)
-        retrieved = [line for line in memory_lines(system) if "## About you" not in system.split(line)[0][-40:]]
-        assert "What I know about you" not in system and "What happened before" not in system, (prompt, retrieved)
+        assert "What I know about you" not in system and "What happened before" not in system, (
+            prompt,
+            memory_lines(system),
+        )
         assert "lithium for bipolar" not in system, prompt
     assert "lithium for bipolar" in sent_for(household, api, "Can I take ibuprofen with my lithium?")
     dinner = sent_for(household, api, "Can you suggest a dinner for the four of us?")
