@@ -1669,6 +1669,28 @@ def test_a_question_about_the_world_gets_no_health_or_money_memory_by_its_topic(
     assert "lithium" in sent_for(household, api, "I've been sleeping really badly this week, what can I do?")
 
 
+def test_a_question_about_the_world_gets_a_memory_by_its_topic_only_when_plainly_on_it(cli, api, real_encoder):
+    # A question about the world shares a place or a loose topic with a memory ("in Ontario" and a
+    # fan of a Toronto team): that is no reason to send it. A plan for the very place asked about
+    # is plainly on the question's topic and still goes.
+    remember(
+        cli,
+        "I'm a Toronto Raptors fan",
+        "We're going to Quebec City for Christmas 2026",
+        "I coach my son's hockey team",
+        "I do woodworking in my garage",
+    )
+
+    def retrieved(prompt: str) -> list[str]:
+        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
+
+    assert not [t for t in retrieved("Is it legal to ride in the back of a pickup in Ontario?") if "Raptors" in t]
+    quebec = retrieved("How cold does Quebec City get at Christmas?")
+    assert any("Quebec City for Christmas" in t for t in quebec), quebec
+    assert not [t for t in quebec if "Raptors" in t], quebec
+
+
 def test_what_the_assistant_said_before_and_a_medicine_named_are_the_users_own(household, api):
     # "You" alone is anyone, but what the assistant said is the user's own conversation, and a
     # question that names a medicine is the user's own question whether it says so or not: neither
