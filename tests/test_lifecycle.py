@@ -226,12 +226,30 @@ def test_remember_that_is_stored_as_stated_in_the_users_words(world, script):
         "Do you remember that I moved to Lisbon?",
         "remember if I paid the plumber",
         "Remember that my dentist is Dr. Okafor?",
+        # a moment recalled, with no question mark: still not a fact
+        "remember that time my sister visited",
+        "Remember the summer we spent in Crete.",
+        "remember the night Dad got locked out",
     ],
 )
 def test_a_question_about_the_past_is_not_a_request_to_remember(world, script, asked):
     db, _, engine, _ = world
     result = engine.send(sessions.create_session(db), asked)
     assert result.remembered is None and MemoryStore(db).find(status=None) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Remember the day the bins go out is Tuesday.", "The day the bins go out is Tuesday."),
+        ("remember that the wedding is on 2027-05-22", "The wedding is on 2027-05-22"),
+    ],
+)
+def test_a_moment_with_a_fact_about_it_is_remembered(world, script, said, kept):
+    db, _, engine, _ = world
+    result = engine.send(sessions.create_session(db), said)
+    assert result.remembered is not None
+    assert [m.text for m in MemoryStore(db).find()] == [kept]
 
 
 def test_no_memory_sends_no_memory_section_and_stores_nothing(api, http_script, memchat_home):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memchat.app import turn
 from memchat.memory.capture.turns import _SMALL_TALK
 from memchat.memory.judge import inject, need, people, personal, sensitive
 from memchat.memory.store.records import Memory
@@ -286,6 +287,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         'a question whose "you" is anyone who would do it, not the assistant asked to do something',
         lambda t: bool(personal._ANYONE_YOU.search(t)) and not personal.says_its_own(t),
         "anyone_you",
+    ),
+    (
+        "a moment recalled (turn._MOMENT, turn.recalls_a_moment)",
+        'what follows "remember (that)" names a moment of the past, not something to keep',
+        turn.recalls_a_moment,
+        "recalls_a_moment",
     ),
     (
         "small talk (capture.turns._SMALL_TALK)",

@@ -52,6 +52,20 @@ REMEMBER = pattern(r"^\s*(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+(?P<text>\
 # "remember when we went to Paris?", "remember what Ana said?": a question about the past, not
 # something to keep (and a request never ends with a question mark).
 _ASKS = pattern(r"^(?:when|what|where|who|whom|whose|which|why|how|if|whether)\b", re.IGNORECASE)
+# "remember that time my sister visited", "remember the night we met": a moment recalled, not a fact
+# to keep. "Remember the day the bins go out is Tuesday" states one: it has a verb of its own.
+_MOMENT = pattern(
+    r"^(?i:(?:the|that|this|our)\s+)?(?i:times?|days?|night|evening|morning|afternoon|weekend|week|summer|"
+    r"winter|spring|autumn|holiday|trip|party|wedding)\s+(?i:when\s+|that\s+)?"
+    r"(?:(?i:I|we|you|he|she|it|they|my|our|his|her|their|mum|mom|dad)|[A-Z][\w'’-]*)\b"
+)
+_STATES = pattern(r"\b(?:is|are|isn't|aren't|will\s+be)\b", re.IGNORECASE)
+
+
+def recalls_a_moment(text: str) -> bool:
+    """What follows "remember (that)" names a moment of the past rather than saying something to
+    keep: "that time my sister visited", "the summer we spent in Crete"."""
+    return _MOMENT.match(text) is not None and _STATES.search(text) is None
 
 
 @dataclass
@@ -299,7 +313,13 @@ def _remember(profile: Profile, user: Message, typed: str) -> tuple[Memory | Non
     typed, when files were attached to it; a file's content is never an instruction). Returns
     the memory (None: not a request to remember) and whether it was there already."""
     match = REMEMBER.match(typed)
-    if not (profile.use_memory and match) or _ASKS.match(match.group("text")) or typed.rstrip().endswith("?"):
+    said = match.group("text") if match else ""
+    if (
+        not (profile.use_memory and match)
+        or _ASKS.match(said)
+        or recalls_a_moment(said)
+        or typed.rstrip().endswith("?")
+    ):
         return None, False
     kind, text = kind_of(match.group("text"))
     text = text[:1].upper() + text[1:]  # "remember that my dentist..." -> "My dentist..."
