@@ -546,3 +546,19 @@ def test_an_update_the_extraction_marks_supersedes_without_a_second_call(world, 
     assert [m.text for m in store.find(kind="fact")] == ["The user drives a blue Tesla."]
     assert [m.text for m in store.find(kind="fact", status="superseded")] == ["The user drives a red Volvo."]
     assert script.decisions_asked == 0
+
+
+def test_background_capture_never_shows_the_memory_model_a_private_memory(world, script, encoder):
+    # The extraction is shown the memories close to what was said, to decide what changed: one the
+    # user marked private is never among them (it is sent to no model unasked), though it is the
+    # closest; one that is not private still is.
+    db, _, engine, _ = world
+    store = MemoryStore(db)
+    secret = store.add("My bank card PIN is 4471", kind="fact", origin="stated")
+    store.update(secret.id, private=True, actor="user")
+    store.add("My bank is Monzo", kind="fact", origin="stated")
+    s = sessions.create_session(db)
+    engine.send(s, "I changed my bank card PIN at the cash machine today, and I might switch bank.")
+    capture(world, s, encoder)
+    assert script.transcripts, "the extraction was called"
+    assert "4471" not in script.transcripts[-1] and "Monzo" in script.transcripts[-1]

@@ -172,7 +172,8 @@ def capture_session(
     related: list[Any] = []
     if query.strip():
         hits = recall(db, query, embedder, kinds=("fact", "event", "rule"), limit=12, catch_up=False)
-        related = list(store.get_many([h.id for h in hits if h.type == "memory"]).values())
+        near = store.get_many([h.id for h in hits if h.type == "memory"]).values()
+        related = [m for m in near if not m.private]  # shown to the memory model: never a private one
     earlier = [m for m in history if m.id <= through]
     found = extract(provider, model, new, related, earlier, summarise=summarise, session_id=session_id)
     result.outcomes = policy.apply(
