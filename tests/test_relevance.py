@@ -1564,6 +1564,37 @@ def test_a_dated_plan_is_never_a_standing_fact_on_the_profile(cli, api, real_enc
     assert [m["section"] for m in asked["memory"] if "Lisbon" in m["text"]] in (["plans"], ["history"])
 
 
+def test_a_day_told_by_its_distance_from_when_it_was_said_is_that_day(memchat_home, embedder):
+    # "I'm flying to Lisbon tomorrow" said on 1 March is a plan for 2 March, coming up before it and
+    # past after it; kept as a current fact it would say "tomorrow" for ever. A time of day or a habit
+    # names no day.
+    from datetime import date
+
+    from memchat.memory.judge import inject
+    from memchat.memory.recall import index
+    from memchat.memory.recall.dates import one_off_day, planned_day
+
+    told = "2027-03-01T10:00:00.000000Z"
+    assert str(planned_day("I'm flying to Lisbon tomorrow", told)) == "2027-03-02"
+    assert str(planned_day("We see the consultant the day after tomorrow", told)) == "2027-03-03"
+    assert str(planned_day("My knee op is in 10 days", told)) == "2027-03-11"
+    assert str(planned_day("The exam is in two weeks' time", told)) == "2027-03-15"
+    assert str(planned_day("Dinner at Ana's tonight", told)) == "2027-03-01"
+    assert str(one_off_day("My sister visited yesterday", told)) == "2027-02-28"
+    assert planned_day("My sister visited yesterday", told) is None  # past when it was said
+    for no_day in ("I walk the dog every day", "I work best in the morning", "I want to visit Japan one day"):
+        assert one_off_day(no_day, told) is None, no_day
+    db = open_db(memchat_home / "default.db")
+    MemoryStore(db).add("I'm flying to Lisbon tomorrow", created_at=told)
+    index.catch_up(db, embedder)
+
+    def section(today: date) -> str:
+        return inject.build(db, "When do I fly to Lisbon?", embedder=embedder, budget=1500, count=len, today=today).text
+
+    assert "## Coming up\n- [2027-03-02] I'm flying to Lisbon tomorrow" in section(date(2027, 3, 1))
+    assert "[2027-03-02, past] I'm flying to Lisbon tomorrow" in section(date(2027, 3, 20))
+
+
 def test_a_day_named_by_its_weekday_is_a_one_off_and_a_habit_is_not():
     from memchat.memory.recall.dates import one_off_day, planned_day
 
