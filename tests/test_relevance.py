@@ -1595,6 +1595,31 @@ def test_a_day_told_by_its_distance_from_when_it_was_said_is_that_day(memchat_ho
     assert "[2027-03-02, past] I'm flying to Lisbon tomorrow" in section(date(2027, 3, 20))
 
 
+def test_a_how_to_in_code_gets_none_of_the_users_own_facts_and_a_birth_date_is_a_fact(cli, api, real_encoder):
+    # "How do I compute age from date of birth in SQL?" asks how anyone would do it: the user's own
+    # date of birth shares its words and its topic (dates), and is not sent; the user's stack is.
+    # Asked as the user's own, it goes, as a fact: a date of birth comes round every year, it is
+    # no event of 1990.
+    remember(cli, "My date of birth is 1990-04-02", "At work we use Python and PostgreSQL 15")
+
+    def sent(prompt: str) -> list[dict]:
+        return json.loads(cli("ask", "--explain", "--json", prompt).stdout)["memory"]
+
+    for prompt in (
+        "How do I compute age from date of birth in SQL?",
+        "How do I count the days between two dates in JavaScript?",
+    ):
+        items = sent(prompt)
+        assert not [m for m in items if "1990-04-02" in m["text"]], (prompt, items)
+        assert [m for m in items if "PostgreSQL" in m["text"]], (prompt, items)
+    birthday = sent("When's my birthday?")
+    assert [m["section"] for m in birthday if "1990-04-02" in m["text"]] == ["facts"], birthday
+    from memchat.memory.recall.dates import one_off_day
+
+    for born in ("My date of birth is 1990-04-02", "I was born on 2 April 1990", "Ana's DOB is 12/03/1988"):
+        assert one_off_day(born, "2026-12-03T10:00:00.000000Z") is None, born
+
+
 def test_a_day_named_by_its_weekday_is_a_one_off_and_a_habit_is_not():
     from memchat.memory.recall.dates import one_off_day, planned_day
 

@@ -297,13 +297,15 @@ def build(
         and request.general < need.PLAIN_REQUEST
         and not (in_general or technical or code or asks_about_the_world(query))
     )
-    # A technical question's "I" is its doer ("How do I reverse a string in Java?"): judged as a
-    # question about no one, it reaches a memory only by what it names (not "I wrote Java at Infosys").
+    # A technical question's "I" is its doer ("How do I reverse a string in Java?"), and so is a
+    # request for code's ("How do I compute an age from a date of birth in SQL?"): judged as a
+    # question about no one, it reaches a memory only by what it names (not "I wrote Java at
+    # Infosys", nor the user's own date of birth).
     passed = gate(
         hits,
         query,
         bar,
-        personal=personal and not (technical and not says_more_than_how_to(query)),
+        personal=personal and not ((technical or code) and not says_more_than_how_to(query)),
         answered=beside,
         technical=technical,
         code=code,
@@ -338,8 +340,12 @@ def build(
         more = _routed(db, request, embedder, query, seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
-        if not _stands_for_the_topic(retrieved + more, query) and (
-            not in_profile or need.plainly_health(request.topics, need.model_for(embedder))
+        # Nor does a how-to in code ("How do I compute an age from a date of birth in SQL?": the
+        # user's own date of birth is a date, but the doer is anyone; the stack's route still runs).
+        if (
+            not _stands_for_the_topic(retrieved + more, query)
+            and (not in_profile or need.plainly_health(request.topics, need.model_for(embedder)))
+            and not (code and not says_more_than_how_to(query))
         ):
             # A card memory the search found stands for the request's topic, but not for your health
             # when the request is plainly about it ("Can I still ride my bike at 30 weeks?": the cargo

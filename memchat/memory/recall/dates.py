@@ -187,7 +187,12 @@ _WEEKDAY = pattern(
 )
 
 
-_RECURRING = pattern(r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily)\b", re.I)
+# A date that comes round again, a birthday's too: "My date of birth is 1990-04-02" is no event of 1990.
+_RECURRING = pattern(
+    r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily|"
+    r"date\s+of\s+birth|birth\s*date|dob|born)\b",
+    re.I,
+)
 
 
 def event_day(text: str, stated: str | None) -> date | None:
