@@ -1758,6 +1758,22 @@ def test_what_the_assistant_said_before_and_a_medicine_named_are_the_users_own(h
     assert "lithium" not in sent_for(household, api, "How many hours of sleep does an adult need?")
 
 
+def test_whether_a_food_is_safe_to_eat_is_asked_by_the_one_who_would_eat_it(cli, api, real_encoder):
+    # "Is it safe to eat smoked salmon?" says no I, but whoever asks would eat it: a pregnancy (a
+    # health memory, never on the card) is what the answer turns on. A dog's food, or a question
+    # that is not about eating, gets no such memory.
+    remember(cli, "I'm 14 weeks pregnant with our first", "We have a labrador called Moss")
+
+    def retrieved(prompt: str) -> list[str]:
+        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
+
+    for prompt in ("Is it safe to eat smoked salmon?", "Is runny egg OK to eat?"):
+        assert any("pregnant" in t for t in retrieved(prompt)), prompt
+    for prompt in ("Is it safe for dogs to eat grapes?", "Is it safe to leave shoes in a hot car?"):
+        assert not [t for t in retrieved(prompt) if "pregnant" in t], prompt
+
+
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
     # As with a drink: what the user takes already decides whether they may take something more
     # (St John's wort and an SSRI; an anti-inflammatory on a blood-pressure tablet), though no word

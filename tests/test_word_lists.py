@@ -42,7 +42,7 @@ FLOORS = {
     "access needs (sensitive_words.json access_needs, sensitive.has_an_access_need)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "whether I may drink (need._DRINK, need._MAY_I)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-03)
     "whether I may take a medicine (need._REMEDY, need._MAY_I_TAKE)": 0.95,  # 1.00 on its 30 examples (written with it, 2026-12-04)
-    # 0.86 alone on its 24 examples ("Is this laptop OK for me?"): the routes also want the request read as food
+    # 0.89 alone on its 31 examples ("Is this laptop OK for me?"): the routes also want the request read as food
     "whether, what or where I may eat (need._MAY_I_EAT, need._SAFE_FOR_ME)": 0.81,
     # 0.91 on its 20 examples ("in Java and Bali"): a false one only keeps the tools route quiet
     "someone called by their role (personal._THE_ROLE)": 0.95,

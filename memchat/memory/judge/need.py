@@ -1692,7 +1692,11 @@ _SAFE_FOR_ME = pattern(
 _MAY_I_EAT = pattern(
     r"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+)?eat\b|"
     r"\b(?:what|where)\s+(?:can|could|should|shall)\s+(?:i|we)\s+(?:safely\s+)?eat\b|"
-    r"\bsafe\s+for\s+(?:me|us)\s+to\s+eat\b|\beat\s+safely\b",
+    r"\bsafe\s+for\s+(?:me|us)\s+to\s+eat\b|\beat\s+safely\b|"
+    # "Is it safe to eat brie?", "Is raw cookie dough OK to eat?": whoever asks is the one who would
+    # eat it, and a diet condition (a pregnancy, an allergy) is what the answer turns on
+    r"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right)\s+to\s+eat\b|"
+    r"\b(?:is|are)\s+(?!it\b)(?:[\w'’-]+\s+){1,6}?(?:ok|okay|safe|fine|alright)\s+to\s+eat\b",
     re.IGNORECASE,
 )
 
