@@ -1774,6 +1774,22 @@ def test_whether_a_food_is_safe_to_eat_is_asked_by_the_one_who_would_eat_it(cli,
         assert not [t for t in retrieved(prompt) if "pregnant" in t], prompt
 
 
+def test_a_night_of_drinking_planned_gets_the_medicines_the_user_takes(cli, api, real_encoder):
+    # "How many pints is sensible?" and "going out for drinks" ask no "can I", but the user will
+    # drink: an antibiotic that must not meet alcohol is what the answer turns on. A question about
+    # pints as a measure, or the pub's television, is not about drinking.
+    remember(cli, "I take metronidazole for an infection this week", "I drive a 2015 VW Golf")
+
+    def retrieved(prompt: str) -> list[str]:
+        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
+
+    for prompt in ("Going to the pub later, how many pints is sensible?", "I'm going out for drinks with work tonight"):
+        assert any("metronidazole" in t for t in retrieved(prompt)), prompt
+    for prompt in ("How many pints are in a gallon?", "Is the pub going to show the match?"):
+        assert not [t for t in retrieved(prompt) if "metronidazole" in t], prompt
+
+
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
     # As with a drink: what the user takes already decides whether they may take something more
     # (St John's wort and an SSRI; an anti-inflammatory on a blood-pressure tablet), though no word

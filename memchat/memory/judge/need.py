@@ -1639,7 +1639,11 @@ _MAY_I = pattern(
     rf"\b(?:can|could|may|should)\s+(?:i|we)\s+(?:still\s+)?drink\b(?!\s+(?:water|milk|juice|tea|coffee|squash))|"
     rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?(?:to|if\s+(?:i|we))\s+{_HAVE}|"
     rf"\b(?:am\s+i|are\s+we)\s+allowed\s+(?:to\s+(?:have|drink)\s+)?{_OBJECT}{_DRINK}|"
-    rf"\bhow\s+(?:many|much)\s+{_DRINK}\s+{_OBJECT}(?:can|should)\s+(?:i|we)\s+(?:have|drink)\b",
+    rf"\bhow\s+(?:many|much)\s+{_DRINK}\s+{_OBJECT}(?:can|should)\s+(?:i|we)\s+(?:have|drink)\b|"
+    # "how many pints is sensible?", and a night of drinking planned ("going to the pub later")
+    rf"\bhow\s+(?:many|much)\s+{_DRINK}\s+(?:is|are|would\s+be)\s+(?:sensible|safe|ok|okay|fine|alright|too\s+(?:many|much))\b|"
+    r"\b(?:i['’]m|i\s+am|we['’]re|we\s+are|^)\s*(?:going|heading|off)\s+(?:to\s+the\s+pub|out\s+(?:for\s+(?:a\s+)?drinks|drinking)|"
+    r"for\s+(?:a\s+few\s+|some\s+)?drinks)\b",
     re.IGNORECASE,
 )
 # a medicine's name by its ending ("amitriptyline", "propranolol", "methotrexate")
