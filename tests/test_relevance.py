@@ -726,6 +726,9 @@ def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedde
     assert "2027-02-14" not in section("Things to do in Lisbon with a six-year-old", today=date(2027, 3, 1))
     assert "2027-02-14" not in section("What's the tidal range of the Bristol Channel?")  # where it leaves from
     assert "2027-02-14" not in section("What's the history of Lisbon?")  # a question about no one
+    # nor is a question about the world asked for the trip it names the place of: what it asks holds
+    # whoever goes
+    assert "2027-02-14" not in section("What's the weather usually like in Lisbon in February?")
 
 
 def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home, embedder):

@@ -319,7 +319,9 @@ def build(
         and request.general < need.PLAIN_REQUEST
         else []
     )
-    if not personal and not technical:
+    # a question about the world is not asked for the trip it names the place of ("What's the weather
+    # like on Islay in September?"): what it asks holds whoever goes
+    if not (personal or technical or asks_about_the_world(query)):
         passed += _plan_at_the_place(hits, passed, query, today or datetime.now(UTC).date())
     if technical:
         passed = [h for h in passed if h.type == "memory"]
