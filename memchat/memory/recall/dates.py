@@ -129,9 +129,9 @@ def day_named(text: str, stated: date) -> date | None:
     """The one day a memory names ("on May 9", "2027-03-12", "12th of March 2027"), or None.
 
     A day without a year is the next one on or after `stated` (the day the memory was kept: a
-    plan is told before it happens), and so are the days told by their distance from it ("I'm
-    flying to Lisbon tomorrow", "the op is in 3 days", "tonight"). A month or a year alone names
-    no day.
+    plan is told before it happens), and so are the days ahead told by their distance from it
+    ("I'm flying to Lisbon tomorrow", "the op is in 3 days", "tonight"). A month or a year alone
+    names no day.
     """
     if m := _NEAR_DAY.search(text):
         return stated + timedelta(days=_days_from_then(m))
@@ -156,10 +156,12 @@ def day_named(text: str, stated: date) -> date | None:
     return None
 
 
-# A day told by its distance from the day it was said: "tomorrow", "the day after tomorrow", "in
-# 3 days", "in two weeks' time", "tonight" (not "in the morning": a time of day, any day).
+# A day ahead told by its distance from the day it was said: "tomorrow", "the day after tomorrow",
+# "in 3 days", "in two weeks' time", "tonight" (not "in the morning": a time of day, any day). Not
+# "today" nor "yesterday": what they tell often holds from then on ("I got a puppy today, she's
+# called Luna", "I found out yesterday I'm allergic to kiwi") and stays a fact.
 _NEAR_DAY = pattern(
-    r"\b(?:(?P<after>the\s+day\s+after\s+tomorrow)|(?P<tomorrow>tomorrow)|(?P<today>tonight|today)|(?P<yesterday>yesterday)|"
+    r"\b(?:(?P<after>the\s+day\s+after\s+tomorrow)|(?P<tomorrow>tomorrow)|(?P<today>tonight)|"
     r"in\s+(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<unit>day|week)s?(?:['’]?\s+time)?)\b",
     re.IGNORECASE,
 )
@@ -172,8 +174,6 @@ def _days_from_then(m: re.Match[str]) -> int:
         return 1
     if m.group("today"):
         return 0
-    if m.group("yesterday"):
-        return -1
     n = int(m.group("n")) if m.group("n").isdigit() else _NUMBERS[m.group("n").lower()]
     return n * (7 if m.group("unit").lower() == "week" else 1)
 
