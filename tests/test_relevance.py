@@ -1626,6 +1626,7 @@ def test_a_how_to_in_code_gets_none_of_the_users_own_facts_and_a_birth_date_is_a
 
     for born in ("My date of birth is 1990-04-02", "I was born on 2 April 1990", "Ana's DOB is 12/03/1988"):
         assert one_off_day(born, "2026-12-03T10:00:00.000000Z") is None, born
+    assert str(one_off_day("Our baby is due to be born on 2027-03-01", "2026-12-03T10:00:00.000000Z")) == "2027-03-01"
 
 
 def test_a_day_named_by_its_weekday_is_a_one_off_and_a_habit_is_not():
