@@ -1583,6 +1583,7 @@ def test_a_day_told_by_its_distance_from_when_it_was_said_is_that_day(memchat_ho
     assert str(planned_day("My knee op is in 10 days", told)) == "2027-03-11"
     assert str(planned_day("The exam is in two weeks' time", told)) == "2027-03-15"
     assert str(planned_day("Dinner at Ana's tonight", told)) == "2027-03-01"
+    assert str(planned_day("I'm flying to Oslo on May 9, back in two weeks", told)) == "2027-05-09"
     for no_day in (
         "I walk the dog every day",
         "I work best in the morning",

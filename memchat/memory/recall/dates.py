@@ -133,8 +133,6 @@ def day_named(text: str, stated: date) -> date | None:
     ("I'm flying to Lisbon tomorrow", "the op is in 3 days", "tonight"). A month or a year alone
     names no day.
     """
-    if m := _NEAR_DAY.search(text):
-        return stated + timedelta(days=_days_from_then(m))
     if (period := period_in(text, stated)) is not None:
         return period.start if period.start == period.end and not _RELATIVE.search(text) else None
     for form, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
@@ -144,6 +142,8 @@ def day_named(text: str, stated: date) -> date | None:
                 when = _safe(date, year, month, day)
                 if when is not None and when >= stated:
                     return when
+    if m := _NEAR_DAY.search(text):  # after a day named outright: "on May 9, back in two weeks" is May 9
+        return stated + timedelta(days=_days_from_then(m))
     if m := _WEEKDAY.search(text):
         # "On Tuesday I had my first driving lesson": the Tuesday before it was told (or that day);
         # "on Friday I'm flying to Rome", "next Monday": the one after.
