@@ -243,6 +243,7 @@ def test_a_question_about_the_past_is_not_a_request_to_remember(world, script, a
     [
         ("Remember the day the bins go out is Tuesday.", "The day the bins go out is Tuesday."),
         ("remember that the wedding is on 2027-05-22", "The wedding is on 2027-05-22"),
+        ("Remember the day Ana starts school: 4 September", "The day Ana starts school: 4 September"),
     ],
 )
 def test_a_moment_with_a_fact_about_it_is_remembered(world, script, said, kept):

@@ -59,7 +59,8 @@ _MOMENT = pattern(
     r"winter|spring|autumn|holiday|trip|party|wedding)\s+(?i:when\s+|that\s+)?"
     r"(?:(?i:I|we|you|he|she|it|they|my|our|his|her|their|mum|mom|dad)|[A-Z][\w'’-]*)\b"
 )
-_STATES = pattern(r"\b(?:is|are|isn't|aren't|will\s+be)\b", re.IGNORECASE)
+# Says something, or names when: "the day Ana starts school: 4 September", "the week we'll be away".
+_STATES = pattern(r"\b(?:is|are|isn't|aren't|will|won't|going\s+to)\b|['’]ll\b|\d", re.IGNORECASE)
 
 
 def recalls_a_moment(text: str) -> bool:
