@@ -1813,6 +1813,7 @@ def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(c
         "My sister Jo lives in Leeds",
     )
     assert "sertraline" in sent_for(cli, api, "Can I take St John's wort for a low mood?")
+    assert "sertraline" in sent_for(cli, api, "Is it OK to take Night Nurse?")  # a brand, no ending to go by
     assert "sertraline" in sent_for(cli, api, "My knee's been sore since Sunday's run, what can I take for it?")
     assert "sertraline" not in sent_for(cli, api, "Can I take Pip to the beach at Skegness?")
     assert "sertraline" not in sent_for(cli, api, "What's the maximum daily dose of paracetamol for adults?")

@@ -1671,7 +1671,9 @@ _REMEDY = (
     r"cold\s+(?:and\s+flu\s+)?(?:medicine|tablets|remedy)|sleeping\s+(?:pills?|tablets?)|melatonin|"
     r"st\.?\s+john'?s\s+wort|ginkgo|ginseng|turmeric|echinacea|valerian|supplements?|vitamins?|"
     r"antibiotics?|antacids?|gaviscon|rennie|imodium|laxatives?|hay\s+fever\s+tablets?|"
-    r"the\s+morning[- ]after\s+pill|viagra|cbd(?:\s+oil)?)"
+    r"the\s+morning[- ]after\s+pill|viagra|cbd(?:\s+oil)?|"
+    r"night\s+nurse|nyquil|dayquil|beechams|calpol|zyrtec|claritin|pepto(?:-bismol)?|tums|excedrin|"
+    r"strepsils|dioralyte|[a-z]{3,}(?:izine|atadine|fenadine))"
 )
 _MAY_I_TAKE = pattern(
     rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|try)\s+"
