@@ -47,7 +47,7 @@ FLOORS = {
     # 0.91 on its 20 examples ("in Java and Bali"): a false one only keeps the tools route quiet
     "someone called by their role (personal._THE_ROLE)": 0.95,
     "a language named to do it in (personal._LANGUAGE, personal.names_its_language)": 0.86,
-    "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-03)
+    "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 31 examples (written with it, 2026-12-03; antihistamines 2026-12-06)
     "what a kind of thing is (inject._DEFINITION)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
     # 0.75 alone on its 26 examples: a how-to about one's own situation ("How can I learn Spanish
     # faster?") fires too; in use it acts only on a request the model reads as about no one, and

@@ -1650,7 +1650,7 @@ _MAY_I = pattern(
 _DRUG_NAME = (
     r"[a-z]{3,}(?:pril|olol|statin|azole|sartan|formin|triptan|profen|azepam|pam|pine|tyline|traline|xetine|"
     r"pram|tidine|cycline|cillin|mycin|adol|codeine|codamol|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
-    r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin)"
+    r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin|izine|atadine|fenadine)"
 )
 _DRUG = pattern(rf"\b{_DRUG_NAME}\b", re.IGNORECASE)
 # a medicine taken now: a verb of taking, then a medicine's name or the words for medicines (an inhaler is used)
@@ -1673,7 +1673,7 @@ _REMEDY = (
     r"antibiotics?|antacids?|gaviscon|rennie|imodium|laxatives?|hay\s+fever\s+tablets?|"
     r"the\s+morning[- ]after\s+pill|viagra|cbd(?:\s+oil)?|"
     r"night\s+nurse|nyquil|dayquil|beechams|calpol|zyrtec|claritin|pepto(?:-bismol)?|tums|excedrin|"
-    r"strepsils|dioralyte|[a-z]{3,}(?:izine|atadine|fenadine))"
+    r"strepsils|dioralyte)"
 )
 _MAY_I_TAKE = pattern(
     rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|try)\s+"
