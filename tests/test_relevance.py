@@ -1800,6 +1800,22 @@ def test_a_night_of_drinking_planned_gets_the_medicines_the_user_takes(cli, api,
         assert not [t for t in retrieved(prompt) if "metronidazole" in t], prompt
 
 
+def test_a_drink_asked_for_gets_the_users_reason_not_to_drink(cli, api, real_encoder):
+    # Being sober is what "Can I have a glass of wine at the wedding?" turns on, though it is no
+    # medicine and shares no word with it. A cocktail menu for guests, or a drink the user takes
+    # every day, is not that question.
+    remember(cli, "I'm a recovering alcoholic, three years sober", "I drink two flat whites a day")
+
+    def retrieved(prompt: str) -> list[str]:
+        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
+
+    for prompt in ("Can I have a glass of wine at the wedding?", "Going to the pub later, how many pints is sensible?"):
+        got = retrieved(prompt)
+        assert any("sober" in t for t in got) and not [t for t in got if "flat whites" in t], (prompt, got)
+    assert not [t for t in retrieved("Suggest a cocktail menu for our party") if "sober" in t]
+
+
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
     # As with a drink: what the user takes already decides whether they may take something more
     # (St John's wort and an SSRI; an anti-inflammatory on a blood-pressure tablet), though no word

@@ -289,6 +289,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "anyone_you",
     ),
     (
+        "a reason not to drink (need._NOT_DRINKING, need.says_i_dont_drink)",
+        "a memory that says the user does not drink alcohol, or must not now",
+        need.says_i_dont_drink,
+        "not_drinking",
+    ),
+    (
         "a moment recalled (turn._MOMENT, turn.recalls_a_moment)",
         'what follows "remember (that)" names a moment of the past, not something to keep',
         turn.recalls_a_moment,

@@ -487,7 +487,8 @@ def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list
         section, text = _memory_line_of(n.memory, today)
         route = (
             n.topic
-            if n.topic in ("person", "household", "plan", "faith", "access", "medicine", "stack", "wear", "money")
+            if n.topic
+            in ("person", "household", "plan", "faith", "access", "medicine", "stack", "wear", "money", "alcohol")
             else f"topic {n.topic}"
         )
         items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))

@@ -1784,7 +1784,40 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
         ):
             continue
         kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
-    return sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
+    medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
+    return medicines + (_not_drinking(db, embedder, request, exclude) if asks_to_drink(text) else [])
+
+
+# Beside a medicine, what makes a drink the user's question: being sober or in recovery, a pregnancy
+# ("Can I have a glass of wine at the wedding?" and "I'm a recovering alcoholic, three years sober").
+_NOT_DRINKING_TERMS = (
+    '"sober"* OR "sobriety" OR "alcoholic"* OR "recovery" OR "recovering" OR "teetotal" OR "drink"* OR '
+    '"drinking" OR "alcohol" OR "booze" OR "pregnant"'
+)
+_NOT_DRINKING = pattern(
+    r"\b(?:sober(?![- ]curious)|alcoholic|in\s+recovery|alcoholics\s+anonymous|teetotal|pregnant|"
+    r"(?:don['’]t|do\s+not|never|can['’]t|cannot|no\s+longer|won['’]t)\s+(?:drink(?!\s+(?:coffee|tea|water|milk|juice|"
+    r"squash|fizzy|caffeine|energy|cola|coke))|touch\s+alcohol)|"
+    r"(?:stopped|quit|gave\s+up)\s+(?:drinking|alcohol|booze|the\s+booze)|off\s+(?:the\s+)?(?:booze|alcohol|drink))\b",
+    re.IGNORECASE,
+)
+
+
+def says_i_dont_drink(text: str) -> bool:
+    """Whether a memory says the user does not drink alcohol, or must not now (see _NOT_DRINKING)."""
+    return _BARE_USER.match(text) is not None and _NOT_DRINKING.search(text) is not None
+
+
+NOT_DRINKING_ROWS = 200  # newest memories with one of its words that are read
+
+
+def _not_drinking(db: Database, embedder: Embedder, request: Request, exclude: set[int]) -> list[Needed]:
+    """The user's own reason not to drink (one at most), for a request whether they may."""
+    store = MemoryStore(db)
+    found = store.newest_matching(_NOT_DRINKING_TERMS, NOT_DRINKING_ROWS, longest=LONGEST_SENT)
+    ids = [i for i, said, _told in found if i not in exclude and says_i_dont_drink(said)]
+    memories = store.get_many(ids, longest=LONGEST_SENT)
+    return [Needed(memories[i], score, "alcohol") for score, i in _most_like(db, embedder, request, ids)[:1]]
 
 
 _WE = pattern(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)
