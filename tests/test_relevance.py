@@ -1814,6 +1814,9 @@ def test_a_drink_asked_for_gets_the_users_reason_not_to_drink(cli, api, real_enc
         got = retrieved(prompt)
         assert any("sober" in t for t in got) and not [t for t in got if "flat whites" in t], (prompt, got)
     assert not [t for t in retrieved("Suggest a cocktail menu for our party") if "sober" in t]
+    # a medicine that is the reason not to drink is sent once
+    remember(cli, "I'm on metronidazole so I can't drink this week")
+    assert len([t for t in retrieved("Can I have a beer tonight?") if "metronidazole" in t]) == 1
 
 
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):

@@ -1785,14 +1785,15 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
             continue
         kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
-    return medicines + (_not_drinking(db, embedder, request, exclude) if asks_to_drink(text) else [])
+    if not asks_to_drink(text):
+        return medicines
+    return medicines + _not_drinking(db, embedder, request, exclude | {n.memory.id for n in medicines})
 
 
 # Beside a medicine, what makes a drink the user's question: being sober or in recovery, a pregnancy
 # ("Can I have a glass of wine at the wedding?" and "I'm a recovering alcoholic, three years sober").
 _NOT_DRINKING_TERMS = (
-    '"sober"* OR "sobriety" OR "alcoholic"* OR "recovery" OR "recovering" OR "teetotal" OR "drink"* OR '
-    '"drinking" OR "alcohol" OR "booze" OR "pregnant"'
+    '"sober"* OR "alcohol"* OR "recovery" OR "recovering" OR "teetotal" OR "drink"* OR "booze" OR "pregnant"'
 )
 _NOT_DRINKING = pattern(
     r"\b(?:sober(?![- ]curious)|alcoholic|in\s+recovery|alcoholics\s+anonymous|teetotal|pregnant|"
