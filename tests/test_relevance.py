@@ -1747,12 +1747,10 @@ def test_a_question_about_the_world_gets_a_memory_by_its_topic_only_when_plainly
         "I do woodworking in my garage",
     )
 
-    def retrieved(prompt: str) -> list[str]:
-        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
-        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
-
-    assert not [t for t in retrieved("Is it legal to ride in the back of a pickup in Ontario?") if "Raptors" in t]
-    quebec = retrieved("How cold does Quebec City get at Christmas?")
+    assert not [
+        t for t in retrieved_for(cli, "Is it legal to ride in the back of a pickup in Ontario?") if "Raptors" in t
+    ]
+    quebec = retrieved_for(cli, "How cold does Quebec City get at Christmas?")
     assert any("Quebec City for Christmas" in t for t in quebec), quebec
     assert not [t for t in quebec if "Raptors" in t], quebec
 
@@ -1774,14 +1772,10 @@ def test_whether_a_food_is_safe_to_eat_is_asked_by_the_one_who_would_eat_it(cli,
     # that is not about eating, gets no such memory.
     remember(cli, "I'm 14 weeks pregnant with our first", "We have a labrador called Moss")
 
-    def retrieved(prompt: str) -> list[str]:
-        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
-        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
-
     for prompt in ("Is it safe to eat smoked salmon?", "Is runny egg OK to eat?"):
-        assert any("pregnant" in t for t in retrieved(prompt)), prompt
+        assert any("pregnant" in t for t in retrieved_for(cli, prompt)), prompt
     for prompt in ("Is it safe for dogs to eat grapes?", "Is it safe to leave shoes in a hot car?"):
-        assert not [t for t in retrieved(prompt) if "pregnant" in t], prompt
+        assert not [t for t in retrieved_for(cli, prompt) if "pregnant" in t], prompt
 
 
 def test_a_night_of_drinking_planned_gets_the_medicines_the_user_takes(cli, api, real_encoder):
@@ -1790,14 +1784,10 @@ def test_a_night_of_drinking_planned_gets_the_medicines_the_user_takes(cli, api,
     # pints as a measure, or the pub's television, is not about drinking.
     remember(cli, "I take metronidazole for an infection this week", "I drive a 2015 VW Golf")
 
-    def retrieved(prompt: str) -> list[str]:
-        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
-        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
-
     for prompt in ("Going to the pub later, how many pints is sensible?", "I'm going out for drinks with work tonight"):
-        assert any("metronidazole" in t for t in retrieved(prompt)), prompt
+        assert any("metronidazole" in t for t in retrieved_for(cli, prompt)), prompt
     for prompt in ("How many pints are in a gallon?", "Is the pub going to show the match?"):
-        assert not [t for t in retrieved(prompt) if "metronidazole" in t], prompt
+        assert not [t for t in retrieved_for(cli, prompt) if "metronidazole" in t], prompt
 
 
 def test_a_drink_asked_for_gets_the_users_reason_not_to_drink(cli, api, real_encoder):
@@ -1806,17 +1796,13 @@ def test_a_drink_asked_for_gets_the_users_reason_not_to_drink(cli, api, real_enc
     # every day, is not that question.
     remember(cli, "I'm a recovering alcoholic, three years sober", "I drink two flat whites a day")
 
-    def retrieved(prompt: str) -> list[str]:
-        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
-        return [m["text"] for m in explained["memory"] if m["section"] != "profile"]
-
     for prompt in ("Can I have a glass of wine at the wedding?", "Going to the pub later, how many pints is sensible?"):
-        got = retrieved(prompt)
+        got = retrieved_for(cli, prompt)
         assert any("sober" in t for t in got) and not [t for t in got if "flat whites" in t], (prompt, got)
-    assert not [t for t in retrieved("Suggest a cocktail menu for our party") if "sober" in t]
+    assert not [t for t in retrieved_for(cli, "Suggest a cocktail menu for our party") if "sober" in t]
     # a medicine that is the reason not to drink is sent once
     remember(cli, "I'm on metronidazole so I can't drink this week")
-    assert len([t for t in retrieved("Can I have a beer tonight?") if "metronidazole" in t]) == 1
+    assert len([t for t in retrieved_for(cli, "Can I have a beer tonight?") if "metronidazole" in t]) == 1
 
 
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
