@@ -322,7 +322,7 @@ def _remember(profile: Profile, user: Message, typed: str) -> tuple[Memory | Non
         or typed.rstrip().endswith("?")
     ):
         return None, False
-    kind, text = kind_of(match.group("text"))
+    kind, text = kind_of(said)
     text = text[:1].upper() + text[1:]  # "remember that my dentist..." -> "My dentist..."
     store = profile.store
     memory = store.add(text, kind=kind, origin="stated", importance=0.8, source_message_ids=[user.id], actor="user")
