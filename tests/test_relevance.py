@@ -1766,28 +1766,38 @@ def test_what_the_assistant_said_before_and_a_medicine_named_are_the_users_own(h
     assert "lithium" not in sent_for(household, api, "How many hours of sleep does an adult need?")
 
 
-def test_whether_a_food_is_safe_to_eat_is_asked_by_the_one_who_would_eat_it(cli, api, real_encoder):
-    # "Is it safe to eat smoked salmon?" says no I, but whoever asks would eat it: a pregnancy (a
-    # health memory, never on the card) is what the answer turns on. A dog's food, or a question
-    # that is not about eating, gets no such memory.
-    remember(cli, "I'm 14 weeks pregnant with our first", "We have a labrador called Moss")
-
-    for prompt in ("Is it safe to eat smoked salmon?", "Is runny egg OK to eat?"):
-        assert any("pregnant" in t for t in retrieved_for(cli, prompt)), prompt
-    for prompt in ("Is it safe for dogs to eat grapes?", "Is it safe to leave shoes in a hot car?"):
-        assert not [t for t in retrieved_for(cli, prompt) if "pregnant" in t], prompt
-
-
-def test_a_night_of_drinking_planned_gets_the_medicines_the_user_takes(cli, api, real_encoder):
-    # "How many pints is sensible?" and "going out for drinks" ask no "can I", but the user will
-    # drink: an antibiotic that must not meet alcohol is what the answer turns on. A question about
-    # pints as a measure, or the pub's television, is not about drinking.
-    remember(cli, "I take metronidazole for an infection this week", "I drive a 2015 VW Golf")
-
-    for prompt in ("Going to the pub later, how many pints is sensible?", "I'm going out for drinks with work tonight"):
-        assert any("metronidazole" in t for t in retrieved_for(cli, prompt)), prompt
-    for prompt in ("How many pints are in a gallon?", "Is the pub going to show the match?"):
-        assert not [t for t in retrieved_for(cli, prompt) if "metronidazole" in t], prompt
+@pytest.mark.parametrize(
+    ("memories", "word", "asked", "not_asked"),
+    [
+        # "Is it safe to eat smoked salmon?" says no I, but whoever asks would eat it: a pregnancy (a
+        # health memory, never on the card) is what the answer turns on. A dog's food, or a question
+        # that is not about eating, gets no such memory.
+        (
+            ("I'm 14 weeks pregnant with our first", "We have a labrador called Moss"),
+            "pregnant",
+            ("Is it safe to eat smoked salmon?", "Is runny egg OK to eat?"),
+            ("Is it safe for dogs to eat grapes?", "Is it safe to leave shoes in a hot car?"),
+        ),
+        # "How many pints is sensible?" and "going out for drinks" ask no "can I", but the user will
+        # drink: an antibiotic that must not meet alcohol is what the answer turns on. A question
+        # about pints as a measure, or the pub's television, is not about drinking.
+        (
+            ("I take metronidazole for an infection this week", "I drive a 2015 VW Golf"),
+            "metronidazole",
+            ("Going to the pub later, how many pints is sensible?", "I'm going out for drinks with work tonight"),
+            ("How many pints are in a gallon?", "Is the pub going to show the match?"),
+        ),
+    ],
+    ids=["safe to eat", "a night of drinking"],
+)
+def test_what_the_user_would_eat_or_drink_gets_what_it_turns_on(
+    cli, api, real_encoder, memories, word, asked, not_asked
+):
+    remember(cli, *memories)
+    for prompt in asked:
+        assert any(word in t for t in retrieved_for(cli, prompt)), prompt
+    for prompt in not_asked:
+        assert not [t for t in retrieved_for(cli, prompt) if word in t], prompt
 
 
 def test_a_drink_asked_for_gets_the_users_reason_not_to_drink(cli, api, real_encoder):
