@@ -1750,12 +1750,8 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     # a food or drink asked about as safe for the user is a medicine's business too ("Is grapefruit
     # juice OK for me?" and the statin)
     food = asks_if_safe_for_me(text) and request.topic == "diet"
-    if (
-        not (asks_to_drink(text) or asks_to_take(text) or food)
-        or request.about_no_one
-        or request.code
-        or asks_in_general(text)
-    ):
+    drink = asks_to_drink(text)
+    if not (drink or asks_to_take(text) or food) or request.about_no_one or request.code or asks_in_general(text):
         return []
     if people.role_paths(text):
         return []  # "Can my dad have a beer after his op?": his, and the person route reads him
@@ -1785,7 +1781,7 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
             continue
         kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
-    if not asks_to_drink(text):
+    if not drink:
         return medicines
     return medicines + _not_drinking(db, embedder, request, exclude | {n.memory.id for n in medicines})
 
