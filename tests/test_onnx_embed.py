@@ -85,6 +85,43 @@ def test_export_is_cached_verified_and_keyed_by_model_and_weights(exported):
     assert onnx_embed.cache_key(DEFAULT_MODEL).startswith("all-MiniLM-L6-v2-")
 
 
+def test_the_export_loads_its_tokenizer_from_the_vocabulary_and_splits_text_as_the_model_does(exported):
+    """A fresh process parses the vocabulary, not tokenizer.json (half the time, holding the
+    interpreter): the same token ids on text no one chose for it, special tokens as text included."""
+    from tokenizers import Tokenizer
+
+    assert (exported / onnx_embed.WORDPIECE).exists() and (exported / "vocab.txt").exists()
+    quick = onnx_embed._load_tokenizer(exported)
+    full = Tokenizer.from_file(str(exported / "tokenizer.json"))
+    texts = [
+        *TEXTS,
+        "[SEP] inside [MASK] text",
+        "ﬀ ㎏ Ⅻ ｆｕｌｌｗｉｄｔｈ",
+        "a\u0301 e\u0300 o\u0308",
+        "\x07bell\x1b[0m",
+    ]
+    texts += ["".join(chr(c) for c in range(start, start + 40)) for start in range(32, 0x2500, 40)]
+    for t in (quick, full):
+        t.no_padding()
+        t.no_truncation()
+    assert [e.ids for e in quick.encode_batch(texts)] == [e.ids for e in full.encode_batch(texts)]
+
+
+def test_a_tokenizer_that_is_not_plain_wordpiece_is_loaded_from_its_own_file(tmp_path):
+    """Another normaliser (here one that keeps case) cannot be rebuilt from a vocabulary: the
+    export keeps only tokenizer.json, and loading it reads that file."""
+    from memchat.memory.recall.models import default_model_path
+
+    spec = json.loads((default_model_path() / "tokenizer.json").read_text(encoding="utf-8"))
+    spec["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "NFC"}]}
+    (tmp_path / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    onnx_embed._keep_wordpiece(tmp_path)
+    assert not (tmp_path / onnx_embed.WORDPIECE).exists() and not (tmp_path / "vocab.txt").exists()
+    loaded = onnx_embed._load_tokenizer(tmp_path)
+    loaded.no_padding()
+    assert loaded.encode("Hello").tokens == ["[CLS]", "[UNK]", "[SEP]"]  # kept its case: no "hello" in the vocabulary
+
+
 def test_a_failed_verification_is_recorded_and_not_used(tmp_path, monkeypatch, memchat_home):
     monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "own-cache"))  # never poison the shared export
     monkeypatch.setattr(onnx_embed, "MIN_COSINE", 1.5)  # impossible: forces the disagreement path

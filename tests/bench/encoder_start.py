@@ -1,4 +1,5 @@
-"""What a fresh process pays to open the ONNX encoder, with and without repacking its weights at load.
+"""What a fresh process pays to open the ONNX encoder, with and without repacking its weights at load,
+and to load its tokenizer from tokenizer.json or from the vocab.txt the export keeps beside it.
 
     python tests/bench/encoder_start.py [--runs 7] [--texts 640]
 
@@ -39,6 +40,27 @@ many = time.perf_counter() - start
 print(json.dumps({"open": opened, "one": one, "bulk": many, "vectors": numpy.vstack([query, bulk[:8]]).tolist()}))
 """
 
+TOKENIZER_CHILD = r"""
+import sys, time
+import numpy, tokenizers
+from memchat.memory.recall import onnx_embed
+from memchat.memory.recall.models import DEFAULT_MODEL
+
+onnx_embed.prepare(DEFAULT_MODEL)
+directory = onnx_embed.export_dir(DEFAULT_MODEL)
+start = time.perf_counter()
+if sys.argv[1] == "json":
+    tokenizers.Tokenizer.from_file(str(directory / "tokenizer.json"))
+else:
+    onnx_embed._load_tokenizer(directory)
+print(time.perf_counter() - start)
+"""
+
+
+def _tokenizer_load(how: str) -> float:
+    out = subprocess.run([sys.executable, "-c", TOKENIZER_CHILD, how], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
 
 def _run(prepack: bool, count: int) -> dict:
     out = subprocess.run(
@@ -59,9 +81,12 @@ def main() -> None:
     import numpy as np
 
     results: dict[bool, list[dict]] = {True: [], False: []}
+    loads: dict[str, list[float]] = {"json": [], "export": []}
     for _ in range(args.runs):  # interleaved, so that load on the machine falls on both alike
         for prepack in (False, True):
             results[prepack].append(_run(prepack, args.texts))
+        for how in loads:
+            loads[how].append(_tokenizer_load(how))
     print(f"| weights | open session | one query | {args.texts} texts |")
     print("|---|---|---|---|")
     for prepack in (False, True):
@@ -71,6 +96,9 @@ def main() -> None:
         print(f"| {label} | {med['open'] * 1000:.0f} ms | {med['one'] * 1000:.0f} ms | {med['bulk']:.2f} s |")
     a = np.array(results[False][0]["vectors"])
     b = np.array(results[True][0]["vectors"])
+    print("\n| tokenizer | load |\n|---|---|")
+    print(f"| tokenizer.json (the model's file) | {statistics.median(loads['json']) * 1000:.1f} ms |")
+    print(f"| as the export loads it (vocab.txt, memchat) | {statistics.median(loads['export']) * 1000:.1f} ms |")
     print(f"\nleast cosine between the two settings' vectors: {float((a * b).sum(axis=1).min()):.6f}")
 
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 MIN_COSINE = 0.999
-FORMAT = 1
+FORMAT = 2  # 2: a plain BERT WordPiece tokenizer is also kept as vocab.txt + wordpiece.json
 # Empty, short, long (> 256 tokens), code, CJK, emoji, mixed case and punctuation.
 VERIFY_TEXTS = [
     "",
@@ -154,6 +154,7 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
         _optimise(work / "raw.onnx", work / "opt.onnx")
         _externalise(work / "opt.onnx", work / "model.onnx")
         shutil.copy(model_dir / "tokenizer.json", work / "tokenizer.json")
+        _keep_wordpiece(work)
         for name in ("raw.onnx", "raw.onnx.data", "opt.onnx"):
             (work / name).unlink(missing_ok=True)
         if reference is None:
@@ -186,6 +187,89 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
             "staying on sentence-transformers"
         )
     return bool(info["verified"])
+
+
+WORDPIECE = "wordpiece.json"  # the settings that rebuild the tokenizer from vocab.txt alone
+# Texts the two tokenizers must split alike before the quick one is kept, beyond VERIFY_TEXTS:
+# what normalisation and the special tokens could treat differently.
+_SAME_SPLIT = [
+    "Crème brûlée, naïve façade — ÀÉÎÕÜ ß ﬁ",
+    "[CLS] [SEP] [PAD] [MASK] [UNK] [cls]",
+    "tab\there\r\nnew line\u200b zero\u00a0width \x00 control",
+    "supercalifragilisticexpialidocious" * 5,
+    "ÅNGSTRÖM İstanbul ΣΊΣΥΦΟΣ Привет мир 안녕하세요 مرحبا",
+]
+
+
+def _keep_wordpiece(work: Path) -> None:
+    """Beside tokenizer.json, its vocabulary as vocab.txt and its settings, when it is a plain BERT
+    WordPiece tokenizer that splits every test text the same way from those alone. Parsing
+    tokenizer.json takes ~26 ms of a fresh process, holding the interpreter (the main thread's
+    own work waits); vocab.txt ~11 ms (tests/bench/encoder_start.py)."""
+    from tokenizers import Tokenizer
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    settings = _wordpiece_settings(json.loads((work / "tokenizer.json").read_text(encoding="utf-8")), work)
+    if settings is None:
+        return
+    full, quick = (
+        Tokenizer.from_file(str(work / "tokenizer.json")),
+        BertWordPieceTokenizer(str(work / "vocab.txt"), **settings),
+    )
+    for t in (full, quick):
+        t.no_truncation()
+        t.no_padding()
+    texts = VERIFY_TEXTS + _SAME_SPLIT
+    if [e.ids for e in full.encode_batch(texts)] == [e.ids for e in quick.encode_batch(texts)]:
+        (work / WORDPIECE).write_text(json.dumps(settings), encoding="utf-8")
+    else:
+        (work / "vocab.txt").unlink()
+
+
+def _wordpiece_settings(spec: dict[str, Any], work: Path) -> dict[str, Any] | None:
+    """BertWordPieceTokenizer's arguments for the tokenizer `spec` describes, having written its
+    vocabulary to `work`/vocab.txt; None when it is anything else."""
+    model, norm = spec.get("model") or {}, spec.get("normalizer") or {}
+    post = spec.get("post_processor") or {}
+    single = [next(iter(part.values())).get("id") for part in post.get("single", [])]
+    vocab = model.get("vocab") or {}
+    specials = {"[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]"}
+    if not (
+        model.get("type") == "WordPiece"
+        and model.get("unk_token") == "[UNK]"
+        and model.get("continuing_subword_prefix") == "##"
+        and norm.get("type") == "BertNormalizer"
+        and (spec.get("pre_tokenizer") or {}).get("type") == "BertPreTokenizer"
+        and post.get("type") == "TemplateProcessing"
+        and single == ["[CLS]", "A", "[SEP]"]
+        and {t.get("content") for t in spec.get("added_tokens", [])} <= specials
+        and specials <= vocab.keys()
+        and sorted(vocab.values()) == list(range(len(vocab)))
+        and not any("\n" in w or "\r" in w for w in vocab)  # one word a line in vocab.txt
+    ):
+        return None
+    words = sorted(vocab, key=vocab.__getitem__)
+    (work / "vocab.txt").write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
+    return {
+        "clean_text": bool(norm.get("clean_text", True)),
+        "handle_chinese_chars": bool(norm.get("handle_chinese_chars", True)),
+        "strip_accents": norm.get("strip_accents"),
+        "lowercase": bool(norm.get("lowercase", True)),
+        "wordpieces_prefix": "##",
+    }
+
+
+def _load_tokenizer(directory: Path) -> Any:
+    """The export's tokenizer: from vocab.txt when the export kept it (see _keep_wordpiece)."""
+    try:
+        settings = json.loads((directory / WORDPIECE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_file(str(directory / "tokenizer.json"))
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    return BertWordPieceTokenizer(str(directory / "vocab.txt"), **settings)
 
 
 def _shipped_reference(model_name: str, model_dir: Path) -> Any:
@@ -295,14 +379,13 @@ class OnnxEmbedder:
         # directly, and if another thread is importing numpy meanwhile, one of them fails
         # ("partially initialized module"; seen 1 in 20 with a recall loading the two in parallel).
         import numpy  # noqa: F401
-        from tokenizers import Tokenizer
 
         directory = directory or export_dir(model_name)
         info = manifest(model_name) if directory == export_dir(model_name) else None
         self.model_name = canonical_name(model_name)
         self._session = open_session(directory / "model.onnx")
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        self._tokenizer = _load_tokenizer(directory)
         length = max_seq_length or (info or {}).get("max_seq_length", 256)
         # sentence-transformers truncates at max_seq_length (256), not the file's 128.
         self._tokenizer.enable_truncation(max_length=length)
