@@ -193,6 +193,22 @@ def test_purge_sources_takes_the_reply_and_the_title_too(cli, api, memchat_home)
     assert b"7734129" not in raw_bytes(memchat_home / "default.db")
 
 
+def test_purge_sources_redacts_what_said_it_when_no_source_was_recorded(cli, api, memchat_home):
+    """A memory added by hand after it was said has no recorded source: --purge-sources still takes
+    its words out of the transcript, the reply that quoted them and the session title."""
+    api.enqueue_text("Noted, zebracanary7731 for the locker.")
+    assert cli("ask", "note: my locker code is zebracanary7731").exit_code == 0
+    api.enqueue_text("Sunny all day.")
+    assert cli("ask", "what's the weather tomorrow?").exit_code == 0
+    assert cli("memories", "add", "My locker code is zebracanary7731").exit_code == 0
+    assert cli("memories", "forget", "1", "--purge-sources", "--yes").exit_code == 0
+    rows = db_rows(memchat_home, "SELECT content FROM messages ORDER BY id")
+    assert not any("zebracanary7731" in r[0] for r in rows)
+    assert rows[2:] == [("what's the weather tomorrow?",), ("Sunny all day.",)]  # the rest is untouched
+    assert not any("zebracanary7731" in (t or "") for (t,) in db_rows(memchat_home, "SELECT title FROM sessions"))
+    assert b"zebracanary7731" not in raw_bytes(memchat_home / "default.db")
+
+
 def test_forget_takes_the_lines_out_of_the_input_history(cli, memchat_home):
     history = memchat_home / "history-default"
     history.write_text(

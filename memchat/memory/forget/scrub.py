@@ -87,15 +87,12 @@ def finish(db: Database) -> ScrubResult:
         # a reply goes with the message it answers: "Congratulations to your sister!" after "Ana is pregnant"
         mentioning = replies_of(db, _mentioning(db, redactor, items) | sources)
         result.withheld = len(mentioning)
-        purge = {
-            int(s)
-            for _, purged, row_items in rows
-            if purged
-            for i in row_items
-            if "text" in i
-            for s in i.get("sources") or []
-        }
-        _withhold_and_purge(db, redactor, mentioning, replies_of(db, purge))
+        purged_items = [i for _, purged, row_items in rows if purged for i in row_items if "text" in i]
+        purge = {int(s) for i in purged_items for s in i.get("sources") or []}
+        # --purge-sources redacts what mentions the memory even when no source was recorded (a
+        # memory added by hand, or /remember'ed after it was said): the user asked for the words gone
+        redact = Redactor(Target(i["text"], i.get("value")) for i in purged_items) if purged_items else None
+        _withhold_and_purge(db, redact, mentioning, replies_of(db, purge))
     work = [row for row in rows if not _marker(row[2])]
     # The file work owed: compaction after new deletions (or one a busy lock put off), else only
     # the checkpoint a reader's old snapshot held back - never a VACUUM on every open for that.
@@ -236,14 +233,16 @@ def _mentioning(db: Database, redactor: Redactor, items: list[dict[str, Any]]) -
     return found
 
 
-def _withhold_and_purge(db: Database, redactor: Redactor, mentioning: set[int], purge: set[int]) -> None:
+def _withhold_and_purge(db: Database, redactor: Redactor | None, mentioning: set[int], purge: set[int]) -> None:
+    """Withhold the messages that mention forgotten memories; with `redactor` (the memories whose
+    sources are purged), also redact their mentions, and replace the sources themselves."""
     now = utcnow()
     ordered = sorted(mentioning | purge)
     for start in range(0, len(ordered), MESSAGE_BATCH):
         part = ordered[start : start + MESSAGE_BATCH]
         with immediate(db):
             withhold(db, part, "forgotten", now)
-            if not purge:
+            if redactor is None:
                 continue
             conn = db.conn
             for mid, content, session_id in conn.execute(
