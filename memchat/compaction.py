@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from memchat import sessions, tokens
 from memchat.context import compaction_slice, history_budget_for, needs_compaction, summary_block
 from memchat.errors import MemchatError, ProviderError
+from memchat.memory.judge.state import not_to_send, without_private
 from memchat.providers import ChatRequest, Provider
 from memchat.sessions import Message, Session
 from memchat.text import fence, turns_block
@@ -127,11 +128,15 @@ class Compactor:
 
     def summarise(self, session: Session, chunk: list[Message]) -> str:
         numbers = {m.id: i for i, m in enumerate(sessions.messages(self.db, session.id), 1)}
-        transcript = turns_block("transcript", [(str(numbers.get(m.id, "?")), m.role, m.content) for m in chunk])
+        # What memory took back (forgotten, private) is not shown to the model that summarises
+        kept_out = not_to_send(self.db, {m.id: m.content for m in chunk}, mentions=False)
+        shown = [(str(numbers.get(m.id, "?")), m.role, m.content) for m in chunk if m.id not in kept_out]
+        transcript = turns_block("transcript", shown)
         limit = self.settings.get("history.summary_tokens")
+        previous = without_private(self.db, session.summary)
         prompt = SUMMARY_PROMPT.format(
             limit=limit,
-            previous=fence(session.summary) if session.summary else "(none yet)",
+            previous=fence(previous) if previous else "(none yet)",
             transcript=transcript,
             first=1 if not session.summary else numbers.get(chunk[0].id, "?"),
             last=numbers.get(chunk[-1].id, "?"),

@@ -161,11 +161,13 @@ def compile_context(
     window_turns: int,
     count: Callable[[str], int],
     factor: float = 1.0,
+    withheld: frozenset[int] | set[int] = frozenset(),
 ) -> Compiled:
     """Choose what to send.
 
     `count` gives tiktoken's raw count for a text; `factor` corrects raw counts towards the
-    model's real tokenizer. Messages carry their raw count in `tokens` when known.
+    model's real tokenizer. Messages carry their raw count in `tokens` when known. `withheld`:
+    messages memory says no call may carry (something forgotten, a private memory's source).
     """
     notices: list[str] = []
 
@@ -190,7 +192,7 @@ def compile_context(
             f"{reserve:,}-token reply reserve): shorten it, lower max_tokens or raise context_window"
         )
     disposition: dict[int, str] = {}
-    candidates = _candidates(history, current, summary_through, disposition)
+    candidates = _candidates(history, current, summary_through, disposition, withheld)
     pinned = [m for m in candidates if m.pinned]
     pinned_cost = sum(cost(m) for m in pinned)
     left = history_budget - current_cost - pinned_cost
@@ -228,15 +230,22 @@ def compile_context(
 
 
 def _candidates(
-    history: list[Message], current: Message | None, summary_through: int | None, disposition: dict[int, str]
+    history: list[Message],
+    current: Message | None,
+    summary_through: int | None,
+    disposition: dict[int, str],
+    withheld: frozenset[int] | set[int],
 ) -> list[Message]:
-    """The history that may be sent; what may not is marked in `disposition` (unsent or summarised)."""
+    """The history that may be sent; what may not is marked in `disposition` (unsent, withheld or
+    summarised)."""
     candidates: list[Message] = []
     for m in history:
         if current is not None and m.id == current.id:
             continue
         if not eligible(m):
             disposition[m.id] = "unsent"
+        elif m.id in withheld:
+            disposition[m.id] = "withheld"
         elif summary_through is not None and m.id <= summary_through and not m.pinned:
             disposition[m.id] = "summarised"
         else:

@@ -549,6 +549,20 @@ def test_an_update_the_extraction_marks_supersedes_without_a_second_call(world, 
     assert script.decisions_asked == 0
 
 
+def test_background_capture_never_shows_the_memory_model_what_a_private_memory_says(world, script, encoder):
+    # Said again in a chat, a private memory's words would be extracted and stored again, not private:
+    # the message that says them is not in the transcript the memory model reads (nor its reply).
+    db, _, engine, _ = world
+    store = MemoryStore(db)
+    store.add("My bank card PIN is 4471", kind="fact", origin="stated", private=True)
+    s = sessions.create_session(db)
+    engine.send(s, "Heads up: my bank card PIN is 4471 now.")
+    engine.send(s, "Also, I'm thinking of moving to Monzo and learning to sail this summer.")
+    capture(world, s, encoder, final=True)
+    assert script.transcripts, "the extraction was called"
+    assert "4471" not in script.transcripts[-1] and "Monzo" in script.transcripts[-1]
+
+
 def test_background_capture_never_shows_the_memory_model_a_private_memory(world, script, encoder):
     # The extraction is shown the memories close to what was said, to decide what changed: one the
     # user marked private is never among them (it is sent to no model unasked), though it is the
@@ -559,7 +573,7 @@ def test_background_capture_never_shows_the_memory_model_a_private_memory(world,
     store.update(secret.id, private=True, actor="user")
     store.add("My bank is Monzo", kind="fact", origin="stated")
     s = sessions.create_session(db)
-    engine.send(s, "I changed my bank card PIN at the cash machine today, and I might switch bank.")
+    engine.send(s, "I went to the cash machine today, and I might switch bank.")
     capture(world, s, encoder)
     assert script.transcripts, "the extraction was called"
     assert "4471" not in script.transcripts[-1] and "Monzo" in script.transcripts[-1]

@@ -667,6 +667,88 @@ def test_what_a_private_memory_was_drawn_from_is_withheld_too(cli, api, real_enc
     assert "5512877" not in system_of(api), system_of(api)  # neither the memory nor the message that said it
 
 
+def _a_session_that_said(db, secret_turn: str, reply: str) -> tuple[int, int]:
+    """A past session: the turn that said a secret, its reply, and an unrelated exchange after."""
+    s = sessions.create_session(db)
+    said = sessions.add_message(db, s.id, "user", secret_turn)
+    sessions.add_message(db, s.id, "assistant", reply)
+    sessions.add_message(db, s.id, "user", "and the gym opens at 6 on weekdays")
+    sessions.add_message(db, s.id, "assistant", "Good to know.")
+    return s.id, said.id
+
+
+@pytest.mark.parametrize("taken_back", ["forgotten", "made private"])
+def test_a_resumed_session_no_longer_carries_what_memory_took_back(cli, api, memchat_home, taken_back):
+    """Forget says the transcript is never sent again, private that what a memory was drawn from is
+    withheld with it: so too in the history of the session it was said in, when that goes on."""
+    db = open_db(memchat_home / "default.db")
+    session_id, said = _a_session_that_said(db, "my locker code is zulu9876", "Noted: zulu9876.")
+    MemoryStore(db).add("My locker code is zulu9876", source_message_ids=[said])
+    db.close()
+    change = (
+        ("memories", "forget", "1", "--yes") if taken_back == "forgotten" else ("memories", "edit", "1", "--private")
+    )
+    assert cli(*change).exit_code == 0
+    assert cli("ask", "-s", str(session_id), "what time does the gym open?").exit_code == 0
+    sent = json.dumps(api.requests[-1]["messages"]) + system_of(api)
+    assert "zulu9876" not in sent and "gym opens at 6" in sent  # the rest of the conversation goes on
+
+
+def test_a_running_summary_does_not_carry_a_private_memory_into_later_calls(cli, api, memchat_home):
+    db = open_db(memchat_home / "default.db")
+    session_id, _ = _a_session_that_said(db, "hello", "Hi!")
+    sessions.update_session(
+        db, session_id, summary="- The user's bank card PIN is 4471923.\n- They are planning a trip to Porto."
+    )
+    MemoryStore(db).add(SECRET, private=True)
+    db.close()
+    assert cli("ask", "-s", str(session_id), "any tips for the trip?").exit_code == 0
+    assert "4471923" not in system_of(api) and "Porto" in system_of(api) and "[private]" in system_of(api)
+
+
+def test_a_session_summary_that_retells_a_private_memory_goes_private_with_it(memchat_home):
+    db = open_db(memchat_home / "default.db")
+    store = MemoryStore(db)
+    retold = store.add(
+        'Session 1 (2026-12-06, "SECRET: my bank card PIN is 4471923"): The user talked about their new card.',
+        kind="event",
+        key="session.1.summary",
+        origin="inferred",
+    )
+    other = store.add(
+        'Session 2 (2026-12-07, "Porto"): The user planned a trip.', kind="event", key="session.2.summary"
+    )
+    therapist = store.add(
+        "Session 3 (2026-12-08): Dr. Hallowmere suggested journaling.", kind="event", key="session.3.summary"
+    )
+    pin = store.add(SECRET)
+    store.update(pin.id, private=True)  # made private after the summary was written
+    store.add("My therapist is Dr. Hallowmere", private=True)  # added private
+    assert store.get(retold.id).private and store.get(therapist.id).private
+    assert not store.get(other.id).private
+    assert [h.action for h in store.history(retold.id)][-1] == "update"  # the change is in its history
+
+
+def test_a_message_that_says_what_a_private_memory_holds_is_never_brought_back_unasked(memchat_home, real_encoder):
+    """`memories add --private` records no source: the message that said it is found by what it says."""
+    from memchat.app import Memchat
+    from memchat.memory.recall import index
+
+    db = open_db(memchat_home / "default.db")
+    _a_session_that_said(db, "my locker code is zulu9876", "Noted.")
+    index.catch_up(db, real_encoder)
+    MemoryStore(db).add("My locker code is zulu9876", private=True)
+    db.close()
+    app = Memchat.load(provider="echo")
+    try:
+        for_a_tool = app.memories.recall("what is the locker code?", private=False)  # MCP, the recall tool
+        for_the_user = app.memories.recall("what is the locker code?")
+    finally:
+        app.close()
+    assert for_a_tool and not any("zulu9876" in h.text for h in for_a_tool)
+    assert any(h.type == "message" and "zulu9876" in h.text for h in for_the_user)
+
+
 def told_on(memchat_home, embedder, day: str, *texts: str):
     """A profile whose memories were told on `day` (ISO), embedded as the writers embed them."""
     from memchat.memory.recall import index

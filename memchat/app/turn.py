@@ -33,6 +33,7 @@ from memchat.log import get_logger
 from memchat.memory.capture import policy
 from memchat.memory.judge import inject
 from memchat.memory.judge.inject import Item, Section
+from memchat.memory.judge.state import not_to_send, without_private
 from memchat.memory.recall import index, tool
 from memchat.memory.recall.dates import message_date
 from memchat.memory.recall.index import ReindexNeeded
@@ -287,13 +288,17 @@ def compile_call(
     """What the next call will send (and the session, changed when it compacts first)."""
     settings = profile.settings
     sessions.fill_token_counts(profile.db, history)
+    # What memory took back (a forget, a memory made private) stays out of its own session too,
+    # and out of the summary a compaction writes of it.
+    withheld = not_to_send(profile.db, {m.id: m.content for m in history}, mentions=False)
     if allow_compaction and settings.get("history.strategy") == "compact":
-        session = profile.compactor.maybe_compact(session, history, current, factor, on_notice, memory)
+        sendable = [m for m in history if m.id not in withheld]
+        session = profile.compactor.maybe_compact(session, sendable, current, factor, on_notice, memory)
     compiled = compile_context(
         history=history,
         current=current,
         system=session.system or settings.system,
-        summary=session.summary,
+        summary=without_private(profile.db, session.summary),
         summary_through=session.summary_through_message_id,
         memory=memory,
         window=settings.context_window,
@@ -302,6 +307,7 @@ def compile_call(
         window_turns=settings.get("history.window_turns"),
         count=tokens.count,
         factor=factor,
+        withheld=withheld,
     )
     for text in compiled.notices:
         if on_notice:

@@ -20,6 +20,7 @@ from memchat.context import eligible
 from memchat.db import immediate, utcnow
 from memchat.memory.capture import policy
 from memchat.memory.capture.extract import extract
+from memchat.memory.judge.state import not_to_send, saying_private
 from memchat.memory.recall.index import embed_messages
 from memchat.memory.recall.search import recall
 from memchat.memory.store.memories import MemoryStore
@@ -159,7 +160,11 @@ def capture_session(
     history = [m for m in sessions.messages(db, session_id) if eligible(m)]
     new = [m for m in history if m.id > through]
     summarise = final and bool(history) and history[-1].id > summarised and len(history) >= 2
-    if not worth_capturing(history if summarise else new):
+    # The memory model never reads what memory took back: a private memory's words (it would store
+    # them again, not private) or something forgotten.
+    kept_out = not_to_send(db, {m.id: m.content for m in history}, mentions=True)
+    shown, new_shown = [m for m in history if m.id not in kept_out], [m for m in new if m.id not in kept_out]
+    if not worth_capturing(shown if summarise else new_shown):
         if new or summarise:  # read, and found nothing to keep: no call, never again
             save_pointer(db, session_id, through=history[-1].id, summarised=history[-1].id if summarise else None)
         result.turns = len(new)
@@ -168,14 +173,14 @@ def capture_session(
     model = settings.role("memory").model
     if callable(embedder) and not hasattr(embedder, "encode"):
         embedder = embedder()  # loaded only when there is something to capture
-    query = " ".join(m.content for m in new if m.role == "user")[:2000]
+    query = " ".join(m.content for m in new_shown if m.role == "user")[:2000]
     related: list[Any] = []
     if query.strip():
         hits = recall(db, query, embedder, kinds=("fact", "event", "rule"), limit=12, catch_up=False)
         near = store.get_many([h.id for h in hits if h.type == "memory"]).values()
         related = [m for m in near if not m.private]  # shown to the memory model: never a private one
-    earlier = [m for m in history if m.id <= through]
-    found = extract(provider, model, new, related, earlier, summarise=summarise, session_id=session_id)
+    earlier = [m for m in shown if m.id <= through]
+    found = extract(provider, model, new_shown, related, earlier, summarise=summarise, session_id=session_id)
     result.outcomes = policy.apply(
         store,
         found.candidates,
@@ -190,10 +195,14 @@ def capture_session(
     if summarise:
         # A one-shot exchange that taught nothing about the person is no episode worth keeping
         # (ten `ask`s' summaries once outranked the fact that answered); a longer session is.
-        asked = sum(1 for m in history if m.role == "user")
+        asked = sum(1 for m in shown if m.role == "user")
         if found.summary and (found.candidates or asked >= SUMMARY_MIN_TURNS):
             session = sessions.get_session(db, session_id)
-            text = f'Session {session_id} ({session.created_at[:10]}, "{session.title or "untitled"}"): {found.summary}'
+            # The title is the first message's words: not when that message is kept out
+            title = session.title if session.title and not kept_out & {m.id for m in history[:1]} else None
+            if title and saying_private(db, {0: title}):
+                title = None
+            text = f'Session {session_id} ({session.created_at[:10]}, "{title or "untitled"}"): {found.summary}'
             memory = store.add(
                 text,
                 kind="event",
@@ -203,6 +212,7 @@ def capture_session(
                 importance=0.4,
                 source_message_ids=[history[0].id, history[-1].id],
                 actor="extractor",
+                private=bool(saying_private(db, {0: text})),  # it retells what the user keeps private
             )
             result.summary_id = memory.id
             _embed_new(db, embedder, [memory.id])

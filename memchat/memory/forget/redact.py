@@ -112,16 +112,17 @@ class Redactor:
         lower = _join_digits(sentence.lower())
         return any(f.in_sentence(lower, tokens, stems) for f in candidates.values())
 
-    def redact(self, summary: str) -> tuple[str, int]:
-        """The summary with every sentence that mentions a forgotten memory replaced; and how many."""
+    def redact(self, summary: str, label: str = REDACTED) -> tuple[str, int]:
+        """The summary with every sentence that mentions a forgotten memory replaced (by `label`);
+        and how many."""
         if not summary or not self.forgotten:
             return summary, 0
         out, count = [], 0
         for part, sep in sentence_parts(summary):
             body = part.lstrip(" -*•\t0123456789.)")
             lead = part[: len(part) - len(body)]
-            if body and body != REDACTED and self.mentions(body):
-                out.append(lead + REDACTED + sep)
+            if body and body not in (REDACTED, label) and self.mentions(body):
+                out.append(lead + label + sep)
                 count += 1
             else:
                 out.append(part + sep)

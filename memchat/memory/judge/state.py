@@ -4,8 +4,9 @@ A message is the raw record; what memchat learnt from it has a state. Before a p
 goes into a call as a snippet, memchat.memory.judge.inject asks here:
 
 - withheld: the user forgot what it said (forget marks every message that mentions the
-  forgotten memory), a memory drawn from it waits for review (pending), or the user marked
-  that memory private - it is not sent;
+  forgotten memory), a memory drawn from it waits for review (pending), the user marked
+  that memory private, or it says what a private memory holds (however that memory was
+  stored: `memories add --private` records no source) - it is not sent;
 - replaced: a fact drawn from it, or a value it states, was superseded - it is sent only with
   the current value beside it ("earlier; now: ...") so the current value wins.
 """
@@ -17,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memchat.memory.forget.redact import distinctive
+from memchat.memory.forget.redact import Forgotten, Redactor, distinctive
 from memchat.memory.text import TEXT_WINDOW, words
 
 if TYPE_CHECKING:
@@ -55,8 +56,57 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
     ):
         states.setdefault(mid, MessageState()).withheld = reason
     _drawn_from(db, set(message_ids), states)
+    for mid in saying_private(db, {i: t for i, t in texts.items() if i in set(message_ids)}):
+        state = states.setdefault(mid, MessageState())
+        state.withheld = state.withheld or "private"
     _stating_old_values(db, message_ids, texts, states)
     return states
+
+
+def _private_redactor(db: Database) -> Redactor | None:
+    held = db.conn.execute("SELECT text, value FROM memories WHERE private = 1 AND status != 'forgotten'").fetchall()
+    return Redactor(Forgotten(text, value) for text, value in held) if held else None
+
+
+def saying_private(db: Database, texts: dict[int, str]) -> set[int]:
+    """The messages among `texts` (id -> text) that say what a private memory holds, by the test
+    forget uses for a mention (memchat.memory.forget.redact: its value, a name or number of it, or
+    most of its words)."""
+    redactor = _private_redactor(db) if texts else None
+    if redactor is None:
+        return set()
+    return {mid for mid, text in texts.items() if redactor.redact(text)[1]}
+
+
+PRIVATE_SENTENCE = "[private]"
+
+
+def without_private(db: Database, text: str | None) -> str | None:
+    """`text` (a session's running summary) with each sentence that says what a private memory
+    holds replaced by [private]: a summary written before the user marked it private still carries it."""
+    redactor = _private_redactor(db) if text else None
+    return redactor.redact(text, PRIVATE_SENTENCE)[0] if redactor is not None and text else text
+
+
+def not_to_send(db: Database, messages: dict[int, str], *, mentions: bool) -> set[int]:
+    """The messages (id -> text) no call may carry, even in the history of their own session: those
+    that mention something forgotten, and those a private memory was drawn from (with their replies);
+    with `mentions`, also any that says what a private memory holds. A pending memory's source is
+    not among them: the conversation it was said in goes on."""
+    ids = sorted(messages)
+    if not ids:
+        return set()
+    marks = ", ".join("?" * len(ids))
+    out = {
+        int(mid)
+        for (mid,) in db.conn.execute(f"SELECT message_id FROM withheld_messages WHERE message_id IN ({marks})", ids)
+    }
+    states: dict[int, MessageState] = {}
+    _drawn_from(db, set(ids), states)
+    out |= {mid for mid, state in states.items() if state.withheld == "private"}
+    if mentions:
+        out |= saying_private(db, messages)
+    return out
 
 
 def _drawn_from(db: Database, wanted: set[int], states: dict[int, MessageState]) -> None:

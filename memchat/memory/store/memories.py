@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from memchat.db import immediate, inserted_id, utcnow
 from memchat.errors import NotFoundError, UsageError
 from memchat.memory.forget import erase
+from memchat.memory.forget.redact import Forgotten, Redactor
 from memchat.memory.store.records import (
     COLUMNS,
     FORGOTTEN_MESSAGE,
@@ -290,6 +291,8 @@ class MemoryStore:
                 valid_from=valid_from or created,
                 created_at=created,
             )
+            if private:
+                self._private_retold(text, value, actor, now)
             if status == "active":
                 self._activate(new_id, key, text, actor, now)
             elif status == "superseded":
@@ -419,7 +422,26 @@ class MemoryStore:
                 f"UPDATE memories SET {sets}, updated_at = ? WHERE id = ?", (*changes.values(), now, memory.id)
             )
             self._log(memory.id, "update", None, None, actor, now)
+            if changes.get("private") and not memory.private:
+                self._private_retold(memory.text, memory.value, actor, now)
         return self.get(memory.id)
+
+    def _private_retold(self, text: str, value: str | None, actor: str, at: str) -> None:
+        """A memory made private takes private with it the session summaries that retell it (its
+        value, a name or number of it, or most of its words: forget's test of a mention), as the
+        messages it was drawn from are withheld. They stay private if it is released again."""
+        redactor = Redactor([Forgotten(text, value)])
+        retold = [
+            mid
+            for mid, summary in self.db.conn.execute(
+                "SELECT id, text FROM memories WHERE kind = 'event' AND key LIKE 'session.%.summary' "
+                "AND private = 0 AND status != 'forgotten'"
+            )
+            if redactor.redact(summary)[1]
+        ]
+        for mid in retold:
+            self.db.conn.execute("UPDATE memories SET private = 1, updated_at = ? WHERE id = ?", (at, mid))
+            self._log(mid, "update", None, None, actor, at)
 
     def _set_flag(
         self, memory_id: int | str, sql: str, action: str, actor: str, allowed: tuple[str, ...] = ("active", "pending")
