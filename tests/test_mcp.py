@@ -218,6 +218,30 @@ def test_what_another_tool_writes_says_so_and_its_rules_wait_for_the_user(api, p
     assert "pirate" in api.requests[-1].get("system", "")
 
 
+def test_another_tool_can_neither_read_back_nor_replace_a_private_memory(profile):
+    """`remember` with a private memory's words (any case) shows nothing more of it; with its key it
+    is refused, and the private value stays the current one."""
+    assert run_memchat("memories", "add", "--private", "My therapist is Dr. Hallowmere").returncode == 0
+    added = run_memchat("memories", "add", "--private", "My bank PIN is 4471", "--key", "user.bank_pin")
+    assert added.returncode == 0
+
+    async def calls(s):
+        return {
+            "same_words": _payload(await s.call_tool("remember", {"text": "my therapist is dr. hallowmere"})),
+            "same_key": await s.call_tool("remember", {"text": "x", "key": "User.Bank_PIN", "value": "0000"}),
+            "other_key": _payload(await s.call_tool("remember", {"text": "My bike is red", "key": "user.bike"})),
+        }
+
+    _, out = _serve(calls)
+    assert out["same_words"] == {"memory": None, "already_remembered": True, "replaced": [], "sent_unasked": False}
+    assert out["same_key"].is_error and "private" in out["same_key"].content[0].text
+    assert "4471" not in out["same_key"].content[0].text
+    assert db_rows(profile, "SELECT text, status, private FROM memories WHERE key = 'user.bank_pin'") == [
+        ("My bank PIN is 4471", "active", 1)
+    ]
+    assert out["other_key"]["memory"]["text"] == "My bike is red"  # any other key is the tool's to write
+
+
 def test_recall_over_mcp_finds_a_memory_asked_for_in_other_words_first(memchat_home):
     """What `memchat recall` finds first, another tool finds first too (not [] under a bar)."""
     from test_relevance import ASKED_IN_OTHER_WORDS, OWN_MEMORIES

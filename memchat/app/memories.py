@@ -135,6 +135,9 @@ class Memories:
         if kind is None:
             kind, text = kind_of(text)
         store = self.profile.store
+        if origin == "mcp" and key and store.find(key=key, status="active", private=True):
+            # Another tool would replace a value it cannot see: what the user keeps private is theirs
+            raise UsageError(f"key {key!r} holds a memory the user keeps private: only they can change it")
         old = store.get(replaces) if replaces is not None else None
         if old is not None and old.status != "active":
             raise UsageError(f"memory {old.id} is {old.status}; only an active memory can be replaced")

@@ -182,6 +182,8 @@ def _add_remember(server: Any, app: Memchat, run: _Serialised) -> None:
         and what it replaced. A rule waits for the user's confirmation (status pending) before it
         shapes their chats."""
         done = run(lambda: app.memories.remember(text, kind=kind, key=key, value=value, origin="mcp", actor="mcp"))
+        if done.memory.private:  # the user's private memory says just this: nothing more of it is shown
+            return {"memory": None, "already_remembered": True, "replaced": [], "sent_unasked": False}
         return {
             "memory": memory_json(done.memory),
             "already_remembered": done.existed,
