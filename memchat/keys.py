@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memchat.errors import MemchatError, NeedsKeyError, UsageError
+from memchat.text import is_secret
 
 # Which environment variable holds each provider's key (the first provider is the default).
 KEY_ENV_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -100,6 +101,8 @@ def stored_key(provider: str) -> str | None:
     env = _env_key(provider)
     where = env_var(provider) if env else "the OS keyring's key"
     key = env or _keyring_key(provider)
+    if key:
+        is_secret(key)  # whatever a server says back, this key is taken out of it
     if key and not header_safe(key):
         raise NeedsKeyError(
             f"{where} holds a character an API key never has (a line break, a space or a non-ASCII "

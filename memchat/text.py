@@ -196,22 +196,47 @@ def id_ranges(ids: list[int]) -> str:
 
 
 def redact_secrets(text: str) -> str:
-    """Anything shaped like an API key (and the configured key itself, whatever its shape) replaced
-    by REDACTED, once per key: an error body that echoes the key must not reach the screen, a JSON
-    result or the database. The key is found as written, JSON-escaped (nested too), or broken over
-    lines, with its "Bearer " if it has one; redacting twice changes nothing."""
-    configured = _configured_key()
-    if configured is not None:
-        text = configured.sub(REDACTED, text)
+    """Anything shaped like an API key (and the configured keys themselves, whatever their shape)
+    replaced by REDACTED, once per key: an error body that echoes a key must not reach the screen, a
+    JSON result or the database. A key is found as written, JSON-escaped (nested too), or broken over
+    lines, with its "Bearer " if it has one, and so is any run of FRAGMENT or more of its characters
+    (a gateway that quotes it without its "sk-ant-", or only its end); redacting twice changes nothing."""
+    for key in _configured_keys():
+        text = _key_pattern(key).sub(REDACTED, text)
+        text = _KEY_RUN.sub(functools.partial(_unless_part_of, key), text)
     return _KEY_SHAPES.sub(lambda m: (m.group("field") or "") + REDACTED, text)
 
 
-def _configured_key() -> re.Pattern[str] | None:
-    """The configured key (ANTHROPIC_API_KEY) as a pattern, in every spelling a body may hold it."""
-    key = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-    if len(key) < 8:  # shorter than any real key: replacing it would mangle ordinary words
-        return None
-    return _key_pattern(key)
+_LOADED_KEYS: set[str] = set()  # keys this process read from the OS keyring (memchat.keys)
+
+
+def is_secret(key: str) -> None:
+    """Redact `key` from everything said from now on in this process, as the environment's keys are."""
+    if len(key.strip()) >= 8:
+        _LOADED_KEYS.add(key.strip())
+
+
+def _configured_keys() -> list[str]:
+    """The keys memchat may send (environment and keyring), each long enough to be no ordinary word."""
+    found = {os.environ.get(name, "").strip() for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")} | _LOADED_KEYS
+    return sorted(k for k in found if len(k) >= 8)  # shorter than any real key: it would mangle words
+
+
+FRAGMENT = 16  # characters of a key in one run that are no accident
+_KEY_RUN = pattern(rf"[A-Za-z0-9_\-]{{{FRAGMENT},}}")
+
+
+def _unless_part_of(key: str, match: re.Match[str]) -> str:
+    """The run of key characters as it is, or REDACTED when FRAGMENT of them in a row are the key's."""
+    run, parts = match.group(0), _key_parts(key)
+    return REDACTED if any(run[i : i + FRAGMENT] in parts for i in range(len(run) - FRAGMENT + 1)) else run
+
+
+@functools.lru_cache(maxsize=8)
+def _key_parts(key: str) -> frozenset[str]:
+    """Every FRAGMENT-character stretch of the key past the prefix all keys of its kind share."""
+    secret = next((key[len(p) :] for p in ("sk-ant-", "sk-proj-", "sk-") if key.startswith(p)), key)
+    return frozenset(secret[i : i + FRAGMENT] for i in range(len(secret) - FRAGMENT + 1))
 
 
 @functools.lru_cache(maxsize=4)

@@ -54,6 +54,27 @@ def test_an_echoed_key_is_redacted_once_and_cleanly(key, monkeypatch):
         assert redact_secrets(said) == said  # redacting again changes nothing (errors are redacted on each layer)
 
 
+@pytest.mark.parametrize("from_keyring", [False, True])
+def test_part_of_a_key_a_server_quotes_is_redacted_too(monkeypatch, from_keyring):
+    """A gateway that quotes the key without its "sk-ant-", or only its last 40 characters, or a
+    key from the OS keyring (not in the environment): no 16 characters of it in a row survive."""
+    from memchat import text
+
+    key = "sk-ant-api03-CANARYq7Zt9xWm2Lp4Rk8Vn3Bc6Hd1Fg5Js0QwErTyUiOpAsDfGhJkLzXcVbNm_-123456789abcdefghijAA"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    if from_keyring:
+        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+        monkeypatch.setattr(text, "_LOADED_KEYS", set())
+        text.is_secret(key)
+    else:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    body = f"invalid key ending in {key[-40:]} (key id {key[len('sk-ant-') :]}); see docs/errors-and-rate-limits"
+    said = redact_secrets(body)
+    assert said.count(MARK) == 2 and "docs/errors-and-rate-limits" in said, said
+    assert not any(key[i : i + 16] in said for i in range(len(key) - 15)), said
+    assert redact_secrets(said) == said
+
+
 def test_key_shapes_are_redacted_once_without_the_configured_key(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     secret = "sk-ant-api03-" + "B" * 30
