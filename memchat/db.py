@@ -210,7 +210,11 @@ def _prepare(path: Path, conn: sqlite3.Connection, encrypted: bool) -> Database:
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     db = Database(conn, encrypted=encrypted)
     known = set(schema.names())
-    unknown = set(schema.applied(conn)) - known
+    applied = set(schema.applied(conn))
+    if not applied and conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+        conn.close()  # tables, none of them memchat's: another program's database (`--db` mistyped)
+        raise StoreError(f"{path} is another program's SQLite database, not memchat's; it was left untouched")
+    unknown = applied - known
     if unknown:
         conn.close()
         raise StoreError(

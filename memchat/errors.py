@@ -116,6 +116,8 @@ def parse_id_spans(values: list[str], what: str) -> list[tuple[int, int]]:
     """Ids and ranges typed by a user ("3", "#5", "7-9"; each word may hold several, comma
     separated) as (first, last) pairs, or a UsageError naming the bad one."""
     spans = []
+    if any(not value.replace(",", " ").split() for value in values):  # "$ID" a script left empty
+        raise UsageError(f"an empty {what} id: give its number")
     for word in (w for value in values for w in value.replace(",", " ").split()):
         match = _SPAN.fullmatch(word)
         if match is None:

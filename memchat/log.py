@@ -29,6 +29,14 @@ def log_path() -> Path:
     return state_dir() / "memchat.log"
 
 
+class _QuietFileHandler(logging.FileHandler):
+    """A log line that cannot be written (a full disk) is lost, never a traceback on the terminal
+    (logging's default prints one to stderr, "--- Logging error ---")."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 def get_logger() -> logging.Logger:
     global _configured
     logger = logging.getLogger("memchat")
@@ -37,7 +45,7 @@ def get_logger() -> logging.Logger:
         logger.propagate = False
         try:
             path = touch_private(log_path())
-            handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+            handler: logging.Handler = _QuietFileHandler(path, encoding="utf-8")
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         except OSError:
             handler = logging.NullHandler()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memchat.db import immediate, utcnow
+from memchat.errors import MAX_ID
 
 if TYPE_CHECKING:
     from memchat.db import Database
@@ -85,7 +86,7 @@ def audit(db: Database, *, since: str | None = None, limit: int | None = None) -
         "SELECT at, action, actor, memory_id, '' FROM memory_history WHERE at >= ? "
         "UNION ALL SELECT at, action, origin, NULL, detail FROM audit_log WHERE at >= ? "
         "ORDER BY 1 DESC" + (" LIMIT ?" if limit else ""),
-        (since or "", since or "", *([limit] if limit else [])),
+        (since or "", since or "", *([min(limit, MAX_ID)] if limit else [])),  # past SQLite's integers: all
     ).fetchall()
     return [AuditEntry(at, action, ORIGINS.get(actor, actor), mid, detail) for at, action, actor, mid, detail in rows][
         ::-1

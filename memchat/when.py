@@ -29,18 +29,22 @@ def since(text: str, now: datetime | None = None) -> str:
     midnight), or a local date or date-time (2026-11-01, 2026-11-01T09:00)."""
     now = now or datetime.now(UTC)
     value = (text or "").strip()
-    if _AGE.match(value):
-        when = now - age(value)
-    elif value.lower() == "today":
-        local = now.astimezone()
-        when = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    else:
+    parsed = None
+    if not _AGE.match(value) and value.lower() != "today":
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             raise UsageError(f"not a time: {text!r} (use e.g. 7d, today, 2026-11-01 or 2026-11-01T09:00)") from None
-        when = parsed if parsed.tzinfo else parsed.astimezone()  # a bare date or time is local
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        if parsed is not None:
+            when = parsed if parsed.tzinfo else parsed.astimezone()  # a bare date or time is local
+        elif value.lower() == "today":
+            when = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        else:
+            when = now - age(value)
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (OverflowError, ValueError):  # before year 1 or after 9999 once in UTC ("800000d", "0001-01-01" west of it)
+        raise UsageError(f"{text!r} is further back or ahead than a date can be (years 1 to 9999)") from None
 
 
 def local_minute(stamp: str | None) -> str:

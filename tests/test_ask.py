@@ -192,7 +192,9 @@ def test_corrupt_database_is_detected_and_not_overwritten(cli, tmp_path):
     path.write_bytes(b"garbage" * 1000)
     result = cli("--provider", "echo", "--db", str(path), "ask", "hi")
     assert result.exit_code == 1
-    assert result.stderr == f"memchat: {path} is not a memchat database or is corrupt; it was left untouched\n"
+    assert result.stderr == (
+        f"memchat: {path} is not a memchat database or is corrupt; it was left untouched. Your message was NOT saved\n"
+    )
     assert path.read_bytes() == b"garbage" * 1000
 
 

@@ -634,11 +634,15 @@ def test_every_slash_command_takes_any_argument(memchat_home, repl_data, name, d
     )
 )
 def test_any_message_line_is_stored_as_typed(memchat_home, repl_data, lines):
-    """Plain lines go to the (echo) model and are stored exactly; unknown /commands are one line."""
+    """Plain lines go to the (echo) model and are stored exactly; unknown /commands are one line; a
+    line holding NUL is refused (SQLite and every reader would cut it there), never stored cut."""
     after = run_repl_lines(memchat_home / "default.db", repl_data, lines)
     stored = {row[3] for row in after["messages"] if row[2] == "user"}
     for line in lines:
         sent = message_sent(line)
+        if sent is not None and "\x00" in sent:
+            assert sent not in stored and not any("\x00" in s for s in stored), f"message {sent!r} was stored"
+            continue
         assert sent is None or sent in stored, f"message {sent!r} was not stored"
 
 
@@ -727,8 +731,14 @@ def test_the_pipe_loop_survives_a_hostile_script(memchat_home, repl_data, extra)
     assert_kept(before, after)
     sent = [message_sent(line.decode("utf-8", "surrogateescape")) for line in script[:-2]]
     stored = {row[3] for row in after["messages"] if row[2] == "user"}
-    missing = [text for text in sent if text is not None and text not in stored and not has_surrogate(text)]
+    refused = [text for text in sent if text is not None and "\x00" in text]  # NUL: said, not stored cut
+    missing = [
+        text
+        for text in sent
+        if text is not None and text not in stored and not has_surrogate(text) and text not in refused
+    ]
     assert not missing, f"messages that were sent but not stored: {missing}"
+    assert not (set(refused) & stored) and (not refused or "contains a NUL character" in err), err[-1500:]
     assert_no_bug_report(err)
     # A piped chat exits 1 when any line failed (and says which), else 0: never a crash's code.
     assert proc.returncode == (1 if err.strip() else 0), err[-1500:]

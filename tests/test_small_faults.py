@@ -4,10 +4,15 @@ audit trail, and conversations that share an id in one export neither lost nor m
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from conftest import db_rows
+from conftest import db_rows, run_memchat
 
 from memchat.text import redact_secrets
 
@@ -244,3 +249,158 @@ def test_an_argument_that_is_not_utf8_is_refused_in_one_line_whatever_the_comman
         [sys.executable, "-m", "memchat", "memories", "import", str(export)], capture_output=True, env=env
     )
     assert done.returncode == 0 and b"imported 1 memor" in done.stdout, done.stderr
+
+
+# --- bad input and failing disks found by an adversarial pass: one line, the right code ------------
+
+
+def _one_error_line(done: subprocess.CompletedProcess, code: int, says: str) -> None:
+    err = done.stderr.decode(errors="replace")
+    assert done.returncode == code, (done.returncode, err)
+    assert err.count("\n") == 1 and says in err and "Traceback" not in err and "internal error" not in err, err
+
+
+@pytest.mark.parametrize("args", [["log"], ["recall", "hello", "--json"], ["memories", "export", "-o", "-"]])
+def test_output_to_a_full_disk_is_one_line_and_never_exit_0(memchat_home, args):
+    assert run_memchat("--provider", "echo", "ask", "hello there").returncode == 0
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "memchat", *args], stdout=full, stderr=subprocess.PIPE, env=dict(os.environ)
+        )
+    _one_error_line(done, 1, "could not write the output: No space left on device")
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_untouched(tmp_path, memchat_home):
+    other = tmp_path / "notes.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (x)")
+        conn.execute("INSERT INTO notes VALUES (1)")
+    before = other.read_bytes()
+    done = run_memchat("--db", str(other), "recall", "anything")
+    _one_error_line(done, 1, "another program's SQLite database, not memchat's; it was left untouched")
+    assert other.read_bytes() == before and not Path(f"{other}-wal").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["log", "--since", "0001-01-01"], "further back or ahead than a date can be"),  # year 0 west of UTC
+        (["usage", "--since", "800000d"], "further back or ahead than a date can be"),
+        (["audit", "--since", "9999-12-31T23:00"], "further back or ahead than a date can be"),
+        (["log", "--since", "2026-02-30"], "not a time: '2026-02-30'"),
+        (["ask", "-s", "", "hi"], "session id must be a number, got ''"),
+        (["context", "-s", ""], "session id must be a number, got ''"),
+        (["chat", "-s", ""], "session id must be a number, got ''"),
+        (["sessions", "delete", "", "--yes"], "an empty session id"),
+        (["memories", "forget", " ", "--yes"], "memory id must be a number, got ' '"),
+    ],
+)
+def test_dates_out_of_range_and_empty_ids_are_refused_in_one_line(memchat_home, args, says):
+    assert run_memchat("--provider", "echo", "ask", "hello there").returncode == 0
+    done = run_memchat("--provider", "echo", *args, env={"TZ": "America/New_York"}, input="")
+    _one_error_line(done, 2, says)
+    assert db_rows(memchat_home, "SELECT count(*) FROM sessions") == [(1,)]  # nothing new was started
+
+
+def test_a_limit_past_sqlites_integers_means_all(memchat_home):
+    assert run_memchat("memories", "add", "I live in Lisbon").returncode == 0
+    done = run_memchat("audit", "-n", "99999999999999999999", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)[0]["action"] == "add"
+
+
+@pytest.mark.parametrize("name", ["MEMCHAT_MODEL", "ANTHROPIC_BASE_URL", "MEMCHAT_DB_KEY"])
+def test_a_setting_in_the_environment_that_is_not_utf8_is_one_line_and_stores_nothing(memchat_home, name):
+    env = {**os.environ, name: os.fsdecode(b"\xff")}
+    done = subprocess.run(
+        [sys.executable, "-m", "memchat", "--provider", "echo", "ask", "hi"], capture_output=True, env=env
+    )
+    _one_error_line(done, 2, f"the environment variable {name} is not valid UTF-8")
+    assert not (memchat_home / "default.db").exists() or db_rows(memchat_home, "SELECT count(*) FROM messages") == [
+        (0,)
+    ]
+
+
+@pytest.mark.parametrize("url", ["http://999.999.1.1/", "http://127.0.0.1:99999/"])
+def test_a_base_url_no_http_library_can_use_is_refused_before_anything_is_sent(memchat_home, url):
+    done = run_memchat("ask", "hi", env={"ANTHROPIC_API_KEY": "sk-ant-test-0000", "ANTHROPIC_BASE_URL": url})
+    _one_error_line(done, 1, "is not an http(s) URL")
+
+
+def test_a_piped_chat_with_stdin_closed_ends_quietly(memchat_home):
+    done = subprocess.run(
+        [sys.executable, "-m", "memchat", "--provider", "echo"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=dict(os.environ),
+        preexec_fn=lambda: os.close(0),
+    )
+    assert done.returncode == 0 and b"Traceback" not in done.stderr and b"internal error" not in done.stderr
+
+
+def test_a_message_with_a_nul_is_refused_not_stored_cut(memchat_home):
+    done = run_memchat("--provider", "echo", "ask", input=b"secret\x00 tail words here")
+    _one_error_line(done, 2, "contains a NUL character")
+    assert not (memchat_home / "default.db").exists() or db_rows(memchat_home, "SELECT count(*) FROM messages") == [
+        (0,)
+    ]
+
+
+def test_a_database_that_cannot_be_opened_says_the_message_was_not_saved(tmp_path, memchat_home):
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a database at all " * 100)
+    done = run_memchat("--db", str(garbage), "--provider", "echo", "ask", "hello")
+    _one_error_line(done, 1, "Your message was NOT saved")
+
+
+def test_a_log_line_the_disk_refuses_is_lost_quietly(tmp_path, capsys):
+    from memchat.log import _QuietFileHandler
+
+    handler = _QuietFileHandler(tmp_path / "memchat.log", encoding="utf-8")
+    handler.stream.close()
+    handler.stream = open("/dev/full", "w", encoding="utf-8")
+    handler.emit(logging.LogRecord("memchat", logging.INFO, __file__, 1, "x" * 10_000, None, None))
+    handler.close()
+    assert capsys.readouterr().err == ""
+
+
+def test_an_exported_private_memory_is_private_again_when_imported(tmp_path, memchat_home):
+    assert run_memchat("memories", "add", "--private", "My PIN is 4471").returncode == 0
+    exported = tmp_path / "memories.json"
+    assert run_memchat("memories", "export", "-o", str(exported)).returncode == 0
+    fresh = {"MEMCHAT_HOME": str(tmp_path / "other-home")}
+    assert run_memchat("memories", "import", str(exported), env=fresh).returncode == 0
+    shown = json.loads(run_memchat("memories", "show", "1", "--json", env=fresh).stdout)
+    assert shown["text"] == "My PIN is 4471" and shown["private"] is True
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("created_at", "garbage", "'created_at' is not a date and time"),
+        ("valid_from", "2026-02-30", "'valid_from' is not a date and time"),
+        ("private", "yes", "'private' must be true or false"),
+    ],
+)
+def test_an_import_with_a_date_that_is_no_date_is_refused_whole(tmp_path, memchat_home, field, value, says):
+    bad = tmp_path / "bad.json"
+    records = [{"text": "kept if all is well"}, {"text": "x", field: value}]
+    bad.write_text(json.dumps({"format": "memchat-memories", "version": 1, "memories": records}))
+    _one_error_line(run_memchat("memories", "import", str(bad)), 2, says)
+    assert not (memchat_home / "default.db").exists() or db_rows(memchat_home, "SELECT count(*) FROM memories") == [
+        (0,)
+    ]
+
+
+def test_an_import_whose_embedding_fails_says_the_messages_are_in(cli, tmp_path, memchat_home, monkeypatch):
+    from memchat.app.memories import Memories
+
+    def disk_full(self, progress=None, on_prepare=None):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Memories, "embed_backlog", disk_full)
+    lines = [json.dumps({"session": "s1", "role": r, "content": f"said by the {r}"}) for r in ("user", "assistant")]
+    (tmp_path / "chat.jsonl").write_text("\n".join(lines) + "\n")
+    done = cli("import", str(tmp_path / "chat.jsonl"), "-f", "jsonl")
+    assert done.exit_code == 1 and "the messages are imported, but embedding them failed" in done.stderr
+    assert "`memchat reindex`" in done.stderr and done.stderr.count("\n") == 1
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(2,)]

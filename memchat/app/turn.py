@@ -109,6 +109,10 @@ def send(
     images = [a for a in attached or [] if a.is_image]
     message = _with_attachments(profile, text, attached, images) if attached else text
     check_size(message)
+    if "\x00" in message:  # SQLite and every reader would cut the text there: said, not stored cut
+        raise UsageError(
+            "the message contains a NUL character (binary data?): remove it first, e.g. with tr -d '\\000'"
+        )
     try:
         user = sessions.add_message(
             profile.db, session.id, "user", message, status="unanswered", tokens=tokens.count(message)

@@ -91,8 +91,9 @@ def ask(
     memories from your chats; piped or in a script it never asks, and learns nothing until
     `memchat consent yes` (or memory.capture = true in the config)."""
     st = state(ctx)  # `memchat -c ask ...`: the global flags, where the README puts global flags
-    session_id, continue_ = session_id or st.session, continue_ or st.continue_
-    if session_id and continue_:
+    # "" is an id a script forgot to fill in: refused (sessions.parse_id), never read as "no session"
+    session_id, continue_ = session_id if session_id is not None else st.session, continue_ or st.continue_
+    if session_id is not None and continue_:
         raise UsageError("use either --session or --continue, not both")
     text = gather_prompt(prompt)
     attached = _read_attachments(attach)  # a missing or binary file is said before anything is stored
@@ -100,14 +101,14 @@ def ask(
     if no_memory:
         memchat.memory_off()
     memchat.provider.ready()  # a missing key fails before anything is stored
-    memchat.load_in_background()  # the tokenizer and the encoder load while the session opens
-    if stdin_is_tty() and console.stdout_is_tty() and memchat.capture.consent_unasked():
-        from memchat.repl.loop import ask_consent
+    try:  # the database opens here: locked, read-only, a full disk: nothing of the prompt was stored
+        memchat.load_in_background()  # the tokenizer and the encoder load while the session opens
+        if stdin_is_tty() and console.stdout_is_tty() and memchat.capture.consent_unasked():
+            from memchat.repl.loop import ask_consent
 
-        ask_consent(memchat)  # the first chat or ask on a terminal asks, once, before anything is learnt
-    try:
+            ask_consent(memchat)  # the first chat or ask on a terminal asks, once, before anything is learnt
         session = memchat.chat.start_session(session_id=session_id, continue_=continue_, system=system)
-    except StoreError as exc:  # locked, read-only, a full disk: nothing of the prompt was stored
+    except StoreError as exc:
         raise UnsavedMessageError(exc) from None
     assert session is not None
     try:

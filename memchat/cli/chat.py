@@ -24,4 +24,9 @@ def chat(
 ) -> None:
     """Chat interactively (the default command)."""
     st = state(ctx)
-    run_chat(st, session=session or st.session, continue_=continue_ or st.continue_, no_memory=no_memory)
+    run_chat(
+        st,
+        session=session if session is not None else st.session,
+        continue_=continue_ or st.continue_,
+        no_memory=no_memory,
+    )

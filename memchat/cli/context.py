@@ -20,7 +20,7 @@ def context(
     from memchat.ui import tables
 
     memchat = open_app(ctx)
-    session = memchat.chat.session(session_id) if session_id else memchat.chat.latest_session()
+    session = memchat.chat.session(session_id) if session_id is not None else memchat.chat.latest_session()
     budget = memchat.chat.preview(session).budget
     if json_out:
         console.print_json({"session_id": session.id if session else None, **budget.as_dict()})

@@ -8,7 +8,7 @@ import typer
 
 from memchat.cli.common import app as open_app
 from memchat.cli.common import can_confirm, confirm, load_encoder, progress_bar
-from memchat.errors import MAX_MESSAGE_CHARS
+from memchat.errors import MAX_MESSAGE_CHARS, MemchatError
 from memchat.text import plural
 from memchat.ui import console
 
@@ -68,8 +68,19 @@ def import_conversations(
         # Everything without a vector, not only this run's messages: an import that was
         # interrupted while embedding is finished by running it again.
         load_encoder(memchat)
-        with progress_bar("embedding messages", minimum=1) as progress:
-            memchat.memories.embed_backlog(progress)
+        try:
+            with progress_bar("embedding messages", minimum=1) as progress:
+                memchat.memories.embed_backlog(progress)
+        except Exception as exc:  # the messages are in (said above): only their vectors are owed
+            from memchat.app.profile import known_failure
+
+            failed = exc if isinstance(exc, MemchatError) else known_failure(exc, memchat.settings.db_path)
+            if failed is None:
+                raise
+            raise MemchatError(
+                f"the messages are imported, but embedding them failed: {failed.message.rstrip('.')}; "
+                "`memchat reindex` (or the next recall) embeds them"
+            ) from None
     if capture:
         _capture(memchat, result.session_ids, yes)
 

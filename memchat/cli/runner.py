@@ -7,6 +7,7 @@ without importing typer and the command modules (about a fifth of the REPL's sta
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import warnings
@@ -81,12 +82,18 @@ def _log_unraisable(unraisable: Any) -> None:
 
 
 def _arguments_are_text() -> None:
-    """Bytes that are not UTF-8 reach Python's argv as lone surrogates, which no message, name or
-    option can be stored or printed with: refused in one line, whatever the command. A path on
-    disk may be named by such bytes, and is left to the command that opens it."""
+    """Bytes that are not UTF-8 reach Python's argv (and environment) as lone surrogates, which no
+    message, name or option can be stored or printed with: refused in one line, whatever the
+    command. A path on disk may be named by such bytes, and is left to the command that opens it."""
     for number, argument in enumerate(sys.argv[1:], 1):
         if not os.path.lexists(argument):
             require_unicode(argument, f"argument {number}")
+    for name, value in os.environ.items():  # the settings memchat reads from the environment, likewise
+        if name.startswith(_OUR_VARIABLES) and not os.path.lexists(value):
+            require_unicode(value, f"the environment variable {name}")
+
+
+_OUR_VARIABLES = ("MEMCHAT_", "ANTHROPIC_", "OPENAI_")
 
 
 def run(body: Callable[[], object]) -> NoReturn:
@@ -111,7 +118,7 @@ def run(body: Callable[[], object]) -> NoReturn:
         from memchat.app.profile import known_failure
         from memchat.log import internal_error
 
-        known = known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
+        known = known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile") or _write_failure(exc)
         if known is not None:  # a damaged, busy, full or read-only file: not a bug
             show_error(known)
             code = known.exit_code
@@ -139,6 +146,20 @@ def _fast_exit(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe must not turn exit into a traceback
-            pass
+        except Exception as exc:  # noqa: BLE001 - a closed pipe must not turn exit into a traceback
+            failed = _write_failure(exc) if stream is sys.stdout else None
+            if failed is not None and code == ExitCode.OK:  # the output is lost: say so, never exit 0
+                show_error(failed)
+                code = failed.exit_code
     os._exit(code)
+
+
+# What a full or failing disk says when the output (a redirect: `> file`) cannot be written
+_WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _write_failure(exc: BaseException) -> MemchatError | None:
+    """A write the disk refused (full, over quota, too large, failing), in one line; None otherwise."""
+    if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+        return MemchatError(f"could not write the output: {exc.strerror or exc} (is the disk full?)")
+    return None

@@ -8,6 +8,7 @@ server failed; only the key's environment variable differs.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from types import ModuleType
 from typing import Any
@@ -125,7 +126,11 @@ def checked_url(value: str | None, default: str, *, setting: str, source: str, e
     url = (value or "").strip() or default
     try:
         parts = urlsplit(url)
-        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        _ = parts.port  # a port out of range raises here, not later in the HTTP library
+        host = parts.hostname or ""
+        if host.replace(".", "").isdigit():  # digits and dots are an IPv4 address, or nothing
+            ipaddress.IPv4Address(host)
+        ok = parts.scheme in ("http", "https") and bool(host)
     except ValueError:
         ok = False
     if not ok:

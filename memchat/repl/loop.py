@@ -19,7 +19,7 @@ from memchat.log import internal_error
 from memchat.repl import registry
 from memchat.repl.keybindings import build_key_bindings
 from memchat.repl.toolbar import toolbar_text
-from memchat.sessions import title_from
+from memchat.sessions import parse_session_id, title_from
 from memchat.signals import Terminated, ending_with, terminated
 from memchat.text import sanitize
 from memchat.ui import console
@@ -232,7 +232,10 @@ class Repl:
         return ExitCode.FAILURE if self.failures and not self.interactive else ExitCode.OK
 
     def _pipe_loop(self) -> None:
-        for line in self.env.stdin if self.env else sys.stdin:
+        lines = self.env.stdin if self.env else sys.stdin
+        if lines is None:  # stdin closed (`memchat <&-`): no input, as an empty pipe
+            return
+        for line in lines:
             self._handle_safely(line.rstrip("\n"))
             if not self.running or terminated():
                 break
@@ -323,8 +326,10 @@ def _end_prompt(prompt: Any) -> bool:
 
 def run_repl(app: Memchat, *, session: str | None, continue_: bool, env: Environment | None = None) -> int:
     """Chat on `env` (this process's terminal unless a caller, such as a test, passes another)."""
-    if session and continue_:
+    if session is not None and continue_:
         raise UsageError("use either --session or --continue, not both")
+    if session is not None:
+        parse_session_id(session)  # "" a script left empty is refused, never a new session
     env = env or Environment.from_process()
     interactive = env.interactive
     if not interactive:
@@ -338,7 +343,7 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool, env: Environ
         and app.privacy.consent() is None
     ):
         ask_consent(app)  # a config or MEMCHAT_MEMORY_CAPTURE that says it has already decided
-    if session:
+    if session is not None:
         repl.resume(session)
     elif continue_:
         latest = app.chat.latest_session()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from memchat.db import utcnow
@@ -117,6 +118,7 @@ def _check_types(r: dict[str, Any], where: str) -> None:
     for field in ("text", "key", "value", "created_at", "valid_from", "valid_to"):
         if isinstance(r.get(field), str):
             require_unicode(r[field], f"{where}: {field!r}")
+    _check_dates_and_flags(r, where)
     for field in ("confidence", "importance"):
         if r.get(field) is not None and (
             isinstance(r[field], bool) or not isinstance(r[field], (int, float)) or not 0 <= r[field] <= 1
@@ -125,6 +127,31 @@ def _check_types(r: dict[str, Any], where: str) -> None:
     for field in ("id", "superseded_by"):
         if r.get(field) is not None and (isinstance(r[field], bool) or not isinstance(r[field], int)):
             raise UsageError(f"{where}: {field!r} must be a whole number")
+
+
+def _check_dates_and_flags(r: dict[str, Any], where: str) -> None:
+    """Dates that are dates ("garbage" would pass every --since), and flags that are true or false."""
+    for field in ("created_at", "valid_from", "valid_to"):
+        if isinstance(r.get(field), str) and _stamp(r[field]) is None:
+            raise UsageError(
+                f"{where}: {field!r} is not a date and time: {shorten(r[field])} (e.g. 2026-11-01T09:00:00Z)"
+            )
+    for field in ("pinned", "sensitive", "private"):
+        if r.get(field) is not None and not isinstance(r[field], bool):
+            raise UsageError(f"{where}: {field!r} must be true or false")
+
+
+def _stamp(value: str | None) -> str | None:
+    """A date-time as memchat stores them (UTC, ISO 8601 with a Z); a bare one is UTC. None for
+    none, or for one that is no date ("garbage", "2026-02-30"), which the check refuses first."""
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        when = when if when.tzinfo else when.replace(tzinfo=UTC)
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (ValueError, OverflowError):
+        return None
 
 
 def _given(r: dict[str, Any], field: str, default: float) -> Any:
@@ -165,10 +192,11 @@ def import_text(open_store: Callable[[], MemoryStore], text: str, name: str = "t
             sensitive=bool(r.get("sensitive", False)),
             importance=float(_given(r, "importance", 0.5)),
             pinned=bool(r.get("pinned", False)),
+            private=bool(r.get("private", False)),  # what the user kept private stays so, restored
             actor="import",
-            created_at=r.get("created_at"),
-            valid_from=r.get("valid_from"),
-            valid_to=r.get("valid_to"),
+            created_at=_stamp(r.get("created_at")),
+            valid_from=_stamp(r.get("valid_from")),
+            valid_to=_stamp(r.get("valid_to")),
             superseded_by=successor,
         )
         if r.get("id") is not None:
