@@ -2613,3 +2613,30 @@ def test_a_question_put_to_anyone_with_you_gets_nothing_of_the_users(household, 
     assert "lithium for bipolar" in sent_for(household, api, "Can I take ibuprofen with my lithium?")
     dinner = sent_for(household, api, "Can you suggest a dinner for the four of us?")
     assert "shellfish" in dinner and "vegetarian" in dinner, dinner
+
+
+def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(cli, api, real_encoder):
+    # "A friend of mine is on 20 mg of sertraline" shares every word with the user's own sertraline,
+    # but asks about the friend: the user's health, money and documents stay home. Asked for the user,
+    # or about the person a memory is about, they still go.
+    remember(
+        cli,
+        "I take 20 mg of sertraline every morning for anxiety",
+        "My salary is £58,000 a year before tax",
+        "My passport number is 533391207 and it expires in March 2028",
+        "My colleague Anna has type 1 diabetes",
+    )
+    for prompt in (
+        "A friend of mine is on 20 mg of sertraline; is that a low dose?",
+        "My flatmate asked me how sertraline interacts with alcohol. What should I tell her?",
+        "Hypothetically, if someone earned 58,000 pounds in the UK, what would their take-home pay be?",
+        "A colleague's salary is 58,000 pounds; is that good for a developer?",
+        "My boss wants to know how to renew a British passport that expires in 2028.",
+    ):
+        sent = retrieved_for(cli, prompt)
+        assert not [t for t in sent if "sertraline" in t or "£58,000" in t or "533391207" in t], (prompt, sent)
+    assert any("sertraline" in t for t in retrieved_for(cli, "Is 20 mg of sertraline a low dose for me?"))
+    assert any("£58,000" in t for t in retrieved_for(cli, "What's my take-home pay on my salary?"))
+    assert any(
+        "Anna" in t for t in retrieved_for(cli, "What does my colleague Anna need for her diabetes on our trip?")
+    )

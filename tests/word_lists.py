@@ -289,6 +289,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "anyone_you",
     ),
     (
+        "a question for someone else (personal._SOMEONE_ELSE, personal.asks_for_someone_else)",
+        "a request about someone else's case, saying nothing of the user's own beyond passing it on",
+        personal.asks_for_someone_else,
+        "for_someone_else",
+    ),
+    (
         "a reason not to drink (need._NOT_DRINKING, need.says_i_dont_drink)",
         "a memory that says the user does not drink alcohol, or must not now",
         need.says_i_dont_drink,

@@ -31,9 +31,11 @@ from memchat.memory.judge.personal import (
     WHEN,
     about_someone,
     asks_about_the_world,
+    asks_for_someone_else,
     asks_in_general,
     names_in,
     names_its_subject,
+    others_named,
     says_its_own,
     says_more_than_how_to,
     speakers_named,
@@ -365,12 +367,27 @@ def build(
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     unsent = [h for h in plainly_own if h.id not in seen and not (h.memory and h.memory.private)]
-    retrieved += _retrieved(db, unsent, topics, seen, set(), beside, today)[: max(0, MAX_RETRIEVED - len(retrieved))]
+    retrieved = _for_whom_it_asks(
+        asked,
+        retrieved
+        + _retrieved(db, unsent, topics, seen, set(), beside, today)[: max(0, MAX_RETRIEVED - len(retrieved))],
+    )
     section = _assemble(candidates + retrieved, budget, count, factor)
     section.profile_tokens = (
         sum(count(m.text) + 2 for m in profile) if any(i.section == "profile" for i in section.items) else 0
     )
     return section
+
+
+def _for_whom_it_asks(query: str, items: list[Item]) -> list[Item]:
+    """The items, but for a question about someone else's case (personal.asks_for_someone_else)
+    none of the user's own sensitive ones (health, money, documents, troubles): "A friend of mine
+    is on sertraline" is not asked for the user's sertraline. One about whom it names stays ("my
+    colleague Anna" and a memory about Anna)."""
+    if not asks_for_someone_else(query):
+        return items
+    named = others_named(query)
+    return [i for i in items if not sensitive.categories(i.text) or named & {w.lower() for w in words(i.text)}]
 
 
 def _routed(

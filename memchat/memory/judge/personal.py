@@ -200,6 +200,63 @@ def asks_about_the_world(text: str) -> bool:
     )
 
 
+# Someone else's case, asked about for them ("A friend of mine is on 20 mg of sertraline; is that a
+# low dose?", "My colleague wants to know how to renew a passport", "Hypothetically, if someone
+# earned £58,000...", "Write a story about a man with early-stage dementia"): the user's own health,
+# money, documents and troubles are not what it turns on. Measured on labelled examples in
+# tests/word_lists.py.
+_OTHERS = (
+    r"friend|colleague|co-?worker|workmate|cousin|neighbou?r|boss|manager|client|customer|patient|pupil|"
+    r"student|classmate|flatmate|roommate|housemate|acquaintance|relative|nephew|niece|aunt|uncle|"
+    r"(?:sister|brother|mother|father|son|daughter)s?-in-law|in-laws?"
+)
+# the other is whom it is about: what they have, are or asked ("a friend is pregnant", "my cousin's
+# mortgage", "my boss wants to know"), not whom the user does something for ("a gift for a colleague")
+_THEIR_CASE = (
+    r"(?=['’]s\b|\s+(?:is|are|was|were|has|have|had|takes|took|uses|used|wants|wanted|asked|asks|told|tells|"
+    r"earns|earned|pays|paid|needs|needed|gets|got|just|recently|texted|messaged|emailed|says|said|thinks)\b)"
+)
+_OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:[A-Z])[\w'’-]+,?)?"
+_SOMEONE_ELSE = pattern(
+    rf"\b(?:{_OTHER}(?:\s+of\s+(?:mine|ours))?{_THEIR_CASE}"
+    rf"|(?:does|did|do|is|was|has|can|should|could|would|will)\s+{_OTHER}"  # "does my colleague Anna need..."
+    r"|hypothetically|suppose"
+    # anyone, as whom a sentence is about ("Someone on a forum asked", "if a child has asthma", "a story
+    # about a man with..."), not as what it is about ("when did Melanie's friend adopt a child?")
+    r"|(?:^|(?<=[.!?;:,])\s*|\b(?:if|when|suppose|imagine|about|for|say|that)\s+)"
+    r"(?:someone|somebody|a\s+person|a\s+couple|a\s+(?:man|woman|boy|girl|child|kid|teenager|toddler|baby|family|"
+    r"guy|lady))(?:['’]s)?)\b",
+    re.IGNORECASE,
+)
+# what the user says while passing on another's question: not the user's own
+_PASSING_ON = pattern(
+    r"\b(?:asked|told|wants|wanted|asks|tells|needs|needed|texted|messaged|emailed)\s+(?:me|us)\b"
+    r"|\bwants?\s+to\s+know\b|\bof\s+(?:mine|ours)\b"
+    r"|\b(?:what|how)\s+(?:should|do|can|could|would)\s+i\s+(?:tell|say\s+to|answer|reply\s+to)\s+(?:him|her|them)\b",
+    re.IGNORECASE,
+)
+_MYSELF = pattern(
+    r"\b(?:i|me|my|mine|myself|we|(?-i:us|Us)|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've|we'd)\b", re.I
+)
+
+
+_THEIR_NAME = pattern(rf"\b(?i:{_OTHERS})s?,?\s+([A-Z][\w'’-]+)")
+
+
+def others_named(text: str) -> set[str]:
+    """The names given to the others a message speaks of ("my colleague Anna" -> {"anna"})."""
+    return {n.lower().removesuffix("'s").removesuffix("’s") for n in _THEIR_NAME.findall(text)}
+
+
+def asks_for_someone_else(text: str) -> bool:
+    """Whether the message asks about someone else's case (a friend, a colleague, "someone", a
+    hypothetical person) and says nothing of the user's own besides passing the question on."""
+    if not _SOMEONE_ELSE.search(text):
+        return False
+    rest = _PASSING_ON.sub(" ", _SOMEONE_ELSE.sub(" ", without_request(text)))
+    return not (_MYSELF.search(rest) or _THE_HOUSEHOLD.search(rest))
+
+
 def without_request(text: str) -> str:
     """The message without the words of asking ("can you tell me about Jonas?" -> "Jonas?"):
     what to search memory for, and what a general question must share with a memory."""
