@@ -303,6 +303,13 @@ def m021_keep_the_profile_card(db: Database) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS profile_card (key TEXT PRIMARY KEY, card TEXT NOT NULL)")
 
 
+@_migration
+def m022_turns_said_under_no(db: Database) -> None:
+    # The last message of a session said while the person's answer was no (or capture was off for
+    # that chat): capture never reads it, nor anything before it (memchat.memory.capture.turns).
+    db.execute("ALTER TABLE capture_state ADD COLUMN unlearnt_through INTEGER NOT NULL DEFAULT 0")
+
+
 def runner() -> Any:
     """sqlite-utils' runner over MIGRATIONS (it records each in `_sqlite_migrations`)."""
     from sqlite_utils.migrations import Migrations

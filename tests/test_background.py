@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,56 @@ def test_a_worker_that_fails_before_capturing_writes_one_line_to_the_log(memchat
     failure = last_worker_failure(folder)
     assert failure is not None and failure.what == "capture" and said in failure.reason
     assert last_worker_failure(memchat_home / "default.db") is None  # another profile's failure is not ours
+
+
+def test_a_worker_ended_by_sigterm_says_so_in_the_log(api, memchat_home, monkeypatch):
+    """Background work never dies silently: a `kill` of the worker mid-extraction is one line."""
+    import signal
+
+    from memchat import sessions
+    from memchat.db import open_db
+    from memchat.memory.capture.background import worker_command
+
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
+    db = open_db(memchat_home / "default.db")
+    said = sessions.create_session(db)
+    sessions.add_message(db, said.id, "user", PARROT)
+    sessions.add_message(db, said.id, "assistant", "Kiwi is a lovely name.")
+    db.close()
+    api.enqueue_hang(30)  # the extraction call waits: the worker is killed in the middle of it
+    worker = subprocess.Popen(
+        worker_command(memchat_home / "default.db", ["memories", "capture", "--session", "1"], what="capture"),
+        env=dict(os.environ),
+        start_new_session=True,
+    )
+    try:
+        assert wait_until(lambda: len(api.requests) >= 1, timeout=30)
+        time.sleep(0.3)
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 143
+    finally:
+        worker.kill()
+        worker.wait()
+    lines = [x for x in log_file().read_text().splitlines() if "background capture failed" in x]
+    assert len(lines) == 1 and lines[0].endswith("ended by SIGTERM")
+
+
+@pytest.mark.process  # a worker is a process of its own
+def test_a_worker_a_running_chat_started_is_reaped_when_it_ends(memchat_home):
+    """A chat goes on after starting a worker: the finished worker leaves no <defunct> process behind."""
+    from memchat.memory.capture.background import spawn_detached
+
+    def zombies() -> list[str]:
+        found = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) == os.getpid():
+                found.append(stat.parent.name)
+        return found
+
+    spawn_detached(memchat_home / "default.db", ["--version"], what="version")
+    time.sleep(1.0)
+    assert wait_until(lambda: not zombies(), timeout=20), zombies()

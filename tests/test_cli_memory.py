@@ -575,3 +575,12 @@ def test_a_forget_on_a_full_disk_says_so_and_does_not_blame_another_process(cli,
     assert purged.exit_code == 0 and "no room to compact" in " ".join(purged.stderr.split()), purged.stdout
     compacted = cli("profile", "compact")
     assert compacted.exit_code != 0 and "no room to compact" in compacted.stderr
+
+
+def test_a_kind_label_with_nothing_after_it_is_no_memory(cli, memchat_home):
+    """ "rule:" alone (a /remember, `memories add`, or "remember that rule:" in a chat) labels
+    nothing: refused in one line, never stored as the text "rule:"."""
+    assert cli("memories", "add", "rule:").exit_code == 2
+    piped = cli("--provider", "echo", input="/remember rule:\n/remember fact:   \nremember that rule:\n/capture ON\n")
+    assert "usage: /remember" in piped.stderr and "usage: /capture" not in piped.stderr
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]

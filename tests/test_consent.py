@@ -139,6 +139,16 @@ def test_yes_on_a_terminal_lets_that_ask_be_captured(api, fresh, memchat_home):
     assert fresh.extractions == 1
 
 
+def test_ctrl_c_at_the_question_cancels_the_ask(api, fresh, memchat_home):
+    child = _ask_on_a_terminal(PARROT)
+    child.expect_exact("[Y/n]")
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and api.requests == []  # nothing sent, nothing stored
+    assert _consent(memchat_home) == [] and _sessions(memchat_home) == []
+
+
 # --- a failed ask leaves no empty session behind ------------------------------------------------
 
 
@@ -214,3 +224,75 @@ def test_a_provider_given_as_a_flag_is_the_one_background_capture_uses(api, fres
     assert result.returncode == 0 and result.stdout == b"ok\n", result.stderr
     wait_for_detached(memchat_home)
     assert fresh.extractions == 1
+
+
+def _extracted_from(api) -> str:
+    return " ".join(str(r.get("messages")) for r in _tool_calls(api))
+
+
+@pytest.mark.parametrize("held_under", ["no", "not asked", "capture off by the environment"])
+def test_what_was_said_under_no_is_never_learnt_by_a_later_yes(api, fresh, memchat_home, held_under):
+    """A chat held while learning was not agreed stays unlearnt: the later yes (or a chat with
+    /capture on) captures from then on, never those turns, nor a summary of them."""
+    import sqlite3
+    import subprocess
+
+    from memchat.memory.capture.background import worker_command
+
+    if held_under == "no":
+        assert run_memchat("consent", "no").returncode == 0
+    env = {"MEMCHAT_MEMORY_CAPTURE": "false"} if held_under.startswith("capture off") else {}
+    assert run_memchat("ask", "My secret hobby is falconry with a hawk called Zephyrine.", env=env).returncode == 0
+    assert run_memchat("consent", "yes").returncode == 0
+    assert run_memchat("ask", PARROT).returncode == 0
+    wait_for_detached(memchat_home)
+    # the background run a chat or ask starts reads every session with turns left that is idle
+    idle = "UPDATE messages SET created_at = '2026-01-01T00:00:00.000000Z'"
+    with sqlite3.connect(memchat_home / "default.db") as conn:
+        conn.execute(idle)
+    worker = worker_command(memchat_home / "default.db", ["memories", "capture", "--background"])
+    assert subprocess.run(worker, env=dict(os.environ), timeout=60).returncode == 0
+    assert fresh.extractions >= 1 and "Kiwi" in _extracted_from(api)
+    assert "Zephyrine" not in _extracted_from(api)
+    assert not [t for (t,) in db_rows(memchat_home, "SELECT text FROM memories") if "Zephyrine" in t]
+    # asked for by name, it is learnt: `memories capture` is the user's own say
+    assert run_memchat("memories", "capture", "--final").returncode == 0
+    assert "Zephyrine" in _extracted_from(api)
+
+
+def test_consent_no_given_while_a_chat_runs_stops_it_at_its_next_turn(api, fresh, memchat_home):
+    """`memchat consent no` in another terminal: the chat that is running learns nothing said after
+    it (not at quit, not by the detached worker, not after a later yes), and starts no worker."""
+    import sqlite3
+    import subprocess
+
+    from memchat.app import Memchat
+    from memchat.memory.capture.background import worker_command
+
+    assert run_memchat("consent", "yes").returncode == 0
+    app = Memchat.load()
+    try:
+        session = app.chat.start_session()
+        app.capture.after_turn(session, app.chat.send(session, PARROT))
+        assert app.capture.can_capture
+        assert run_memchat("consent", "no").returncode == 0
+        app.capture.after_turn(session, app.chat.send(session, "And I ride a yellow Vespa to work every day."))
+        assert not app.capture.can_capture and not app.capture.end_session(session)
+    finally:
+        app.close()
+    worker = worker_command(memchat_home / "default.db", ["memories", "capture", "--background"])
+    assert subprocess.run(worker, env=dict(os.environ), timeout=60).returncode == 0
+    assert fresh.extractions == 0  # the worker read the answer again: no
+    assert run_memchat("consent", "yes").returncode == 0
+    with sqlite3.connect(memchat_home / "default.db") as conn:  # that chat is long over
+        conn.execute("UPDATE messages SET created_at = '2026-01-01T00:00:00.000000Z'")
+    app = Memchat.load()
+    try:  # learning goes on from the yes (the chat's turns before the no, not yet read, went with it)
+        later = app.chat.start_session()
+        app.capture.after_turn(
+            later, app.chat.send(later, "We're moving to Porto next spring, to a flat by the river.")
+        )
+        app.capture.run(later.id, background=True)  # as a chat's own run does: this one, and the idle ones
+    finally:
+        app.close()
+    assert "Porto" in _extracted_from(api) and "Vespa" not in _extracted_from(api)

@@ -191,8 +191,10 @@ def test_a_failed_capture_is_logged_shown_by_doctor_and_retried(local_api, memch
     the session kept for the next run, which stores the memory once the answer is usable."""
     env = {"MEMCHAT_MEMORY_CAPTURE": "true"}
     (memchat_home / "config.toml").write_text('[models."llama3.1:8b"]\ntools = false\n')
-    local_api.enqueue_text("Noted, Rex it is.")
-    assert run_memchat("ask", "My dog is called Rex, he is three years old.").returncode == 0
+    # said with capture agreed (what is said under no, a background run never reads), to the offline
+    # echo model, which starts no capture of its own
+    said = run_memchat("ask", "My dog is called Rex, he is three years old.", env={**env, "MEMCHAT_PROVIDER": "echo"})
+    assert said.returncode == 0
     local_api.enqueue_text("Sure, the dog is Rex!")  # no JSON at all
     background = run_memchat("memories", "capture", "--background", "--session", "1", env=env)
     assert background.returncode == 0

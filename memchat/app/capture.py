@@ -55,7 +55,7 @@ class Capture:
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self._capture_agreed = False  # the person's yes, once seen (a no turns capture_on off instead)
+        self._chosen = False  # `/capture on` in this chat: a yes for its turns, whatever the profile's answer
         self._worker: CaptureWorker | None = None
 
     @property
@@ -71,8 +71,9 @@ class Capture:
 
     def capture_agreed(self, db: Database | None = None) -> bool:
         """Whether the person agreed to learning from their chats (read through `db` when given:
-        a background thread must not share the profile's connection)."""
-        if self._capture_agreed or self.capture_configured:
+        a background thread must not share the profile's connection). Read again each time: a
+        `memchat consent no` in another terminal stops a chat that is running at its next turn."""
+        if self._chosen or self.capture_configured:
             return True
         source = db or self.profile.db_if_open
         if source is None:  # not open yet (a toolbar drawn while it opens): nothing captures before it is
@@ -80,8 +81,7 @@ class Capture:
         from memchat.privacy import consent
 
         said = consent(source)
-        self._capture_agreed = said is not None and said.capture
-        return self._capture_agreed
+        return said is not None and said.capture
 
     def consent_unasked(self) -> bool:
         """Whether a terminal should ask (once) before anything is learnt: memory on, nothing
@@ -93,8 +93,7 @@ class Capture:
     def choose_capture(self, on: bool) -> None:
         """`/capture on|off`: for the rest of this chat, whatever the profile's answer."""
         self.profile.capture_on = on and self.profile.use_memory
-        if on:
-            self._capture_agreed = True
+        self._chosen = on
 
     def run(
         self,
@@ -127,10 +126,14 @@ class Capture:
             elif background:
                 ids = list(dict.fromkeys(given + idle_sessions(self.profile.db, IDLE_MINUTES)))
             else:
-                ids = given or pending_sessions(self.profile.db)
+                ids = given or pending_sessions(self.profile.db, asked=True)
             failed = False
             for sid in ids:
-                result = self._capture_one(sid, final=final or background or not given, background=background)
+                # by hand (`memories capture`), or an import's on request: asked for by name
+                asked = bool(only) or not background
+                result = self._capture_one(
+                    sid, final=final or background or not given, background=background, asked=asked
+                )
                 failed = failed or result is None
                 if result is not None:
                     results.append(result)
@@ -140,7 +143,7 @@ class Capture:
                 mark_run(self.profile.db)
         return results
 
-    def _capture_one(self, session_id: int, *, final: bool, background: bool) -> CaptureResult | None:
+    def _capture_one(self, session_id: int, *, final: bool, background: bool, asked: bool) -> CaptureResult | None:
         """One session's capture; in the background a failure is logged and kept against the
         session (None), never raised."""
         from memchat.memory.capture.turns import capture_session, save_pointer
@@ -153,6 +156,7 @@ class Capture:
                 session_id,
                 final=final,
                 embedder=self.profile.embedder,
+                asked=asked,
             )
         except MemchatError as exc:
             if not background:
@@ -208,8 +212,21 @@ class Capture:
         if idle:
             self.capture_detached(None)
 
+    def turn_said(self, session: Session, result: TurnResult) -> None:
+        """A turn was stored: one said while learning is not agreed (the person's no or no answer
+        yet, `/capture off`, memory.capture = false) is never learnt, not by a later `/capture on`
+        nor a later yes, nor by the summary of its session (turns.said_under_no)."""
+        from memchat.memory.capture.turns import said_under_no
+
+        if self.profile.use_memory and self.profile.capture_on and self.capture_agreed():
+            return
+        stored = [m.id for m in (result.user_message, result.reply_message) if m is not None]
+        if stored:
+            said_under_no(self.profile.db, session.id, max(stored))
+
     def after_turn(self, session: Session, result: TurnResult) -> None:
         """Count an answered turn; every memory.capture_every turns, capture in the background."""
+        self.turn_said(session, result)
         if result.status in ("ok", "incomplete", "interrupted") and result.reply_message is not None:
             self.profile.turns_since_capture += 1
             if self.profile.turns_since_capture >= self.profile.settings.get("memory.capture_every"):
@@ -227,11 +244,14 @@ class Capture:
         if self.can_capture:
             from memchat.memory.capture.background import spawn_capture
 
+            env = self.profile.settings.flags_as_environment()
+            if self._chosen:  # this chat's `/capture on` goes with it (what it may learn was marked as said)
+                env["MEMCHAT_MEMORY_CAPTURE"] = "true"
             spawn_capture(
                 self.profile.settings.db_path,
                 session.id if session else None,
                 config_path=self.profile.config_path,
-                env=self.profile.settings.flags_as_environment(),
+                env=env,
             )
 
     @property

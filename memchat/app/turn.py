@@ -333,6 +333,8 @@ def _remember(profile: Profile, user: Message, typed: str) -> tuple[Memory | Non
     ):
         return None, False
     kind, text = kind_of(said)
+    if not text.strip():  # "remember that rule:" labels nothing: a message, not a memory
+        return None, False
     text = text[:1].upper() + text[1:]  # "remember that my dentist..." -> "My dentist..."
     store = profile.store
     memory = store.add(text, kind=kind, origin="stated", importance=0.8, source_message_ids=[user.id], actor="user")

@@ -106,7 +106,8 @@ def ask(
         if stdin_is_tty() and console.stdout_is_tty() and memchat.capture.consent_unasked():
             from memchat.repl.loop import ask_consent
 
-            ask_consent(memchat)  # the first chat or ask on a terminal asks, once, before anything is learnt
+            # the first chat or ask on a terminal asks, once, before anything is learnt; Ctrl-C cancels the ask
+            ask_consent(memchat, interruptible=True)
         session = memchat.chat.start_session(session_id=session_id, continue_=continue_, system=system)
     except StoreError as exc:
         raise UnsavedMessageError(exc) from None
@@ -119,6 +120,7 @@ def ask(
         raise
     if not json_out:
         _notes_after_reply(result, explain)
+    memchat.capture.turn_said(session, result)  # said under no: never learnt, by any later run
     if result.reply_message is not None:
         memchat.capture.capture_detached(session)  # only with the person's yes (app.capture.can_capture)
     if json_out:

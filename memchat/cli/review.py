@@ -50,7 +50,10 @@ def capture(
     memchat.memory_provider.ready()
     if background:  # the encoder loads only if there is something worth capturing
         only = [parse_id(i, "session") for i in only_sessions.split(",")] if only_sessions else None
-        memchat.capture.run(session_id, final=True, background=True, only=only)
+        # Asked again here: a `memchat consent no` since the chat that started this run stops it
+        # (sessions the user named, an import's, were asked for whatever the answer)
+        if only or memchat.capture.can_capture:
+            memchat.capture.run(session_id, final=True, background=True, only=only)
         if memchat.privacy.retention_due():  # `ask` has no warm-up: its detached run applies the windows
             memchat.privacy.apply_retention()
         return

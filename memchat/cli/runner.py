@@ -103,6 +103,7 @@ def run(body: Callable[[], object]) -> NoReturn:
     warnings.showwarning = _one_line_warning
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
     code: int = ExitCode.OK
+    said = False  # whether an interruption was said
     try:
         _arguments_are_text()
         body()  # standalone click: usage errors print and raise SystemExit
@@ -114,6 +115,7 @@ def run(body: Callable[[], object]) -> NoReturn:
     except KeyboardInterrupt:
         sys.stderr.write("\nmemchat: interrupted\n")
         code = signals.interrupted_exit_code()
+        said = True
     except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
         from memchat.app.profile import known_failure
         from memchat.log import internal_error
@@ -127,6 +129,8 @@ def run(body: Callable[[], object]) -> NoReturn:
             code = ExitCode.SOFTWARE
     if signals.terminated():  # a `kill` says so whatever the command was doing (click reports it as 130)
         code = ExitCode.TERMINATED
+        if not said:  # one line, also in the log of a detached worker (its stderr), which never dies silently
+            sys.stderr.write("\nmemchat: ended by SIGTERM\n")
     _fast_exit(code)
 
 

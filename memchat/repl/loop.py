@@ -353,9 +353,10 @@ def run_repl(app: Memchat, *, session: str | None, continue_: bool, env: Environ
     return repl.run()
 
 
-def ask_consent(app: Memchat) -> None:
+def ask_consent(app: Memchat, *, interruptible: bool = False) -> None:
     """The first chat on a profile says what memchat keeps and asks once whether to learn from
-    chats (Enter: yes). The answer is the profile's; Ctrl-C or Ctrl-D leaves it unasked."""
+    chats (Enter: yes). The answer is the profile's; Ctrl-C or Ctrl-D leaves it unasked, and with
+    `interruptible` (an `ask` asking before it sends) Ctrl-C also cancels what asked."""
     where = sanitize(str(app.settings.db_path))
     console.note(
         "memchat keeps your conversations and learns from them: facts, events and rules it brings back "
@@ -367,8 +368,10 @@ def ask_consent(app: Memchat) -> None:
         answer = input("Learn memories from your chats? [Y/n] ").strip().lower()
         while answer not in ("", "y", "yes", "n", "no"):  # "maybe" is not an answer: ask again
             answer = input("Please answer y or n: ").strip().lower()
-    except (EOFError, KeyboardInterrupt):
+    except (EOFError, KeyboardInterrupt) as exc:
         console.note("\nnot answered: asked again next time")
+        if interruptible and isinstance(exc, KeyboardInterrupt):
+            raise
         return
     app.privacy.set_consent(answer in ("", "y", "yes"))
     if not app.privacy.consent_capture():

@@ -207,7 +207,7 @@ def spawn_detached(
     the work in the log (default: the command); `env`: settings given as flags
     (Settings.flags_as_environment), which the worker must use too."""
     try:
-        subprocess.Popen(
+        worker = subprocess.Popen(
             worker_command(db_path, command, config_path=config_path, what=what),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -218,3 +218,7 @@ def spawn_detached(
         )
     except OSError as exc:  # the next run catches up; never fail the user's command for this
         worker_failed(what or command[0], db_path, f"could not start: {exc}")
+        return
+    # A chat that goes on after starting one reaps it when it ends (else it stays a zombie, <defunct>,
+    # until the chat quits); a command that exits leaves it to init, as before.
+    threading.Thread(target=worker.wait, name="memchat-reap", daemon=True).start()

@@ -91,6 +91,25 @@ def save_pointer(
         )
 
 
+def said_under_no(db: Database, session_id: int, through: int) -> None:
+    """The session's messages up to `through` were said while capture was not agreed (the person's
+    no, `/capture off`, memory.capture = false): automatic capture never reads them, nor what came
+    before them in the session, not even for its summary, whatever is agreed later. Only a capture
+    the user asks for by name (`memories capture`) does."""
+    with immediate(db):
+        db.conn.execute(
+            "INSERT INTO capture_state (session_id, unlearnt_through, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(session_id) DO UPDATE SET "
+            "unlearnt_through = max(unlearnt_through, excluded.unlearnt_through), updated_at = excluded.updated_at",
+            (session_id, through, utcnow()),
+        )
+
+
+def _unlearnt(db: Database, session_id: int) -> int:
+    row = db.conn.execute("SELECT unlearnt_through FROM capture_state WHERE session_id = ?", (session_id,)).fetchone()
+    return int(row[0]) if row else 0
+
+
 def mark_run(db: Database) -> None:
     """Stamp the profile: capture read its sessions now (`memchat doctor` says when it last did)."""
     set_setting(db, LAST_RUN, utcnow())
@@ -102,13 +121,15 @@ def last_run(db: Database) -> str | None:
     return found[0] if found else None
 
 
-def pending_sessions(db: Database) -> list[int]:
+def pending_sessions(db: Database, *, asked: bool = False) -> list[int]:
     """Sessions with answered messages past their capture pointer (never one run with memory off:
-    only `memchat memories capture --session N`, by hand, captures such a session)."""
+    only `memchat memories capture --session N`, by hand, captures such a session); past what was
+    said under no too, unless the user `asked` (`memories capture`)."""
+    bound = "c.through_message_id" if asked else "max(coalesce(c.through_message_id, 0), c.unlearnt_through)"
     rows = db.conn.execute(
         "SELECT m.session_id FROM messages m LEFT JOIN capture_state c ON c.session_id = m.session_id "
         "JOIN sessions s ON s.id = m.session_id AND s.importing = 0 AND s.memory_off = 0 "
-        "WHERE m.status = 'ok' AND m.id > coalesce(c.through_message_id, 0) GROUP BY m.session_id ORDER BY m.session_id"
+        f"WHERE m.status = 'ok' AND m.id > coalesce({bound}, 0) GROUP BY m.session_id ORDER BY m.session_id"
     )
     return [r[0] for r in rows]
 
@@ -151,13 +172,22 @@ SUMMARY_MIN_TURNS = 3  # a session with this many messages from the user gets a 
 
 
 def capture_session(
-    db: Database, settings: Settings, provider: Any, session_id: int, *, final: bool = False, embedder: Any = None
+    db: Database,
+    settings: Settings,
+    provider: Any,
+    session_id: int,
+    *,
+    final: bool = False,
+    embedder: Any = None,
+    asked: bool = False,
 ) -> CaptureResult:
     """Extract and store memories from the session's uncaptured turns, with its episodic summary
-    when final: one call to memory.model (none for small talk); raises on failure."""
+    when final: one call to memory.model (none for small talk); raises on failure. `asked`: the
+    user asked for it by name (`memories capture`): what was said under no is read too."""
     result = CaptureResult(session_id)
     through, summarised = pointer(db, session_id)
-    history = [m for m in sessions.messages(db, session_id) if eligible(m)]
+    unlearnt = 0 if asked else _unlearnt(db, session_id)  # said under no: never read, not even for the summary
+    history = [m for m in sessions.messages(db, session_id) if eligible(m) and m.id > unlearnt]
     new = [m for m in history if m.id > through]
     summarise = final and bool(history) and history[-1].id > summarised and len(history) >= 2
     # The memory model never reads what memory took back: a private memory's words (it would store
@@ -195,8 +225,8 @@ def capture_session(
     if summarise:
         # A one-shot exchange that taught nothing about the person is no episode worth keeping
         # (ten `ask`s' summaries once outranked the fact that answered); a longer session is.
-        asked = sum(1 for m in shown if m.role == "user")
-        if found.summary and (found.candidates or asked >= SUMMARY_MIN_TURNS):
+        turns_of_theirs = sum(1 for m in shown if m.role == "user")
+        if found.summary and (found.candidates or turns_of_theirs >= SUMMARY_MIN_TURNS):
             session = sessions.get_session(db, session_id)
             # The title is the first message's words: not when that message is kept out
             title = session.title if session.title and not kept_out & {m.id for m in history[:1]} else None

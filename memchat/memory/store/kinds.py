@@ -48,7 +48,7 @@ def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
         task = _trimmed(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
         return ("rule" if _is_instruction(task) else "event"), task
     label = _LABEL.match(text)
-    if label and text[label.end() :].strip():
+    if label:  # "rule:" alone labels nothing: no text, which every caller refuses or skips
         return label.group("kind").lower(), _trimmed(text[label.end() :])
     if _is_instruction(text):
         return "rule", _trimmed(text)

@@ -29,6 +29,7 @@ def _why(repl: ReplState, arg: str) -> None:
     "capture", "Turn background memory capture on or off for this chat.", args="[on|off]", complete=choices("on", "off")
 )
 def _capture(repl: ReplState, arg: str) -> None:
+    arg = arg.strip().lower()  # "/capture ON" as "/capture on"
     if arg not in ("", "on", "off"):
         raise UsageError("usage: /capture on|off")
     if arg == "on" and not repl.app.use_memory:
