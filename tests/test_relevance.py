@@ -1166,9 +1166,29 @@ def test_a_question_about_a_kind_of_number_gets_none_of_yours(cli, api, real_enc
 def test_what_counts_as_an_identifier_and_what_does_not():
     from memchat.memory.judge.sensitive import holds_identifier
 
-    for text in ("My sort code is 20-45-77", "NI number QQ123456C", "My NHS number is 485 777 3456"):
+    for text in (
+        "My sort code is 20-45-77",
+        "NI number QQ123456C",
+        "My NHS number is 485 777 3456",
+        "I drive a 2019 Toyota Corolla hybrid, reg YK19 ABC",
+        "Our car's number plate is AB12 CDE",
+        "My licence plate is 7ABC123",
+        "Our side gate code is 4471",
+        "The alarm code: 0913",
+        "My bike lock combination is 482",
+    ):
         assert holds_identifier(text), text
-    for text in ("Our house cost £425000", "I'm flying to Oslo on 2026-11-20", "I was born in 1987", "I earn 45000"):
+    for text in (
+        "Our house cost £425000",
+        "I'm flying to Oslo on 2026-11-20",
+        "I was born in 1987",
+        "I earn 45000",
+        "I drive a 2019 Toyota Corolla hybrid",
+        "My registration for the marathon is confirmed",
+        "The code review is at 3pm",
+        "I code in Python 3 every day",
+        "My PIN was changed last week",
+    ):
         assert not holds_identifier(text), text
 
 
@@ -2640,3 +2660,18 @@ def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(
     assert any(
         "Anna" in t for t in retrieved_for(cli, "What does my colleague Anna need for her diabetes on our trip?")
     )
+
+
+def test_a_plate_or_a_door_code_never_rides_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):
+    # The card goes with nearly every request: "I drive a Corolla, reg YK19 ABC" sent the plate with all
+    # of them. What holds a plate or a code that opens something is found when asked for.
+    remember(
+        cli,
+        "I drive a 2019 Toyota Corolla hybrid, reg YK19 ABC",
+        "Our side gate code is 4471",
+        "I live in Leeds with my wife Priya",
+    )
+    card = card_of(cli)
+    assert "YK19" not in card and "4471" not in card and "Leeds" in card, card
+    assert any("YK19 ABC" in t for t in retrieved_for(cli, "What's the reg of my Corolla?"))
+    assert any("4471" in t for t in retrieved_for(cli, "What's our side gate code?"))

@@ -98,6 +98,12 @@ CARE_WORK = pattern(
 # ("should I pay off my credit card first?" needs the debt, not the account number).
 _IDENTIFIER = pattern(
     r"\b\d{2}-\d{2}-\d{2}\b|\b[A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b|(?<![£$€])\b\d(?: ?\d){5,}\b"
+    # a car's plate ("reg YK19 ABC", "plate 7ABC123"; a UK one as it is written), and a code that
+    # opens something ("the gate code is 4471", "PIN 0913"): they go when asked for, never on the card
+    r"|\b(?i:reg(?:istration)?|(?:number|licen[cs]e)\s+plate|plate)(?i:\s+(?:number|no\.?))?(?:\s+is)?[:\s]+"
+    r"(?=[A-Z0-9 -]*\d)[A-Z0-9]{2,4}[\s-]?[A-Z0-9]{2,4}\b"
+    r"|\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b"
+    r"|\b(?i:code|pin|passcode|password|combination|combo)(?:\s+(?:is|was|=))?[:\s]+\d{3,}\b"
 )
 
 
