@@ -2675,3 +2675,13 @@ def test_a_plate_or_a_door_code_never_rides_on_the_card_but_goes_when_asked_for(
     assert "YK19" not in card and "4471" not in card and "Leeds" in card, card
     assert any("YK19 ABC" in t for t in retrieved_for(cli, "What's the reg of my Corolla?"))
     assert any("4471" in t for t in retrieved_for(cli, "What's our side gate code?"))
+
+
+def test_a_question_about_what_people_eat_gets_none_of_the_households_diet(cli, api, real_encoder):
+    # "Which dishes are typical at a Diwali feast?" asks what anyone eats: the household's conditions
+    # went with it (a pregnancy at a relevance under 0). A meal the user will have still gets them.
+    remember(cli, "I have coeliac disease and must eat strictly gluten-free", "My wife Priya is pregnant")
+    for prompt in ("Which dishes are typical at a Diwali feast?", "What vegetarian dishes are popular in Portugal?"):
+        sent = retrieved_for(cli, prompt, why="household")
+        assert sent == [], (prompt, sent)
+    assert retrieved_for(cli, "What should I cook for dinner tonight?", why="household")

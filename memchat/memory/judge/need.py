@@ -1898,7 +1898,9 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
     import numpy as np
 
-    if asks_in_general(text):  # "what wine usually goes with salmon?"
+    # "what wine usually goes with salmon?", "Which dishes are typical at a Diwali feast?": what anyone
+    # eats, not what the household may (but "Is it safe to eat brie?" is asked by whoever would eat it)
+    if asks_in_general(text) or (asks_about_the_world(text) and not asks_to_eat(text)):
         return []
     # A meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
     # it reads less as about anyone than the bar for the rest. Not a meal as a time ("my pill before
