@@ -2685,3 +2685,21 @@ def test_a_question_about_what_people_eat_gets_none_of_the_households_diet(cli, 
         sent = retrieved_for(cli, prompt, why="household")
         assert sent == [], (prompt, sent)
     assert retrieved_for(cli, "What should I cook for dinner tonight?", why="household")
+
+
+def test_a_scheduling_job_in_code_is_about_no_ones_diary(cli, api, real_encoder):
+    # "every other Thursday" is a schedule to program, not a day of the user's: a trip went with it.
+    remember(
+        cli,
+        "We're flying to Lisbon on 2026-08-14 for a week.",  # past: a trip the user took
+        "I play five-a-side football every Tuesday evening.",
+        "I run our home server on a Raspberry Pi 4",
+        "I'm a product manager at Ocado",
+        "Our dog Pepper is a beagle",
+    )
+    for prompt in (
+        "How do I write a cron job that runs every other Thursday?",
+        "How do I write a cron job that runs on the first Tuesday evening of each month?",
+    ):
+        sent = retrieved_for(cli, prompt)
+        assert not [t for t in sent if "Lisbon" in t or "football" in t], (prompt, sent)

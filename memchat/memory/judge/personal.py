@@ -73,7 +73,8 @@ _PROGRAM = (
     r"librar(?:y|ies)|modules?|unit tests?|tests? for|migrations?|dockerfile|workflow file|lambdas?|"
     r"micro-?services?|web\s?(?:site|page|app)s?|backend|front-?end|dashboards?|extensions?|plugins?|"
     r"parsers?|scrapers?|spreadsheet formula|sql|json|csv parser|data ?model|database|"
-    r"(?:bash|shell|python|sql) (?:one-liner|snippet))"
+    r"(?:bash|shell|python|sql) (?:one-liner|snippet)|cron\s*jobs?|crontab(?:\s+(?:entry|line))?|"
+    r"systemd\s+(?:timers?|units?|services?)|makefiles?|yaml\s+files?)"
 )
 _LANGUAGE = (
     r"(?:python|javascript|typescript|java|golang|rust|c\+\+|c#|kotlin|swift|ruby|php|sql|bash|powershell|"
