@@ -101,9 +101,18 @@ def not_to_send(db: Database, messages: dict[int, str], *, mentions: bool) -> se
         int(mid)
         for (mid,) in db.conn.execute(f"SELECT message_id FROM withheld_messages WHERE message_id IN ({marks})", ids)
     }
-    states: dict[int, MessageState] = {}
-    _drawn_from(db, set(ids), states)
-    out |= {mid for mid, state in states.items() if state.withheld == "private"}
+    # what a private memory was drawn from, with its reply: the few private rows (a partial index),
+    # not every superseded memory's sources, which message_states reads for its "earlier; now"
+    wanted = set(ids)
+    sources = {
+        int(mid)
+        for (listed,) in db.conn.execute(
+            "SELECT source_message_ids FROM memories WHERE private = 1 AND status != 'forgotten' "
+            "AND source_message_ids != '[]'"
+        )
+        for mid in json.loads(listed or "[]")
+    }
+    out |= replies_of(db, sources & wanted) & wanted
     if mentions:
         out |= saying_private(db, messages)
     return out
