@@ -56,7 +56,8 @@ def message_states(db: Database, message_ids: list[int], texts: dict[int, str]) 
     ):
         states.setdefault(mid, MessageState()).withheld = reason
     _drawn_from(db, set(message_ids), states)
-    for mid in saying_private(db, {i: t for i, t in texts.items() if i in set(message_ids)}):
+    asked = set(message_ids)
+    for mid in saying_private(db, {i: t for i, t in texts.items() if i in asked}):
         state = states.setdefault(mid, MessageState())
         state.withheld = state.withheld or "private"
     _stating_old_values(db, message_ids, texts, states)
@@ -96,10 +97,14 @@ def not_to_send(db: Database, messages: dict[int, str], *, mentions: bool) -> se
     ids = sorted(messages)
     if not ids:
         return set()
-    marks = ", ".join("?" * len(ids))
+    # one parameter however long the session: an imported chat may hold more messages than SQLite
+    # takes variables in one statement
     out = {
         int(mid)
-        for (mid,) in db.conn.execute(f"SELECT message_id FROM withheld_messages WHERE message_id IN ({marks})", ids)
+        for (mid,) in db.conn.execute(
+            "SELECT message_id FROM withheld_messages WHERE message_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
     }
     # what a private memory was drawn from, with its reply: the few private rows (a partial index),
     # not every superseded memory's sources, which message_states reads for its "earlier; now"
