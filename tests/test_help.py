@@ -139,3 +139,30 @@ def test_only_what_can_run_is_built(argv, runs, monkeypatch):
         assert names == ([runs] if runs else [])
     monkeypatch.setenv("_MEMCHAT_COMPLETE", "complete_bash")  # completion lists every command
     assert only_the_command(app, argv) is app
+
+
+@pytest.mark.parametrize(
+    "argv, says, help_of",
+    [
+        (["--bogus"], "no such option: --bogus", "memchat"),
+        (["recall"], "missing argument 'QUERY'", "memchat recall"),
+        (["recal", "x"], "no such command 'recal'. Did you mean 'recall'?", "memchat"),
+        (
+            ["recall", "--limit", "lots", "tea"],
+            "invalid value for '--limit' / '-n': 'lots' is not a whole number",
+            "memchat recall",
+        ),
+        (["--profile"], "option '--profile' requires an argument", "memchat"),
+    ],
+)
+def test_a_mistyped_command_line_is_one_line_that_says_where_help_is(memchat_home, argv, says, help_of):
+    result = run_memchat(*argv)
+    assert result.returncode == 2
+    assert result.stderr.decode().splitlines() == [f"memchat: {says} (see '{help_of} -h')"], result.stderr
+    assert result.stdout == b""
+
+
+def test_help_and_version_still_exit_cleanly(memchat_home):
+    assert run_memchat("--version").stdout.startswith(b"memchat ")
+    shown = run_memchat("recall", "-h")
+    assert shown.returncode == 0 and shown.stdout.startswith(b"Usage: memchat recall")

@@ -8,6 +8,8 @@ typer's commands are Click commands; these override methods Click documents for 
 - `collect_usage_pieces`, `format_options`, `format_epilog`: `--help` reads like a man page
   (`help`): values in plain words, ranges in words, no braces in the usage line, examples;
 - `Group.invoke`: a MemchatError anywhere in a command is one line and an exit code;
+- `Group.main`: so is Click's own usage error ("memchat: no such option: --bogus (see
+  'memchat -h')"), which Click would print as four lines;
 - `Group.main` and the callbacks of typer's two completion options: memchat's completion
   scripts, which keep its order (`completion`).
 
@@ -29,7 +31,7 @@ import typer.main
 
 from memchat.cli import completion, help, plain_params
 from memchat.cli.runner import show_error
-from memchat.errors import ExitCode, MemchatError
+from memchat.errors import ExitCode, MemchatError, UsageError
 
 
 def _typer_classes() -> tuple[type, type]:
@@ -42,6 +44,10 @@ def _typer_classes() -> tuple[type, type]:
 
 
 _TyperCommand, _TyperGroup = _typer_classes()
+# Click's error classes, whichever Click typer runs on (newer typer carries its own copy)
+_CLICK_USAGE_ERROR, _CLICK_ERROR = (
+    next(c for c in typer.BadParameter.__mro__ if c.__name__ == name) for name in ("UsageError", "ClickException")
+)
 
 
 class _Plain:
@@ -112,7 +118,23 @@ class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
         if shell is not None:  # `eval "$(_MEMCHAT_COMPLETE=source_bash memchat)"`
             typer.echo(completion.script(shell, kwargs.get("prog_name") or "memchat"))
             sys.exit(0)
-        return super().main(*args, **kwargs)
+        if not kwargs.pop("standalone_mode", True):
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            # not standalone: Click hands its errors here instead of printing them (commands return None;
+            # an exit code comes back as the return value)
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _CLICK_USAGE_ERROR as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else (kwargs.get("prog_name") or "memchat")
+            show_error(UsageError(f"{_sentence_case(exc.format_message()).removesuffix('.')} (see '{where} -h')"))
+            sys.exit(exc.exit_code)
+        except _CLICK_ERROR as exc:
+            show_error(MemchatError(_sentence_case(exc.format_message())))
+            sys.exit(exc.exit_code)
+        except typer.Abort:  # end of input at a question: nothing was done
+            show_error(MemchatError("stopped: no answer was given"))
+            sys.exit(ExitCode.FAILURE)
+        sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -125,6 +147,11 @@ class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
             # the plain listing (click alone would exit 1 without a word).
             sys.stdout = open(os.devnull, "w")  # the dead pipe must not be flushed again
             raise typer.Exit(ExitCode.OK) from None
+
+
+def _sentence_case(message: str) -> str:
+    """Click's "No such option: --bogus" as memchat says its errors: "no such option: --bogus"."""
+    return message[:1].lower() + message[1:] if message[1:2].islower() else message
 
 
 def use_everywhere(app: typer.Typer) -> None:
