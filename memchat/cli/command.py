@@ -24,7 +24,7 @@ import os
 import sys
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 import typer.main
@@ -46,7 +46,8 @@ def _typer_classes() -> tuple[type, type]:
 _TyperCommand, _TyperGroup = _typer_classes()
 # Click's error classes, whichever Click typer runs on (newer typer carries its own copy)
 _CLICK_USAGE_ERROR, _CLICK_ERROR = (
-    next(c for c in typer.BadParameter.__mro__ if c.__name__ == name) for name in ("UsageError", "ClickException")
+    typing.cast(type[Exception], next(c for c in typer.BadParameter.__mro__ if c.__name__ == name))
+    for name in ("UsageError", "ClickException")
 )
 
 
@@ -124,13 +125,8 @@ class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
             # not standalone: Click hands its errors here instead of printing them (commands return None;
             # an exit code comes back as the return value)
             code = super().main(*args, standalone_mode=False, **kwargs)
-        except _CLICK_USAGE_ERROR as exc:
-            where = exc.ctx.command_path if exc.ctx is not None else (kwargs.get("prog_name") or "memchat")
-            show_error(UsageError(f"{_sentence_case(exc.format_message()).removesuffix('.')} (see '{where} -h')"))
-            sys.exit(exc.exit_code)
         except _CLICK_ERROR as exc:
-            show_error(MemchatError(_sentence_case(exc.format_message())))
-            sys.exit(exc.exit_code)
+            _say_click_error(exc, kwargs.get("prog_name") or "memchat")
         except typer.Abort:  # end of input at a question: nothing was done
             show_error(MemchatError("stopped: no answer was given"))
             sys.exit(ExitCode.FAILURE)
@@ -147,6 +143,18 @@ class Group(_Plain, _TyperGroup):  # type: ignore[misc, valid-type]
             # the plain listing (click alone would exit 1 without a word).
             sys.stdout = open(os.devnull, "w")  # the dead pipe must not be flushed again
             raise typer.Exit(ExitCode.OK) from None
+
+
+def _say_click_error(exc: Any, prog: str) -> NoReturn:
+    """Click's error as one line and its exit code: a usage error says where the help is."""
+    message = _sentence_case(exc.format_message())
+    if isinstance(exc, _CLICK_USAGE_ERROR):
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else prog
+        show_error(UsageError(f"{message.removesuffix('.')} (see '{where} -h')"))
+    else:
+        show_error(MemchatError(message))
+    sys.exit(exc.exit_code)
 
 
 def _sentence_case(message: str) -> str:
