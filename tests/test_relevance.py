@@ -813,6 +813,36 @@ def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedde
     assert "2027-02-14" not in section("What's the weather usually like in Lisbon in February?")
 
 
+def test_a_question_about_the_calendar_gets_no_plan_it_does_not_name(memchat_home, embedder):
+    # A question about the world reaches a plan by what it names, not because both are about dates:
+    # "when's Lunar New Year?" is not asked for the wedding in Hanoi nor the marathon.
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-09-01",
+        "We're going to Hanoi for my cousin Linh's wedding on 2026-12-12",
+        "I'm running the Melbourne Marathon on 2026-10-11",
+        "We are flying to Tokyo on 2027-04-02 to see the cherry blossom",
+        "I work night shifts in an ICU",
+    )
+    today = date(2026, 9, 20)
+    for question in (
+        "When's Lunar New Year in 2027?",
+        "What day of the week is Christmas this year?",
+        "When do the clocks change in Australia?",
+        "Is Easter early or late next year?",
+    ):
+        section = section_on(db, embedder, question, today)
+        for day in ("2026-12-12", "2026-10-11", "2027-04-02"):
+            assert day not in section, (question, section)
+    # but one that names where a plan goes is asked for it
+    assert "2027-04-02" in section_on(db, embedder, "How warm is Tokyo in early April?", today)
+    # asked about the user's own, the plans are what it turns on
+    assert "2026-10-11" in section_on(db, embedder, "How should I taper in the weeks before my marathon?", today)
+
+
 def test_a_dated_plan_is_coming_up_before_its_day_and_past_after_it(memchat_home, embedder):
     from datetime import date
 

@@ -354,15 +354,16 @@ def build(
             # A card memory the search found stands for the request's topic, but not for your health
             # when the request is plainly about it ("Can I still ride my bike at 30 weeks?": the cargo
             # bike is on the card, the pregnancy is not); nor does a home, job or car a change replaced
-            found = need.by_topic(
+            found = _by_topic(
                 db,
                 request,
                 embedder,
+                query,
+                hits,
                 exclude=seen | card.replaced,
                 personal=personal,
                 delicate_only=in_profile,
                 in_general=in_general,
-                about_the_world=_about_the_world(query, hits),
             )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
@@ -457,6 +458,42 @@ def _stands_for_the_topic(found: list[Item], query: str) -> bool:
     headache?" and the asthma): the medicines found do not stand in for them."""
     taking = need.asks_to_take(query)
     return any(i.memory_id for i in found if not (taking and i.reason.startswith("medicine")))
+
+
+def _by_topic(
+    db: Database,
+    request: need.Request,
+    embedder: Embedder,
+    query: str,
+    hits: list[Hit],
+    *,
+    exclude: set[int],
+    personal: bool,
+    delicate_only: bool,
+    in_general: bool,
+) -> list[need.Needed]:
+    """What the request's topic needs (need.by_topic). A question about the world gets a dated plan
+    only when it names where the plan goes ("How warm is Tokyo in early April?" and the trip there):
+    "When's Lunar New Year?" is not asked for the wedding in Hanoi, though both are about dates."""
+    world = _about_the_world(query, hits)
+    found = need.by_topic(
+        db,
+        request,
+        embedder,
+        exclude=exclude,
+        personal=personal,
+        delicate_only=delicate_only,
+        in_general=in_general,
+        about_the_world=world,
+    )
+    if not world:
+        return found
+    places = names_in(query)
+    return [
+        n
+        for n in found
+        if planned_day(n.memory.text, n.memory.created_at) is None or places & _destinations(n.memory.text)
+    ]
 
 
 def _sendable(hits: list[Hit]) -> list[Hit]:
