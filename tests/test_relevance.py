@@ -813,6 +813,41 @@ def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedde
     assert "2027-02-14" not in section("What's the weather usually like in Lisbon in February?")
 
 
+def test_a_lookup_of_your_own_fact_gets_it_though_no_word_matches(cli, api, real_encoder):
+    # "what's my reg plate?" shares no word with "My car's registration is ..." and scores under the
+    # bar; a short question that looks up one of your facts gets the memory plainly most like it.
+    remember(
+        cli,
+        "I was born on 14 March 1988",
+        "My car's registration is KX19 ABC",
+        "We drive a 2019 Skoda Octavia estate",
+        "My GP is Dr Patel at Redland surgery",
+        "My sister Nia has depression",
+        "I owe about £3,400 on my Barclaycard",
+        "I play five-a-side on Tuesdays",
+        "My IBAN is GB82 WEST 1234 5698 7654 32",
+    )
+    for question, fact in (
+        ("what's my reg plate?", "KX19 ABC"),
+        ("How old am I?", "born on 14 March 1988"),
+    ):
+        sent = retrieved_for(cli, question, why="lookup")
+        assert any(fact in t for t in sent), (question, sent)
+    for question, fact in (
+        ("who's my GP?", "Dr Patel"),  # health, and the question is about it
+        ("what's my IBAN again?", "GB82"),  # an account number goes when it is asked for
+    ):
+        sent = retrieved_for(cli, question)
+        assert any(fact in t for t in sent), (question, sent)
+    # a lookup reaches a sensitive memory only when it asks about that category
+    for question in ("what was my old job?", "when do I play football?", "What's the name of our car?"):
+        sent = retrieved_for(cli, question)
+        assert not any(w in " ".join(sent) for w in ("depression", "Barclaycard", "GB82")), (question, sent)
+    # nor is a request for ideas or a question about the world a lookup
+    assert retrieved_for(cli, "What's the capital of France?") == []
+    assert retrieved_for(cli, "what should I get my sister for her birthday?", why="lookup") == []
+
+
 def test_a_question_about_the_calendar_gets_no_plan_it_does_not_name(memchat_home, embedder):
     # A question about the world reaches a plan by what it names, not because both are about dates:
     # "when's Lunar New Year?" is not asked for the wedding in Hanoi nor the marathon.

@@ -295,6 +295,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "for_someone_else",
     ),
     (
+        "a lookup of one's own fact (personal._LOOKUP, personal.asks_for_own_fact)",
+        "a short question that asks for one stored fact of the user's, not for ideas, a how-to or the world",
+        personal.asks_for_own_fact,
+        "own_fact_lookup",
+    ),
+    (
         "a reason not to drink (need._NOT_DRINKING, need.says_i_dont_drink)",
         "a memory that says the user does not drink alcohol, or must not now",
         need.says_i_dont_drink,

@@ -31,6 +31,7 @@ from memchat.memory.judge.personal import (
     WHEN,
     about_someone,
     asks_about_the_world,
+    asks_for_own_fact,
     asks_for_someone_else,
     asks_in_general,
     names_in,
@@ -303,16 +304,22 @@ def build(
     # request for code's ("How do I compute an age from a date of birth in SQL?"): judged as a
     # question about no one, it reaches a memory only by what it names (not "I wrote Java at
     # Infosys", nor the user's own date of birth).
-    passed = gate(
+    passed = _looked_up(
+        gate(
+            hits,
+            query,
+            bar,
+            personal=personal and not ((technical or code) and not says_more_than_how_to(query)),
+            answered=beside,
+            technical=technical,
+            code=code,
+            meant=meant,
+            own=own,
+        ),
         hits,
-        query,
-        bar,
-        personal=personal and not ((technical or code) and not says_more_than_how_to(query)),
-        answered=beside,
-        technical=technical,
-        code=code,
+        asked,
         meant=meant,
-        own=own,
+        asked_of_no_one=technical or code or in_general,
     )
     plainly_own = (
         _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today, own=own)
@@ -378,6 +385,41 @@ def build(
         sum(count(m.text) + 2 for m in profile) if any(i.section == "profile" for i in section.items) else 0
     )
     return section
+
+
+LOOKUP_LIKENESS = 0.33  # the cosine a looked-up fact needs to the question
+LOOKUP_MARGIN = 0.06  # and its lead over the next memory's
+
+
+def _looked_up(
+    passed: list[Hit], hits: list[Hit], asked: str, *, meant: frozenset[str], asked_of_no_one: bool
+) -> list[Hit]:
+    """What the gate passed, and for a question that looks up one of the user's own facts
+    (personal.asks_for_own_fact: "what's my reg plate?", "how old am I?") the memory most like it,
+    though they share no word ("My car's registration is KX19 ABC", "I was born on 14 March
+    1988") and so score under the bar: when it is like the question (LOOKUP_LIKENESS) and plainly
+    more than any other memory (LOOKUP_MARGIN). A sensitive one only for a question about its
+    category; an account or plate number is what such a question asks for."""
+    if asked_of_no_one or not asks_for_own_fact(asked):
+        return passed
+    ranked = sorted(
+        (h for h in hits if h.type == "memory" and h.memory is not None),
+        key=lambda h: -h.features.get("cosine", h.cosine or 0.0),
+    )
+    if not ranked:
+        return passed
+    best = ranked[0]
+    likeness = best.features.get("cosine", best.cosine or 0.0)
+    runner_up = ranked[1].features.get("cosine", ranked[1].cosine or 0.0) if len(ranked) > 1 else 0.0
+    if likeness < LOOKUP_LIKENESS or likeness - runner_up < LOOKUP_MARGIN or any(h is best for h in passed):
+        return passed
+    touched = sensitive.categories(best.text) - {"children"}
+    if best.memory is not None and best.memory.sensitive and not touched:
+        touched = frozenset({"flagged"})
+    if touched and not touched & (sensitive.topics(asked) | meant):
+        return passed
+    best.features["lookup"] = likeness  # the reason /why and --explain show
+    return [*passed, best]
 
 
 def _for_whom_it_asks(query: str, items: list[Item]) -> list[Item]:
@@ -685,7 +727,7 @@ def _retrieved(
     items: list[Item] = []
     sent: set[int] = set()
     for h in hits:
-        reason = f"relevance {h.score:.2f}"
+        reason = f"lookup {h.features['lookup']:.2f}" if "lookup" in h.features else f"relevance {h.score:.2f}"
         if h.type == "memory":
             seen.add(h.id)
             section, text = _memory_line(h, today)

@@ -136,6 +136,30 @@ def says_its_own(text: str) -> bool:
     return bool(_FIRST_PERSON.search(without_request(text)) or _THE_HOUSEHOLD.search(text))
 
 
+# A question that looks up one of the user's own facts: "what's my reg plate?", "how old am I?",
+# "when's my dentist again?", "who's our GP?". What it asks is stored, in whatever words it was
+# stored in. Not a request for ideas ("what should I cook tonight?") nor a how-to. Measured on
+# labelled examples in tests/word_lists.py.
+_LOOKUP = pattern(
+    r"^\s*(?:(?:ok|so|and|remind\s+me|quick(?:\s+one)?|sorry)[,:]?\s+)*"
+    r"(?:what|when|where|which|who|how\s+(?:old|tall|long|many|much|often))(?:['’]s|\s+(?:is|was|are|were))?\s+"
+    r"(?:[\w'’-]+\s+){0,6}?(?:my|our|am\s+i|do\s+i|did\s+i|have\s+i|was\s+i|i\s+was|i\s+am|do\s+we|did\s+we|have\s+we|are\s+we|were\s+we)\b"
+    r"[^.!?\n]{0,40}[?]*\s*$",
+    re.IGNORECASE,
+)
+_NOT_A_LOOKUP = pattern(
+    r"\b(?:should|could|would|shall|might|can|recommend|suggest|ideas?|best|good|cook|make|buy|get|wear|do\s+with|"
+    r"do\s+about|do\s+if|think|mean|means|happens?|if)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_own_fact(text: str) -> bool:
+    """Whether the message is a short question that looks up one of the user's own facts (_LOOKUP)."""
+    text = text.strip()
+    return len(text) <= 80 and bool(_LOOKUP.match(text)) and not _NOT_A_LOOKUP.search(text)
+
+
 # the doer of a how-to: anyone who would do it ("How do I reverse a string in Java?"), not the user's
 # own things ("how do I get my deposit back?" still says "my"). Measured on labelled examples in
 # tests/word_lists.py.
