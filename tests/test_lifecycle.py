@@ -441,6 +441,41 @@ def test_repl_captures_at_exit_and_why_explains(api, http_script, memchat_home, 
     assert http_script.extractions_seen == 1  # one call: the facts and the summary together
 
 
+def test_the_chat_is_told_when_background_work_ends_so_its_toolbar_never_says_saving_for_long(http_world, api, encoder):
+    # The REPL's toolbar says "saving…" while capture runs and "preparing the encoder" while that
+    # runs; prompt_toolkit redraws only on a key, so the app tells the shell when either ends
+    # (Profile.on_status_change: the REPL hands it the prompt's invalidate).
+    release = threading.Event()
+
+    def server(body):
+        if (body.get("tool_choice") or {}).get("name") == "record_memories":
+            release.wait(20)
+            return {"tool_input": extraction(facts=[fact("The user has a cat named Ada.")])}
+        return "ok"
+
+    api.set_default(server)
+    app = Memchat.load(None)
+    db, engine = app.db, app.chat
+    told: list[int] = []
+    app.on_status_change = lambda: told.append(app.capture.capture_pending)
+    s = sessions.create_session(db)
+    engine.send(s, "My cat is called Ada.")
+    app.capture.worker.submit(s.id)
+    assert app.capture.capture_pending == 1 and told == []  # still saving: nothing to redraw yet
+    release.set()
+    deadline = time.monotonic() + 30
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert told == [0], app.capture.worker.errors  # told once, when nothing is left to save
+    assert app.capture.worker.errors == 0
+    assert [m.text for m in MemoryStore(db).find()] == ["The user has a cat named Ada."]
+    warmed = threading.Event()
+    app.on_status_change = warmed.set
+    app.warm_up()  # the encoder's preparation ends: told too
+    assert warmed.wait(30)
+    app.close()
+
+
 def test_vectors_of_another_model_do_not_break_a_chat_turn(world, script, encoder):
     db, _, engine, _ = world
     MemoryStore(db).add("The user's dog is called Biscuit.", kind="fact", origin="stated")

@@ -260,9 +260,12 @@ class Capture:
             from memchat.memory.capture.background import CaptureWorker
 
             self._worker = CaptureWorker(
-                self.profile.settings.db_path, self.profile.settings, embedder=self.profile.embedder
+                self.profile.settings.db_path, self.profile.settings, embedder=self.profile.embedder, on_idle=self._idle
             )
         return self._worker
+
+    def _idle(self) -> None:
+        self.profile.status_changed()  # "saving…" is over
 
     @property
     def capture_pending(self) -> int:

@@ -87,6 +87,9 @@ class Profile:
         self.capture_on = use_memory and bool(settings.get("memory.capture"))
         self.turns_since_capture = 0
         self.preparing: str | None = None  # the encoder's one-time preparation, while it runs in the background
+        # told, from a background thread, when what a shell shows of the background work changed (the
+        # encoder is ready, capture is done): the REPL redraws its toolbar then, not at the next key
+        self.on_status_change: Callable[[], None] | None = None
 
     def memory_off(self) -> None:
         """Neither read nor write long-term memory for the rest of this run (--no-memory)."""
@@ -454,6 +457,10 @@ class Profile:
             self._told.add(text)
             on_notice(text)
 
+    def status_changed(self) -> None:
+        if self.on_status_change is not None:
+            self.on_status_change()
+
     def warm_up(self) -> None:
         """Open the database, import the provider SDK and load the encoder in a background thread."""
 
@@ -471,6 +478,7 @@ class Profile:
                         self.embedder(preparing)
                     finally:
                         self.preparing = None
+                        self.status_changed()
                 self.after_warm_up()
             except Exception as exc:  # noqa: BLE001 - the real use reports errors in the foreground
                 get_logger().warning("warm-up failed: %s", exc)

@@ -261,6 +261,7 @@ class Repl:
             input=self.env.keys if self.env else None,
             output=self.env.screen if self.env else None,
         )
+        self.app.on_status_change = prompt.app.invalidate  # the toolbar follows the encoder's preparation and capture
         if self.session is None:
             console.dim_line("memchat · /help for commands · Ctrl-D to quit")
         while self.running and not terminated():

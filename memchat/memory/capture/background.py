@@ -69,8 +69,15 @@ def capture_lock(db_path: Path, wait: float) -> Iterator[bool]:
 class CaptureWorker:
     """One background thread per process; `submit` never blocks the chat."""
 
-    def __init__(self, db_path: Path, settings: Settings, embedder: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        settings: Settings,
+        embedder: Callable[[], Any] | None = None,
+        on_idle: Callable[[], None] | None = None,
+    ) -> None:
         self.db_path = db_path
+        self._on_idle = on_idle  # told, from this thread, when the last submitted session is done
         self.settings = settings
         self._embedder = embedder
         self._queue: queue.Queue[tuple[int, bool] | None] = queue.Queue()
@@ -115,6 +122,11 @@ class CaptureWorker:
                     self._failed(db, session_id, exc)
             finally:
                 self._queue.task_done()
+            if self._on_idle is not None and not self._queue.unfinished_tasks:
+                try:
+                    self._on_idle()
+                except Exception:  # noqa: BLE001 - a redraw that fails must not stop capture
+                    get_logger().warning("could not redraw after capture", exc_info=True)
 
     def _capture(self, db: Any, provider: Any, session_id: int, final: bool) -> None:
         with capture_lock(self.db_path, wait=60) as mine:
