@@ -115,6 +115,10 @@ _DEFINITION = pattern(
     r"simple|safe|better|sensible|fair|reasonable|realistic|normal|usual|couple|few|handful|way|place|time|gift|"
     r"present|recipe|meal|dish)\b)"
     r"|^\s*what\s+does\s+[^?]+\s+mean\b|^\s*define\b"
+    # or what a part of something does or is for ("what does the meniscus do in the knee?", "what is the
+    # function of the thyroid?"): the user's own torn meniscus is not what it asks about
+    r"|^\s*what\s+does\s+(?:the\s+|an?\s+)?(?!(?:my|our|your|it|this|that|he|she|they)\b)[\w-]+(?:\s+[\w-]+)?\s+do\b"
+    r"|^\s*what(?:['’]s|\s+is|\s+are)\s+the\s+(?:function|purpose|job|role)\s+of\s+(?:the\s+|an?\s+)?(?!(?:my|our)\b)"
     # or what marks or causes a condition ("what are the symptoms of type 1 diabetes?", "what causes gout?")
     r"|^\s*(?:what|which)(?:['’]re|\s+are|\s+is|['’]s)\s+(?:the\s+)?(?:(?:early|common|main|usual|first|typical|"
     r"warning|most\s+common)\s+)?(?:symptoms?|signs?|causes?|stages?|risk\s+factors?)\s+(?:of|for)\b|^\s*what\s+causes\b",
@@ -348,7 +352,7 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     # a question in general gets nothing of the user's by its topic ("how long should you rest a brisket?")
     if request is not None and embedder is not None and not (technical or in_general):
-        more = _routed(db, request, embedder, query, seen, today)
+        more = _routed(db, request, embedder, query, hits, seen, today)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
         # Nor does a how-to in code ("How do I compute an age from a date of birth in SQL?": the
@@ -434,11 +438,14 @@ def _for_whom_it_asks(query: str, items: list[Item]) -> list[Item]:
 
 
 def _routed(
-    db: Database, request: need.Request, embedder: Embedder, query: str, seen: set[int], today: date
+    db: Database, request: need.Request, embedder: Embedder, query: str, hits: list[Hit], seen: set[int], today: date
 ) -> list[Item]:
     """What the need routes add for this request (memchat.memory.judge.need): a plan ahead, the
-    people it names, the household's diet, faith, access, medicines, the user's stack."""
-    more = _needed_items(need.plans_ahead(db, request, embedder, query, today, exclude=seen), seen, today)
+    people it names, the household's diet, faith, access, medicines, the user's stack. A question
+    about the world that names a period ("When is Easter 2027?") gets a plan in it only when it
+    names where the plan goes (_plans_it_names)."""
+    plans = need.plans_ahead(db, request, embedder, query, today, exclude=seen)
+    more = _needed_items(_plans_it_names(plans, query) if _about_the_world(query, hits) else plans, seen, today)
     for route in (
         need.by_person,
         need.household_diet,
@@ -515,8 +522,9 @@ def _by_topic(
     in_general: bool,
 ) -> list[need.Needed]:
     """What the request's topic needs (need.by_topic). A question about the world gets a dated plan
-    only when it names where the plan goes ("How warm is Tokyo in early April?" and the trip there):
-    "When's Lunar New Year?" is not asked for the wedding in Hanoi, though both are about dates."""
+    only when it names where the plan goes ("How warm is Tokyo in early April?" and the trip there),
+    and nothing for being about dates: "When's Lunar New Year?" is not asked for the wedding in
+    Hanoi, nor "When is Easter 2027?" for a daughter's birthday party."""
     world = _about_the_world(query, hits)
     found = need.by_topic(
         db,
@@ -528,8 +536,11 @@ def _by_topic(
         in_general=in_general,
         about_the_world=world,
     )
-    if not world:
-        return found
+    return _plans_it_names([n for n in found if n.topic != "dates"], query) if world else found
+
+
+def _plans_it_names(found: list[need.Needed], query: str) -> list[need.Needed]:
+    """The memories found, but a dated plan only when the question names where it goes."""
     places = names_in(query)
     return [
         n
@@ -615,8 +626,8 @@ def gate(
     plainly the user's own (`own`) reaches the sensitive memory it is most like (BEST_OF_OWN).
     """
     floor = relevance.floor([h.score for h in hits], bar)
-    if floor is None:
-        return []
+    if floor is None or (technical and _DEFINITION.match(query) and not says_its_own(query)):
+        return []  # nor to what a kind of thing is or does: "What does the meniscus do?" is not your knee
     topics = sensitive.topics(query) | meant
     # A message about no one is about the past only by what it names: its words, not its numbers
     # ("what is 2+2?" names nothing, whatever "type 2 diabetes" says).
