@@ -868,6 +868,30 @@ def test_a_question_about_what_a_thing_does_gets_none_of_yours(cli, api, real_en
     assert any("meniscus" in t for t in retrieved_for(cli, "My knee hurts after a run, what should I do?"))
 
 
+def test_a_message_to_write_for_others_gets_no_household_diet_unless_it_carries_the_food(cli, api, real_encoder):
+    # An invitation to a barbecue is the sender's words to choose: the partner's coeliac disease and
+    # the user's diabetes are not for the neighbours' note; planning the barbecue's food needs them.
+    remember(
+        cli,
+        "Daniel has coeliac disease, so anything he eats must be strictly gluten-free",
+        "I have type 1 diabetes and use an insulin pump",
+        "I'm lactose intolerant",
+        "We live in Chorlton with our two kids",
+        "My husband Daniel teaches maths",
+    )
+    for request in (
+        "Write a note inviting the neighbours to a barbecue in our garden",
+        "Draft a WhatsApp to the team about Friday's curry night",
+        "Write an invitation to our Sunday lunch for my sister",
+    ):
+        sent = " ".join(retrieved_for(cli, request, why="household"))
+        assert not any(w in sent for w in ("coeliac", "diabetes", "lactose")), (request, sent)
+    planned = " ".join(retrieved_for(cli, "Plan the food for our barbecue on Saturday"))
+    assert "coeliac" in planned, planned
+    menu = " ".join(retrieved_for(cli, "Write a note for the caterer with our barbecue menu"))
+    assert "coeliac" in menu, menu
+
+
 def test_a_question_about_the_calendar_gets_no_plan_it_does_not_name(memchat_home, embedder):
     # A question about the world reaches a plan by what it names, not because both are about dates:
     # "when's Lunar New Year?" is not asked for the wedding in Hanoi nor the marathon.

@@ -301,6 +301,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "own_fact_lookup",
     ),
     (
+        "a message to write (need._MESSAGE_TO_WRITE, need.writes_a_message)",
+        "a text to write for others that does not carry the food itself: no household diet",
+        need.writes_a_message,
+        "message_to_write",
+    ),
+    (
         "a reason not to drink (need._NOT_DRINKING, need.says_i_dont_drink)",
         "a memory that says the user does not drink alcohol, or must not now",
         need.says_i_dont_drink,

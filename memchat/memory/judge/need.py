@@ -79,6 +79,17 @@ SUBJECT_FLOOR = 0.3
 # message for my dad's 70th birthday card" and his HIV).
 _CARE_CATEGORIES = frozenset({"health", "children"})
 _GREETING = pattern(r"\b(?:cards?|toast|speech|poem|eulogy|greeting|wishes)\b", re.IGNORECASE)
+# A text to write for others ("Write a note inviting the neighbours to a barbecue", "Draft an email
+# to the school about the picnic"): what it says is the sender's to choose, not the household's diet;
+# but one that carries the food itself ("a note for our cook with this week's menu") is about it.
+_MESSAGE_TO_WRITE = pattern(
+    r"\b(?:write|draft|compose|word)\b[^.?!]{0,40}?\b(?:note|invite|invitation|message|e-?mail|letter|text|post|"
+    r"card|announcement|reply|whatsapp)\b",
+    re.IGNORECASE,
+)
+_FOOD_IN_IT = pattern(
+    r"\b(?:menu|recipes?|ingredients?|dishes|shopping|meal\s+plan|what\s+(?:to|we)\s+(?:eat|cook))\b", re.I
+)
 # A request that says he or she and names no one (people.pronoun_paths) may mean someone else than the
 # household: what memory says of them goes when it is this like the request. On the helper sets, of
 # the household's memories at 0.30 or more 15 in 24 were needed, below it 3 in 38.
@@ -1887,6 +1898,12 @@ _USER_EATS = pattern(
 )
 
 
+def writes_a_message(text: str) -> bool:
+    """Whether the request is a text to write for others that does not carry the food itself
+    (_MESSAGE_TO_WRITE, _FOOD_IN_IT)."""
+    return _MESSAGE_TO_WRITE.search(text) is not None and _FOOD_IN_IT.search(text) is None
+
+
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
     ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
@@ -1900,7 +1917,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
 
     # "what wine usually goes with salmon?", "Which dishes are typical at a Diwali feast?": what anyone
     # eats, not what the household may (but "Is it safe to eat brie?" is asked by whoever would eat it)
-    if asks_in_general(text) or (asks_about_the_world(text) and not asks_to_eat(text)):
+    if asks_in_general(text) or (asks_about_the_world(text) and not asks_to_eat(text)) or writes_a_message(text):
         return []
     # A meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
     # it reads less as about anyone than the bar for the rest. Not a meal as a time ("my pill before
