@@ -892,6 +892,24 @@ def test_a_message_to_write_for_others_gets_no_household_diet_unless_it_carries_
     assert "coeliac" in menu, menu
 
 
+def test_a_technical_task_gets_the_stack_not_a_hobby_with_a_computer_in_it(cli, api, real_encoder):
+    # The stack route took the memories most like the task among those near the tech examples:
+    # a Raspberry Pi at home and home-brewed beer went to "Set up CI for my repo." (a device and a
+    # hobby first, tech a close second); the plain statement of the stack, less like the terse task,
+    # did not.
+    remember(
+        cli,
+        "At work we write Go services on PostgreSQL and Kafka, deployed to Kubernetes with Helm",
+        "I run Home Assistant on a Raspberry Pi 4 for the house",
+        "I brew my own beer in the garage, mostly hoppy pale ales",
+        "We have a border collie called Pepper",
+    )
+    for task in ("Set up CI for my repo.", "Write a Dockerfile for the new service I'm building."):
+        sent = " ".join(retrieved_for(cli, task))
+        assert "Home Assistant" not in sent and "beer" not in sent, (task, sent)
+        assert "PostgreSQL" in sent or "PostgreSQL" in card_of(cli), (task, sent)
+
+
 def test_a_question_about_the_calendar_gets_no_plan_it_does_not_name(memchat_home, embedder):
     # A question about the world reaches a plan by what it names, not because both are about dates:
     # "when's Lunar New Year?" is not asked for the wedding in Hanoi nor the marathon.

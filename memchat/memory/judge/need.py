@@ -1024,6 +1024,7 @@ def _ranked(
         main = None  # read as health by a hair ("Will my commute be miserable tomorrow?"): health aside only
     aside = main != "health" and asked[model.names.index("health")] >= asked.max() - CLOSE
     pet_request = model.names[int(asked.argmax())] == "pets"
+    tech_request = model.names[int(asked.argmax())] == "tech"
     out: list[Needed] = []
     for j in sorted(range(len(ids)), key=lambda j: -scores[j]):
         if scores[j] < floor:
@@ -1032,6 +1033,8 @@ def _ranked(
         if m is None or m.private or m.id in exclude or sensitive.holds_identifier(m.text):
             continue  # an account or passport number goes when asked for (search), not with its topic
         own = {i for i in range(len(model.names)) if topics[j, i] >= topics[j].max() - CLOSE}
+        if tech_request and int(topics[j].argmax()) not in wanted:
+            continue  # a hobby or a home gadget with a computer in it is not the work a technical task is done in
         # An allergy to an animal is what a pet decision must not get wrong, as a food allergy is a
         # meal's ("should we get a kitten?" and "the girls are allergic to cats")
         animal = pet_request and _ANIMAL_ALLERGY.search(m.text) is not None
@@ -1831,6 +1834,9 @@ def _not_drinking(db: Database, embedder: Embedder, request: Request, exclude: s
 _WE = pattern(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)
 STACK_ITEMS = 2  # memories of the user's tools a technical task adds, at most
 STACK_FLOOR = 0.2  # a tool memory less like the task than this is about another part of the stack
+STACK_PLAIN = 0.4  # a memory this like the tech examples states the stack ("Our stack is Go, Postgres, Kafka...")
+STACK_PLAIN_FLOOR = 0.12  # ... and goes to a terse task less like it ("Set up CI for my repo.")
+STACK_WEIGHT = 0.5
 
 
 def by_stack(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
@@ -1860,9 +1866,10 @@ def by_stack(db: Database, request: Request, embedder: Embedder, text: str, excl
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     kept = []
-    for j in sorted(range(rows.size), key=lambda j: -scores[j]):
-        if scores[j] < STACK_FLOOR:
-            break
+    # best first by likeness to the task, a plain statement of the stack ahead of a passing mention
+    for j in sorted(range(rows.size), key=lambda j: -(scores[j] + STACK_WEIGHT * topics[j, tech])):
+        if scores[j] < (STACK_PLAIN_FLOOR if topics[j, tech] >= STACK_PLAIN else STACK_FLOOR):
+            continue
         m = found.get(int(vs.ids[rows[j]]))
         if (
             m is None
@@ -1870,7 +1877,7 @@ def by_stack(db: Database, request: Request, embedder: Embedder, text: str, excl
             or m.sensitive
             or m.kind != "fact"
             or m.id in exclude
-            or topics[j, tech] < topics[j].max() - CLOSE
+            or int(topics[j].argmax()) != tech  # a device or a hobby first is not the stack work is done in
             or sensitive.categories(m.text) - {"children"}
             or _PAST.search(m.text)
             or _FORMER.search(m.text)
