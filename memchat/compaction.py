@@ -129,7 +129,7 @@ class Compactor:
     def summarise(self, session: Session, chunk: list[Message]) -> str:
         numbers = {m.id: i for i, m in enumerate(sessions.messages(self.db, session.id), 1)}
         # What memory took back (forgotten, private) is not shown to the model that summarises
-        kept_out = not_to_send(self.db, {m.id: m.content for m in chunk}, mentions=False)
+        kept_out = not_to_send(self.db, {m.id: m.content for m in chunk})
         shown = [(str(numbers.get(m.id, "?")), m.role, m.content) for m in chunk if m.id not in kept_out]
         transcript = turns_block("transcript", shown)
         limit = self.settings.get("history.summary_tokens")

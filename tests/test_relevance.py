@@ -694,6 +694,31 @@ def test_a_resumed_session_no_longer_carries_what_memory_took_back(cli, api, mem
     assert "zulu9876" not in sent and "gym opens at 6" in sent  # the rest of the conversation goes on
 
 
+@pytest.mark.parametrize("how", ["said before the memory was added", "said again in a later turn"])
+def test_a_resumed_session_carries_no_turn_that_says_what_a_private_memory_holds(cli, api, memchat_home, how):
+    """Not only the message a private memory was drawn from: any earlier turn of the session that
+    says its value stays out of the history sent, as forget keeps out every mention."""
+    db = open_db(memchat_home / "default.db")
+    s = sessions.create_session(db)
+    sessions.add_message(db, s.id, "user", "the gym locker 77-12-90 sticks sometimes")
+    sessions.add_message(db, s.id, "assistant", "Try some graphite on 77-12-90's lock.")
+    if how == "said again in a later turn":
+        said = sessions.add_message(db, s.id, "user", "Remember that my locker code is 77-12-90")
+        MemoryStore(db).add("My locker code is 77-12-90", source_message_ids=[said.id])
+    sessions.add_message(db, s.id, "user", "and the gym opens at 6 on weekdays")
+    sessions.add_message(db, s.id, "assistant", "Good to know.")
+    db.close()
+    if how == "said before the memory was added":
+        assert cli("memories", "add", "--private", "My locker code is 77-12-90").exit_code == 0
+    else:
+        assert cli("memories", "edit", "1", "--private").exit_code == 0
+    assert cli("ask", "-s", str(s.id), "what should I bring? my locker is 77-12-90 btw").exit_code == 0
+    history = api.requests[-1]["messages"]
+    assert "77-12-90" not in json.dumps(history[:-1]) + system_of(api), history
+    assert "gym opens at 6" in json.dumps(history)  # the rest of the conversation goes on
+    assert "77-12-90" in json.dumps(history[-1])  # what is typed now is sent as typed
+
+
 def test_a_running_summary_does_not_carry_a_private_memory_into_later_calls(cli, api, memchat_home):
     db = open_db(memchat_home / "default.db")
     session_id, _ = _a_session_that_said(db, "hello", "Hi!")

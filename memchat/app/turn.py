@@ -293,8 +293,11 @@ def compile_call(
     settings = profile.settings
     sessions.fill_token_counts(profile.db, history)
     # What memory took back (a forget, a memory made private) stays out of its own session too,
-    # and out of the summary a compaction writes of it.
-    withheld = not_to_send(profile.db, {m.id: m.content for m in history}, mentions=False)
+    # and out of the summary a compaction writes of it: every earlier message that says what a
+    # private memory holds, not only the one it was drawn from ("the gym locker 77-12-90 sticks",
+    # said before "My locker code is 77-12-90" was added as private). What is typed now is sent.
+    said_before = {m.id: m.content for m in history if current is None or m.id != current.id}
+    withheld = not_to_send(profile.db, said_before)
     if allow_compaction and settings.get("history.strategy") == "compact":
         sendable = [m for m in history if m.id not in withheld]
         session = profile.compactor.maybe_compact(session, sendable, current, factor, on_notice, memory)

@@ -192,7 +192,7 @@ def capture_session(
     summarise = final and bool(history) and history[-1].id > summarised and len(history) >= 2
     # The memory model never reads what memory took back: a private memory's words (it would store
     # them again, not private) or something forgotten.
-    kept_out = not_to_send(db, {m.id: m.content for m in history}, mentions=True)
+    kept_out = not_to_send(db, {m.id: m.content for m in history})
     shown, new_shown = [m for m in history if m.id not in kept_out], [m for m in new if m.id not in kept_out]
     if not worth_capturing(shown if summarise else new_shown):
         if new or summarise:  # read, and found nothing to keep: no call, never again

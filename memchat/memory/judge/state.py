@@ -89,11 +89,11 @@ def without_private(db: Database, text: str | None) -> str | None:
     return redactor.redact(text, PRIVATE_SENTENCE)[0] if redactor is not None and text else text
 
 
-def not_to_send(db: Database, messages: dict[int, str], *, mentions: bool) -> set[int]:
+def not_to_send(db: Database, messages: dict[int, str]) -> set[int]:
     """The messages (id -> text) no call may carry, even in the history of their own session: those
-    that mention something forgotten, and those a private memory was drawn from (with their replies);
-    with `mentions`, also any that says what a private memory holds. A pending memory's source is
-    not among them: the conversation it was said in goes on."""
+    that mention something forgotten, those a private memory was drawn from (with their replies),
+    and any that says what a private memory holds. A pending memory's source is not among them: the
+    conversation it was said in goes on."""
     ids = sorted(messages)
     if not ids:
         return set()
@@ -118,9 +118,7 @@ def not_to_send(db: Database, messages: dict[int, str], *, mentions: bool) -> se
         for mid in json.loads(listed or "[]")
     }
     out |= replies_of(db, sources & wanted) & wanted
-    if mentions:
-        out |= saying_private(db, messages)
-    return out
+    return out | saying_private(db, messages)
 
 
 def _drawn_from(db: Database, wanted: set[int], states: dict[int, MessageState]) -> None:
