@@ -224,6 +224,42 @@ def test_api_errors_are_one_line_and_keep_the_message(cli, api, memchat_home, st
     assert db_rows(memchat_home) == [("user", "hello", "unanswered")]
 
 
+@pytest.mark.parametrize(
+    "echoed",
+    [
+        '{{"model": "claude", "system": "<memory> - {secret} </memory>", "messages": []}}',  # the request's JSON
+        "bad request: <memory>\n## About you\n- {secret}\n</memory>",  # the memory section alone
+        "{{'messages': [{{'role': 'user', 'content': 'hello'}}], 'system': '{secret}'}}",  # a Python repr of it
+    ],
+)
+def test_a_server_error_that_quotes_the_request_is_never_shown_stored_or_logged(
+    cli, api, monkeypatch, memchat_home, echoed
+):
+    # A proxy or a local server may answer an error with the request it got: the memory section
+    # then went into the error line, the failed turn's stored error and the log, where forgetting
+    # the memory could not reach it.
+    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "0")
+    secret = "My safe word is Xylocarpqz"
+    assert cli("memories", "add", secret).exit_code == 0
+    assert cli("memories", "pin", "1").exit_code == 0
+    api.enqueue_error(500, "failed: " + echoed.format(secret=secret))
+    result = cli("ask", "hello")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "quoted the request back" in result.stderr and "Xylocarpqz" not in result.stderr
+    assert cli("memories", "forget", "1", "--yes").exit_code == 0
+    for path in memchat_home.rglob("*"):
+        if path.is_file():
+            assert b"Xylocarpqz" not in path.read_bytes(), path
+
+
+def test_a_long_server_error_is_cut_to_a_line(cli, api, monkeypatch):
+    monkeypatch.setenv("MEMCHAT_MAX_RETRIES", "0")
+    api.enqueue_error(400, "invalid request: " + "x" * 5000)
+    result = cli("ask", "hello")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "invalid request: xxx" in result.stderr and len(result.stderr) < 600
+
+
 @pytest.mark.parametrize("status", [429, 529, 500])
 def test_retryable_errors_are_retried_with_backoff_then_succeed(cli, api, status):
     api.enqueue_error(status, "busy", headers={"retry-after-ms": "1"})

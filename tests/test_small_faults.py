@@ -404,3 +404,12 @@ def test_an_import_whose_embedding_fails_says_the_messages_are_in(cli, tmp_path,
     assert done.exit_code == 1 and "the messages are imported, but embedding them failed" in done.stderr
     assert "`memchat reindex`" in done.stderr and done.stderr.count("\n") == 1
     assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(2,)]
+
+
+@pytest.mark.parametrize("columns", ["0", "3", "19"])
+def test_a_columns_setting_too_narrow_for_anything_is_not_an_empty_listing(memchat_home, columns):
+    # COLUMNS=0 had printed nothing at all, exit 0: a table narrower than its borders holds no text
+    assert run_memchat("memories", "add", "I keep bees in the garden").returncode == 0
+    for command in (("memories", "list"), ("recall", "bees")):
+        shown = run_memchat(*command, env={"COLUMNS": columns})
+        assert shown.returncode == 0 and b"bees" in shown.stdout, (command, shown.stdout)

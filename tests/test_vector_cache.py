@@ -189,3 +189,14 @@ def test_a_copy_is_never_patched_into_another_databases_set(tmp_path):
     index.forget_cache()
     served = index.vector_set(open_db(tmp_path / "v.db"), "memories", "fake-embedder")
     assert np.allclose(np.asarray(served.matrix), -ours)
+
+
+def test_the_encoder_export_in_the_cache_is_the_users_alone(shared_cache):
+    # memchat runs the model it finds there: every file 0600, whatever the package's modes (the
+    # tokenizer had been copied with its 0644)
+    from memchat.memory.recall import onnx_embed
+    from memchat.memory.recall.models import DEFAULT_MODEL
+
+    files = [p for p in onnx_embed.export_dir(DEFAULT_MODEL).rglob("*") if p.is_file()]
+    assert any(p.name == "tokenizer.json" for p in files)
+    assert [p.name for p in files if p.stat().st_mode & 0o077] == []

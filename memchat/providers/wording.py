@@ -27,8 +27,27 @@ _STREAM_ERROR_STATUS = {
 }
 
 
+# What memchat sends that a server's error must never carry back into a message that is shown,
+# logged and stored with the failed turn: the memory section, a transcript, the request's JSON. A
+# forget cannot reach a copy kept in an error line or the log.
+_QUOTES_THE_REQUEST = re.compile(
+    r"<(?:memory|new_turns|earlier_turns|transcript|turn|existing_memories|session_summary|previous_summary)\b"
+    r"""|["'](?:messages|system|tools|tool_choice)["']\s*:""",
+    re.IGNORECASE,
+)
+DETAIL_CHARS = 300  # an API's own message is a sentence or two; more is the server quoting something
+
+
 def api_message(exc: Any) -> str:
-    """The API's own error message from an error body, else the exception text."""
+    """The API's own error message from an error body, else the exception text: one line, at most
+    DETAIL_CHARS, and never what memchat sent (_QUOTES_THE_REQUEST)."""
+    detail = " ".join(_raw_message(exc).split())
+    if _QUOTES_THE_REQUEST.search(detail):
+        return "the server's message quoted the request back, so it is not shown or kept"
+    return detail if len(detail) <= DETAIL_CHARS else detail[:DETAIL_CHARS] + "…"
+
+
+def _raw_message(exc: Any) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         err = body.get("error", body)  # Anthropic and OpenAI nest it; an OpenAI stream error is the inner object

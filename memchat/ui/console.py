@@ -27,7 +27,7 @@ def out() -> Console:
     if _out is None:
         from rich.console import Console
 
-        _out = Console(highlight=False, soft_wrap=False)
+        _out = Console(highlight=False, soft_wrap=False, width=_width(sys.stdout))
     return _out
 
 
@@ -36,8 +36,23 @@ def err() -> Console:
     if _err is None:
         from rich.console import Console
 
-        _err = Console(stderr=True, highlight=False)
+        _err = Console(stderr=True, highlight=False, width=_width(sys.stderr))
     return _err
+
+
+MIN_WIDTH = 20  # narrower than this, a table prints nothing at all (COLUMNS=0 had emptied `memories list`)
+
+
+def _width(stream: Any) -> int | None:
+    """None (rich reads COLUMNS, else the terminal's size, else 80) unless COLUMNS says a width no
+    output fits in: then the terminal's own, or 80 when it is no terminal."""
+    columns = os.environ.get("COLUMNS", "")
+    if not (columns.isdigit() and int(columns) < MIN_WIDTH):
+        return None
+    try:
+        return max(os.get_terminal_size(stream.fileno()).columns, MIN_WIDTH)
+    except (OSError, ValueError, AttributeError):
+        return 80
 
 
 def error_line(message: str) -> None:

@@ -153,7 +153,9 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
             _export(st_model, work / "raw.onnx")
         _optimise(work / "raw.onnx", work / "opt.onnx")
         _externalise(work / "opt.onnx", work / "model.onnx")
-        shutil.copy(model_dir / "tokenizer.json", work / "tokenizer.json")
+        shutil.copyfile(
+            model_dir / "tokenizer.json", work / "tokenizer.json"
+        )  # the umask's mode, not the package's 0644
         _keep_wordpiece(work)
         for name in ("raw.onnx", "raw.onnx.data", "opt.onnx"):
             (work / name).unlink(missing_ok=True)
