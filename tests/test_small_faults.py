@@ -413,3 +413,18 @@ def test_a_columns_setting_too_narrow_for_anything_is_not_an_empty_listing(memch
     for command in (("memories", "list"), ("recall", "bees")):
         shown = run_memchat(*command, env={"COLUMNS": columns})
         assert shown.returncode == 0 and b"bees" in shown.stdout, (command, shown.stdout)
+
+
+def test_an_api_key_pasted_into_a_message_or_a_memory_never_reaches_the_disk(cli, api, monkeypatch, memchat_home):
+    key = "sk-ant-api03-CANARYq7Zx9LmN0pQrStUvWxYz1234567890abcdefGHIJ-AAAA"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    sent = cli("ask", f"why does my key {key} get a 401?")
+    assert sent.exit_code == 0 and "replaced with [redacted key]" in sent.stderr
+    assert "CANARY" not in json.dumps(api.requests[-1])  # nor to the model
+    other = "sk-ant-api03-OTHERq7Zx9LmN0pQrStUvWxYz1234567890abcdefGHIJ-BBBB"  # a key shape, not the one set
+    assert cli("ask", f"and this one: {other}").exit_code == 0
+    refused = cli("memories", "add", f"My work key is {key}")
+    assert refused.exit_code == 2 and "memchat key set" in refused.stderr
+    for path in memchat_home.rglob("*"):
+        if path.is_file():
+            assert b"CANARY" not in path.read_bytes() and b"OTHERq7" not in path.read_bytes(), path

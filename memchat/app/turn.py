@@ -43,6 +43,7 @@ from memchat.memory.store.memories import Memory
 from memchat.patterns import pattern
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall
 from memchat.sessions import Message, Session
+from memchat.text import REDACTED, redact_secrets
 
 if TYPE_CHECKING:
     from memchat.attachments import Attachment
@@ -113,6 +114,11 @@ def send(
         raise UsageError(
             "the message contains a NUL character (binary data?): remove it first, e.g. with tr -d '\\000'"
         )
+    if (cleaned := redact_secrets(message)) != message:
+        # a pasted key never reaches the disk nor a model: memchat keeps keys in the keyring alone
+        message, text = cleaned, redact_secrets(text)
+        if on_notice:
+            on_notice(f"an API key in your message was replaced with {REDACTED} before it was saved or sent")
     try:
         user = sessions.add_message(
             profile.db, session.id, "user", message, status="unanswered", tokens=tokens.count(message)
