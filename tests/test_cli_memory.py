@@ -584,3 +584,23 @@ def test_a_kind_label_with_nothing_after_it_is_no_memory(cli, memchat_home):
     piped = cli("--provider", "echo", input="/remember rule:\n/remember fact:   \nremember that rule:\n/capture ON\n")
     assert "usage: /remember" in piped.stderr and "usage: /capture" not in piped.stderr
     assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
+
+
+def test_the_listing_and_the_details_say_which_memories_are_private(cli):
+    # the person must be able to see what they marked: the table, the REPL's lines and `show`
+    from memchat.ui.memory import memory_lines
+
+    assert cli("memories", "add", "--private", "My locker code is 77-12-90").exit_code == 0
+    assert cli("memories", "add", "I like tea").exit_code == 0
+    rows = {line.split()[0]: line for line in cli("memories", "list").stdout.splitlines()[1:]}
+    assert "private" in rows["1"] and "private" not in rows["2"]
+    assert "private     yes" in cli("memories", "show", "1").stdout
+    assert "private     no" in cli("memories", "show", "2").stdout
+    from memchat.app import Memchat
+
+    app = Memchat.load(None)
+    try:
+        lines = memory_lines(app.store.find()).splitlines()
+    finally:
+        app.close()
+    assert [("(private)" in line) for line in lines] == [True, False]

@@ -122,7 +122,7 @@ def memories_table(memories: list[Memory]) -> Table:
         ("id", "right"), ("kind", "left"), ("status", "left"), ("key", "left"), ("text", "left"), ("updated", "left")
     )
     for m in memories:
-        status = m.status + (" · pinned" if m.pinned else "")
+        status = m.status + (" · pinned" if m.pinned else "") + (" · private" if m.private else "")
         text = one_line(m.text, 300) if m.status != "forgotten" else "(forgotten)"
         table.add_row(*_plain(str(m.id), m.kind, status, one_line(m.key or ""), text, when(m.updated_at)))
     return table
@@ -131,7 +131,7 @@ def memories_table(memories: list[Memory]) -> Table:
 def memory_lines(memories: list[Memory]) -> str:
     return "\n".join(
         f"{'*' if m.pinned else ' '} #{m.id:<5} {m.kind:<5} {'' if m.status == 'active' else '(' + m.status + ') '}"
-        f"{one_line(m.text, 160)}"
+        f"{one_line(m.text, 160)}{' (private)' if m.private else ''}"
         for m in memories
     )
 
@@ -142,6 +142,7 @@ def memory_details(m: Memory) -> str:
         rows.append(("key", sanitize(m.key + (f" = {m.value}" if m.value else ""))))
     rows += [
         ("pinned", "yes" if m.pinned else "no"),
+        ("private", "yes: never sent to a model unasked" if m.private else "no"),
         ("origin", m.origin),
         ("confidence", f"{m.confidence:g}"),
         ("importance", f"{m.importance:g}"),
