@@ -169,6 +169,29 @@ def test_children_named_together_are_the_kids(db, real_encoder):
     assert found == {"Maya is allergic to peanuts"}
 
 
+def test_children_named_with_a_word_about_each_are_the_kids_too(db, real_encoder):
+    """ "We have two kids: Maya (9), who is obsessed with horses, and Theo (5), who loves Lego" named
+    no one (a clause between the names), and a family's dinners went without Theo's nut allergy
+    (found by a blind helper's set)."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "We have two kids: Maya (9), who is obsessed with horses, and Theo (5), who loves Lego and trains",
+        "Our cats are Fritz, whose fur is ginger, and Luna",
+        "Theo is allergic to peanuts and tree nuts and carries an EpiPen",
+        "I take my coffee black",
+    ):
+        store.add(text)
+    assert people.names_for(db, "user", "child") == ["Maya", "Theo"]  # not "Lego"
+    assert people.names_for(db, "user", "cat") == ["Fritz", "Luna"]
+    index.catch_up(db, real_encoder)
+    text = "Plan dinners for the week for the whole family"
+    found = {n.memory.text for n in need.household_diet(db, need.read(text, real_encoder), real_encoder, text, set())}
+    assert "Theo is allergic to peanuts and tree nuts and carries an EpiPen" in found, found
+
+
 HOUSEHOLD = {
     "My wife Ana is pescatarian",
     "Our son Leo refuses to eat anything with mushrooms",

@@ -105,8 +105,11 @@ _BROOD = {
 _NAMED_BROOD = pattern(
     rf"\b(?i:my|our|(?:we|I)\s+have(?:\s+got)?|(?:we|I)['’]ve\s+got)\s+(?:[a-z]+\s+)?"
     rf"((?i:kids|children|sons|boys|daughters|girls|cats|dogs))(?:,|:|\s+are|\s+called|\s+named)?\s+"
-    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s*|\s+and\s+|\s*&\s*))+{_NAME[1:-1]})"
+    # each name may have its age and a clause about it: "Maya (9), who is obsessed with horses, and Theo (5)"
+    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s+(?i:who|whose)\s+[^,;.()]{{1,60}})?"
+    rf"(?:,\s*(?i:and\s+)?|\s+(?i:and)\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
+_ABOUT_ONE = pattern(r",\s+(?:who|whose)\s+[^,;.()]{1,60}", re.IGNORECASE)
 # A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
 # Sam", "my baby Rosa", "our toddler Ben"
 _AGED_CHILD = pattern(
@@ -239,7 +242,8 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
         if owner == "user" and role in ("child", "son", "daughter", "cat", "dog"):
             for m in _NAMED_BROOD.finditer(text):
                 if _BROOD[m.group(1).lower()] in (role, "child" if role not in ("cat", "dog") else role):
-                    names += [n for n in re.findall(_NAME, m.group(2)) if n not in names]
+                    listed = _ABOUT_ONE.sub("", m.group(2))  # not "Lego" of "who loves Lego"
+                    names += [n for n in re.findall(_NAME, listed) if n not in names]
         if owner == "user" and role == "child":
             names += [n for n in _AGED_CHILD.findall(text) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
