@@ -192,6 +192,30 @@ def test_children_named_with_a_word_about_each_are_the_kids_too(db, real_encoder
     assert "Theo is allergic to peanuts and tree nuts and carries an EpiPen" in found, found
 
 
+def test_a_meal_gets_every_condition_of_the_household_and_a_takeaway_is_a_meal(db, real_encoder):
+    """Four people, four conditions: the cut of three dropped the coeliac disease. And "Suggest a
+    takeaway for tonight" reads as travel to the encoder, by a hair: it got no diet at all (both
+    found by a blind helper's set)."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    conditions = {
+        "I'm lactose intolerant, so I take oat milk in coffee",
+        "I have type 1 diabetes and use an insulin pump",
+        "Our son Theo is allergic to peanuts and tree nuts",
+        "My husband Daniel has coeliac disease, so anything he eats must be gluten-free",
+    }
+    for text in sorted(conditions) + ["I can't handle very spicy food", "We live in Chorlton"]:
+        store.add(text)
+    index.catch_up(db, real_encoder)
+    for text in ("Suggest a takeaway for tonight", "What should I cook for dinner tonight?"):
+        found = {
+            n.memory.text for n in need.household_diet(db, need.read(text, real_encoder), real_encoder, text, set())
+        }
+        assert conditions <= found, (text, conditions - found)
+
+
 HOUSEHOLD = {
     "My wife Ana is pescatarian",
     "Our son Leo refuses to eat anything with mushrooms",

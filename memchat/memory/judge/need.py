@@ -224,7 +224,8 @@ def _names_a_meal(text: str, request: Request, model: TopicModel) -> bool:
 
 
 HOUSEHOLD: tuple[tuple[str, ...], ...] = (("partner",), ("son",), ("daughter",), ("child",))
-HOUSEHOLD_ITEMS = 3  # household food constraints sent with a meal request, at most
+HOUSEHOLD_ITEMS = 3  # household food constraints sent with a meal request, at most...
+HOUSEHOLD_CONDITIONS = 5  # ... but every allergy, intolerance and condition, up to this many
 
 GENERAL = 0.0  # a request more like the general examples than its best topic by this is about no one
 # One this far on the other side is the user's own though it names no one ("is it safe to let the
@@ -1944,7 +1945,11 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     # "Race day fuelling: which gels are safe for me?" asks what the user may eat, food a hair behind
     # running ("Is this laptop OK for me?" does not: devices, food far behind)
     diet_near = float(request.topics[model.names.index("diet")]) >= float(request.topics.max()) - MEAL_NEAR
-    if not (request.topic == "diet" or (asks_to_eat(text) and diet_near) or _names_a_meal(text, request, model)):
+    # a meal named and asked for ("Suggest a takeaway for tonight") is food whatever else the encoder
+    # reads in it (a takeaway is travel to it, by a hair)
+    if not (request.topic == "diet" or (asks_to_eat(text) and diet_near) or (meal and own_meal)) and not _names_a_meal(
+        text, request, model
+    ):
         return []
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
@@ -1997,7 +2002,12 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     # "I'm allergic to ibuprofen": a medicine, though the sentence reads as about food (read last:
     # it encodes, and only what passed the rest needs it)
     not_food = _not_food_allergies([n.memory for n in kept], embedder, model)
-    return [n for n in kept if n.memory.id not in not_food][:HOUSEHOLD_ITEMS]
+    kept = [n for n in kept if n.memory.id not in not_food]
+    # every condition a meal must not get wrong (a family of four may have four), then what is
+    # not eaten by choice while there is room
+    conditions = [n for n in kept if _DIET_CONDITION.search(n.memory.text)][:HOUSEHOLD_CONDITIONS]
+    choices = [n for n in kept if not _DIET_CONDITION.search(n.memory.text)]
+    return conditions + choices[: max(0, HOUSEHOLD_ITEMS - len(conditions))]
 
 
 # What an allergy or intolerance is to: "allergic to X", "an allergy to X", then "a X allergy", "X-intolerant".
