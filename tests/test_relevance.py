@@ -935,6 +935,29 @@ def test_a_technical_task_gets_the_stack_not_a_hobby_with_a_computer_in_it(cli, 
         assert "PostgreSQL" in sent or "PostgreSQL" in card_of(cli), (task, sent)
 
 
+def test_a_trip_named_by_its_season_gets_the_trip_in_that_season(memchat_home, embedder):
+    # "our summer holiday" names a period too long for every plan in it to be what the request is
+    # about, so it had got none (and last summer's camping trip by search): the trip in it goes
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-12-01",
+        "We're going to Lisbon and the Algarve with the kids from 3 to 17 August 2027",
+        "Last summer (2026) we camped in the Lake District and it rained all week",
+        "I'm seeing Khruangbin in Cardiff on 2027-07-10",
+        "We have a border collie called Pepper",
+    )
+    today = date(2026, 12, 7)
+    for request in ("What should I pack for our summer holiday?", "Can we bring the dog on our summer trip?"):
+        section = section_on(db, embedder, request, today)
+        assert "Algarve" in section, (request, section)
+        assert "Khruangbin" not in section, (request, section)  # in the summer, but no trip
+    # a summer's concert is not asked for by a question about the summer in general
+    assert "Algarve" not in section_on(db, embedder, "What's the weather like in the summer in Portugal?", today)
+
+
 def test_a_question_about_the_calendar_gets_no_plan_it_does_not_name(memchat_home, embedder):
     # A question about the world reaches a plan by what it names, not because both are about dates:
     # "when's Lunar New Year?" is not asked for the wedding in Hanoi nor the marathon.

@@ -1160,6 +1160,11 @@ _NEXT_TRIP = pattern(
     re.IGNORECASE,
 )
 NEXT_TRIP_DAYS = 180
+# the user's own trip with a word or two before it, as a period names it ("our summer holiday", "my
+# Easter break", "the August trip")
+_TRIP_IN_A_PERIOD = pattern(
+    r"\b(?:my|our|the)\s+(?:[\w-]+\s+){1,2}?(?:trip|holiday|holidays|vacation|getaway|break)\b", re.IGNORECASE
+)
 # The user's own absence ("Who could look after the dog while I'm away?", "instructions for the cat
 # sitter while we're away in April") is a trip of theirs: the soonest one ahead (or the one in the
 # period named), whatever its words; a trip, not the dentist. Measured in tests/word_lists.py.
@@ -1199,7 +1204,14 @@ def plans_ahead(
     import numpy as np
 
     period = coming_period(text, today)
-    away = _AWAY.search(text) is not None
+    # "what should I pack for our summer holiday?": the trip in that season, though a season is too
+    # long a period for every plan in it to be what the request is about
+    trip_then = (
+        period is not None
+        and (period.end - period.start).days > PLAN_PERIOD_DAYS
+        and _TRIP_IN_A_PERIOD.search(text) is not None
+    )
+    away = _AWAY.search(text) is not None or trip_then
     soonest = period is None and (away or _NEXT_TRIP.search(text) is not None)
     latest = period is None and not soonest and _LAST_TRIP.search(text) is not None
     if soonest:
@@ -1208,7 +1220,7 @@ def plans_ahead(
         period = Period(today - timedelta(days=LAST_TRIP_DAYS), today - timedelta(days=1))
     if period is None or request.about_no_one:
         return []
-    if not (soonest or latest) and (period.end - period.start).days > PLAN_PERIOD_DAYS:
+    if not (soonest or latest or trip_then) and (period.end - period.start).days > PLAN_PERIOD_DAYS:
         return []
     day_of = event_day if latest else planned_day  # a past trip was stated after it: no plan
     model = model_for(embedder)
