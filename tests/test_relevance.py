@@ -908,6 +908,7 @@ def test_a_message_to_write_for_others_gets_no_household_diet_unless_it_carries_
         "Write a note inviting the neighbours to a barbecue in our garden",
         "Draft a WhatsApp to the team about Friday's curry night",
         "Write an invitation to our Sunday lunch for my sister",
+        "Write a short toast for our anniversary dinner",
     ):
         sent = " ".join(retrieved_for(cli, request, why="household"))
         assert not any(w in sent for w in ("coeliac", "diabetes", "lactose")), (request, sent)

@@ -9,7 +9,7 @@ import word_lists
 FLOORS = {
     "a question for someone else (personal._SOMEONE_ELSE, personal.asks_for_someone_else)": 0.95,  # 1.00 on its 38 examples (written with it, 2026-12-06)
     "a lookup of one's own fact (personal._LOOKUP, personal.asks_for_own_fact)": 0.95,  # 1.00 on its 48 examples (written with it, 2026-12-07)
-    "a message to write (need._MESSAGE_TO_WRITE, need.writes_a_message)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-07)
+    "a message to write (need._MESSAGE_TO_WRITE, need.writes_a_message)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-07)
     "a reason not to drink (need._NOT_DRINKING, need.says_i_dont_drink)": 0.95,  # 1.00 on its 25 examples (written with it, 2026-12-06)
     "a moment recalled (turn._MOMENT, turn.recalls_a_moment)": 0.95,  # 1.00 on its 39 examples (written with it, 2026-12-06)
     "you as anyone (personal._ANYONE_YOU)": 0.95,  # 1.00 on its 48 examples (written with it, 2026-12-06)

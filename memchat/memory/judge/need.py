@@ -84,7 +84,7 @@ _GREETING = pattern(r"\b(?:cards?|toast|speech|poem|eulogy|greeting|wishes)\b", 
 # but one that carries the food itself ("a note for our cook with this week's menu") is about it.
 _MESSAGE_TO_WRITE = pattern(
     r"\b(?:write|draft|compose|word)\b[^.?!]{0,40}?\b(?:note|invite|invitation|message|e-?mail|letter|text|post|"
-    r"card|announcement|reply|whatsapp)\b",
+    r"cards?|announcement|reply|whatsapp|toast|speech|poem|eulogy|greeting|wishes)\b",
     re.IGNORECASE,
 )
 _FOOD_IN_IT = pattern(
