@@ -51,6 +51,8 @@ def probe(app, profile, ids: dict[int, int], case: dict) -> tuple[str, bool]:
         app.db, query, embedder, kinds=("fact", "event", "message"), limit=inject.CANDIDATES, exclude_private=True
     )
     memory_hits = [h.id for h in hits if h.type == "memory"]
+    scores = {h.id: h.score for h in hits if h.type == "memory"}  # how far under the bar a missed one was
+    best = max((h.score for h in hits), default=0.0)
     request = need.read(query, embedder)
     saved = need.TOPIC_ITEMS
     need.TOPIC_ITEMS = 50
@@ -74,7 +76,7 @@ def probe(app, profile, ids: dict[int, int], case: dict) -> tuple[str, bool]:
         mid = back[i]
         lines.append(
             f"   {flag} need #{i} retrieval rank {_rank_in(memory_hits, mid)} topic rank {_rank_in(topical, mid)}:"
-            f" {profile.memories[i]['text'][:80]}"
+            f" relevance {scores.get(mid, 0.0):.2f} (best {best:.2f}): {profile.memories[i]['text'][:80]}"
         )
     return "\n".join(lines), bool(missed)
 
