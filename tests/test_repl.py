@@ -123,6 +123,17 @@ def test_an_unwritable_state_directory_costs_the_input_history_not_the_chat(tmp_
     assert blocked.read_text() == "not a directory"
 
 
+def test_a_key_pasted_at_the_prompt_reaches_neither_the_input_history_nor_the_database(typed_chat, memchat_home):
+    key = "sk-ant-api03-CANARYq7Zx9LmN0pQrStUvWxYz1234567890abcdefGHIJ-AAAA"
+    run = typed_chat(f"my key is {key}\r", provider="echo")
+    assert run.code == 0 and "replaced with [redacted key]" in run.out + run.err
+    assert "CANARY" not in run.out  # the echo of what was sent
+    for path in memchat_home.rglob("*"):
+        if path.is_file():
+            assert b"CANARY" not in path.read_bytes(), path  # the input history file included
+    assert any("history" in p.name for p in memchat_home.rglob("*"))  # there is one to look in
+
+
 # --- piped: one message per line (the CLI in this process) ---------------------------------------
 
 

@@ -9,7 +9,6 @@ from memchat import sessions
 from memchat.app.profile import Notice, Profile, Progress, known_failure, where_to
 from memchat.errors import MemchatError, UsageError
 from memchat.log import get_logger
-from memchat.text import redact_secrets
 
 if TYPE_CHECKING:
     from memchat.importer import ImportResult
@@ -133,8 +132,6 @@ class Memories:
         in Leeds"), checked before anything is stored; it becomes the new one's history."""
         from memchat.memory.store.kinds import kind_of
 
-        if redact_secrets(text) != text:
-            raise UsageError("that holds an API key, and memchat never keeps one in memory: use `memchat key set`")
         if kind is None:
             kind, text = kind_of(text)
         store = self.profile.store

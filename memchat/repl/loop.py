@@ -21,7 +21,7 @@ from memchat.repl.keybindings import build_key_bindings
 from memchat.repl.toolbar import toolbar_text
 from memchat.sessions import parse_session_id, title_from
 from memchat.signals import Terminated, ending_with, terminated
-from memchat.text import sanitize
+from memchat.text import redact_secrets, sanitize
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
 from memchat.ui.terminal import Environment, keys_not_echoed
@@ -248,9 +248,15 @@ class Repl:
 
         from memchat.repl.completer import SlashCompleter
 
+        class KeylessFileHistory(FileHistory):
+            """The input history file, with any API key pasted at the prompt taken out (as the message is)."""
+
+            def store_string(self, string: str) -> None:
+                super().store_string(redact_secrets(string))
+
         self.completer = SlashCompleter(self)
         prompt: PromptSession[str] = PromptSession(
-            history=self._input_history(FileHistory, InMemoryHistory),
+            history=self._input_history(KeylessFileHistory, InMemoryHistory),
             completer=ThreadedCompleter(DynamicCompleter(lambda: self.completer)),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),

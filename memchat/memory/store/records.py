@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from memchat.errors import UsageError, check_size, parse_id, require_unicode
+from memchat.text import redact_secrets
 
 KINDS = ("fact", "event", "rule")
 STATUSES = ("active", "pending", "superseded", "forgotten")
@@ -87,6 +88,8 @@ def clean_text(text: str) -> str:
         raise UsageError("a memory needs some text (to remove one, forget it)")
     if "\x00" in text:
         raise UsageError("a memory cannot contain a NUL character")
+    if redact_secrets(text) != text:  # added, edited, imported or written by another tool alike
+        raise UsageError("that holds an API key, and memchat never keeps one in memory: use `memchat key set`")
     return require_unicode(text, "the memory text")
 
 
