@@ -216,6 +216,28 @@ def test_a_meal_gets_every_condition_of_the_household_and_a_takeaway_is_a_meal(d
         assert conditions <= found, (text, conditions - found)
 
 
+def test_a_pet_told_by_its_breed_is_the_dog_or_the_cat(db, real_encoder):
+    """ "Our border collie Meg ... has early-stage kidney disease" never said "dog": "Can the dog have
+    some of our leftover roast chicken?" went without the renal diet (a blind helper's set)."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "Our border collie Meg is 11 and has early-stage kidney disease, so she's on a renal diet",
+        "our Maine Coon, Tigger, hates the vet",
+        "My boxer shorts are all grey",  # a breed word that is a person's word too: not a dog
+        "Our vet is Wharfedale Vets on Boroughgate",
+    ):
+        store.add(text)
+    assert people.names_for(db, "user", "dog") == ["Meg"]
+    assert people.names_for(db, "user", "cat") == ["Tigger"]
+    index.catch_up(db, real_encoder)
+    text = "Can the dog have some of our leftover roast chicken?"
+    found = {n.memory.text for n in need.by_person(db, need.read(text, real_encoder), real_encoder, text, set())}
+    assert any("kidney" in t for t in found), found
+
+
 HOUSEHOLD = {
     "My wife Ana is pescatarian",
     "Our son Leo refuses to eat anything with mushrooms",

@@ -110,6 +110,21 @@ _NAMED_BROOD = pattern(
     rf"(?:,\s*(?i:and\s+)?|\s+(?i:and)\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
 _ABOUT_ONE = pattern(r",\s+(?:who|whose)\s+[^,;.()]{1,60}", re.IGNORECASE)
+# A pet told by its breed, not as a dog or a cat: "Our border collie Meg", "my old lab, Rufus", "our
+# Maine Coon Tigger" (breeds that are also people's words, a boxer or a pointer, are left out)
+_BREEDS = {
+    "dog": (
+        "collie|labrador|lab|retriever|spaniel|cocker|springer|terrier|beagle|poodle|cockapoo|cavapoo|"
+        "labradoodle|goldendoodle|greyhound|whippet|lurcher|dachshund|sausage dog|pug|bulldog|frenchie|husky|"
+        "alsatian|german shepherd|sheepdog|schnauzer|corgi|chihuahua|shih tzu|staffie|staffy|rottweiler|"
+        "dobermann|doberman|dalmatian|vizsla|weimaraner|westie|yorkie|bichon|jack russell|border collie"
+    ),
+    "cat": "tabby|siamese|persian|maine coon|ragdoll|bengal|sphynx|british shorthair|burmese|moggy|moggie",
+}
+_BY_BREED = {
+    role: pattern(rf"\b(?i:my|our)\s+(?:[a-z]+\s+){{0,2}}?(?i:{breeds})s?,?\s+{_NAME}")
+    for role, breeds in _BREEDS.items()
+}
 # A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
 # Sam", "my baby Rosa", "our toddler Ben"
 _AGED_CHILD = pattern(
@@ -226,7 +241,8 @@ def names_for(db: Database, owner: str, role: str, read: dict | None = None) -> 
 
 def _named_as(db: Database, owner: str, role: str) -> list[str]:
     brood = [w for w, r in _BROOD.items() if r == role]  # "We've got two boys: Sam and Ollie"
-    words = list(ROLE_WORDS[role]) + brood + list(_CUES.get(role, ())) + ([] if owner == "user" else [owner])
+    breeds = _BREEDS.get(role, "").split("|") if owner == "user" and role in _BREEDS else []
+    words = list(ROLE_WORDS[role]) + brood + list(_CUES.get(role, ())) + breeds + ([] if owner == "user" else [owner])
     names: list[str] = []
     for _id, said in _texts(db, words):
         text = _cased(said)
@@ -246,6 +262,8 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
                     names += [n for n in re.findall(_NAME, listed) if n not in names]
         if owner == "user" and role == "child":
             names += [n for n in _AGED_CHILD.findall(text) if n not in names]
+        if owner == "user" and role in _BY_BREED:
+            names += [n for n in _BY_BREED[role].findall(text) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
             saying = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in saying.findall(text) if n not in names]
