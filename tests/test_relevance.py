@@ -852,6 +852,7 @@ def test_a_lookup_of_your_own_fact_gets_it_though_no_word_matches(cli, api, real
         "I play five-a-side on Tuesdays",
         "My IBAN is GB82 WEST 1234 5698 7654 32",
     )
+    assert cli("memories", "add", "--private", "My locker code is 77-12-90").exit_code == 0
     for question, fact in (
         ("what's my reg plate?", "KX19 ABC"),
         ("How old am I?", "born on 14 March 1988"),
@@ -864,6 +865,7 @@ def test_a_lookup_of_your_own_fact_gets_it_though_no_word_matches(cli, api, real
     ):
         sent = retrieved_for(cli, question)
         assert any(fact in t for t in sent), (question, sent)
+    assert "77-12-90" not in " ".join(retrieved_for(cli, "what's my locker code?"))  # private: only recall shows it
     # a lookup reaches a sensitive memory only when it asks about that category
     for question in ("what was my old job?", "when do I play football?", "What's the name of our car?"):
         sent = retrieved_for(cli, question)
@@ -871,6 +873,15 @@ def test_a_lookup_of_your_own_fact_gets_it_though_no_word_matches(cli, api, real
     # nor is a request for ideas or a question about the world a lookup
     assert retrieved_for(cli, "What's the capital of France?") == []
     assert retrieved_for(cli, "what should I get my sister for her birthday?", why="lookup") == []
+
+
+def test_a_lookup_the_model_reads_as_about_no_one_still_gets_the_fact_and_never_a_private_one(cli, api, real_encoder):
+    # "what's my number plate?" reads as about no one to the encoder (a question of fact), but it
+    # says "my"; a private memory nearby is neither sent nor in the way of the fact's lead
+    remember(cli, "My car's registration is KX19 ABC", "I was born on 14 March 1988")
+    assert cli("memories", "add", "--private", "My locker code is 77-12-90").exit_code == 0
+    assert any("KX19 ABC" in t for t in retrieved_for(cli, "what's my number plate?", why="lookup"))
+    assert retrieved_for(cli, "what's my locker code?", why="lookup") == []
 
 
 def test_a_question_about_what_a_thing_does_gets_none_of_yours(cli, api, real_encoder):

@@ -323,7 +323,7 @@ def build(
         hits,
         asked,
         meant=meant,
-        asked_of_no_one=technical or code or in_general,
+        asked_of_no_one=code or in_general,  # "what's my number plate?" reads as about no one, but says "my"
     )
     plainly_own = (
         _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today, own=own)
@@ -407,7 +407,7 @@ def _looked_up(
     if asked_of_no_one or not asks_for_own_fact(asked):
         return passed
     ranked = sorted(
-        (h for h in hits if h.type == "memory" and h.memory is not None),
+        (h for h in hits if h.type == "memory" and h.memory is not None and not h.memory.private),
         key=lambda h: -h.features.get("cosine", h.cosine or 0.0),
     )
     if not ranked:
