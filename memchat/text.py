@@ -207,6 +207,19 @@ def redact_secrets(text: str) -> str:
     return _KEY_SHAPES.sub(lambda m: (m.group("field") or "") + REDACTED, text)
 
 
+_KEY_WORDS = ("sk-", "api-key", "api_key", "apikey", "authorization")  # what _KEY_SHAPES starts from
+
+
+def may_hold_key(text: str) -> bool:
+    """A cheap first look, for what a person types (a message may be a megabyte of pasted code):
+    whether it holds a key's shape or a configured key, whole or from either end. redact_secrets
+    then looks closely; it also finds what a server mangles (a key broken over lines, in part)."""
+    lowered = text.lower()
+    return any(word in lowered for word in _KEY_WORDS) or any(
+        key[:FRAGMENT] in text or key[-FRAGMENT:] in text for key in _configured_keys()
+    )
+
+
 _LOADED_KEYS: set[str] = set()  # keys this process read from the OS keyring (memchat.keys)
 
 

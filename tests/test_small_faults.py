@@ -428,3 +428,24 @@ def test_an_api_key_pasted_into_a_message_or_a_memory_never_reaches_the_disk(cli
     for path in memchat_home.rglob("*"):
         if path.is_file():
             assert b"CANARY" not in path.read_bytes() and b"OTHERq7" not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "my key is sk-ant-api03-CANARYq7Zx9LmN0pQrStUvWxYz1234567890abcdefGHIJ-AAAA",
+        "CANARYq7Zx9LmN0pQrStUvWxYz1234567890abcdefGHIJ-AAAA is the end of it",  # the configured key's tail
+        "curl -H 'x-api-key: abcdefgh12345678' https://api.example.com",
+        'headers = {"Authorization": "Bearer abcdefgh12345678"}',
+        "API_KEY=abcdefgh12345678 python run.py",
+    ],
+)
+def test_the_quick_look_at_a_message_never_misses_what_redaction_would_take(typed, monkeypatch):
+    # a message is first looked at cheaply (a megabyte of pasted code costs 5 ms, not 0.4 s): that
+    # look must say yes wherever the full redaction would change the text
+    from memchat.text import may_hold_key, redact_secrets
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-CANARYq7Zx9LmN0pQrStUvWxYz1234567890abcdefGHIJ-AAAA")
+    assert redact_secrets(typed) != typed
+    assert may_hold_key(typed)
+    assert not may_hold_key("def f(x):\n    return x * 2  # abcdefghijklmnopqrstuvwxyz0123456789\n" * 100)

@@ -43,7 +43,7 @@ from memchat.memory.store.memories import Memory
 from memchat.patterns import pattern
 from memchat.providers import ChatRequest, Provider, Reply, ToolCall
 from memchat.sessions import Message, Session
-from memchat.text import REDACTED, redact_secrets
+from memchat.text import REDACTED, may_hold_key, redact_secrets
 
 if TYPE_CHECKING:
     from memchat.attachments import Attachment
@@ -114,7 +114,7 @@ def send(
         raise UsageError(
             "the message contains a NUL character (binary data?): remove it first, e.g. with tr -d '\\000'"
         )
-    if (cleaned := redact_secrets(message)) != message:
+    if may_hold_key(message) and (cleaned := redact_secrets(message)) != message:
         # a pasted key never reaches the disk nor a model: memchat keeps keys in the keyring alone
         message, text = cleaned, redact_secrets(text)
         if on_notice:
