@@ -78,6 +78,7 @@ class Profile:
         self._memory_provider: Provider | None = None
         self._db: Database | None = db
         self._db_lock = threading.Lock()
+        self._workers: list[threading.Thread] = []  # background threads that may use the connection
         self._compactor: Compactor | None = None
         # The audit lines held by `audit_if_done` (the thread holding them, and the lines).
         self._held: tuple[int, list[tuple[str, object, str]]] | None = None
@@ -342,8 +343,7 @@ class Profile:
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
                 failed.append(exc)
 
-        thread = threading.Thread(target=load, name="memchat-encoder", daemon=True)
-        thread.start()
+        thread = self._start(threading.Thread(target=load, name="memchat-encoder", daemon=True))
         try:
             work()
         finally:
@@ -367,7 +367,7 @@ class Profile:
             ).fetchone()[0]:
                 jobs.append(self.embedder)
         for job in jobs:
-            threading.Thread(target=_quietly, args=(job,), name="memchat-preload", daemon=True).start()
+            self._start(threading.Thread(target=_quietly, args=(job,), name="memchat-preload", daemon=True))
 
     def preload_vectors(self) -> None:
         """Open the database and map the configured model's vectors (kept in this process)."""
@@ -483,7 +483,17 @@ class Profile:
             except Exception as exc:  # noqa: BLE001 - the real use reports errors in the foreground
                 get_logger().warning("warm-up failed: %s", exc)
 
-        threading.Thread(target=work, name="memchat-warm", daemon=True).start()
+        self._start(threading.Thread(target=work, name="memchat-warm", daemon=True))
+
+    def _start(self, thread: threading.Thread) -> threading.Thread:
+        self._workers.append(thread)
+        thread.start()
+        return thread
+
+    def busy(self) -> bool:
+        """Whether a background thread of this run (warm-up, preloading, the encoder) is still at work,
+        and so may be using the connection."""
+        return any(t.is_alive() for t in self._workers)
 
     @contextlib.contextmanager
     def side_connection(self) -> Iterator[Database]:

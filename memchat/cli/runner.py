@@ -146,7 +146,11 @@ def _fast_exit(code: int) -> NoReturn:
     happens. Close the database (checkpointing the WAL) and flush output, then leave.
     """
     for opened in OPEN:
-        opened.close()
+        # Closing a connection a background thread is still using can crash the process (a SIGTERM
+        # while the REPL warmed up ended in SIGSEGV): leave it to the exit, and SQLite recovers the
+        # WAL on the next open. Every write is committed already.
+        if not opened.busy():
+            opened.close()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
