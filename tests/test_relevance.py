@@ -2129,6 +2129,43 @@ def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(c
     assert "sertraline" in headache and "blood pressure" in headache, headache  # the medicine and the condition
 
 
+def test_a_medicine_asked_about_or_offered_gets_the_conditions_it_is_risky_with(cli, api, real_encoder):
+    # A pharmacist's first question: asthma before an anti-inflammatory or a beta blocker, kidney
+    # trouble before naproxen, a pregnancy before anything, an allergy to that very family of
+    # antibiotics. The encoder does not find them (naproxen and asthma are far apart by meaning);
+    # the condition must be the user's own, now, and never private.
+    remember(
+        cli,
+        "I've had asthma since I was a kid",
+        "I'm a bus driver in Leicester",
+        "We have two cats, Mochi and Tofu",
+        "I go wild swimming at the quarry on Sundays",
+        "My dad has stage 3 kidney disease",
+        "I'm allergic to amoxicillin",
+        "I used to have stomach ulcers",
+    )
+    naproxen = retrieved_for(cli, "Can I take naproxen for my sore shoulder?", "condition")
+    assert any("asthma" in t for t in naproxen), naproxen
+    assert not any("kidney" in t or "ulcers" in t for t in naproxen), naproxen  # his, and a past one
+    offered = retrieved_for(cli, "The doctor has prescribed bisoprolol, should I mention anything?", "condition")
+    assert any("asthma" in t for t in offered), offered
+    antibiotic = retrieved_for(cli, "My dentist wants to give me penicillin V for a tooth infection", "condition")
+    assert any("amoxicillin" in t for t in antibiotic), antibiotic
+    # nothing of it for a medicine asked about in general, for someone else, in code, or not a medicine
+    for prompt in (
+        "Is naproxen stronger than ibuprofen?",
+        "Can my dad take naproxen for his knee?",
+        "Write a Python function that checks a naproxen dose against a weight",
+        "Can I take the cats to the vet on the bus?",
+    ):
+        assert not retrieved_for(cli, prompt, "condition"), prompt
+    # the user's private memory stays out; a pregnancy counts for any medicine
+    remember(cli, "I'm 14 weeks pregnant")
+    cli("memories", "edit", "1", "--private")
+    aches = retrieved_for(cli, "Is it OK for me to take codeine for my back?", "condition")
+    assert any("pregnant" in t for t in aches) and not any("asthma" in t for t in aches), aches
+
+
 def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
     # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
     # respect them as it does an allergy, though no word of the request is theirs.

@@ -45,6 +45,8 @@ FLOORS = {
     "plans of a place to go (sensitive_words.json access_needs, need.plans_a_journey)": 0.95,  # 1.00 on its 38 examples (written with it, 2026-12-03)
     "access needs (sensitive_words.json access_needs, sensitive.has_an_access_need)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "whether I may drink (need._DRINK, need._MAY_I)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-03)
+    "a medicine offered to me (need._OFFERED, need.offered_a_medicine)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-07)
+    "a condition a medicine is risky with (medicines._CLASSES, medicines.turns_on)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-07)
     "whether I may take a medicine (need._REMEDY, need._MAY_I_TAKE)": 0.95,  # 1.00 on its 37 examples (written with it, 2026-12-04; brands added 2026-12-06)
     # 0.89 alone on its 31 examples ("Is this laptop OK for me?"): the routes also want the request read as food
     "whether, what or where I may eat (need._MAY_I_EAT, need._SAFE_FOR_ME)": 0.81,

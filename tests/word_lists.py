@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memchat.app import turn
 from memchat.memory.capture.turns import _SMALL_TALK
-from memchat.memory.judge import inject, need, people, personal, sensitive
+from memchat.memory.judge import inject, medicines, need, people, personal, sensitive
 from memchat.memory.store.records import Memory
 
 HERE = Path(__file__).parent
@@ -239,6 +239,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "a request whether the user may take a medicine or supplement, or what they can take",
         need.asks_to_take,
         "take_request",
+    ),
+    (
+        "a medicine offered to me (need._OFFERED, need.offered_a_medicine)",
+        "a request saying a doctor, dentist or pharmacist offers the user a medicine",
+        need.offered_a_medicine,
+        "offered_medicine",
+    ),
+    (
+        "a condition a medicine is risky with (medicines._CLASSES, medicines.turns_on)",
+        "a memory holding a condition a medicine the request names is risky with",
+        lambda t: medicines.turns_on(*t.split(" || ")),
+        "risky_condition",
     ),
     (
         "whether, what or where I may eat (need._MAY_I_EAT, need._SAFE_FOR_ME)",

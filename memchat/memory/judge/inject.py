@@ -504,9 +504,9 @@ def _about_the_world(query: str, hits: list[Hit]) -> bool:
 def _stands_for_the_topic(found: list[Item], query: str) -> bool:
     """Whether a memory found already answers for the request's topic. Whether something may be
     taken turns on the user's conditions as much as on their medicines ("ibuprofen for this
-    headache?" and the asthma): the medicines found do not stand in for them."""
-    taking = need.asks_to_take(query)
-    return any(i.memory_id for i in found if not (taking and i.reason.startswith("medicine")))
+    headache?" and the blood pressure): the medicines and risky conditions found do not stand in for them."""
+    taking = need.asks_to_take(query) or need.offered_a_medicine(query)
+    return any(i.memory_id for i in found if not (taking and i.reason.startswith(("medicine", "condition"))))
 
 
 def _by_topic(
@@ -585,6 +585,12 @@ def _destinations(text: str) -> set[str]:
     return found - WHEN
 
 
+# The need routes that name themselves in a reason ("person 0.32"); a topic's is "topic diet 0.38"
+ROUTES = frozenset(
+    ("person", "household", "plan", "faith", "access", "medicine", "condition", "stack", "wear", "money", "alcohol")
+)
+
+
 def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list[Item]:
     """Memories a request needs that search did not bring (memchat.memory.judge.need), as items
     whose reason names the route: "topic diet 0.38", "person 0.32", "household 0.41"."""
@@ -592,12 +598,7 @@ def _needed_items(found: list[need.Needed], seen: set[int], today: date) -> list
     for n in found:
         seen.add(n.memory.id)
         section, text = _memory_line_of(n.memory, today)
-        route = (
-            n.topic
-            if n.topic
-            in ("person", "household", "plan", "faith", "access", "medicine", "stack", "wear", "money", "alcohol")
-            else f"topic {n.topic}"
-        )
+        route = n.topic if n.topic in ROUTES else f"topic {n.topic}"
         items.append(Item(section, text, f"{route} {n.score:.2f}", kind=n.memory.kind, memory_id=n.memory.id))
     return items
 

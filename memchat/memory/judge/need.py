@@ -36,7 +36,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from memchat.db import db_file
-from memchat.memory.judge import card_store, people, sensitive
+from memchat.memory.judge import card_store, medicines, people, sensitive
 from memchat.memory.judge.personal import (
     asks_about_the_world,
     asks_for_code,
@@ -1694,6 +1694,7 @@ _TAKES = pattern(
 # a medicine or supplement one might take ("ibuprofen", "a Lemsip", "St John's wort", "something for it")
 _REMEDY = (
     rf"(?:{_DRUG_NAME}|paracetamol|acetaminophen|aspirin|ibuprofen|naproxen|tylenol|advil|nurofen|motrin|aleve|"
+    r"codeine|co-?codamol|morphine|oxycodone|"
     r"lemsip|sudafed|benadryl|piriton|antihistamines?|decongestants?|painkillers?|cough\s+(?:syrup|medicine)|"
     r"cold\s+(?:and\s+flu\s+)?(?:medicine|tablets|remedy)|sleeping\s+(?:pills?|tablets?)|melatonin|"
     r"st\.?\s+john'?s\s+wort|ginkgo|ginseng|turmeric|echinacea|valerian|supplements?|vitamins?|"
@@ -1763,6 +1764,23 @@ def asks_to_take(text: str) -> bool:
     return _MAY_I_TAKE.search(text) is not None
 
 
+# A medicine someone who treats the user offers them ("The GP suggested propranolol", "The dentist
+# wants to give me antibiotics", "my doctor has put me on statins"): a question of taking it too.
+_OFFERED = pattern(
+    r"\b(?:gp|doctor|doc|dr|dentist|pharmacist|nurse|consultant|specialist|psychiatrist|midwife|surgeon)\s+"
+    r"(?:has\s+|have\s+|just\s+|now\s+)?(?:suggested|prescribed|recommended|offered|mentioned|"
+    r"wants\s+(?:me\s+)?to\s+(?:give|put|start|prescribe|try)|is\s+(?:putting|starting)|put|started)\s+"
+    rf"(?:me\s+)?(?:on\s+)?{_OBJECT}(?:{_REMEDY}|(?:combined\s+|mini\s+|contraceptive\s+)?pills?|hrt|statins?|"
+    r"steroids?|inhalers?|injections?|a\s+course)\b",
+    re.IGNORECASE,
+)
+
+
+def offered_a_medicine(text: str) -> bool:
+    """Whether a request says a doctor, dentist or pharmacist offers the user a medicine (_OFFERED)."""
+    return _OFFERED.search(text) is not None
+
+
 def takes_a_medicine(text: str) -> bool:
     """Whether a text says someone takes a medicine ("I take amitriptyline", "I'm on sertraline")."""
     return _TAKES.search(text) is not None
@@ -1778,7 +1796,8 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     # juice OK for me?" and the statin)
     food = asks_if_safe_for_me(text) and request.topic == "diet"
     drink = asks_to_drink(text)
-    if not (drink or asks_to_take(text) or food) or request.about_no_one or request.code or asks_in_general(text):
+    take = asks_to_take(text) or offered_a_medicine(text)
+    if not (drink or take or food) or request.about_no_one or request.code or asks_in_general(text):
         return []
     if people.role_paths(text):
         return []  # "Can my dad have a beer after his op?": his, and the person route reads him
@@ -1808,9 +1827,42 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
             continue
         kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
+    if take:
+        medicines += _conditions_it_turns_on(db, embedder, request, text, exclude | {n.memory.id for n in medicines})
     if not drink:
         return medicines
     return medicines + _not_drinking(db, embedder, request, exclude | {n.memory.id for n in medicines})
+
+
+# The user's conditions the medicine asked about is risky with (memchat.memory.judge.medicines: asthma
+# and ibuprofen or propranolol, blood pressure and Sudafed, a penicillin allergy and amoxicillin), the
+# most like the request first: the encoder does not see them as alike, so search by meaning misses them.
+CONDITION_ITEMS = 2
+CONDITION_ROWS = 200  # the newest memories naming a condition or medicine that are read for one
+_MINE = pattern(r"\b(?:I|I['’]m|I['’]ve|my|me|the\s+user)\b(?!['’]s)", re.IGNORECASE)
+
+
+def _conditions_it_turns_on(
+    db: Database, embedder: Embedder, request: Request, text: str, exclude: set[int]
+) -> list[Needed]:
+    if not medicines.classes_named(text):
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(medicines.SEARCH_TERMS, CONDITION_ROWS, longest=LONGEST_SENT)
+    ids = [
+        i
+        for i, said, told in found
+        if i not in exclude
+        and medicines.turns_on(text, said)
+        and _MINE.search(said)
+        and not people.role_paths(said)  # "Mum has asthma" is hers
+        and not _PAST.search(said)  # "I used to have asthma" (not _FORMER: "at my last check-up" is now)
+        and planned_day(said, told) is None
+    ]
+    memories = store.get_many(ids, longest=LONGEST_SENT)
+    return [
+        Needed(memories[i], score, "condition") for score, i in _most_like(db, embedder, request, ids)[:CONDITION_ITEMS]
+    ]
 
 
 # Beside a medicine, what makes a drink the user's question: being sober or in recovery, a pregnancy
