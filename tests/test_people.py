@@ -238,6 +238,37 @@ def test_a_pet_told_by_its_breed_is_the_dog_or_the_cat(db, real_encoder):
     assert any("kidney" in t for t in found), found
 
 
+def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encoder):
+    """ "The cat has been drinking loads of water" and the cat's kidney disease, "My mum keeps falling
+    over" and her Parkinson's: their condition is what it turns on, though it is less like the
+    request than how they spend their days. Not for a present, nor for a worry about someone else."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "Our greyhound Luna has a heart murmur",
+        "Luna loves zooming round the park after a walk",
+        "Luna sleeps on the sofa all afternoon",
+        "Luna came to us from a racing track in 2023",
+        "My grandad Len has early-stage dementia",
+        "Grandad Len loves doing crosswords by the window",
+        "Grandad Len lives in a care home in Hull",
+        "Grandad Len walks to the newsagent every morning",
+    ):
+        store.add(text)
+    index.catch_up(db, real_encoder)
+
+    def person(text: str) -> list[str]:
+        return [n.memory.text for n in need.by_person(db, need.read(text, real_encoder), real_encoder, text, set())]
+
+    luna = person("Luna collapsed after a short walk and her breathing was odd, should I worry?")
+    assert luna and "heart murmur" in luna[0], luna
+    grandad = person("Grandad has been really forgetful this week, what should we do?")
+    assert grandad and "dementia" in grandad[0], grandad
+    assert not any("dementia" in t for t in person("What should I get grandad for his birthday?"))
+
+
 HOUSEHOLD = {
     "My wife Ana is pescatarian",
     "Our son Leo refuses to eat anything with mushrooms",

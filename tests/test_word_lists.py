@@ -45,6 +45,8 @@ FLOORS = {
     "plans of a place to go (sensitive_words.json access_needs, need.plans_a_journey)": 0.95,  # 1.00 on its 38 examples (written with it, 2026-12-03)
     "access needs (sensitive_words.json access_needs, sensitive.has_an_access_need)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "whether I may drink (need._DRINK, need._MAY_I)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-03)
+    "a symptom or a worry about someone's body (need._SYMPTOM, need.describes_symptom)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-07)
+    "a condition someone has (need._CONDITION, need.states_a_condition)": 0.95,  # 1.00 on its 30 examples (written with it, 2026-12-07)
     "a medicine offered to me (need._OFFERED, need.offered_a_medicine)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-07)
     "a condition a medicine is risky with (medicines._CLASSES, medicines.turns_on)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-07)
     "whether I may take a medicine (need._REMEDY, need._MAY_I_TAKE)": 0.95,  # 1.00 on its 37 examples (written with it, 2026-12-04; brands added 2026-12-06)

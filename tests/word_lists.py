@@ -241,6 +241,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "take_request",
     ),
     (
+        "a symptom or a worry about someone's body (need._SYMPTOM, need.describes_symptom)",
+        "a request that tells of a symptom or a worry about someone's body",
+        need.describes_symptom,
+        "symptom_request",
+    ),
+    (
+        "a condition someone has (need._CONDITION, need.states_a_condition)",
+        "a memory that says what condition someone has",
+        need.states_a_condition,
+        "condition_statement",
+    ),
+    (
         "a medicine offered to me (need._OFFERED, need.offered_a_medicine)",
         "a request saying a doctor, dentist or pharmacist offers the user a medicine",
         need.offered_a_medicine,

@@ -1011,6 +1011,7 @@ def _ranked(
     no_delicate: bool = False,
     delicate_only: bool = False,
     subject: bool = False,
+    symptom: bool = False,
 ) -> list[Needed]:
     limit = TOPIC_ITEMS if limit is None else limit
     topics = model.of_memories(vectors)
@@ -1050,7 +1051,7 @@ def _ranked(
         elif (
             subject
             and not (m.sensitive or no_delicate)
-            and scores[j] >= SUBJECT_FLOOR
+            and (scores[j] >= SUBJECT_FLOOR or symptom and states_a_condition(m.text))
             and topic != "money"
             and sensitive.categories(m.text) <= _CARE_CATEGORIES
         ):
@@ -1100,6 +1101,9 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     vectors = np.asarray(vs.matrix[rows])
     every = set(range(len(model.names)))
     pets = all(path[-1] in PETS for path in paths)
+    symptom = describes_symptom(text)
+    # "what should we do?" about a symptom asks what to do for them, not for an idea they would like
+    suggestion = _SUGGESTION.search(text) is not None and not symptom
     ranked = _ranked(
         db,
         model,
@@ -1113,9 +1117,12 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         -1.0,
         pets,
         no_delicate=request.code,
-        subject=_SUGGESTION.search(text) is None and _GREETING.search(text) is None,
+        subject=not suggestion and _GREETING.search(text) is None,
+        symptom=symptom,
     )
-    if _SUGGESTION.search(text):
+    if symptom:  # their conditions first, by likeness within (a stable sort)
+        ranked.sort(key=lambda n: not states_a_condition(n.memory.text))
+    if suggestion:
         # What they like first, by likeness within (a stable sort); a taste need not be like the
         # request at all ("a book for my partner" and "Dev is mad about Formula 1").
         ranked.sort(key=lambda n: _TASTE.search(n.memory.text) is None)
@@ -1123,6 +1130,45 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     elif not pets:  # a pet's memories are few and all its care, like the request or not ("the cat sitter")
         ranked = [n for n in ranked if n.score >= floor]
     return [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
+
+
+# A worry about someone's body ("The cat has been drinking loads of water", "My mum keeps falling
+# over lately", "Biscuit has been sick three times") turns on what memory knows of their health: the
+# cat's kidney disease, Mum's Parkinson's, though neither is like the request by meaning. Their
+# conditions go first, whatever their likeness. Measured in tests/word_lists.py.
+_SYMPTOM = pattern(
+    r"\b(?:(?:keeps?|kept)\s+(?:falling|being\s+sick|coughing|scratching|limping|fainting|wetting)|"
+    r"(?:fell|falls|fallen|falling)\s+(?:over|down)|dizzy|dizziness|faint(?:ed|ing)?|vomit\w*|"
+    r"(?:been|being|was)\s+sick|throwing\s+up|diarrho?ea|runny\s+poo|rash|fever|(?:running\s+)?a\s+(?:high\s+)?temperature|"
+    r"cough(?:ing)?|wheez\w*|breathless|short\s+of\s+breath|limp(?:ing|s)?|lump(?!\s+sum)|swollen|swelling|bleeding|"
+    r"itch(?:y|ing)|scratching|off\s+(?:his|her|their|its)\s+food|not\s+eating|won['’]t\s+eat|"
+    r"drinking\s+(?:a\s+lot|loads|lots|more)(?:\s+of\s+water)?|pee(?:ing)?\s+(?:a\s+lot|loads|more)|"
+    r"weeing|thirsty|lethargic|letharg\w+|confused|forgetful|forgetting|seizures?|"
+    r"tremor|shaking|in\s+pain|hurts|aching|sore|headaches?|losing\s+weight|lost\s+weight|"
+    r"symptoms?|(?:should|do)\s+(?:i|we)\s+(?:be\s+)?(?:worry|worried)|is\s+(?:that|this)\s+(?:normal|serious))\b",
+    re.IGNORECASE,
+)
+# a memory that says what someone has ("has early kidney disease", "was diagnosed with Parkinson's",
+# "is diabetic", "has eczema"): a condition, not a care routine or a like
+_CONDITION = pattern(
+    r"\b(?:diagnosed|disease|disorder|syndrome|condition|allerg\w+|intoleran\w+|diabet\w+|asthma|arthritis|"
+    r"dementia|alzheimer\S*|parkinson\S*|epilep\w+|cancer|eczema|dyslexi\w+|autis\w+|adhd|anxiety|depression|"
+    r"deaf|blind|heart\s+(?:murmur|condition|disease|failure)|kidneys?|renal|thyroid|coeliac|crohn\S*|ibs|"
+    r"migraines?|copd|blood\s+pressure|mobility|wheelchair|stroke|hip\s+(?:dysplasia|replacement)|"
+    r"osteoporosis|incontinen\w+|cataracts?|glaucoma|sclerosis|lupus|psoriasis|hypertension|cushing\S*|"
+    r"addison\S*|pancreatitis|colitis|hernia)\b",
+    re.IGNORECASE,
+)
+
+
+def describes_symptom(text: str) -> bool:
+    """Whether a request tells of a symptom or a worry about someone's body (_SYMPTOM)."""
+    return _SYMPTOM.search(text) is not None
+
+
+def states_a_condition(text: str) -> bool:
+    """Whether a memory says what condition someone has (_CONDITION)."""
+    return _CONDITION.search(text) is not None
 
 
 # A request for a suggestion for someone ("gift ideas for my partner", "what could we do with the

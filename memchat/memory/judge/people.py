@@ -421,6 +421,10 @@ def names_known(
             if found:
                 known.append((name, (_WORD_ROLE[(found.group(1) or found.group(2)).lower()],)))
                 break
+            pet = next((role for role, breed in _BY_BREED.items() if name in breed.findall(_cased(memory))), None)
+            if pet:  # "Our greyhound Luna has a heart murmur": Luna is the dog
+                known.append((name, (pet,)))
+                break
     return known
 
 
