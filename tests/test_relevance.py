@@ -2879,6 +2879,8 @@ def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(
         "Hypothetically, if someone earned 58,000 pounds in the UK, what would their take-home pay be?",
         "A colleague's salary is 58,000 pounds; is that good for a developer?",
         "My boss wants to know how to renew a British passport that expires in 2028.",
+        # someone named, as whose care it speaks of (a blind set: the user's own diabetes went)
+        "Kev's doctor says he might need sertraline, what side effects should he watch for?",
     ):
         sent = retrieved_for(cli, prompt)
         assert not [t for t in sent if "sertraline" in t or "£58,000" in t or "533391207" in t], (prompt, sent)
@@ -2887,6 +2889,7 @@ def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(
     assert any(
         "Anna" in t for t in retrieved_for(cli, "What does my colleague Anna need for her diabetes on our trip?")
     )
+    assert any("Anna" in t for t in retrieved_for(cli, "Anna's nurse says her diabetes needs a new plan, any tips?"))
 
 
 def test_a_plate_or_a_door_code_never_rides_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):

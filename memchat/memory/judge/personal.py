@@ -242,8 +242,13 @@ _THEIR_CASE = (
     r"earns|earned|pays|paid|needs|needed|gets|got|just|recently|texted|messaged|emailed|says|said|thinks)\b)"
 )
 _OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:[A-Z])[\w'’-]+,?)?"
+# someone named, as whose care a message speaks of ("Gaz's doctor says he might need metformin")
+_THEIR_CARE = (
+    r"(?-i:([A-Z][\w-]+))['’]s\s+(?:doctor|gp|consultant|dentist|nurse|specialist|psychiatrist|therapist|midwife|"
+    r"surgeon|physio|prescription|medication|meds|tablets|diagnosis|symptoms|blood\s+tests?|test\s+results)\b"
+)
 _SOMEONE_ELSE = pattern(
-    rf"\b(?:{_OTHER}(?:\s+of\s+(?:mine|ours))?{_THEIR_CASE}"
+    rf"\b(?:{_OTHER}(?:\s+of\s+(?:mine|ours))?{_THEIR_CASE}|{_THEIR_CARE}"
     rf"|(?:does|did|do|is|was|has|can|should|could|would|will)\s+{_OTHER}"  # "does my colleague Anna need..."
     r"|hypothetically|suppose"
     # anyone, as whom a sentence is about ("Someone on a forum asked", "if a child has asthma", "a story
@@ -268,9 +273,14 @@ _MYSELF = pattern(
 _THEIR_NAME = pattern(rf"\b(?i:{_OTHERS})s?,?\s+([A-Z][\w'’-]+)")
 
 
+_CARE_NAME = pattern(rf"\b{_THEIR_CARE}", re.IGNORECASE)
+
+
 def others_named(text: str) -> set[str]:
-    """The names given to the others a message speaks of ("my colleague Anna" -> {"anna"})."""
-    return {n.lower().removesuffix("'s").removesuffix("’s") for n in _THEIR_NAME.findall(text)}
+    """The names given to the others a message speaks of ("my colleague Anna" -> {"anna"}, "Gaz's
+    doctor says" -> {"gaz"})."""
+    names = [n.removesuffix("'s").removesuffix("’s") for n in _THEIR_NAME.findall(text)]
+    return {n.lower() for n in names + [m.group(1) for m in _CARE_NAME.finditer(text)]}
 
 
 def asks_for_someone_else(text: str) -> bool:
