@@ -27,6 +27,7 @@ class Script:
         self.extractions_seen = 0
         self.decisions_asked = 0
         self.transcripts: list[str] = []  # what every memory call (extraction, summary) was shown
+        self.meanwhile = None  # what another process does while the next extraction call runs
 
     def __call__(self, body):
         name = (body.get("tool_choice") or {}).get("name")
@@ -34,6 +35,9 @@ class Script:
             self.transcripts.append(str(body.get("messages")))
         if name == "record_memories":
             self.extractions_seen += 1
+            if self.meanwhile is not None:
+                self.meanwhile, meanwhile = None, self.meanwhile
+                meanwhile()
             answer = self.extractions.pop(0) if self.extractions else {"facts": [], "events": [], "rules": []}
             if "The conversation has ended" in str(body.get("messages")):  # one call: the summary too
                 answer = {"summary": "The user shared contact preferences; nothing left open.", **answer}
@@ -117,6 +121,39 @@ def test_extracted_candidates_land_with_provenance(world, script, encoder):
     assert store.history(claim.id)[0].action == "add" and store.history(claim.id)[0].actor == "extractor"
     rule = store.find(kind="rule")[0]
     assert rule.text == "Contact the user by email, never by SMS."
+
+
+def test_what_is_deleted_or_forgotten_while_capture_reads_it_is_never_stored(world, script, encoder, tmp_path):
+    """The extraction call takes seconds; a session deleted, or a memory forgotten with its
+    sources, in another terminal meanwhile must not come back as a new memory or summary."""
+    from memchat.memory.forget import erase
+
+    db, _, engine, _ = world
+    elsewhere = open_db(tmp_path / "life.db")  # another process's connection to the profile
+    s = sessions.create_session(db)
+    engine.send(s, "My locker combination is 4471-QUILL")
+    script.extractions.append(extraction(facts=[fact("The user's locker combination is 4471-QUILL.")]))
+    script.meanwhile = lambda: erase.delete_sessions(elsewhere, [s.id])
+    assert capture(world, s, encoder).outcomes == []
+    assert not db_rows_like(db, "QUILL")
+
+    s = sessions.create_session(db)
+    engine.send(s, "My bike lock code is 2209-OTTER")
+    script.extractions.append(extraction(facts=[fact("The user's bike lock code is 2209-OTTER.")]))
+    (stored,) = capture(world, s, encoder).outcomes
+    engine.send(s, "Thanks, that's all for today")
+    script.extractions.append(extraction(facts=[fact("The user's bike lock code is 2209-OTTER.", sources=(1, 3))]))
+    memory = MemoryStore(elsewhere).get_many([stored.memory_id])[stored.memory_id]
+    script.meanwhile = lambda: erase.forget(elsewhere, [memory], purge_sources=True)
+    result = capture(world, s, encoder, final=True)  # with the session's summary
+    assert result.outcomes == [] and result.summary_id is None
+    assert not db_rows_like(db, "OTTER")
+    elsewhere.close()
+
+
+def db_rows_like(db, word):
+    """Memories whose text holds `word`, whatever their status."""
+    return db.conn.execute("SELECT id, status, text FROM memories WHERE text LIKE ?", (f"%{word}%",)).fetchall()
 
 
 def test_a_duplicate_merges_instead_of_adding(world, script, encoder):

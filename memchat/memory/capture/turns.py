@@ -210,7 +210,10 @@ def capture_session(
         near = store.get_many([h.id for h in hits if h.type == "memory"]).values()
         related = [m for m in near if not m.private]  # shown to the memory model: never a private one
     earlier = [m for m in shown if m.id <= through]
+    read = {m.id: m.content for m in history}
     found = extract(provider, model, new_shown, related, earlier, summarise=summarise, session_id=session_id)
+    if _taken_back(db, session_id, read, kept_out):
+        return result  # forgotten or deleted while the model read it: nothing of it is kept, read again next time
     result.outcomes = policy.apply(
         store,
         found.candidates,
@@ -247,7 +250,28 @@ def capture_session(
             result.summary_id = memory.id
             _embed_new(db, embedder, [memory.id])
         save_pointer(db, session_id, summarised=history[-1].id)
+    if _taken_back(db, session_id, read, kept_out):  # ... or while what it found was stored
+        _withdraw(db, result)
     return result
+
+
+def _taken_back(db: Database, session_id: int, read: dict[int, str], kept_out: set[int]) -> bool:
+    """Whether what a capture read was taken back since: a message deleted or redacted (its session
+    deleted, a forget with its sources), or one more withheld (a forget, a private memory)."""
+    now = {m.id: m.content for m in sessions.messages(db, session_id) if m.id in read}
+    return now != read or bool(not_to_send(db, read) - kept_out)
+
+
+def _withdraw(db: Database, result: CaptureResult) -> None:
+    """Forget for good what this capture stored (a forget that ran meanwhile must not be undone by it)."""
+    from memchat.memory.forget import erase
+
+    ids = [o.memory_id for o in result.outcomes if o.memory_id is not None]
+    ids += [result.summary_id] if result.summary_id is not None else []
+    stored = erase.live_memories(db, ids)
+    if stored:
+        erase.forget(db, stored, actor="extractor")
+    result.outcomes, result.summary_id = [], None
 
 
 def _embed_new(db: Database, embedder: Any, memory_ids: list[int]) -> None:
