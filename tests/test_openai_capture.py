@@ -164,8 +164,9 @@ def test_a_server_that_refuses_tools_gets_the_json_question(world, local_api):
     [
         ("I'm sorry, I can't help with that.", "was not JSON, even repaired"),
         (
-            '{"facts": [{"text": "The user\'s dog is called Rex.", "origin": "maybe", "sources": [1]}], "events": [], "rules": []}',
-            "facts[0].origin is 'maybe', not one of stated, inferred",
+            # a value the model filled with what the user said: never quoted (the log would hold it)
+            '{"facts": [{"text": "The user\'s dog is called Rex.", "origin": "my PIN is 4471", "sources": [1]}], "events": [], "rules": []}',
+            "facts[0].origin is not one of stated, inferred",
         ),
         ('{"facts": "Rex", "events": [], "rules": []}', "facts should be array, got str"),
         (
@@ -181,6 +182,7 @@ def test_an_answer_beyond_repair_fails_the_capture_and_stores_nothing(world, loc
     with pytest.raises(ProviderError) as exc:
         capture(world)
     assert said in exc.value.message and "nothing was stored" in exc.value.message
+    assert "4471" not in exc.value.message and "Rex" not in exc.value.message
     assert "asked for JSON because model llama3.1:8b declares no tool calls" in exc.value.message
     db, _, session, _ = world
     assert facts(db) == [] and pointer(db, session.id) == (0, 0)  # not half-stored; retried next time
