@@ -20,6 +20,7 @@ from memchat.context import eligible
 from memchat.db import immediate, utcnow
 from memchat.memory.capture import policy
 from memchat.memory.capture.extract import extract
+from memchat.memory.forget import erase
 from memchat.memory.judge.state import not_to_send, saying_private
 from memchat.memory.recall.index import embed_messages
 from memchat.memory.recall.search import recall
@@ -264,8 +265,6 @@ def _taken_back(db: Database, session_id: int, read: dict[int, str], kept_out: s
 
 def _withdraw(db: Database, result: CaptureResult) -> None:
     """Forget for good what this capture stored (a forget that ran meanwhile must not be undone by it)."""
-    from memchat.memory.forget import erase
-
     ids = [o.memory_id for o in result.outcomes if o.memory_id is not None]
     ids += [result.summary_id] if result.summary_id is not None else []
     stored = erase.live_memories(db, ids)
