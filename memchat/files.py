@@ -21,6 +21,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from memchat.errors import MemchatError, UsageError
 
@@ -204,3 +205,20 @@ def open_access(path: Path) -> str | None:
         who = "everyone" if mode & 0o006 else "its group"
         return f"{path} is mode {oct(mode)}: {who} can read it (chmod 600 {path})"
     return None
+
+
+def bounded_lines(stream: Any, limit: int) -> Iterator[Any]:
+    """The lines of a stream (text or bytes), each without its end of line; None for a line longer
+    than `limit`, which is read past in pieces and never held whole (a piped `yes` is one endless
+    stream of short lines, one huge line is a gigabyte held at once)."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        newline = "\n" if isinstance(line, str) else b"\n"
+        if len(line) > limit and not line.endswith(newline):
+            while (rest := stream.readline(limit)) and not rest.endswith(newline):
+                pass
+            yield None
+            continue
+        yield line.rstrip(newline)

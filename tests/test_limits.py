@@ -40,6 +40,26 @@ def test_every_way_in_refuses_a_message_over_the_limit_in_one_line(cli, memchat_
     assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
 
 
+@pytest.mark.process
+def test_endless_input_is_refused_without_reading_it_all(memchat_home, tmp_path):
+    """`yes | memchat ask` had grown to gigabytes before anything was said, and so had one endless
+    line to a piped chat or to `memchat mcp`: each stops reading past the limit and says so."""
+
+    def fed(feeder: str, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["bash", "-c", f'{feeder} | "$0" -m memchat "$@"', sys.executable, *args], capture_output=True, timeout=120
+        )
+
+    asked = fed("yes", "--provider", "echo", "ask")  # endless short lines
+    assert asked.returncode == 2 and f"at most {MAX_MESSAGE_CHARS:,}" in asked.stderr.decode()
+    one_line = f"yes | tr -d '\\n' | head -c {10 * MAX_MESSAGE_CHARS}"  # past any limit, held by none
+    chat = fed(f"{{ {one_line}; echo; echo hello after; }}", "--provider", "echo")
+    assert chat.returncode == 1 and "(echo) hello after" in chat.stdout.decode(), chat.stderr[-300:]
+    assert f"at most {MAX_MESSAGE_CHARS:,}" in chat.stderr.decode()
+    served = fed(f"{{ {one_line}; echo; }}", "mcp")  # a parse error, and the server ends with its input
+    assert b"Parse error: a message is at most" in served.stdout, served.stderr[-300:]
+
+
 @pytest.mark.process  # the MCP server runs as a process
 def test_mcp_remember_refuses_a_memory_over_the_limit(memchat_home):
     from test_mcp import _serve

@@ -34,8 +34,12 @@ from typing import Any
 # the SDK's own message types: this module is imported only to serve (memchat.mcp.server)
 from mcp_types import jsonrpc_message_adapter
 
+from memchat.files import bounded_lines
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+# A message's most bytes: a memory of 1 MiB characters, escaped in JSON, and room for the rest
+MAX_LINE_BYTES = 8 << 20
 ANSWER_WAIT = 60.0  # seconds the end of input waits for answers to requests still running
 
 
@@ -157,7 +161,10 @@ class Wire:
     def _from_client(self) -> None:
         server_in = os.fdopen(self.server_in, "wb", buffering=0, closefd=False)  # closed by close_server_in
         try:
-            for raw in self.client_in:
+            for raw in bounded_lines(self.client_in, MAX_LINE_BYTES):
+                if raw is None:  # never held whole: a client that sends one endless line
+                    self._error(PARSE_ERROR, f"Parse error: a message is at most {MAX_LINE_BYTES:,} bytes", None)
+                    continue
                 if not raw.strip():
                     continue
                 try:

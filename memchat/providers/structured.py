@@ -150,7 +150,9 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
     if wanted and not _is(value, wanted):
         return [f"{where} should be {wanted}, got {type(value).__name__}"]
     if "enum" in schema and value not in schema["enum"]:
-        return [f"{where} is not one of {', '.join(map(str, schema['enum']))}"]  # never the value: it may quote the user
+        return [
+            f"{where} is not one of {', '.join(map(str, schema['enum']))}"
+        ]  # never the value: it may quote the user
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if "minimum" in schema and value < schema["minimum"]:
             return [f"{where} is below {schema['minimum']}"]

@@ -14,7 +14,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memchat.app.profile import known_failure
-from memchat.errors import ExitCode, MemchatError, StoreError, UnsavedMessageError, UsageError, require_unicode
+from memchat.errors import (
+    MAX_MESSAGE_CHARS,
+    ExitCode,
+    MemchatError,
+    StoreError,
+    UnsavedMessageError,
+    UsageError,
+    require_unicode,
+)
+from memchat.files import bounded_lines
 from memchat.log import internal_error
 from memchat.repl import registry
 from memchat.repl.keybindings import build_key_bindings
@@ -24,7 +33,7 @@ from memchat.signals import Terminated, ending_with, terminated
 from memchat.text import redact_secrets, sanitize
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
-from memchat.ui.terminal import Environment, keys_not_echoed
+from memchat.ui.terminal import Environment, keys_not_echoed, too_long
 from memchat.usage import cost, dollars
 
 if TYPE_CHECKING:
@@ -235,8 +244,11 @@ class Repl:
         lines = self.env.stdin if self.env else sys.stdin
         if lines is None:  # stdin closed (`memchat <&-`): no input, as an empty pipe
             return
-        for line in lines:
-            self._handle_safely(line.rstrip("\n"))
+        for line in bounded_lines(lines, MAX_MESSAGE_CHARS):
+            if line is None:
+                self.error(too_long("a line of input"))
+            else:
+                self._handle_safely(line)
             if not self.running or terminated():
                 break
 

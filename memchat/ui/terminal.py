@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from memchat.errors import UsageError
+from memchat.errors import MAX_MESSAGE_CHARS, UsageError
 from memchat.text import sanitize
 from memchat.ui.console import err, escape, stdout_is_tty
 
@@ -44,7 +44,12 @@ def stdin_is_tty() -> bool:
 
 
 def read_stdin() -> str:
-    data = sys.stdin.buffer.read()
+    """All of stdin as text, refused past MAX_MESSAGE_CHARS without reading on (`yes | memchat
+    ask` had grown to gigabytes before anything was said)."""
+    limit = 4 * (MAX_MESSAGE_CHARS + 1)  # UTF-8 takes at most 4 bytes a character
+    data = sys.stdin.buffer.read(limit)
+    if len(data) >= limit:
+        raise UsageError(too_long("stdin"))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -97,3 +102,10 @@ def keys_not_echoed() -> Iterator[None]:
             termios.tcsetattr(fd, termios.TCSANOW, before)
         except (OSError, termios.error):
             pass
+
+
+def too_long(what: str) -> str:
+    return (
+        f"{what} is more than {MAX_MESSAGE_CHARS:,} characters; memchat takes at most {MAX_MESSAGE_CHARS:,} in "
+        "one (about 260,000 tokens, more than a model reads at once): send a part of it"
+    )
