@@ -192,6 +192,31 @@ def test_children_named_with_a_word_about_each_are_the_kids_too(db, real_encoder
     assert "Theo is allergic to peanuts and tree nuts and carries an EpiPen" in found, found
 
 
+def test_a_child_told_by_birth_order_or_school_year_and_a_pet_by_breed_after_its_name(db, real_encoder):
+    """ "Isla, our eldest, is 9 and has a severe peanut allergy", "Rohan is 5 and in Year 1", "Biscuit
+    is our retired greyhound": no son, daughter or dog said, and "tea for all four of us" went
+    without the allergy (a blind helper's set). Someone else's eldest, or an adult's year, is not."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "Isla, our eldest, is 9 and has a severe peanut allergy",
+        "Rohan is 5 and in Year 1 at Brudenell Primary",
+        "Biscuit is our retired greyhound and can't be let off near sheep",
+        "Priya, my sister's eldest, is at university in York",  # a niece
+        "Marek is 34 and in Year 2 of his PhD",  # a grown-up's year
+        "Pickle is my sister's whippet",  # hers
+    ):
+        store.add(text)
+    assert sorted(people.names_for(db, "user", "child")) == ["Isla", "Rohan"]
+    assert people.names_for(db, "user", "dog") == ["Biscuit"]
+    index.catch_up(db, real_encoder)
+    text = "What can I make for tea tonight that all four of us will eat?"
+    found = {n.memory.text for n in need.household_diet(db, need.read(text, real_encoder), real_encoder, text, set())}
+    assert "Isla, our eldest, is 9 and has a severe peanut allergy" in found, found
+
+
 def test_a_meal_gets_every_condition_of_the_household_and_a_takeaway_is_a_meal(db, real_encoder):
     """Four people, four conditions: the cut of three dropped the coeliac disease. And "Suggest a
     takeaway for tonight" reads as travel to the encoder, by a hair: it got no diet at all (both

@@ -122,22 +122,40 @@ _BREEDS = {
     "cat": "tabby|siamese|persian|maine coon|ragdoll|bengal|sphynx|british shorthair|burmese|moggy|moggie",
 }
 _BY_BREED = {
-    role: pattern(rf"\b(?i:my|our)\s+(?:[a-z]+\s+){{0,2}}?(?i:{breeds})s?,?\s+{_NAME}")
+    role: pattern(
+        rf"\b(?i:my|our)\s+(?:[a-z]+\s+){{0,2}}?(?i:{breeds})s?,?\s+{_NAME}"
+        rf"|{_NAME}\s+is\s+(?i:my|our)\s+(?:[a-z-]+\s+){{0,2}}?(?i:{breeds})\b"  # "Biscuit is our retired greyhound"
+    )
     for role, breeds in _BREEDS.items()
 }
+
+
+def _by_breed(role: str, text: str) -> list[str]:
+    """The names of the user's pets of this role told by their breed in `text` (cased)."""
+    return [n for pair in _BY_BREED[role].findall(text) for n in pair if n]
+
+
 # A child told by age or stage, not by role: "We have a three-year-old called Noor", "our 6-year-old,
 # Sam", "my baby Rosa", "our toddler Ben"
 _AGED_CHILD = pattern(
     r"\b(?i:my|our|we\s+have\s+an?|i\s+have\s+an?)\s+(?:[a-z]+\s+)?"
-    r"(?i:(?:[a-z]+|\d+)[- ](?:year|month)s?[- ]old|baby|toddler|newborn|little\s+one)"
+    r"(?i:(?:[a-z]+|\d+)[- ](?:year|month)s?[- ]old|baby|toddler|newborn|little\s+one|eldest|youngest|oldest)"
     rf"(?:,\s*|\s+(?i:called|named)\s+|\s+){_NAME}"
+)
+# ... or the other way round, or by the school year they are in: "Isla, our eldest, is 9", "Rohan is 5
+# and in Year 1 at Brudenell Primary"
+_CHILD_SAID = pattern(
+    rf"{_NAME},\s+(?i:my|our)\s+(?i:eldest|youngest|oldest|middle\s+one|little\s+one)\b"
+    rf"|{_NAME}\s+is\s+(?:1[0-8]|[1-9])(?:\s+and)?\s+(?i:in|at|starts)\s+(?i:year\s+\d{{1,2}}|reception|nursery|"
+    r"(?:primary|secondary|high)\s+school|grade\s+\d{1,2}|kindergarten|pre-?school)\b"
 )
 _MENTORING = pattern(rf"\bI'?m mentoring {_NAME}")
 _GODPARENT = pattern(rf"\bgod(?:father|mother|parent) (?:to|of) {_NAME}")
 _CUES = {  # said of the user
     "mentee": ("mentoring",),
     "godchild": ("godfather", "godmother", "godparent"),
-    "child": ("old", "baby", "toddler", "newborn"),  # "a three-year-old called Noor"
+    # "a three-year-old called Noor", "Isla, our eldest", "Rohan is 5 and in Year 1 at Brudenell Primary"
+    "child": ("old", "baby", "toddler", "newborn", "eldest", "youngest", "oldest", "year", "reception", "nursery"),
 }
 CANDIDATES = 200  # memories read per name, the newest (60 cut a partner with 25 memories short)
 
@@ -262,8 +280,9 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
                     names += [n for n in re.findall(_NAME, listed) if n not in names]
         if owner == "user" and role == "child":
             names += [n for n in _AGED_CHILD.findall(text) if n not in names]
+            names += [n for pair in _CHILD_SAID.findall(text) for n in pair if n and n not in names]
         if owner == "user" and role in _BY_BREED:
-            names += [n for n in _BY_BREED[role].findall(text) if n not in names]
+            names += [n for n in _by_breed(role, text) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
             saying = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in saying.findall(text) if n not in names]
@@ -421,7 +440,7 @@ def names_known(
             if found:
                 known.append((name, (_WORD_ROLE[(found.group(1) or found.group(2)).lower()],)))
                 break
-            pet = next((role for role, breed in _BY_BREED.items() if name in breed.findall(_cased(memory))), None)
+            pet = next((role for role in _BY_BREED if name in _by_breed(role, _cased(memory))), None)
             if pet:  # "Our greyhound Luna has a heart murmur": Luna is the dog
                 known.append((name, (pet,)))
                 break
