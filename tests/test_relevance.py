@@ -2166,6 +2166,37 @@ def test_a_medicine_asked_about_or_offered_gets_the_conditions_it_is_risky_with(
     assert any("pregnant" in t for t in aches) and not any("asthma" in t for t in aches), aches
 
 
+def test_what_a_blind_set_missed_my_meds_her_pregnancy_a_meal_ahead_and_the_pub(cli, api, real_encoder):
+    # Four requests that reach what they turn on though they share no word with it (each class from
+    # a blind helper's set, written here in other words): medicines called "my meds", a partner's
+    # pregnancy for what she may eat, a meal for a time ahead asked with no "I", and a round at the
+    # pub for someone who does not drink.
+    remember(
+        cli,
+        "I'm on sertraline, 100mg every morning",
+        "My partner Zoe is 20 weeks pregnant",
+        "Zoe works at the city library",
+        "Zoe loves a Sunday roast",
+        "I have coeliac disease",
+        "I've been sober for three years and don't drink at all",
+        "I cycle to work along the canal",
+    )
+    assert any(
+        "sertraline" in t for t in retrieved_for(cli, "Do I need to do anything about my meds when we fly to Chicago?")
+    )
+    assert any("pregnant" in t for t in retrieved_for(cli, "What should my partner steer clear of eating right now?"))
+    assert any("coeliac" in t for t in retrieved_for(cli, "What's a good snack before a long ride tomorrow?"))
+    assert any(
+        "sober" in t for t in retrieved_for(cli, "My mates want me down the pub after work, what should I drink?")
+    )
+    # and not for the world's or someone else's: a tablet computer, a breakfast abroad, a pub quiz
+    assert not any("sertraline" in t for t in retrieved_for(cli, "My tablet keeps crashing, any fixes?"))
+    assert not any("coeliac" in t for t in retrieved_for(cli, "What do people in Portugal eat for breakfast?"))
+    assert not any(
+        "sober" in t for t in retrieved_for(cli, "We met at the pub quiz, what should I get her for her birthday?")
+    )
+
+
 def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
     # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
     # respect them as it does an allergy, though no word of the request is theirs.

@@ -253,6 +253,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "condition_statement",
     ),
     (
+        "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)",
+        "a request that speaks of the user's own medicines as theirs",
+        need.names_my_medicines,
+        "my_medicines",
+    ),
+    (
+        "a meal for a time ahead (need._MEAL_AHEAD)",
+        "a meal asked about for a time ahead: the asker's own",
+        lambda t: bool(need._MEAL_AHEAD.search(t)),
+        "meal_ahead",
+    ),
+    (
         "a medicine offered to me (need._OFFERED, need.offered_a_medicine)",
         "a request saying a doctor, dentist or pharmacist offers the user a medicine",
         need.offered_a_medicine,

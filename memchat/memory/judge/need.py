@@ -151,7 +151,7 @@ _SETS_THE_DIET = (
     # a diet a doctor or a vet sets ("on a low-salt diet" for heart failure, "a renal diet")
     r"low[- ](?:salt|sodium|potassium|protein|phosphorus|fibre|fiber|residue)\s+diet|renal\s+diet|"
     # a pregnancy now, not one spoken of ("we've been trying to get pregnant", "during my pregnancy")
-    r"(?:(?:i|she|we)['’](?:m|s|re)|am|is|are)\s+(?:(?!not\b|no\b)[\w-]+\s+){0,3}pregnant|"
+    r"(?:(?:i|she|we|[\w-]+)['’](?:m|s|re)|am|is|are)\s+(?:(?!not\b|no\b)[\w-]+\s+){0,3}pregnant|"
     r"(?:first|second|third)\s+trimester|expecting\s+(?:a\s+baby|twins|our\s+\w+)"
 )
 # a meal request may reach: an allergy or intolerance, and the conditions that set what someone eats
@@ -1101,7 +1101,8 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     vectors = np.asarray(vs.matrix[rows])
     every = set(range(len(model.names)))
     pets = all(path[-1] in PETS for path in paths)
-    symptom = describes_symptom(text)
+    # (a meal's conditions are the household route's: here they would push out what the kids will eat)
+    symptom = describes_symptom(text) or (_THEIR_FOOD.search(text) is not None and _MEAL.search(text) is None)
     # "what should we do?" about a symptom asks what to do for them, not for an idea they would like
     suggestion = _SUGGESTION.search(text) is not None and not symptom
     ranked = _ranked(
@@ -1155,7 +1156,7 @@ _CONDITION = pattern(
     r"dementia|alzheimer\S*|parkinson\S*|epilep\w+|cancer|eczema|dyslexi\w+|autis\w+|adhd|anxiety|depression|"
     r"deaf|blind|heart\s+(?:murmur|condition|disease|failure)|kidneys?|renal|thyroid|coeliac|crohn\S*|ibs|"
     r"migraines?|copd|blood\s+pressure|mobility|wheelchair|stroke|hip\s+(?:dysplasia|replacement)|"
-    r"osteoporosis|incontinen\w+|cataracts?|glaucoma|sclerosis|lupus|psoriasis|hypertension|cushing\S*|"
+    r"osteoporosis|incontinen\w+|cataracts?|glaucoma|sclerosis|lupus|psoriasis|hypertension|cushing\S*|pregnan\w*|"
     r"addison\S*|pancreatitis|colitis|hernia)\b",
     re.IGNORECASE,
 )
@@ -1164,6 +1165,11 @@ _CONDITION = pattern(
 def describes_symptom(text: str) -> bool:
     """Whether a request tells of a symptom or a worry about someone's body (_SYMPTOM)."""
     return _SYMPTOM.search(text) is not None
+
+
+# What someone may eat or drink turns on their conditions as a symptom does ("what should my wife
+# avoid eating at the moment?" and her pregnancy)
+_THEIR_FOOD = pattern(r"\b(?:eat|eating|eats|food|foods|diet|drink|drinks|drinking)\b", re.IGNORECASE)
 
 
 def states_a_condition(text: str) -> bool:
@@ -1716,7 +1722,11 @@ _MAY_I = pattern(
     # "how many pints is sensible?", and a night of drinking planned ("going to the pub later")
     rf"\bhow\s+(?:many|much)\s+{_DRINK}\s+(?:is|are|would\s+be)\s+(?:sensible|safe|ok|okay|fine|alright|too\s+(?:many|much))\b|"
     r"\b(?:i['’]m|i\s+am|we['’]re|we\s+are|^)\s*(?:going|heading|off)\s+(?:to\s+the\s+pub|out\s+(?:for\s+(?:a\s+)?drinks|drinking)|"
-    r"for\s+(?:a\s+few\s+|some\s+)?drinks)\b",
+    r"for\s+(?:a\s+few\s+|some\s+)?drinks)\b|"
+    # what to order at the pub or a bar ("the lads want me at the pub on Friday, what should I order?")
+    r"\b(?:at|to|down|in)\s+the\s+(?:pub|bar|beer\s+garden)\b(?!\s+(?:quiz|job|shift|staff))[^.?!]{0,60}?"
+    r"\bwhat\s+(?:should|shall|can|could|do)\s+i\s+(?:order|drink|have)\b|"
+    r"\bwhat\s+(?:should|shall|can|could|do)\s+i\s+(?:order|drink|have)\b[^.?!]{0,40}?\b(?:at|in)\s+the\s+(?:pub|bar)\b",
     re.IGNORECASE,
 )
 # a medicine's name by its ending ("amitriptyline", "propranolol", "methotrexate")
@@ -1822,6 +1832,22 @@ _OFFERED = pattern(
 )
 
 
+# The user's own medicines named as theirs ("anything I should sort out with my tablets before we go
+# abroad?", "I keep forgetting my meds on nights"): what they take is what it is about. Plural
+# "tablets" only: "my tablet" is as often an iPad.
+_MY_MEDICINES = pattern(
+    r"\b(?:my|our)\s+(?:(?:daily|regular|usual|morning|evening|night|diabetes|blood\s+pressure|heart|asthma|"
+    r"thyroid|epilepsy|allergy|hay\s+fever|pain)\s+)?(?:tablets|meds|medications?|medicines?|pills|"
+    r"prescriptions?|inhalers?|insulin|injections|jabs)\b(?!\s+(?:of\s+cash|cabinet|cupboard|box|drawer))",
+    re.IGNORECASE,
+)
+
+
+def names_my_medicines(text: str) -> bool:
+    """Whether a request speaks of the user's own medicines as theirs (_MY_MEDICINES)."""
+    return _MY_MEDICINES.search(text) is not None
+
+
 def offered_a_medicine(text: str) -> bool:
     """Whether a request says a doctor, dentist or pharmacist offers the user a medicine (_OFFERED)."""
     return _OFFERED.search(text) is not None
@@ -1843,7 +1869,9 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     food = asks_if_safe_for_me(text) and request.topic == "diet"
     drink = asks_to_drink(text)
     take = asks_to_take(text) or offered_a_medicine(text)
-    if not (drink or take or food) or request.about_no_one or request.code or asks_in_general(text):
+    if not (drink or take or food or names_my_medicines(text)):
+        return []
+    if request.about_no_one or request.code or asks_in_general(text):
         return []
     if people.role_paths(text):
         return []  # "Can my dad have a beer after his op?": his, and the person route reads him
@@ -2022,6 +2050,17 @@ def writes_a_message(text: str) -> bool:
     return _MESSAGE_TO_WRITE.search(text) is not None and _FOOD_IN_IT.search(text) is None
 
 
+# A meal for a time ahead is the asker's own, though the question says no "I" ("What's a good breakfast
+# before an early turn?", "What's good for tea tonight?"). Measured in tests/word_lists.py.
+_MEAL_AHEAD = pattern(
+    r"\b(?:breakfast|brunch|lunch|dinner|tea|supper|snacks?|packed\s+lunch|lunchbox)\b[^.?!]{0,40}?"
+    r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|evening|morning|afternoon)|"
+    r"before\s+(?:an?\s+|my\s+|the\s+)?(?:early\s+|late\s+|night\s+|long\s+)?(?:turn|shift|run|walk|ride|race|workout|"
+    r"session|gym|swim|flight|drive|exam))\b",
+    re.IGNORECASE,
+)
+
+
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
     ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
@@ -2034,8 +2073,10 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     import numpy as np
 
     # "what wine usually goes with salmon?", "Which dishes are typical at a Diwali feast?": what anyone
-    # eats, not what the household may (but "Is it safe to eat brie?" is asked by whoever would eat it)
-    if asks_in_general(text) or (asks_about_the_world(text) and not asks_to_eat(text)) or writes_a_message(text):
+    # eats, not what the household may (but "Is it safe to eat brie?" is asked by whoever would eat it,
+    # and "What's a good breakfast before an early turn?" by whoever eats it then)
+    world = asks_about_the_world(text) and not asks_to_eat(text) and not _MEAL_AHEAD.search(text)
+    if asks_in_general(text) or world or writes_a_message(text):
         return []
     # A meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
     # it reads less as about anyone than the bar for the rest. Not a meal as a time ("my pill before
