@@ -323,6 +323,21 @@ def test_memories_edit_with_a_bad_editor_exits_2_in_a_terminal(memchat_home):
     assert "internal error" not in child.before and child.exitstatus == 2
 
 
+def test_an_instruction_for_some_of_the_work_is_a_rule(cli):
+    # "When you suggest meals, keep weeknight cooking under 30 minutes" was stored as a fact and went
+    # with "how many seconds are in a week?" (a blind set); a clause to the assistant before a fact
+    # leaves it a fact.
+    for text, kind in (
+        ("When you suggest recipes, keep them vegetarian", "rule"),
+        ("If you write code for me, always use Rust", "rule"),
+        ("If you see Tom, he owes me a fiver", "fact"),
+        ("When you were last asked, my sister lived in Porto", "fact"),
+    ):
+        assert cli("memories", "add", text).exit_code == 0
+        kinds = {m["text"]: m["kind"] for m in json.loads(cli("memories", "list", "--json").stdout)}
+        assert kinds[text] == kind, text
+
+
 @pytest.mark.parametrize(
     ("said", "kind", "stored"),
     [

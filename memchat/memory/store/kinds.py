@@ -55,7 +55,14 @@ def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
     return default, _trimmed(text)
 
 
+# an instruction for some of the work: "When you suggest meals, keep weeknight cooking under 30 minutes"
+_WHEN_YOU = pattern(r"^\s*(?:when(?:ever)?|if|any\s+time)\s+you\s+[^,.;:]{1,80},\s*", re.IGNORECASE)
+
+
 def _is_instruction(text: str) -> bool:
+    when = _WHEN_YOU.match(text)
+    if when:
+        text = text[when.end() :]
     return bool(_IMPERATIVE.match(text) or (_PREFERS.match(text) and _OUTPUT.search(text)))
 
 
