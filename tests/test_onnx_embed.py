@@ -253,3 +253,39 @@ def test_the_encoder_tokenizes_no_more_of_a_text_than_its_tokens_can_span(embedd
         embedder._tokenizer = inner
     assert max(seen) <= 256 * onnx_embed.CHARS_PER_TOKEN
     assert np.allclose(before, after, atol=1e-6)  # the first 8,000 characters already fill 256 tokens
+
+
+@pytest.mark.process
+def test_an_export_cut_short_or_damaged_is_prepared_again_not_left_to_torch(tmp_path, memchat_home):
+    """A disk that filled while the export was written left model.onnx.data cut short under a
+    manifest that said verified: every later command ran on sentence-transformers (~7 s, 544 MB)
+    for good (an adversarial pass). A cut file is now no export, and one that will not open is
+    removed: the next start prepares it again."""
+    import json as json_
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MEMCHAT_CACHE_DIR=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
+
+    def memchat(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "memchat", *args], env=env, capture_output=True, text=True, timeout=300
+        )
+
+    assert memchat("memories", "add", "The spare key is under the blue pot").returncode == 0
+    assert memchat("recall", "spare key").returncode == 0  # prepares the export
+    (export,) = (tmp_path / "cache" / "onnx").iterdir()
+    files = json_.loads((export / "manifest.json").read_text())["files"]
+    assert files["model.onnx.data"] == (export / "model.onnx.data").stat().st_size
+    for damage in ("cut", "garbage"):
+        data = export / ("model.onnx.data" if damage == "cut" else "model.onnx")
+        if damage == "cut":
+            data.write_bytes(data.read_bytes()[:500_000])
+        else:
+            data.write_bytes(b"\0" * data.stat().st_size)  # the same size, not a model
+        found = memchat("recall", "where is the spare key?")
+        assert found.returncode == 0 and "blue pot" in found.stdout, found.stderr[-500:]
+        assert memchat("recall", "spare key").returncode == 0  # the next start, on a whole export again
+        info = json_.loads((export / "manifest.json").read_text())
+        assert info["verified"] and all((export / n).stat().st_size == size for n, size in info["files"].items())
+        assert "via onnxruntime" in memchat("doctor").stdout, damage

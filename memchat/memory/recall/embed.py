@@ -111,7 +111,11 @@ def _load(name: str, precision: str, encoder: str, note: Callable[[str], None] |
             if not onnx_embed.ready(name) and not onnx_embed.failed(name):
                 onnx_embed.prepare(name, note)
             if onnx_embed.ready(name):
-                return onnx_embed.OnnxEmbedder(name)
+                try:
+                    return onnx_embed.OnnxEmbedder(name)
+                except Exception:
+                    onnx_embed.discard(name)  # damaged: prepared again next time, not torch for good
+                    raise
         except Exception as exc:  # noqa: BLE001 - no export possible: the slow path still works
             if encoder == "onnx":
                 raise ConfigError(f"cannot run {name!r} with onnxruntime: {exc}") from None

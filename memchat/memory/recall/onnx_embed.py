@@ -97,9 +97,23 @@ def manifest(model_name: str) -> dict[str, Any] | None:
 
 
 def ready(model_name: str) -> bool:
-    """True when a verified export exists for this model (no heavy import)."""
+    """True when a verified export exists for this model, whole (no heavy import). A file cut short
+    (a disk that filled while it was written) or gone is no export: it is prepared again."""
     m = manifest(model_name)
-    return bool(m and m.get("verified") and m.get("format") == FORMAT)
+    return bool(m and m.get("verified") and m.get("format") == FORMAT and _whole(export_dir(model_name), m))
+
+
+def _whole(directory: Path, info: dict[str, Any]) -> bool:
+    """Whether every file the manifest lists has the size it had when it was verified."""
+    try:
+        return all((directory / name).stat().st_size == size for name, size in info.get("files", {}).items())
+    except OSError:
+        return False
+
+
+def discard(model_name: str) -> None:
+    """Remove an export that would not open, so that the next start prepares it again."""
+    shutil.rmtree(export_dir(model_name), ignore_errors=True)
 
 
 def failed(model_name: str) -> bool:
@@ -142,7 +156,10 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
         expected = f"about {PREPARE_SECONDS} s" if reference is not None else "about 15 s"
         note(f"preparing the fast encoder for {model_name} (once per model, {expected})…")
     st_model = None
-    with tempfile.TemporaryDirectory(dir=str(target.parent) if target.parent.exists() else None) as tmp:
+    # beside the export, so that putting it in place is one rename: a disk that fills while the
+    # files are written fails here, before anything is where a later start would look
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=str(target.parent)) as tmp:
         work = Path(tmp)
         try:
             from memchat.memory.recall.onnx_build import build_onnx
@@ -176,6 +193,7 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
             "dim": int(candidate.shape[1]),
             "seconds": round(time.monotonic() - started, 1),
             "torch": st_model is not None,
+            "files": {f.name: f.stat().st_size for f in sorted(work.iterdir()) if f.is_file()},
         }
         (work / "manifest.json").write_text(json.dumps(info, indent=1))
         if target.exists():
