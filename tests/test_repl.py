@@ -213,6 +213,26 @@ def test_message_streams_reply_and_ctrl_d_exits_zero(api, memchat_home):
     assert db_rows(memchat_home) == [("user", "hi there", "ok"), ("assistant", "Hello from the **fake** Claude.", "ok")]
 
 
+def test_a_session_deleted_in_another_terminal_leaves_the_chat_in_a_new_one(api, memchat_home):
+    """Every message after `sessions delete` in another terminal had failed on a foreign key, and
+    /retry with it: the next message now starts a new session and says so."""
+    child = spawn("--provider", "echo")
+    child.sendline("first words")
+    child.expect_exact("(echo) first words")
+    child.expect_exact(PROMPT)
+    deleted = subprocess.run(
+        [sys.executable, "-m", "memchat", "sessions", "delete", "1", "--yes"], cwd=str(ROOT), capture_output=True
+    )
+    assert deleted.returncode == 0, deleted.stderr
+    child.sendline("second words")
+    child.expect_exact("was deleted elsewhere")
+    child.expect_exact("(echo) second words")
+    assert quit_(child) == 0
+    assert db_rows(memchat_home, "SELECT session_id, content FROM messages WHERE role = 'user'") == [
+        (2, "second words")
+    ]
+
+
 def test_ctrl_c_mid_stream_keeps_partial_reply_and_returns_to_prompt(api, memchat_home):
     api.enqueue_text("alpha beta gamma delta epsilon zeta eta theta iota kappa", delay=0.25)
     child = spawn()

@@ -60,6 +60,12 @@ class Conversation:
             memory_off=not self.profile.use_memory,
         )
 
+    def still_there(self, session: Session) -> bool:
+        """Whether a session is still in the profile (`sessions delete` in another terminal removes it
+        under a running chat)."""
+        row = self.profile.db.conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session.id,)).fetchone()
+        return row is not None
+
     def discard_if_empty(self, session: Session) -> bool:
         """Remove a session this run created when a turn failed before storing anything in it (a
         full disk, Ctrl-C, a tokenizer that cannot load): a failed ask leaves no empty session.

@@ -71,6 +71,10 @@ class Repl:
         self.last_result = None
 
     def ensure_session(self) -> Session:
+        if self.session is not None and not self.app.chat.still_there(self.session):
+            # deleted in another terminal: every message would fail on it, and /retry with them
+            self.info(f"session {self.session.id} was deleted elsewhere; this message starts a new one")
+            self.session, self.last_result = None, None
         if self.session is None:
             self.session = self.app.chat.new_session()
         return self.session
