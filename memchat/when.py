@@ -37,9 +37,9 @@ def since(text: str, now: datetime | None = None) -> str:
             raise UsageError(f"not a time: {text!r} (use e.g. 7d, today, 2026-11-01 or 2026-11-01T09:00)") from None
     try:
         if parsed is not None:
-            when = parsed if parsed.tzinfo else parsed.astimezone()  # a bare date or time is local
+            when = parsed if parsed.tzinfo else _local(parsed)  # a bare date or time is local
         elif value.lower() == "today":
-            when = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+            when = _local(now).replace(hour=0, minute=0, second=0, microsecond=0)
         else:
             when = now - age(value)
         return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -57,4 +57,13 @@ def local_minute(stamp: str | None) -> str:
         return stamp[:16].replace("T", " ")
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.astimezone().strftime("%Y-%m-%d %H:%M")
+    return _local(when).strftime("%Y-%m-%d %H:%M")
+
+
+def _local(when: datetime) -> datetime:
+    """`when` in the local time zone; in UTC when the zone cannot be one (TZ=UTC+24 is a day off
+    UTC, which Python's time zones refuse: every listing had ended in an internal error)."""
+    try:
+        return when.astimezone()
+    except (ValueError, OverflowError):
+        return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)

@@ -449,3 +449,18 @@ def test_the_quick_look_at_a_message_never_misses_what_redaction_would_take(type
     assert redact_secrets(typed) != typed
     assert may_hold_key(typed)
     assert not may_hold_key("def f(x):\n    return x * 2  # abcdefghijklmnopqrstuvwxyz0123456789\n" * 100)
+
+
+def test_odd_environments_are_one_line_or_work_never_an_internal_error(tmp_path, memchat_home):
+    """A time zone a day off UTC, an output encoding that cannot hold "é", a MEMCHAT_HOME longer than
+    the file system takes: each had ended in an internal error, exit 70 (an adversarial pass)."""
+    assert run_memchat("memories", "add", "Café au lait at Zoë's on Fridays").returncode == 0
+    for name, value in (("TZ", "UTC+24"), ("TZ", "Nowhere/Else-99"), ("PYTHONIOENCODING", "ascii")):
+        for args in (("memories", "list"), ("recall", "café"), ("log",), ("memories", "show", "1")):
+            done = run_memchat(*args, env={name: value})
+            assert done.returncode == 0 and b"internal error" not in done.stderr, (name, args, done.stderr[-300:])
+    listed = run_memchat("memories", "list", env={"PYTHONIOENCODING": "ascii"}).stdout
+    assert b"Caf\\xe9" in listed  # what the encoding cannot hold is shown as an escape, not dropped
+    too_long = run_memchat("memories", "list", env={"MEMCHAT_HOME": str(tmp_path / ("x" * 300))})
+    lines = too_long.stderr.decode().strip().splitlines()
+    assert too_long.returncode != 0 and len(lines) == 1 and "too long for the file system" in lines[0], lines

@@ -7,6 +7,7 @@ without importing typer and the command modules (about a fifth of the REPL's sta
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from memchat import signals
-from memchat.errors import ExitCode, MemchatError, require_unicode
+from memchat.errors import ConfigError, ExitCode, MemchatError, require_unicode
 from memchat.text import error_text
 from memchat.ui.console import note
 
@@ -100,6 +101,7 @@ def run(body: Callable[[], object]) -> NoReturn:
     """Run a command: known errors are one line and an exit code, never a traceback."""
     sys.unraisablehook = _log_unraisable
     signals.install()
+    _never_fail_to_encode()
     warnings.showwarning = _one_line_warning
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
     code: int = ExitCode.OK
@@ -120,7 +122,11 @@ def run(body: Callable[[], object]) -> NoReturn:
         from memchat.app.profile import known_failure
         from memchat.log import internal_error
 
-        known = known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile") or _write_failure(exc)
+        known = (
+            known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
+            or _write_failure(exc)
+            or _path_failure(exc)
+        )
         if known is not None:  # a damaged, busy, full or read-only file: not a bug
             show_error(known)
             code = known.exit_code
@@ -164,6 +170,25 @@ def _fast_exit(code: int) -> NoReturn:
 
 # What a full or failing disk says when the output (a redirect: `> file`) cannot be written
 _WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _never_fail_to_encode() -> None:
+    """Output in an encoding that cannot hold every character (PYTHONIOENCODING=ascii, a C locale)
+    shows an escape for what it cannot: a memory's "é" had ended every listing in an internal error."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding and encoding != "utf8" and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(Exception):
+                stream.reconfigure(errors="backslashreplace")
+
+
+def _path_failure(exc: BaseException) -> MemchatError | None:
+    """A path the file system cannot take (a MEMCHAT_HOME or --db name too long), in one line."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        name = str(exc.filename or "")
+        shown = name if len(name) <= 80 else f"{name[:40]}…{name[-30:]}"
+        return ConfigError(f"the path {shown} is too long for the file system: choose a shorter MEMCHAT_HOME or --db")
+    return None
 
 
 def _write_failure(exc: BaseException) -> MemchatError | None:
