@@ -592,6 +592,30 @@ def test_a_forget_on_a_full_disk_says_so_and_does_not_blame_another_process(cli,
     assert compacted.exit_code != 0 and "no room to compact" in compacted.stderr
 
 
+def test_a_forget_whose_scrub_a_full_disk_stops_says_what_was_done_and_what_is_left(cli, monkeypatch, memchat_home):
+    """With a few hundred kB free, forget took the memory out, then its scrub (the checkpoint) hit
+    the full disk: it said only "the disk is full", exit 1, as if nothing was forgotten (an
+    adversarial pass). It now says it forgot, and that the last traces wait for room; the next
+    command with room finishes them."""
+    from memchat.errors import StoreError
+    from memchat.memory.forget import scrub
+
+    assert cli("memories", "add", "My locker code is 4471").exit_code == 0
+    real = scrub.finish
+    monkeypatch.setattr(
+        scrub, "finish", lambda db: (_ for _ in ()).throw(StoreError("cannot write to the database: the disk is full"))
+    )
+    done = cli("memories", "forget", "1", "--yes")
+    assert done.exit_code == 1 and done.stdout.startswith("forgot 1 memory: 1"), (done.stdout, done.stderr)
+    said = " ".join(done.stderr.split())
+    assert "the disk is full" in said and "taken out by the next memchat command with room" in said
+    assert db_rows(memchat_home, "SELECT status FROM memories") == [("forgotten",)]
+    assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") != [(0,)]  # owed, recorded
+    monkeypatch.setattr(scrub, "finish", real)
+    assert cli("memories", "list").exit_code == 0
+    assert db_rows(memchat_home, "SELECT count(*) FROM pending_scrubs") == [(0,)]  # finished with room
+
+
 def test_a_kind_label_with_nothing_after_it_is_no_memory(cli, memchat_home):
     """ "rule:" alone (a /remember, `memories add`, or "remember that rule:" in a chat) labels
     nothing: refused in one line, never stored as the text "rule:"."""

@@ -11,7 +11,7 @@ import typer
 
 from memchat.cli.completion import labelled
 from memchat.cli.runner import CliState
-from memchat.errors import UsageError
+from memchat.errors import MemchatError, UsageError
 from memchat.text import sanitize
 from memchat.ui import console, terminal
 from memchat.ui.console import err, stdout_is_tty
@@ -38,8 +38,14 @@ NO_ROOM = (
 )
 
 
-def scrub_notes(complete: bool, compacted: bool, no_room: bool = False) -> None:
-    """What a forget, delete or purge left to finish, if anything."""
+def scrub_notes(complete: bool, compacted: bool, no_room: bool = False, owed: str | None = None) -> None:
+    """What a forget, delete or purge left to finish, if anything; `owed`: why its scrub could not
+    run (a full disk), which fails the command after saying what was done."""
+    if owed:
+        raise MemchatError(
+            f"{owed.rstrip('.')}: what was named is gone from memory, but its last traces (summaries, "
+            "the search index, the file's unused space) are taken out by the next memchat command with room"
+        )
     if not complete:
         console.note(NO_ROOM if no_room else SCRUB_PENDING)
     if not compacted:

@@ -357,7 +357,7 @@ def _said_forgotten(targets: list[Memory], done: Forgotten, purge_sources: bool)
             f"the conversation they came from is kept (messages {', '.join(map(str, done.sources))}) but never "
             "sent to the model again; --purge-sources redacts it too"
         )
-    scrub_notes(done.complete, done.compacted, done.no_room)
+    scrub_notes(done.complete, done.compacted, done.no_room, done.owed)
 
 
 @memories_app.command()

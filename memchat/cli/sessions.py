@@ -124,7 +124,7 @@ def delete(
         console.note(
             f"forgot {plural(len(done.ids), 'memory', 'memories')} drawn only from {drawn}: {id_ranges(done.ids)}"
         )
-    scrub_notes(done.complete, done.compacted, done.no_room)
+    scrub_notes(done.complete, done.compacted, done.no_room, done.owed)
 
 
 def _delete_question(targets: list[Session], yes: bool) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memchat.db import immediate, let_others_write, utcnow
+from memchat.errors import StoreError
 from memchat.memory.forget import scrub
 from memchat.memory.store.records import COLUMNS, Memory, log_history, memory_from_row
 
@@ -46,6 +47,7 @@ class Forgotten:
     complete: bool = True  # False: another reader holds an old snapshot; the scrub finishes after it
     compacted: bool = True  # False: too large to compact on the way (`memchat profile compact` does it)
     no_room: bool = False  # True: not complete because the disk had no room to compact the file
+    owed: str | None = None  # why the scrub could not run at all (a full disk): the next open carries it out
     said: list[tuple[str, str | None]] = field(default_factory=list, repr=False)  # (text, value): in memory only
 
 
@@ -103,10 +105,21 @@ def forget(
                 let_others_write()
     if not done.ids:
         return done
-    result = scrub.finish(db)
-    done.summary_redactions, done.withheld, done.complete = result.redactions, result.withheld, result.complete
-    done.compacted, done.no_room = result.compacted, result.no_room
+    result = _finish(db, done)
+    if result is not None:
+        done.summary_redactions, done.withheld, done.complete = result.redactions, result.withheld, result.complete
+        done.compacted, done.no_room = result.compacted, result.no_room
     return done
+
+
+def _finish(db: Database, done: Forgotten) -> scrub.ScrubResult | None:
+    """The pending scrub, now; None when the database refused its writes (a full disk) after the
+    memories themselves were gone: it stays recorded, and the next open carries it out."""
+    try:
+        return scrub.finish(db)
+    except StoreError as exc:
+        done.complete, done.owed = False, exc.message
+        return None
 
 
 def _texts(db: Database, batch: list[Memory]) -> dict[int, set[str]]:
@@ -210,6 +223,7 @@ def delete_sessions(db: Database, session_ids: list[int]) -> Forgotten:
         db.conn.execute(
             "UPDATE sessions SET title = NULL, summary = NULL WHERE id IN (SELECT value FROM json_each(?))", (listed,)
         )
-    result = scrub.finish(db)
-    done.complete, done.compacted, done.no_room = result.complete, result.compacted, result.no_room
+    result = _finish(db, done)
+    if result is not None:
+        done.complete, done.compacted, done.no_room = result.complete, result.compacted, result.no_room
     return done

@@ -290,8 +290,13 @@ def _files(db: Database, *, compact: bool) -> tuple[bool, bool, bool]:
             except sql_errors() as exc:  # owed: the next open tries again
                 no_room = any(word in str(exc).lower() for word in ("full", "disk i/o"))
         # Copy the pages back first without the write lock; TRUNCATE then holds it only briefly.
-        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        try:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sql_errors() as exc:  # the file cannot grow to take the pages back: owed, said as no room
+            if not any(word in str(exc).lower() for word in ("full", "disk i/o")):
+                raise
+            return vacuumed, False, True
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return vacuumed, not busy and (log in (-1, 0) or log == done), no_room
