@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,3 +105,48 @@ def profile_alone(path: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_SH)  # back to sharing it
         else:
             os.close(fd)
+
+
+def capture_lock_path(db_path: Path | str) -> Path:
+    """The file whose lock one capture at a time holds (memchat.memory.capture.background)."""
+    return Path(f"{db_path}.capture.lock")
+
+
+STOP_WAIT = 5.0  # seconds a stopped worker is given to let go of the profile
+
+
+def stop_detached_capture(db_path: Path) -> bool:
+    """End a detached capture worker at work on this profile (`consent no`, or a conversion that
+    needs the profile alone: a worker whose model does not answer retries for minutes). Only a
+    detached worker (`memories capture --background`), never a chat's own capture thread: True if
+    one was stopped. What it had not stored is read again by the next capture."""
+    path = capture_lock_path(db_path)
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False  # nobody holds it
+        except BlockingIOError:
+            pass
+        try:
+            pid = int(os.pread(fd, 32, 0).decode() or 0)
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            return False
+        if pid <= 0 or pid == os.getpid() or b"capture" not in command or b"--background" not in command:
+            return False
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_WAIT
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                time.sleep(0.05)
+        return True
+    finally:
+        os.close(fd)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import db_rows, wait_for_detached, wait_until
+from conftest import db_rows, run_memchat, wait_for_detached, wait_until
 from test_consent import PARROT, Model
 
 
@@ -167,3 +167,36 @@ def test_a_worker_a_running_chat_started_is_reaped_when_it_ends(memchat_home):
     spawn_detached(memchat_home / "default.db", ["--version"], what="version")
     time.sleep(1.0)
     assert wait_until(lambda: not zombies(), timeout=20), zombies()
+
+
+def test_consent_no_stops_a_capture_worker_waiting_on_its_model(api, memchat_home, monkeypatch):
+    """A worker whose model does not answer retried for minutes after `consent no` (and held the
+    profile against `profile encrypt` as long): saying no now ends it. A chat's own capture thread
+    is never touched (only a detached `--background` worker)."""
+    from memchat import sessions
+    from memchat.db import open_db
+    from memchat.memory.capture.background import worker_command
+
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
+    db = open_db(memchat_home / "default.db")
+    said = sessions.create_session(db)
+    sessions.add_message(db, said.id, "user", PARROT)
+    sessions.add_message(db, said.id, "assistant", "Kiwi is a lovely name.")
+    db.close()
+    api.enqueue_hang(60)  # the extraction call waits
+    worker = subprocess.Popen(
+        worker_command(
+            memchat_home / "default.db", ["memories", "capture", "--background", "--session", "1"], what="capture"
+        ),
+        env=dict(os.environ),
+        start_new_session=True,
+    )
+    try:
+        assert wait_until(lambda: len(api.requests) >= 1, timeout=30)
+        started = time.monotonic()
+        assert run_memchat("consent", "no").returncode == 0
+        assert worker.wait(timeout=30) == 143 and time.monotonic() - started < 15
+    finally:
+        worker.kill()
+        worker.wait()
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]

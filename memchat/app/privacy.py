@@ -41,6 +41,8 @@ class Privacy:
         self.profile.capture_on = (
             capture and self.profile.use_memory and bool(self.profile.settings.get("memory.capture"))
         )
+        if not capture:  # a worker retrying a model that does not answer would go on for minutes
+            locks.stop_detached_capture(self.profile.settings.db_path)
 
     def consent_capture(self) -> bool:
         said = self.consent()
@@ -200,6 +202,7 @@ class Privacy:
                 )
         drop_disk_cache(self.profile.db)
         self.profile.close()
+        locks.stop_detached_capture(path)  # a worker waiting minutes on a model would hold the profile
         try:
             encryption.convert(path, key_in=None, key_out=key)
         except BaseException:
@@ -220,6 +223,7 @@ class Privacy:
         found = encryption.key_for(path)
         assert found is not None  # opening needed it
         self.profile.close()
+        locks.stop_detached_capture(path)
         encryption.convert(path, key_in=found[0], key_out=None)
         if found[1] != encryption.KEY_ENV:
             encryption.forget_key(path)

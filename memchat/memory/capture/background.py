@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from memchat import usage
 from memchat.db import open_db
 from memchat.files import touch_private
+from memchat.locks import capture_lock_path
 from memchat.log import get_logger, log_path, worker_failed
 from memchat.memory.capture.turns import capture_session, mark_run, save_pointer
 from memchat.providers import get_provider
@@ -44,7 +45,7 @@ IDLE_MINUTES = 10  # a session idle this long counts as ended: a background run 
 @contextlib.contextmanager
 def capture_lock(db_path: Path, wait: float) -> Iterator[bool]:
     """Hold the profile's capture lock (True), or say after `wait` seconds that another holds it."""
-    path = Path(f"{db_path}.capture.lock")
+    path = capture_lock_path(db_path)
     try:
         fd = os.open(touch_private(path), os.O_RDWR)
     except OSError:
@@ -61,6 +62,9 @@ def capture_lock(db_path: Path, wait: float) -> Iterator[bool]:
                     yield False
                     return
                 time.sleep(0.1)
+        with contextlib.suppress(OSError):  # who holds it, for stop_detached_capture
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield True
     finally:
         os.close(fd)  # closing releases the lock
