@@ -2197,6 +2197,24 @@ def test_what_a_blind_set_missed_my_meds_her_pregnancy_a_meal_ahead_and_the_pub(
     )
 
 
+def test_where_someone_lives_goes_without_the_condition_told_in_the_same_breath(cli, api, real_encoder):
+    # "My dad is 78, lives in Pune and has Parkinson's" was held back whole from "what time will it
+    # be for Dad when I ring him?" (a blind set): health, and not what the request is about. What it
+    # says of him besides goes; the condition stays home, and a private memory stays whole at home.
+    remember(
+        cli,
+        "My grandad is 85, lives in Whitby and has heart failure",
+        "I work as a bus driver in York",
+        "We have a cat called Mochi",
+    )
+    sent = retrieved_for(cli, "How long would it take me to drive over to see Grandad on Saturday?")
+    assert "My grandad is 85, lives in Whitby" in sent, sent
+    assert not any("heart" in t for t in sent), sent
+    assert not any("heart" in t for t in retrieved_for(cli, "Write a function that computes York to Whitby distance"))
+    cli("memories", "edit", "1", "--private")
+    assert not any("Whitby" in t for t in retrieved_for(cli, "How long to drive to see Grandad?"))
+
+
 def test_a_medicine_or_condition_that_sets_the_diet_goes_with_a_meal_and_no_further(cli, api, real_encoder):
     # An MAOI rules out aged cheese and cured meat, kidney disease salt and potassium: a meal must
     # respect them as it does an allergy, though no word of the request is theirs.

@@ -792,6 +792,33 @@ _WHAT_IT_COSTS = pattern(
 )
 
 
+def _delicate(m: Memory, like: float, topic: str, *, animal: bool, pets: bool, their_care: bool) -> bool:
+    """Whether a memory goes only to a request about its own topic (health or money). A pet's
+    illness is its care, not the user's private health ("Juniper has kidney disease")."""
+    if pets:
+        return m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
+    if their_care and topic != "money" and sensitive.categories(m.text) <= _CARE_CATEGORIES:
+        return False
+    return not animal and (topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, like, topic))
+
+
+_CLAUSE = pattern(r",\s+(?:and\s+)?|;\s+|\s+and\s+(?=(?:has|is|was|had|takes|uses|lives|works|can|can't|gets)\b)")
+
+
+def _without_the_sensitive(m: Memory) -> Memory | None:
+    """The memory without its clauses that touch a sensitive category, when what is left still says
+    something of its subject ("My dad is 78, lives in Pune" of "My dad is 78, lives in Pune and has
+    Parkinson's"), or None. A memory marked sensitive or private is never cut: it stays whole, and home."""
+    if m.sensitive or m.private:
+        return None
+    clauses = _CLAUSE.split(m.text.strip().rstrip("."))
+    kept = [c for c in clauses if not sensitive.categories(c)]
+    if len(kept) == len(clauses) or not kept or kept[0] != clauses[0] or len(" ".join(kept).split()) < 4:
+        return None
+    cut = ", ".join(kept)
+    return replace(m, text=cut) if not sensitive.categories(cut) else None
+
+
 def _without_the_cost(m: Memory) -> Memory | None:
     """The memory as the card may hold it when it says where the user lives and what that costs:
     without the cost ("I rent a 2BHK in Baner, Pune"), or None."""
@@ -1045,23 +1072,21 @@ def _ranked(
         topic = model.names[int(topics[j].argmax())]
         # A memory about health or money goes only to a request about that, even when no word
         # list or example marks it sensitive ("My mum has Parkinson's" is not for a gift idea).
-        delicate = not animal and (topic in SENSITIVE_TOPICS.values() or _is_sensitive(m, float(like[j]), topic))
-        if pets:  # a pet's illness is its care, not the user's private health ("Juniper has kidney disease")
-            delicate = m.sensitive or bool(sensitive.categories(m.text) - {"health", "children"})
-        elif (
+        their_care = (  # the person the request is about: their condition is what it turns on (SUBJECT)
             subject
             and not (m.sensitive or no_delicate)
             and (scores[j] >= SUBJECT_FLOOR or symptom and states_a_condition(m.text))
-            and topic != "money"
-            and sensitive.categories(m.text) <= _CARE_CATEGORIES
-        ):
-            delicate = False  # the person the request is about: their condition is what it turns on (SUBJECT)
+        )
+        delicate = _delicate(m, float(like[j]), topic, animal=animal, pets=pets, their_care=their_care)
         if delicate and (
             # a program's subject is not the user's ("an app that logs my insulin doses"), nor is a
             # question about the world ("how many hours of sleep does an adult need?" and the lithium)
             no_delicate or (topic != main and not (aside and topic == "health" and scores[j] >= HEALTH_ASIDE))
         ):
-            continue
+            # what it says of the person besides ("My dad is 78, lives in Pune" of "... and has
+            # Parkinson's"), for the person a request is about: where he is, not what he has
+            if (m := _without_the_sensitive(m) if subject and not no_delicate else None) is None:
+                continue
         if delicate_only and not (delicate and topic == main):
             continue
         out.append(Needed(m, float(scores[j]), topic))
