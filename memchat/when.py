@@ -65,5 +65,7 @@ def _local(when: datetime) -> datetime:
     UTC, which Python's time zones refuse: every listing had ended in an internal error)."""
     try:
         return when.astimezone()
-    except (ValueError, OverflowError):
+    except ValueError as exc:
+        if "offset" not in str(exc):  # a date out of range: the caller says so
+            raise
         return when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
