@@ -120,22 +120,8 @@ def test_a_worker_ended_by_sigterm_says_so_in_the_log(api, memchat_home, monkeyp
     """Background work never dies silently: a `kill` of the worker mid-extraction is one line."""
     import signal
 
-    from memchat import sessions
-    from memchat.db import open_db
-    from memchat.memory.capture.background import worker_command
-
-    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")
-    db = open_db(memchat_home / "default.db")
-    said = sessions.create_session(db)
-    sessions.add_message(db, said.id, "user", PARROT)
-    sessions.add_message(db, said.id, "assistant", "Kiwi is a lovely name.")
-    db.close()
-    api.enqueue_hang(30)  # the extraction call waits: the worker is killed in the middle of it
-    worker = subprocess.Popen(
-        worker_command(memchat_home / "default.db", ["memories", "capture", "--session", "1"], what="capture"),
-        env=dict(os.environ),
-        start_new_session=True,
-    )
+    # the extraction call waits: the worker is killed in the middle of it
+    worker = _worker_waiting_on_its_model(api, memchat_home, monkeypatch, ["--session", "1"])
     try:
         assert wait_until(lambda: len(api.requests) >= 1, timeout=30)
         time.sleep(0.3)
@@ -173,6 +159,20 @@ def test_consent_no_stops_a_capture_worker_waiting_on_its_model(api, memchat_hom
     """A worker whose model does not answer retried for minutes after `consent no` (and held the
     profile against `profile encrypt` as long): saying no now ends it. A chat's own capture thread
     is never touched (only a detached `--background` worker)."""
+    worker = _worker_waiting_on_its_model(api, memchat_home, monkeypatch, ["--background", "--session", "1"])
+    try:
+        assert wait_until(lambda: len(api.requests) >= 1, timeout=30)
+        started = time.monotonic()
+        assert run_memchat("consent", "no").returncode == 0
+        assert worker.wait(timeout=30) == 143 and time.monotonic() - started < 15
+    finally:
+        worker.kill()
+        worker.wait()
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
+
+
+def _worker_waiting_on_its_model(api, memchat_home, monkeypatch, flags: list[str]) -> subprocess.Popen:
+    """A capture worker (`memories capture FLAGS`) of one exchange, whose extraction call waits."""
     from memchat import sessions
     from memchat.db import open_db
     from memchat.memory.capture.background import worker_command
@@ -183,20 +183,9 @@ def test_consent_no_stops_a_capture_worker_waiting_on_its_model(api, memchat_hom
     sessions.add_message(db, said.id, "user", PARROT)
     sessions.add_message(db, said.id, "assistant", "Kiwi is a lovely name.")
     db.close()
-    api.enqueue_hang(60)  # the extraction call waits
-    worker = subprocess.Popen(
-        worker_command(
-            memchat_home / "default.db", ["memories", "capture", "--background", "--session", "1"], what="capture"
-        ),
+    api.enqueue_hang(60)
+    return subprocess.Popen(
+        worker_command(memchat_home / "default.db", ["memories", "capture", *flags], what="capture"),
         env=dict(os.environ),
         start_new_session=True,
     )
-    try:
-        assert wait_until(lambda: len(api.requests) >= 1, timeout=30)
-        started = time.monotonic()
-        assert run_memchat("consent", "no").returncode == 0
-        assert worker.wait(timeout=30) == 143 and time.monotonic() - started < 15
-    finally:
-        worker.kill()
-        worker.wait()
-    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
