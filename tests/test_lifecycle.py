@@ -151,6 +151,34 @@ def test_what_is_deleted_or_forgotten_while_capture_reads_it_is_never_stored(wor
     elsewhere.close()
 
 
+def test_withdrawing_a_capture_forgets_only_what_it_stored_and_restores_what_it_replaced(world):
+    """When what a capture read is taken back while it stores (the second check), what it stored
+    goes for good; a memory it superseded is active again, and one it merged into is the user's."""
+    from memchat.memory.capture.policy import Outcome
+    from memchat.memory.capture.turns import CaptureResult, _withdraw
+
+    db = world[0]
+    store = MemoryStore(db)
+    lyon = store.add("I live in Lyon", key="user.city", value="Lyon")
+    kept = store.add("I play the cello")
+    lisbon = store.supersede(lyon.id, "I live in Lisbon", value="Lisbon", actor="extractor")
+    added = store.add("My locker code is 4471-QUILL", actor="extractor")
+    result = CaptureResult(
+        1,
+        outcomes=[
+            Outcome("updated", lisbon.id, lisbon.text, "fact"),
+            Outcome("added", added.id, added.text, "fact"),
+            Outcome("merged", kept.id, kept.text, "fact"),
+        ],
+    )
+    _withdraw(db, result)
+    status = dict(db.conn.execute("SELECT id, status FROM memories").fetchall())
+    assert status[lisbon.id] == status[added.id] == "forgotten"
+    assert status[lyon.id] == "active" and status[kept.id] == "active"
+    assert store.find(key="user.city")[0].text == "I live in Lyon"
+    assert not db_rows_like(db, "QUILL") and not db_rows_like(db, "Lisbon")
+
+
 def db_rows_like(db, word):
     """Memories whose text holds `word`, whatever their status."""
     return db.conn.execute("SELECT id, status, text FROM memories WHERE text LIKE ?", (f"%{word}%",)).fetchall()

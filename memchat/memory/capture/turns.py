@@ -263,13 +263,28 @@ def _taken_back(db: Database, session_id: int, read: dict[int, str], kept_out: s
     return now != read or bool(not_to_send(db, read) - kept_out)
 
 
+_NEW = ("added", "pending", "updated", "superseded")  # outcomes that stored a new memory (not a merge)
+
+
 def _withdraw(db: Database, result: CaptureResult) -> None:
-    """Forget for good what this capture stored (a forget that ran meanwhile must not be undone by it)."""
-    ids = [o.memory_id for o in result.outcomes if o.memory_id is not None]
+    """Forget for good what this capture stored (a forget that ran meanwhile must not be undone by
+    it). A memory it merged into is the user's and stays; one it superseded is active again."""
+    ids = [o.memory_id for o in result.outcomes if o.memory_id is not None and o.action in _NEW]
     ids += [result.summary_id] if result.summary_id is not None else []
+    replaced: list[int] = []
+    with immediate(db):  # unlinked first, so forget's chain of older versions leaves them out
+        for new in ids:
+            found = db.conn.execute("SELECT id FROM memories WHERE superseded_by = ?", (new,)).fetchall()
+            replaced += [r[0] for r in found]
+            db.conn.execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?", (new,))
     stored = erase.live_memories(db, ids)
     if stored:
         erase.forget(db, stored, actor="extractor")
+    with immediate(db):
+        for old in replaced:
+            db.conn.execute(
+                "UPDATE memories SET status = 'active', valid_to = NULL WHERE id = ? AND status = 'superseded'", (old,)
+            )
     result.outcomes, result.summary_id = [], None
 
 
