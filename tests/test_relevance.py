@@ -2189,6 +2189,11 @@ def test_what_a_blind_set_missed_my_meds_her_pregnancy_a_meal_ahead_and_the_pub(
     assert any(
         "sober" in t for t in retrieved_for(cli, "My mates want me down the pub after work, what should I drink?")
     )
+    # "the boys from football" are friends, not the user's sons (whose request it would then be)
+    assert any(
+        "sober" in t
+        for t in retrieved_for(cli, "The boys from football want me at the bar after the match, what should I order?")
+    )
     # and not for the world's or someone else's: a tablet computer, a breakfast abroad, a pub quiz
     assert not any("sertraline" in t for t in retrieved_for(cli, "My tablet keeps crashing, any fixes?"))
     assert not any("coeliac" in t for t in retrieved_for(cli, "What do people in Portugal eat for breakfast?"))

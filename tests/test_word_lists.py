@@ -32,7 +32,7 @@ FLOORS = {
     "tastes (need._TASTE)": 0.78,
     "former facts (need._FORMER)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-02)
     "where a child spends the day (need._CHILD_PLACE)": 0.95,  # 1.00 on its 20 examples (written with it)
-    "people by role (people.role_paths)": 0.95,  # 1.00 on its 56 examples (written with it, 2026-12-03 and -04)
+    "people by role (people.role_paths)": 0.95,  # 1.00 on its 60 examples (written with it, 2026-12-03 and -04; friends 2026-12-07)
     "health care work (sensitive.CARE_WORK)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-03)
     "precise location (sensitive_words.json, sensitive._PATTERNS)": 0.95,  # 1.00 on its 34 examples (2026-12-03)
     "diary requests (need._AGENDA)": 0.95,  # 1.00 on its 22 examples (written with it, 2026-12-03)

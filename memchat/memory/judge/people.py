@@ -69,8 +69,9 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
         (("grandson",), ("granddaughter",), ("grandchild",)),
     ),
     (pattern(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
-    (pattern(r"\b(the|my|our) (boys|lads)\b", re.I), (("son",),)),
-    (pattern(r"\b(the|my|our) girls\b", re.I), (("daughter",),)),
+    # not a group of friends or colleagues: "the lads at work", "the girls from uni", "the boys on the team"
+    (pattern(r"\b(the|my|our) (boys|lads)\b(?!\s+(?:at|from|on|in|down)\b)", re.I), (("son",),)),
+    (pattern(r"\b(the|my|our) girls\b(?!\s+(?:at|from|on|in|down)\b)", re.I), (("daughter",),)),
     (
         pattern(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
         (("partner",), ("son",), ("daughter",), ("child",)),
