@@ -8,6 +8,8 @@ gate, snippets, embedding) reads a bounded window of it, whatever the largest me
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 
@@ -46,9 +48,20 @@ def test_endless_input_is_refused_without_reading_it_all(memchat_home, tmp_path)
     line to a piped chat or to `memchat mcp`: each stops reading past the limit and says so."""
 
     def fed(feeder: str, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            ["bash", "-c", f'{feeder} | "$0" -m memchat "$@"', sys.executable, *args], capture_output=True, timeout=120
-        )
+        # a pipeline of its own: a memchat that never stops reading is killed with its feeder, not
+        # left running (subprocess's timeout ends bash alone)
+        with subprocess.Popen(
+            ["bash", "-c", f'{feeder} | "$0" -m memchat "$@"', sys.executable, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        ) as proc:
+            try:
+                out, err = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                raise
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     asked = fed("yes", "--provider", "echo", "ask")  # endless short lines
     assert asked.returncode == 2 and f"at most {MAX_MESSAGE_CHARS:,}" in asked.stderr.decode()
