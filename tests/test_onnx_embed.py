@@ -289,3 +289,20 @@ def test_an_export_cut_short_or_damaged_is_prepared_again_not_left_to_torch(tmp_
         info = json_.loads((export / "manifest.json").read_text())
         assert info["verified"] and all((export / n).stat().st_size == size for n, size in info["files"].items())
         assert "via onnxruntime" in memchat("doctor").stdout, damage
+
+
+def test_work_a_killed_preparation_left_is_removed_by_the_next_one(tmp_path, monkeypatch):
+    """A kill -9 while the encoder was prepared left its work directory (~170 MB) beside the
+    exports for good; the next preparation removes those over ten minutes old."""
+    import time as time_
+
+    monkeypatch.setenv("MEMCHAT_CACHE_DIR", str(tmp_path / "cache"))
+    parent = onnx_embed.export_dir(DEFAULT_MODEL).parent
+    stale, fresh = parent / "tmpkilled", parent / "tmprunning"
+    for work in (stale, fresh):
+        (work / "raw").mkdir(parents=True)
+        (work / "raw" / "model.onnx.data").write_bytes(b"\0" * 1000)
+    old = time_.time() - 2 * onnx_embed.STALE_WORK_SECONDS
+    os.utime(stale, (old, old))
+    assert onnx_embed.prepare(DEFAULT_MODEL)
+    assert not stale.exists() and fresh.exists()  # another preparation may be running in that one

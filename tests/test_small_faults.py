@@ -464,3 +464,17 @@ def test_odd_environments_are_one_line_or_work_never_an_internal_error(tmp_path,
     too_long = run_memchat("memories", "list", env={"MEMCHAT_HOME": str(tmp_path / ("x" * 300))})
     lines = too_long.stderr.decode().strip().splitlines()
     assert too_long.returncode != 0 and len(lines) == 1 and "too long for the file system" in lines[0], lines
+
+
+def test_what_is_typed_or_piped_is_read_as_utf8_whatever_the_locale(memchat_home):
+    """A piped chat under PYTHONIOENCODING=ascii ended in an internal error at "ü", latin-1 stored
+    mojibake, and under LC_ALL=C with PYTHONUTF8=0 a valid UTF-8 argument was refused as not UTF-8."""
+    for env in ({"PYTHONIOENCODING": "ascii"}, {"PYTHONIOENCODING": "latin-1"}, {"LC_ALL": "C", "PYTHONUTF8": "0"}):
+        piped = run_memchat("--provider", "echo", input="ünïcode piped\n".encode(), env=env)
+        assert piped.returncode == 0 and b"internal error" not in piped.stderr, (env, piped.stderr[-300:])
+        asked = run_memchat("--provider", "echo", "ask", "café crème", env=env)
+        assert asked.returncode == 0, (env, asked.stderr[-300:])
+    said = {t for (t,) in db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'")}
+    assert said == {"ünïcode piped", "café crème"}  # stored as typed, every time
+    bad = run_memchat("--provider", "echo", input=b"\xff\xfe not text\n")
+    assert bad.returncode == 1 and b"not valid UTF-8" in bad.stderr

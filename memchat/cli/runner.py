@@ -86,6 +86,7 @@ def _arguments_are_text() -> None:
     """Bytes that are not UTF-8 reach Python's argv (and environment) as lone surrogates, which no
     message, name or option can be stored or printed with: refused in one line, whatever the
     command. A path on disk may be named by such bytes, and is left to the command that opens it."""
+    sys.argv[1:] = [_as_utf8(a) for a in sys.argv[1:]]
     for number, argument in enumerate(sys.argv[1:], 1):
         if not os.path.lexists(argument):
             require_unicode(argument, f"argument {number}")
@@ -95,6 +96,15 @@ def _arguments_are_text() -> None:
 
 
 _OUR_VARIABLES = ("MEMCHAT_", "ANTHROPIC_", "OPENAI_")
+
+
+def _as_utf8(argument: str) -> str:
+    """An argument as the UTF-8 it was typed in, whatever the locale (under LC_ALL=C with
+    PYTHONUTF8=0, Python reads "café" as four characters and two lone surrogates)."""
+    try:
+        return os.fsencode(argument).decode("utf-8")
+    except UnicodeDecodeError:
+        return argument  # not UTF-8 at all: require_unicode says so
 
 
 def run(body: Callable[[], object]) -> NoReturn:
@@ -180,6 +190,13 @@ def _never_fail_to_encode() -> None:
         if encoding and encoding != "utf8" and hasattr(stream, "reconfigure"):
             with contextlib.suppress(Exception):
                 stream.reconfigure(errors="backslashreplace")
+    # what is typed or piped in is read as UTF-8 whatever the locale says (a piped chat under
+    # PYTHONIOENCODING=ascii ended in an internal error at "ü", and latin-1 stored mojibake); bytes
+    # that are not UTF-8 reach each line as lone surrogates, which the line's check refuses
+    encoding = (getattr(sys.stdin, "encoding", None) or "").lower().replace("-", "")
+    if encoding and encoding != "utf8" and hasattr(sys.stdin, "reconfigure"):
+        with contextlib.suppress(Exception):
+            sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
 
 
 def _path_failure(exc: BaseException) -> MemchatError | None:

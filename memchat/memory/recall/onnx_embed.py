@@ -16,6 +16,7 @@ with a manifest saying what was verified.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -111,6 +112,18 @@ def _whole(directory: Path, info: dict[str, Any]) -> bool:
         return False
 
 
+STALE_WORK_SECONDS = 600  # a preparation takes seconds: a work directory this old was left by a kill
+
+
+def _remove_stale_work(parent: Path) -> None:
+    """Remove the work directories a killed preparation left beside the exports (~170 MB each)."""
+    now = time.time()
+    for work in parent.glob("tmp*"):
+        with contextlib.suppress(OSError):
+            if work.is_dir() and now - work.stat().st_mtime > STALE_WORK_SECONDS:
+                shutil.rmtree(work, ignore_errors=True)
+
+
 def discard(model_name: str) -> None:
     """Remove an export that would not open, so that the next start prepares it again."""
     shutil.rmtree(export_dir(model_name), ignore_errors=True)
@@ -159,6 +172,7 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
     # beside the export, so that putting it in place is one rename: a disk that fills while the
     # files are written fails here, before anything is where a later start would look
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_work(target.parent)
     with tempfile.TemporaryDirectory(dir=str(target.parent)) as tmp:
         work = Path(tmp)
         try:
