@@ -276,19 +276,25 @@ def test_an_export_cut_short_or_damaged_is_prepared_again_not_left_to_torch(tmp_
     assert memchat("recall", "spare key").returncode == 0  # prepares the export
     (export,) = (tmp_path / "cache" / "onnx").iterdir()
     files = json_.loads((export / "manifest.json").read_text())["files"]
-    assert files["model.onnx.data"] == (export / "model.onnx.data").stat().st_size
-    for damage in ("cut", "garbage"):
-        data = export / ("model.onnx.data" if damage == "cut" else "model.onnx")
+    assert files["model.onnx.data"][0] == (export / "model.onnx.data").stat().st_size
+    for damage in ("cut", "garbage", "zeroes"):
+        before = (export / "manifest.json").read_text()
+        data = export / ("model.onnx" if damage == "garbage" else "model.onnx.data")
         if damage == "cut":
             data.write_bytes(data.read_bytes()[:500_000])
-        else:
+        elif damage == "garbage":
             data.write_bytes(b"\0" * data.stat().st_size)  # the same size, not a model
+        else:  # the same size, a model that opens, and wrong vectors (a re-test found it used)
+            with open(data, "r+b") as f:
+                f.seek(data.stat().st_size // 3)
+                f.write(bytes(data.stat().st_size // 5))
         found = memchat("recall", "where is the spare key?")
         assert found.returncode == 0 and "blue pot" in found.stdout, found.stderr[-500:]
         assert memchat("recall", "spare key").returncode == 0  # the next start, on a whole export again
         info = json_.loads((export / "manifest.json").read_text())
-        assert info["verified"] and all((export / n).stat().st_size == size for n, size in info["files"].items())
+        assert info["verified"] and all((export / n).stat().st_size == said[0] for n, said in info["files"].items())
         assert "via onnxruntime" in memchat("doctor").stdout, damage
+        assert (export / "manifest.json").read_text() != before, damage  # prepared again, not used as it was
 
 
 def test_work_a_killed_preparation_left_is_removed_by_the_next_one(tmp_path, monkeypatch):

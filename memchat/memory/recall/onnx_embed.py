@@ -105,9 +105,16 @@ def ready(model_name: str) -> bool:
 
 
 def _whole(directory: Path, info: dict[str, Any]) -> bool:
-    """Whether every file the manifest lists has the size it had when it was verified."""
+    """Whether every file the manifest lists has the size and the modification time it had when it
+    was verified (a write that kept the size, zeroes over the weights, changes the time)."""
     try:
-        return all((directory / name).stat().st_size == size for name, size in info.get("files", {}).items())
+        for name, said in info.get("files", {}).items():
+            found = (directory / name).stat()
+            if [found.st_size, found.st_mtime_ns][: len(said) if isinstance(said, list) else 1] != (
+                said if isinstance(said, list) else [said]
+            ):
+                return False
+        return True
     except OSError:
         return False
 
@@ -207,7 +214,7 @@ def _prepare(model_name: str, note: Callable[[str], None] | None = None) -> bool
             "dim": int(candidate.shape[1]),
             "seconds": round(time.monotonic() - started, 1),
             "torch": st_model is not None,
-            "files": {f.name: f.stat().st_size for f in sorted(work.iterdir()) if f.is_file()},
+            "files": {f.name: [f.stat().st_size, f.stat().st_mtime_ns] for f in sorted(work.iterdir()) if f.is_file()},
         }
         (work / "manifest.json").write_text(json.dumps(info, indent=1))
         if target.exists():
