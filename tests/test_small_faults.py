@@ -478,3 +478,34 @@ def test_what_is_typed_or_piped_is_read_as_utf8_whatever_the_locale(memchat_home
     assert said == {"ünïcode piped", "café crème"}  # stored as typed, every time
     bad = run_memchat("--provider", "echo", input=b"\xff\xfe not text\n")
     assert bad.returncode == 1 and b"not valid UTF-8" in bad.stderr
+
+
+def test_a_server_that_answers_a_web_page_is_said_to_be_no_api(memchat_home):
+    """A 200 that is not the Messages API (a wifi login page, a base_url that names a web site) had
+    read "the API call failed (AssertionError: )": it now says what to check. The message is kept."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = b"<html><body>Please log in to the hotel wifi</body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        env = {"ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_port}", "ANTHROPIC_API_KEY": "sk-ant-test-key"}
+        done = run_memchat("ask", "hello there", env=env)
+    finally:
+        server.shutdown()
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 1 and "not as the API does" in lines[-1] and "base_url" in lines[-1], lines
+    assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'") == [("hello there",)]

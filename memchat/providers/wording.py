@@ -103,6 +103,14 @@ def explain(
     name = type(exc).__name__
     if partial:
         return ProviderError(f"the reply stream broke ({name}).{kept}", partial=partial)
+    if isinstance(exc, (AssertionError, ValueError, AttributeError, KeyError, TypeError)):
+        # the SDK could not read what came back: a 200 that is not the API (a wifi login page, a
+        # base_url that names a web site) had read "the API call failed (AssertionError: )"
+        return ProviderError(
+            f"the server at {url} answered, but not as the API does ({name} reading its reply): check "
+            "base_url, or a login page (hotel or office wifi) may be in the way",
+            partial=partial,
+        )
     return ProviderError(f"the API call failed ({name}: {exc})", partial=partial)
 
 
