@@ -151,6 +151,56 @@ def test_what_is_deleted_or_forgotten_while_capture_reads_it_is_never_stored(wor
     elsewhere.close()
 
 
+def test_a_capture_killed_while_it_stores_is_checked_at_the_next_open(world, script, encoder, tmp_path, monkeypatch):
+    """A kill -9 between the capture's store and its check kept what a forget in another terminal
+    had taken back (a re-test found it): a record of what was read is left until the check, and
+    the next open of the profile does the check: what was stored goes if what was read is gone,
+    and stays if not."""
+    from memchat.memory.capture import policy
+    from memchat.memory.capture import turns as capture_turns
+    from memchat.memory.forget import erase
+
+    db, _, engine, _ = world
+    elsewhere = open_db(tmp_path / "life.db")
+    real_apply = policy.apply
+    meanwhile = []
+
+    def apply_then_die(*args, **kwargs):
+        real_apply(*args, **kwargs)
+        for step in meanwhile:
+            step()
+        raise KeyboardInterrupt  # the process ends here, before its check
+
+    monkeypatch.setattr(policy, "apply", apply_then_die)
+
+    s = sessions.create_session(db)
+    engine.send(s, "My bike lock code is 2209-OTTER")
+    script.extractions.append(extraction(facts=[fact("The user's bike lock code is 2209-OTTER.")]))
+    # in another terminal: the user's own note of it, forgotten with its source (the message purged)
+    own = MemoryStore(elsewhere).add("Bike lock: 2209-OTTER", source_message_ids=[1])
+    meanwhile.append(lambda: erase.forget(elsewhere, [own], purge_sources=True))
+    with pytest.raises(KeyboardInterrupt):
+        capture(world, s, encoder)
+    assert ("active",) in [(status,) for _, status, _ in db_rows_like(db, "OTTER")]  # the check never ran
+    # the next memchat to open the profile does the check the killed one did not
+    listed = run_memchat("--db", str(tmp_path / "life.db"), "memories", "list", env={"MEMCHAT_PROVIDER": "echo"})
+    assert listed.returncode == 0, listed.stderr
+    assert not db_rows_like(db, "OTTER")
+
+    meanwhile.clear()  # killed the same way, but nothing was taken back: what it stored stands
+    s = sessions.create_session(db)
+    engine.send(s, "I keep bees at the allotment")
+    script.extractions.append(extraction(facts=[fact("The user keeps bees at the allotment.", sources=(3,))]))
+    with pytest.raises(KeyboardInterrupt):
+        capture(world, s, encoder)
+    assert capture_turns.finish_interrupted(elsewhere) == 0
+    assert db_rows_like(db, "bees")[0][1] == "active"
+    assert db.conn.execute("SELECT count(*) FROM profile_settings WHERE name LIKE 'capture.storing.%'").fetchone() == (
+        0,
+    )
+    elsewhere.close()
+
+
 def test_withdrawing_a_capture_forgets_only_what_it_stored_and_restores_what_it_replaced(world):
     """When what a capture read is taken back while it stores (the second check), what it stored
     goes for good; a memory it superseded is active again, and one it merged into is the user's."""

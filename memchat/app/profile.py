@@ -125,6 +125,10 @@ class Profile:
 
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
                     scrub.finish(self._db)
+                if interrupted_capture(self._db):  # a capture killed while it stored: its check, now
+                    from memchat.memory.capture.turns import finish_interrupted
+
+                    finish_interrupted(self._db)
                 if self.encrypted and self.history_to_scrub.exists():  # left by an encrypt cut short
                     shred(self.history_to_scrub)
                 from memchat.privacy import consent
@@ -536,3 +540,10 @@ def known_failure(exc: BaseException, path: Path | str) -> MemchatError | None:
     bug. The shells ask here rather than read sqlite errors themselves."""
 
     return runtime_failure(exc, path)
+
+
+def interrupted_capture(db: Database) -> bool:
+    """Whether a capture was killed while it stored (memchat.memory.capture.turns.STORING): one
+    indexed read at every open, so the capture's modules load only when there is one to finish."""
+    row = db.conn.execute("SELECT 1 FROM profile_settings WHERE name LIKE 'capture.storing.%' LIMIT 1").fetchone()
+    return row is not None

@@ -9,6 +9,7 @@ Where capture runs (a thread, a detached process) is memchat.memory.capture.back
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -215,6 +216,10 @@ def capture_session(
     found = extract(provider, model, new_shown, related, earlier, summarise=summarise, session_id=session_id)
     if _taken_back(db, session_id, read, kept_out):
         return result  # forgotten or deleted while the model read it: nothing of it is kept, read again next time
+    # until the check after storing, a record of what was read: a kill in between is finished at the
+    # next open (finish_interrupted), which withdraws what was stored if what was read is gone
+    marker = f"{STORING}{session_id}"
+    set_setting(db, marker, json.dumps({"since": utcnow(), "read": _hashes(read), "kept_out": sorted(kept_out)}))
     result.outcomes = policy.apply(
         store,
         found.candidates,
@@ -253,7 +258,68 @@ def capture_session(
         save_pointer(db, session_id, summarised=history[-1].id)
     if _taken_back(db, session_id, read, kept_out):  # ... or while what it found was stored
         _withdraw(db, result)
+    _done_storing(db, marker)
     return result
+
+
+# profile_settings names of the captures that were storing, one a session (memchat.app.profile reads
+# them at open: interrupted_capture)
+STORING = "capture.storing."
+
+
+def _hashes(read: dict[int, str]) -> dict[str, str]:
+    """What was read, as ids and digests of their text (the record holds no text)."""
+    return {str(i): hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32] for i, text in read.items()}
+
+
+def _done_storing(db: Database, marker: str) -> None:
+    with immediate(db):
+        db.conn.execute("DELETE FROM profile_settings WHERE name = ?", (marker,))
+
+
+def interrupted(db: Database) -> bool:
+    """Whether a capture was killed while it stored (cheap: read at every open)."""
+    return (
+        db.conn.execute("SELECT 1 FROM profile_settings WHERE name LIKE ? LIMIT 1", (f"{STORING}%",)).fetchone()
+        is not None
+    )
+
+
+def finish_interrupted(db: Database) -> int:
+    """For each capture killed while it stored: if what it had read was taken back meanwhile (a
+    forget, a delete), forget what it stored, as its own check would have. The memories withdrawn."""
+    withdrawn = 0
+    for name, value in db.conn.execute(
+        "SELECT name, value FROM profile_settings WHERE name LIKE ?", (f"{STORING}%",)
+    ).fetchall():
+        record = json.loads(value)
+        session_id = int(name.removeprefix(STORING))
+        read = {int(i): digest for i, digest in record["read"].items()}
+        now = {m.id: m.content for m in sessions.messages(db, session_id) if m.id in read}
+        taken = _hashes(now) != {str(i): d for i, d in read.items()} or bool(
+            not_to_send(db, now) - set(record["kept_out"])
+        )
+        if taken:
+            ids = _stored_since(db, record["since"], set(read), session_id)
+            _withdraw_ids(db, ids)
+            withdrawn += len(ids)
+        _done_storing(db, name)
+    return withdrawn
+
+
+def _stored_since(db: Database, since: str, read: set[int], session_id: int) -> list[int]:
+    """The memories the extractor added since `since` from these messages, or as this session's summary."""
+    rows = db.conn.execute(
+        "SELECT m.id, m.source_message_ids, m.key FROM memories m WHERE m.created_at >= ? AND m.status != 'forgotten' "
+        "AND EXISTS (SELECT 1 FROM memory_history h WHERE h.memory_id = m.id AND h.action = 'add' "
+        "AND h.actor = 'extractor')",
+        (since,),
+    ).fetchall()
+    return [
+        i
+        for i, sources, key in rows
+        if set(json.loads(sources or "[]")) & read or key == f"session.{session_id}.summary"
+    ]
 
 
 def _taken_back(db: Database, session_id: int, read: dict[int, str], kept_out: set[int]) -> bool:
@@ -271,6 +337,11 @@ def _withdraw(db: Database, result: CaptureResult) -> None:
     it). A memory it merged into is the user's and stays; one it superseded is active again."""
     ids = [o.memory_id for o in result.outcomes if o.memory_id is not None and o.action in _NEW]
     ids += [result.summary_id] if result.summary_id is not None else []
+    _withdraw_ids(db, ids)
+    result.outcomes, result.summary_id = [], None
+
+
+def _withdraw_ids(db: Database, ids: list[int]) -> None:
     replaced: list[int] = []
     with immediate(db):  # unlinked first, so forget's chain of older versions leaves them out
         for new in ids:
@@ -285,7 +356,6 @@ def _withdraw(db: Database, result: CaptureResult) -> None:
             db.conn.execute(
                 "UPDATE memories SET status = 'active', valid_to = NULL WHERE id = ? AND status = 'superseded'", (old,)
             )
-    result.outcomes, result.summary_id = [], None
 
 
 def _embed_new(db: Database, embedder: Any, memory_ids: list[int]) -> None:
