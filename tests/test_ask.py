@@ -455,3 +455,28 @@ def test_the_echo_provider_is_recorded_as_echo_never_as_a_claude_model(cli, memc
     assert models.exit_code == 0 and "echo  ← chat, memory" in models.stdout and "claude" not in models.stdout
     roles = json.loads(cli("--provider", "echo", "config", "--json").stdout)["roles"]
     assert {r["model"] for r in roles.values()} == {"echo"}
+
+
+def test_a_reply_to_a_session_deleted_meanwhile_is_said_not_saved(api, memchat_home):
+    """`sessions delete` in another terminal while the reply came had ended the ask in "memchat: no
+    message 1": it says what happened, and nothing of the session comes back."""
+    import threading
+    import time
+
+    api.enqueue_text("a reply that takes its time", delay=0.5)
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "memchat", "ask", "tell me something slowly"],
+        cwd=str(ROOT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while not api.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    deleter = threading.Thread(target=lambda: run_memchat("sessions", "delete", "1", "--yes"))
+    deleter.start()
+    deleter.join()
+    out, err = asking.communicate(timeout=60)
+    lines = err.decode().strip().splitlines()
+    assert asking.returncode == 1 and "was deleted while the reply came" in lines[-1], lines
+    assert db_rows(memchat_home, "SELECT count(*) FROM messages") == [(0,)]

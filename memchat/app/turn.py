@@ -489,6 +489,12 @@ def _commit(
     db, settings, section = profile.db, profile.settings, inputs.section
     latency = int((time.monotonic() - started) * 1000)
     with immediate(db):
+        if db.conn.execute("SELECT 1 FROM messages WHERE id = ?", (user.id,)).fetchone() is None:
+            # `sessions delete` in another terminal while the reply came: it was shown, and goes with them
+            # (not a StoreError: there is nothing to retry)
+            raise MemchatError(
+                f"session {inputs.session.id} was deleted while the reply came: the reply was shown but not saved"
+            )
         if section.items or searched:  # what memory the call carried (ids and reasons, never text) and the
             # model's own searches: for /why and /context
             sessions.set_memory_sent(db, user.id, section.summary())
