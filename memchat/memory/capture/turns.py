@@ -212,14 +212,14 @@ def capture_session(
         near = store.get_many([h.id for h in hits if h.type == "memory"]).values()
         related = [m for m in near if not m.private]  # shown to the memory model: never a private one
     earlier = [m for m in shown if m.id <= through]
-    read = {m.id: m.content for m in history}
+    read = _hashes({m.id: m.content for m in history})
     found = extract(provider, model, new_shown, related, earlier, summarise=summarise, session_id=session_id)
     if _taken_back(db, session_id, read, kept_out):
         return result  # forgotten or deleted while the model read it: nothing of it is kept, read again next time
     # until the check after storing, a record of what was read: a kill in between is finished at the
     # next open (finish_interrupted), which withdraws what was stored if what was read is gone
     marker = f"{STORING}{session_id}"
-    set_setting(db, marker, json.dumps({"since": utcnow(), "read": _hashes(read), "kept_out": sorted(kept_out)}))
+    set_setting(db, marker, json.dumps({"since": utcnow(), "read": read, "kept_out": sorted(kept_out)}))
     result.outcomes = policy.apply(
         store,
         found.candidates,
@@ -294,13 +294,8 @@ def finish_interrupted(db: Database) -> int:
     ).fetchall():
         record = json.loads(value)
         session_id = int(name.removeprefix(STORING))
-        read = {int(i): digest for i, digest in record["read"].items()}
-        now = {m.id: m.content for m in sessions.messages(db, session_id) if m.id in read}
-        taken = _hashes(now) != {str(i): d for i, d in read.items()} or bool(
-            not_to_send(db, now) - set(record["kept_out"])
-        )
-        if taken:
-            ids = _stored_since(db, record["since"], set(read), session_id)
+        if _taken_back(db, session_id, record["read"], set(record["kept_out"])):
+            ids = _stored_since(db, record["since"], {int(i) for i in record["read"]}, session_id)
             _withdraw_ids(db, ids)
             withdrawn += len(ids)
         _done_storing(db, name)
@@ -322,11 +317,12 @@ def _stored_since(db: Database, since: str, read: set[int], session_id: int) -> 
     ]
 
 
-def _taken_back(db: Database, session_id: int, read: dict[int, str], kept_out: set[int]) -> bool:
-    """Whether what a capture read was taken back since: a message deleted or redacted (its session
-    deleted, a forget with its sources), or one more withheld (a forget, a private memory)."""
-    now = {m.id: m.content for m in sessions.messages(db, session_id) if m.id in read}
-    return now != read or bool(not_to_send(db, read) - kept_out)
+def _taken_back(db: Database, session_id: int, read: dict[str, str], kept_out: set[int]) -> bool:
+    """Whether what a capture read (`read`: _hashes of it) was taken back since: a message deleted
+    or redacted (its session deleted, a forget with its sources), or one more withheld (a forget, a
+    private memory)."""
+    now = {m.id: m.content for m in sessions.messages(db, session_id) if str(m.id) in read}
+    return _hashes(now) != read or bool(not_to_send(db, now) - kept_out)
 
 
 _NEW = ("added", "pending", "updated", "superseded")  # outcomes that stored a new memory (not a merge)
