@@ -35,5 +35,27 @@ class _Lazy:
 
 
 def pattern(source: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
-    """`re.compile(source, flags)`, compiled when first used."""
+    """`re.compile(source, flags)`, compiled when first used. `\\p{Lu}` and `\\p{Ll}` stand for a
+    capital and a small letter of any European script, as in the `regex` module (UPPER, LOWER)."""
+    source = source.replace(r"\p{Lu}", UPPER).replace(r"\p{Ll}", LOWER)
     return cast("re.Pattern[str]", _Lazy(source, int(flags)))
+
+
+def _letters(upper: bool) -> str:
+    """The capital (or small) letters of the Latin, Greek and Cyrillic scripts, as a character
+    class's ranges: `[A-Z]` misses the É of Élodie, the Ł of Łukasz and the Ö of Örebro."""
+    blocks = (range(0x41, 0x250), range(0x370, 0x530))
+    codes = [c for block in blocks for c in block if (chr(c).isupper() if upper else chr(c).islower())]
+    spans: list[list[int]] = []
+    for c in codes:
+        if spans and c == spans[-1][1] + 1:
+            spans[-1][1] = c
+        else:
+            spans.append([c, c])
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in spans)
+
+
+UPPER_LETTERS = _letters(upper=True)  # inside a character class: f"[{UPPER_LETTERS}'-]"
+LOWER_LETTERS = _letters(upper=False)
+UPPER = f"[{UPPER_LETTERS}]"  # a capital letter where a name starts, whatever the flags' case
+LOWER = f"[{LOWER_LETTERS}]"

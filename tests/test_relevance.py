@@ -1251,6 +1251,26 @@ def test_your_own_pet_is_on_the_card_and_a_holiday_is_not_religion(cli, api, rea
     assert "Buddhism" not in sent_for(cli, api, "Can I afford a holiday this year?")
 
 
+def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
+    # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
+    # allergy was no one's and the family meal went without it
+    remember(
+        cli,
+        "Our daughter Zoë is six",
+        "Zoë is allergic to sesame",
+        "My wife Élodie doesn't eat pork",
+        "My friend Chloé's son can't eat eggs",
+        "I work as a surveyor in Ghent",
+    )
+    card = card_of(cli)
+    assert "sesame" in card and "pork" in card, card
+    assert "eggs" not in card, card  # a friend's child is not the household's, accent or not
+    from memchat.memory.judge.people import called_by_name
+
+    assert called_by_name("A present for Élodie?") == ["Élodie"]
+    assert called_by_name("a present for Łukasz") == ["Łukasz"]
+
+
 def test_a_child_told_by_age_is_of_the_household(cli, api, real_encoder):
     # "We have a three-year-old called Noor" says no son, daughter or child: Noor is one all the same
     from memchat.memory.judge.people import _AGED_CHILD

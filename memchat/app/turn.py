@@ -59,7 +59,7 @@ _ASKS = pattern(r"^(?:when|what|where|who|whom|whose|which|why|how|if|whether)\b
 _MOMENT = pattern(
     r"^(?i:(?:the|that|this|our)\s+)?(?i:times?|days?|night|evening|morning|afternoon|weekend|week|summer|"
     r"winter|spring|autumn|holiday|trip|party|wedding)\s+(?i:when\s+|that\s+)?"
-    r"(?:(?i:I|we|you|he|she|it|they|my|our|his|her|their|mum|mom|dad)|[A-Z][\w'’-]*)\b"
+    r"(?:(?i:I|we|you|he|she|it|they|my|our|his|her|their|mum|mom|dad)|\p{Lu}[\w'’-]*)\b"
 )
 # Says something, or names when: "the day Ana starts school: 4 September", "the week we'll be away".
 _STATES = pattern(r"\b(?:is|are|isn't|aren't|will|won't|going\s+to)\b|['’]ll\b|\d", re.IGNORECASE)

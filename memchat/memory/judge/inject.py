@@ -577,7 +577,7 @@ def _plan_at_the_place(hits: list[Hit], passed: list[Hit], query: str, today: da
 
 # Where a plan goes: "flying to Lisbon", "a week in Galway", "visiting Kraków" (not "flying Bristol to
 # Porto"'s Bristol: "What's the tidal range of the Bristol Channel?" is not about the trip)
-_DESTINATION = pattern(r"\b(?:to|in|at|around|visit|visiting)\s+((?:[A-Z][\w'’-]+\s?)+)")
+_DESTINATION = pattern(r"\b(?:to|in|at|around|visit|visiting)\s+((?:\p{Lu}[\w'’-]+\s?)+)")
 
 
 def _destinations(text: str) -> set[str]:

@@ -342,7 +342,7 @@ def _is_sensitive(m: Memory, like: float, topic: str) -> bool:
 # A pet as the sentence's subject, with no one else in it ("Our border collie Bramble is 3 and gets very
 # anxious with fireworks"): its health is its care, not the user's private health, and it may be on the
 # card with the pet (not "My dog helps my anxiety"). Measured in tests/word_lists.py.
-_PET_SUBJECT = pattern(r"\s*(?:our|my)\s+(?:[\w-]+\s+){0,3}?(?-i:[A-Z])[\w-]+\b", re.IGNORECASE)
+_PET_SUBJECT = pattern(r"\s*(?:our|my)\s+(?:[\w-]+\s+){0,3}?(?-i:\p{Lu})[\w-]+\b", re.IGNORECASE)
 _SOMEONE_IN_IT = pattern(r"\b(?:I|me|my|mine|I['’]m|I['’]ve|we|us|our|he|she|him|her)\b", re.IGNORECASE)
 
 
@@ -556,7 +556,7 @@ _BY_US = (
     r"|^\s*(?:(?:just|recently|finally)\s+)?(?=(?:moved|relocated|emigrated|swapped|traded|sold|started|began|joined|left|got|"
     r"retired|quit)\b))"
 )
-_NAMED = r"(?-i:[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*)*)"  # a name, capitalised whatever the flags
+_NAMED = r"(?-i:\p{Lu}[\w&'’.-]*(?:\s+\p{Lu}[\w&'’.-]*)*)"  # a name, capitalised whatever the flags
 # what one joins a club or a union as ("I joined Unite as a union rep"), not an employer
 _NOT_A_JOB = r"(?:member|volunteer|mentor|union\s+rep|shop\s+steward|trustee|governor|player|fan|supporter|guest)s?\b"
 _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or said as how things are now
@@ -584,11 +584,11 @@ _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or sa
         r"|(?:retired|quit\s+my\s+job|(?:was|got)\s+made\s+redundant|took\s+(?:voluntary\s+)?redundancy)\b"
         r"|(?:got|was)\s+promoted\s+to\b"
         r"|(?:started|began)\s+(?:(?:a|my)\s+)?(?:job|role|position|post|work)\s+(?:at|with|as)\b"
-        r"|(?:started|began)\s+(?:at|with)\s+(?-i:[A-Z])"
+        r"|(?:started|began)\s+(?:at|with)\s+(?-i:\p{Lu})"
         rf"|joined\s+{_NAMED}\s+(?:as|in)\b(?!\s+an?\s+(?:[\w-]+\s+)?{_NOT_A_JOB})"
         rf"|moved\s+to\s+{_NAMED}\s+as\b"
         rf"|left\s+{_NAMED}\s+(?:and|to)\b)"
-        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:(?:at|with)\s+(?:the\s+)?(?-i:[A-Z])|working\s+(?:at|for|as)\b)"
+        r"|\b(?:I['’]m|I\s+am)\s+now\s+(?:(?:at|with)\s+(?:the\s+)?(?-i:\p{Lu})|working\s+(?:at|for|as)\b)"
         r"|\bI\s+now\s+work\s+(?:at|for|as)\b",
         re.IGNORECASE,
     ),
@@ -596,7 +596,7 @@ _CHANGE = {  # each slot's changes: done by us (_BY_US, once per pattern), or sa
         rf"{_BY_US}(?:"
         r"(?:traded\s+in|part[\s-]exchanged)\s+(?:the|our|my)\b"
         r"|traded\s+(?:the|our|my)\s+[\w.-]+(?:\s+[\w.-]+)?\s+in\b"
-        r"|swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+(?:an?|the|our|my|(?-i:[A-Z]))"
+        r"|swapped\s+(?:the|our|my)\s+(?:old\s+)?[\w.-]+(?:\s+[\w.-]+)?\s+for\s+(?:an?|the|our|my|(?-i:\p{Lu}))"
         r"|(?:gave\s+up|sold|got\s+rid\s+of)\s+(?:the|our|my)\s+(?:car|van)\b"
         r"|sold\s+(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+)?\s+and\s+(?:bought|got|now)"
         r"|(?:got|bought|have|picked\s+up)\s+(?:a|our|my)\s+new\s+(?:company\s+|electric\s+)?(?:car|van)\b"
@@ -632,13 +632,13 @@ _NOT_A_HOME = pattern(
 _STATES = {
     "home": pattern(
         r"\b(?:live|lives|living|based|moved|relocated)\b|\bhome\s+is\b"
-        r"|\b(?:flat|house|home|apartment|place|cottage|terrace)\s+(?:is\s+)?in\s+(?-i:[A-Z])",
+        r"|\b(?:flat|house|home|apartment|place|cottage|terrace)\s+(?:is\s+)?in\s+(?-i:\p{Lu})",
         re.IGNORECASE,
     ),
     "work": pattern(
         r"\b(?:work(?:s|ed|ing)?\s+(?:as|at|for|in)|job|employ\w*|role|position)\b"
-        r"|\b(?:at|for|with)\s+(?-i:[A-Z])[^.;]*?\bas\s+an?\b"
-        r"|\b(?:I['’]m|I\s+am)\s+an?\s+[^.,;]*?\b(?:at|for|with)\s+(?-i:[A-Z])",
+        r"|\b(?:at|for|with)\s+(?-i:\p{Lu})[^.;]*?\bas\s+an?\b"
+        r"|\b(?:I['’]m|I\s+am)\s+an?\s+[^.,;]*?\b(?:at|for|with)\s+(?-i:\p{Lu})",
         re.IGNORECASE,
     ),
     "transport": pattern(
@@ -749,7 +749,7 @@ def _of_the_household(text: str) -> bool:
 _WHERE_WE_LIVE = pattern(
     r"\b(?:live|lives|living|moved|relocated)\s+(?:\w+\s+)?(?:in|to|near|outside)\b|\bhome\s+is\b"
     r"|\b(?:flat|house|home|apartment|bungalow|cottage|terrace|semi|semi-detached|condo|townhouse|2BHK|3BHK)\s+"
-    r"(?:is\s+(?:in|near)\b|(?:in|on|near|outside|just\s+outside)\s+(?:the\s+)?(?-i:[A-Z]))",
+    r"(?:is\s+(?:in|near)\b|(?:in|on|near|outside|just\s+outside)\s+(?:the\s+)?(?-i:\p{Lu}))",
     re.IGNORECASE,
 )
 
@@ -2233,7 +2233,7 @@ def _a_diet_condition(m: Memory, diet: float, health: float) -> bool:
     return condition and sensitive.categories(m.text) <= {"health", "children"} and food
 
 
-_NAME_WORD = pattern(r"\b([A-Z][a-z]+)\b(?!['’]s)")
+_NAME_WORD = pattern(r"\b(\p{Lu}\p{Ll}+)\b(?!['’]s)")
 # capitalised, not names (a faith is said with a capital: "Amir is Jewish and keeps kosher")
 _NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Since", "Now"} | {
     "Muslim",
@@ -2260,4 +2260,7 @@ def _of_them(subject: str, names: set[str], roles: set[str], with_user: bool) ->
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", subject)}
     if subject.islower() and words & {n.lower() for n in names}:
         return True  # typed in lowercase: "fien has a cow's milk allergy"
+    whose = people.role_paths(subject)
+    if whose and not any(set(people.ROLE_WORDS[path[-1]]) & roles for path in whose):
+        return False  # "My friend Chloe's son can't eat eggs": the friend's, though "son" is a role of ours
     return bool(words & roles) or (with_user and _USER.match(subject) is not None)

@@ -84,7 +84,8 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
 ]
 _ADJ = r"(?:(?:best|closest|oldest|old|younger|older|little|big|uni|new|late)\s+)?"
 _OWN_ROLE = pattern(rf"\b(?:my|our)\s+{_ADJ}({_ANY_ROLE})s?(?:['’]s\s+{_ADJ}({_ANY_ROLE})s?)?\b", re.I)
-_NAME = r"([A-Z][\w’'-]*[\w](?:\s+[A-Z][\w’'-]*[\w])?)"
+_NAME = r"(\p{Lu}[\w’'-]*[\w](?:\s+\p{Lu}[\w’'-]*[\w])?)"
+_A_NAME = pattern(_NAME)
 # Who is who, as memory says it: owner (my / our / the user's / a name's), role, name.
 _TRIPLES = [
     pattern(rf"\b((?i:my|our|the user's)|{_NAME[1:-1]}['’]s)\s+(?:[a-z]+\s+)?({_ANY_ROLE}),?\s+{_NAME}"),
@@ -191,7 +192,7 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
 _FAMILY_NAME = pattern(
     r"\b([Mm]um|[Mm]om|[Mm]am|[Mm]ummy|[Mm]ommy|[Dd]ad|[Dd]addy|Nan|[Nn]ana|[Nn]anna|[Gg]ran|[Gg]ranny|[Gg]randma"
     r"|[Gg]randad|[Gg]randdad|[Gg]randpa)\b"
-    r"(?!\s+[A-Z]\w)(?!['’]?s?\s+(?:jokes?|bod|rock|hats?|shoes|jeans|vibes?|guilt|brain|life|groups?|blogs?|friends?)\b)"
+    r"(?!\s+\p{Lu}\w)(?!['’]?s?\s+(?:jokes?|bod|rock|hats?|shoes|jeans|vibes?|guilt|brain|life|groups?|blogs?|friends?)\b)"
 )
 _SOMEONE_ELSES = frozenset(
     "a an the your his her their its whose every each any some no one another other new single young working "
@@ -278,7 +279,7 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
             for m in _NAMED_BROOD.finditer(text):
                 if _BROOD[m.group(1).lower()] in (role, "child" if role not in ("cat", "dog") else role):
                     listed = _ABOUT_ONE.sub("", m.group(2))  # not "Lego" of "who loves Lego"
-                    names += [n for n in re.findall(_NAME, listed) if n not in names]
+                    names += [n for n in _A_NAME.findall(listed) if n not in names]
         if owner == "user" and role == "child":
             names += [n for n in _AGED_CHILD.findall(text) if n not in names]
             names += [n for pair in _CHILD_SAID.findall(text) for n in pair if n and n not in names]
@@ -387,7 +388,7 @@ NAMES_READ = 4  # capitalised words of a request looked up as names, at most (ea
 # not one beside another capitalised word ("Michael Jordan", "Florence Nightingale") nor after a word of
 # place ("flying to Jordan", "hotels in Florence")
 _WORD = pattern(r"[\w'’-]+")
-_NAME_SHAPE = pattern(r"[A-Z][a-zà-ÿ'’-]+")
+_NAME_SHAPE = pattern(r"\p{Lu}(?:\p{Ll}|['’-])+")
 _OF_PLACE = frozenset("in at of from near visit visiting around across via".split())
 # "to" is of place after a word of going ("flying to Jordan"), not of writing ("a message to Sam")
 _GOING = frozenset(

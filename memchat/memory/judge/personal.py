@@ -52,13 +52,13 @@ _RELATION = (
     r"hamster|rabbit|horse|parrot)"
 )
 _PERSON = pattern(
-    rf"\b{_RELATION},?\s+([A-Z][\w-]+)|\b(?:called|named|name\s+is)\s+([A-Z][\w-]+)"
-    rf"|(?:^|[.!?]\s+)([A-Z][\w-]+)(?:'s|’s)?,?\s+(?:is|was)\s+(?:my|our)\b"
-    rf"|(?:^|[.!?]\s+)([A-Z][\w-]+),\s+(?:my|our)\s+{_RELATION}\b",
+    rf"\b{_RELATION},?\s+(\p{{Lu}}[\w-]+)|\b(?:called|named|name\s+is)\s+(\p{{Lu}}[\w-]+)"
+    rf"|(?:^|[.!?]\s+)(\p{{Lu}}[\w-]+)(?:'s|’s)?,?\s+(?:is|was)\s+(?:my|our)\b"
+    rf"|(?:^|[.!?]\s+)(\p{{Lu}}[\w-]+),\s+(?:my|our)\s+{_RELATION}\b",
     re.MULTILINE,
 )
 # a name as people write it: capitalised, not the first word of a sentence
-_CAPITALISED = pattern(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'’-]+")
+_CAPITALISED = pattern(r"(?<![.!?:]\s)(?<=\s)\p{Lu}[\w'’-]+")
 
 
 # A request for code ("build an ADHD-friendly todo app in React", "write a Flutter app that logs my
@@ -241,10 +241,10 @@ _THEIR_CASE = (
     r"(?=['’]s\b|\s+(?:is|are|was|were|has|have|had|takes|took|uses|used|wants|wanted|asked|asks|told|tells|"
     r"earns|earned|pays|paid|needs|needed|gets|got|just|recently|texted|messaged|emailed|says|said|thinks)\b)"
 )
-_OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:[A-Z])[\w'’-]+,?)?"
+_OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:\p{{Lu}})[\w'’-]+,?)?"
 # someone named, as whose care a message speaks of ("Gaz's doctor says he might need metformin")
 _THEIR_CARE = (
-    r"(?-i:([A-Z][\w-]+))['’]s\s+(?:doctor|gp|consultant|dentist|nurse|specialist|psychiatrist|therapist|midwife|"
+    r"(?-i:(\p{Lu}[\w-]+))['’]s\s+(?:doctor|gp|consultant|dentist|nurse|specialist|psychiatrist|therapist|midwife|"
     r"surgeon|physio|prescription|medication|meds|tablets|diagnosis|symptoms|blood\s+tests?|test\s+results)\b"
 )
 _SOMEONE_ELSE = pattern(
@@ -270,7 +270,7 @@ _MYSELF = pattern(
 )
 
 
-_THEIR_NAME = pattern(rf"\b(?i:{_OTHERS})s?,?\s+([A-Z][\w'’-]+)")
+_THEIR_NAME = pattern(rf"\b(?i:{_OTHERS})s?,?\s+(\p{{Lu}}[\w'’-]+)")
 
 
 _CARE_NAME = pattern(rf"\b{_THEIR_CARE}", re.IGNORECASE)
@@ -375,7 +375,7 @@ def speakers_named(query: str, hits: list[Hit]) -> set[str]:
 
 # The person a memory is about, when it opens with their name: "Geoff has early-stage Alzheimer's",
 # "My husband Geoff has...", "Our son Felix is..." (not "Mum has...": a role, not a name).
-_SUBJECT = pattern(r"^\s*(?:(?i:my|our|the user's)\s+(?:[a-z][\w-]*\s+){1,2}?)?([A-Z][a-z][\w'’-]*)")
+_SUBJECT = pattern(r"^\s*(?:(?i:my|our|the user's)\s+(?:[a-z][\w-]*\s+){1,2}?)?(\p{Lu}\p{Ll}[\w'’-]*)")
 _ROLES = {w for ws in ROLE_WORDS.values() for w in ws}
 
 

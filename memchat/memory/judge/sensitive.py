@@ -35,8 +35,8 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     # code of a door, gate or alarm ("the code for the side gate is 7788"): never on the card. By shape,
     # not by meaning: "I live in Leith, Edinburgh" is as near an address's examples as "93 Leith Walk".
     "precise_location": pattern(
-        rf"\b\d{{1,4}}[A-Za-z]?,?\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
-        rf"|\b(?i:(?:live[sd]?|living|flat|house|home|apartment)\b[^.,\n]{{0,30}}?\bon)\s+(?:[A-Z][\w'’-]*\s+){{1,3}}{_STREET}"
+        rf"\b\d{{1,4}}[A-Za-z]?,?\s+(?:\p{{Lu}}[\w'’-]*\s+){{1,3}}{_STREET}"
+        rf"|\b(?i:(?:live[sd]?|living|flat|house|home|apartment)\b[^.,\n]{{0,30}}?\bon)\s+(?:\p{{Lu}}[\w'’-]*\s+){{1,3}}{_STREET}"
         r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
         r"|\b(?i:(?:door|gate|alarm|entry|entrance|building|keypad|garage|intercom|opener)\s+(?:code|combination|pin)\b"
         r"[^.\n]{0,20}\d)"

@@ -36,12 +36,12 @@ _NOT_PLURAL = frozenset(
 _WORD = pattern(r"[A-Za-z][A-Za-z'’]*")
 _QUESTION_WORD = pattern(r"\b(what|which|where|who|how)\b", re.I)
 # "what has Sam tried", "where has Melanie camped": the present perfect asks for everything so far.
-_PERFECT = pattern(r"\b(?:has|have)\s+(?:[A-Z]\w*\s+)+(?:\w+\s+)?\w+ed\b")
+_PERFECT = pattern(r"\b(?:has|have)\s+(?:\p{Lu}\w*\s+)+(?:\w+\s+)?\w+ed\b")
 # A count is a set, counted ("how many times has she..."); a span of time is not.
 _HOW_MANY = pattern(r"\bhow many\b(?!\s+(?:years|months|weeks|days|hours|minutes)\b)", re.I)
 _BOTH = pattern(r"\b(both|each|all)\b", re.I)
 # Two people joined ("Jon and Gina"): the answer has a piece from each.
-_NAMES_JOINED = pattern(r"\b([A-Z][a-z]+)\s+and\s+([A-Z][a-z]+)\b")
+_NAMES_JOINED = pattern(r"\b(\p{Lu}\p{Ll}+)\s+and\s+(\p{Lu}\p{Ll}+)\b")
 
 
 def is_set_question(text: str) -> bool:

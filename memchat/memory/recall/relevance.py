@@ -108,7 +108,7 @@ class QueryTerms:
 
 
 SHORT_NAME = 3  # letters a short form of a name keeps at least
-_CAPITALISED = pattern(r"(?<![\w'’])[A-Z][a-z]+")
+_CAPITALISED = pattern(r"(?<![\w'’])\p{Lu}\p{Ll}+")
 
 
 _DF: dict[tuple[str, str], tuple[int, int]] = {}  # (database, word) -> (document frequency, corpus size then)
