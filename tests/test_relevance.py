@@ -1429,6 +1429,23 @@ def test_the_profile_is_small_labelled_and_never_sensitive(household, api):
     assert sum(tokens.count(m["text"]) + 2 for m in profile) <= 150
 
 
+def test_the_card_knows_who_you_live_with_however_they_were_told(cli, api, real_encoder):
+    # A partner who teaches at a school was kept off as "where a child spends the day"; a child told by
+    # the day she turned two was kept off as a dated event; a pet on a medicine was kept off whole
+    remember(
+        cli,
+        "My husband Tomás teaches chemistry at a sixth-form college and a secondary school",
+        "Our son Mateo turned three on 2 October",
+        "We have a ten-year-old tabby, Miso, adopted from the cat shelter; she's on thyroid tablets",
+        "I'm a dental hygienist in Porto",
+    )
+    card = card_of(cli)
+    assert "chemistry" in card and "Mateo" in card and "Miso" in card, card
+    assert "thyroid" not in card, card  # what the cat has stays off the card
+    again = [m for m in json.loads(card_of(cli)) if m["section"] == "profile"]
+    assert again == [m for m in json.loads(card) if m["section"] == "profile"]  # the card kept between processes
+
+
 def test_technical_and_general_questions_get_no_sensitive_or_retrieved_memory(household, api):
     for prompt in (
         "How do I validate a bank account number's check digit in Python?",

@@ -193,6 +193,8 @@ _FORMER = pattern(
 # a card sent with every call (the children's names, ages and tastes are). What the user says of
 # their own school ("I teach at a primary school") is their work. Measured in tests/word_lists.py.
 _CARES_FOR_KIN = pattern(r"\bcarer\s+(?:for|to)\s+(?:my|our)\b", re.IGNORECASE)
+# "he teaches physics at a secondary school": where someone works, not where a child spends the day
+_WORKS_THERE = pattern(r"\b(?:teach(?:es|ing)?|works?\s+(?:at|in)|working\s+(?:at|in)|job\s+at)\b", re.I)
 _CHILD_PLACE = pattern(r"\b(school|nursery|daycare|day care|kindergarten|childminder|pre-?school|cr[eè]che)\b", re.I)
 SENSITIVE_TOPICS = {"health": "health", "money": "money"}  # a request's topic -> the category it may reach
 PETS = ("dog", "cat")  # the roles of people.ROLE_WORDS that are animals
@@ -433,7 +435,7 @@ def _stored_card(db: Database, embedder: Embedder, key: str) -> Card | None:
     card = []
     for i, slot, whole in lines:
         m = found.get(i)
-        part = m if m is None or whole else _without_the_cost(m)
+        part = m if m is None or whole else _on_the_card(m, slot)
         if part is None or i not in read or not _may_be_on_a_card(part, *read[i]):
             return None
         card.append(CardLine(part, slot, whole=whole))
@@ -487,10 +489,8 @@ def _profile(db: Database, embedder: Embedder, vs: VectorSet, count: Callable[[s
         topic = model.names[int(np.argmax(topics[j]))]
         if _fits_the_profile(m, topic, float(like[j]), names, roles):
             queues[slot].append((float(fits[j, slot]), m))
-        elif (
-            slot == home
-            and (clipped := _without_the_cost(m)) is not None
-            and _fits_the_profile(clipped, "home", float(like[j]), names, roles)
+        elif (clipped := _on_the_card(m, model.slots[slot])) is not None and _fits_the_profile(
+            clipped, "home" if slot == home else topic, float(like[j]), names, roles
         ):
             queues[slot].append((float(fits[j, slot]), clipped))
     latest = _changes(db, vs, model)
@@ -819,6 +819,13 @@ def _without_the_sensitive(m: Memory) -> Memory | None:
     return replace(m, text=cut) if not sensitive.categories(cut) else None
 
 
+def _on_the_card(m: Memory, slot: str) -> Memory | None:
+    """What of a memory that may not be on the card whole may be: a home without its rent ("We rent a
+    flat in Leith"), anyone else without their condition ("We have an old greyhound, Pipa" of "...;
+    she's on meloxicam for arthritis")."""
+    return _without_the_cost(m) if slot == "home" else _without_the_sensitive(m)
+
+
 def _without_the_cost(m: Memory) -> Memory | None:
     """The memory as the card may hold it when it says where the user lives and what that costs:
     without the cost ("I rent a 2BHK in Baner, Pune"), or None."""
@@ -938,7 +945,7 @@ def _may_be_on_a_card(m: Memory, topic: str, like: float) -> bool:
     ):
         return False  # a dated plan or event is coming up before its day and past after it, never a standing fact
         # (but "We moved to Didsbury on 14 March" is where the user lives now)
-    if _CHILD_PLACE.search(m.text) and not _USER.match(m.text):
+    if _CHILD_PLACE.search(m.text) and not _USER.match(m.text) and not _WORKS_THERE.search(m.text):
         return False
     return not _is_sensitive(m, like, topic)
 

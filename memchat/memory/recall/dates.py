@@ -190,7 +190,9 @@ _WEEKDAY = pattern(
 # A date that comes round again, a birthday's too: "My date of birth is 1990-04-02" is no event of 1990.
 _RECURRING = pattern(
     r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily|"
-    r"date\s+of\s+birth|birth\s*date|dob|(?<!be\s)born)\b",  # not "due to be born on 2027-03-01": a plan
+    r"date\s+of\s+birth|birth\s*date|dob|(?<!be\s)born|"
+    r"turned\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|[a-z]+ty))\b",
+    # not "due to be born on 2027-03-01": a plan; "Lucía turned two on 9 September" tells her birthday
     re.I,
 )
 
