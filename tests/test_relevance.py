@@ -2983,6 +2983,36 @@ def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(
     assert any("Anna" in t for t in retrieved_for(cli, "Anna's nurse says her diabetes needs a new plan, any tips?"))
 
 
+def test_a_relative_or_friend_with_your_condition_does_not_get_yours(cli, api, real_encoder):
+    # "My brother is gay and wants to tell our parents" is about the category of "I'm gay": the topic
+    # let it through, though the request is the brother's case and what the user does is help him.
+    # Your own goes when you say it is yours too; a family member's own still goes.
+    remember(
+        cli,
+        "I'm gay and haven't told my parents yet",
+        "I take sertraline 100 mg for depression",
+        "I've been sober since 2021 after years of heavy drinking",
+        "My daughter Nia has epilepsy and takes Keppra",
+        "We're Jewish and keep a kosher kitchen",
+        "I work as a paralegal in Swansea",
+    )
+    for prompt in (
+        "My brother is gay and wants to come out to our parents. How can I help him?",
+        "My girlfriend was just put on sertraline for her depression; what should I watch for?",
+        "Write a card for my workmate who is in recovery from drink.",
+        "My cousin started taking sertraline last week; what should I say to her?",
+    ):
+        sent = retrieved_for(cli, prompt)
+        assert not [t for t in sent if "gay" in t or "sertraline 100" in t or "sober" in t], (prompt, sent)
+    assert any("sertraline" in t for t in retrieved_for(cli, "My sister takes sertraline like me; can we both drink?"))
+    nia = retrieved_for(cli, "My daughter had another seizure at school; what should I ask the neurologist?")
+    assert any("Nia" in t for t in nia), nia
+    # the household's own ("We're Jewish") is the daughter's too
+    assert any(
+        "Jewish" in t for t in retrieved_for(cli, "When should my daughter start preparing for her bat mitzvah?")
+    )
+
+
 def test_a_plate_or_a_door_code_never_rides_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):
     # The card goes with nearly every request: "I drive a Corolla, reg YK19 ABC" sent the plate with all
     # of them. What holds a plate or a code that opens something is found when asked for.

@@ -37,6 +37,7 @@ from memchat.memory.judge.personal import (
     names_in,
     names_its_subject,
     others_named,
+    whose_case,
     says_its_own,
     says_more_than_how_to,
     speakers_named,
@@ -380,6 +381,7 @@ def build(
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
     unsent = [h for h in plainly_own if h.id not in seen and not (h.memory and h.memory.private)]
     retrieved = _for_whom_it_asks(
+        db,
         asked,
         retrieved
         + _retrieved(db, unsent, topics, seen, set(), beside, today)[: max(0, MAX_RETRIEVED - len(retrieved))],
@@ -426,15 +428,30 @@ def _looked_up(
     return [*passed, best]
 
 
-def _for_whom_it_asks(query: str, items: list[Item]) -> list[Item]:
+def _for_whom_it_asks(db: Database, query: str, items: list[Item]) -> list[Item]:
     """The items, but for a question about someone else's case (personal.asks_for_someone_else)
     none of the user's own sensitive ones (health, money, documents, troubles): "A friend of mine
     is on sertraline" is not asked for the user's sertraline. One about whom it names stays ("my
     colleague Anna" and a memory about Anna)."""
     if not asks_for_someone_else(query):
         return items
-    named = others_named(query)
-    return [i for i in items if not sensitive.categories(i.text) or named & {w.lower() for w in words(i.text)}]
+    roles = people.role_paths(whose_case(query))
+    # whom it names by role, by the names memory knows them by: "Can my son have peanut butter?" and
+    # "Leo is allergic to peanuts" ("our son Leo is six")
+    names, about = people.people_and_memories(db, roles) if roles else (set(), [])
+    named = others_named(query) | {n.lower() for n in names}
+    return [
+        i
+        for i in items
+        if not sensitive.categories(i.text)
+        or named & {w.lower() for w in words(i.text)}
+        or i.memory_id in about
+        or set(roles) & set(people.role_paths(_opening(i.text)))  # "My son has autism": "My son Leo was diagnosed..."
+        or (set(roles) & set(need.HOUSEHOLD) and _WE.match(i.text))  # "We're Catholic" is the daughter's faith too
+    ]
+
+
+_WE = pattern(r"\s*(?:we|we['’]re|we['’]ve|our\s+(?:family|household))\b", re.IGNORECASE)
 
 
 def _routed(

@@ -233,13 +233,19 @@ def asks_about_the_world(text: str) -> bool:
 _OTHERS = (
     r"friend|colleague|co-?worker|workmate|cousin|neighbou?r|boss|manager|client|customer|patient|pupil|"
     r"student|classmate|flatmate|roommate|housemate|acquaintance|relative|nephew|niece|aunt|uncle|"
-    r"(?:sister|brother|mother|father|son|daughter)s?-in-law|in-laws?"
+    r"(?:sister|brother|mother|father|son|daughter)s?-in-law|in-laws?|"
+    # family too: "My sister is bisexual and wants to come out" is her case, not the user's
+    r"sister|brother|sibling|mum|mom|mother|dad|father|parent|grandmother|grandfather|grandma|grandpa|grandad|"
+    r"son|daughter|wife|husband|partner|boyfriend|girlfriend"
 )
 # the other is whom it is about: what they have, are or asked ("a friend is pregnant", "my cousin's
 # mortgage", "my boss wants to know"), not whom the user does something for ("a gift for a colleague")
 _THEIR_CASE = (
-    r"(?=['’]s\b|\s+(?:is|are|was|were|has|have|had|takes|took|uses|used|wants|wanted|asked|asks|told|tells|"
-    r"earns|earned|pays|paid|needs|needed|gets|got|just|recently|texted|messaged|emailed|says|said|thinks)\b)"
+    r"(?=['’]s\b|,?\s+who\s+(?:has|had|takes|took|uses|suffers|struggles|is\s+(?:recovering|on|having|going\s+"
+    r"through|struggling|in\s+recovery|diagnosed|pregnant|sick|ill|unwell|in\s+debt))\b"
+    r"|\s+(?:is|are|was|were|has|have|had|takes|took|uses|used|wants|wanted|asked|asks|"
+    r"told|tells|earns|earned|pays|paid|needs|needed|gets|got|just|recently|texted|messaged|emailed|says|said|"
+    r"thinks|converted|became|started|stopped|quit|lost|came\s+out|drinks|smokes|suffers|struggles|lives)\b)"
 )
 _OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:\p{{Lu}})[\w'’-]+,?)?"
 # someone named, as whose care a message speaks of ("Gaz's doctor says he might need metformin")
@@ -265,6 +271,24 @@ _PASSING_ON = pattern(
     r"|\b(?:what|how)\s+(?:should|do|can|could|would)\s+i\s+(?:tell|say\s+to|answer|reply\s+to)\s+(?:him|her|them)\b",
     re.IGNORECASE,
 )
+# what the user asks about doing for the other: not the user's own case ("How can I support her?",
+# "what gift should I get him?", "What should I do?" after a friend's news)
+_FOR_THEM = pattern(
+    r"\b(?:how|what|should|can|could|do|shall)\s+(?:\w+\s+){0,2}?(?:I|we)\s+(?:best\s+)?"
+    r"(?:support|help|comfort|reassure|encourage|talk\s+to|speak\s+to|approach|tell|say|respond|reply|react|"
+    r"be\s+there\s+for|look\s+after|care\s+for|get|buy|give|write|send|cook|make|do|watch|look\s+out|expect|"
+    r"know|ask|keep\s+an\s+eye)\b"
+    r"(?:\s+(?:to|for|with))?(?:\s+(?:him|her|them|it))?",
+    re.IGNORECASE,
+)
+_OUR_PEOPLE = pattern(
+    r"\b(?:my|our)\s+(?:[a-z]+\s+)?(?:"
+    + "|".join(
+        sorted({w for role, ws in ROLE_WORDS.items() if role not in ("dog", "cat") for w in ws}, key=len, reverse=True)
+    )
+    + r")s?\b",
+    re.IGNORECASE,
+)
 _MYSELF = pattern(
     r"\b(?:i|me|my|mine|myself|we|(?-i:us|Us)|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've|we'd)\b", re.I
 )
@@ -283,12 +307,19 @@ def others_named(text: str) -> set[str]:
     return {n.lower() for n in names + [m.group(1) for m in _CARE_NAME.finditer(text)]}
 
 
+def whose_case(text: str) -> str:
+    """The words that name the others whose case a message speaks of ("My brother" of "My brother is
+    gay and wants to come out to our parents": not the parents)."""
+    return " ".join(m.group(0) for m in _SOMEONE_ELSE.finditer(text))
+
+
 def asks_for_someone_else(text: str) -> bool:
     """Whether the message asks about someone else's case (a friend, a colleague, "someone", a
     hypothetical person) and says nothing of the user's own besides passing the question on."""
     if not _SOMEONE_ELSE.search(text):
         return False
-    rest = _PASSING_ON.sub(" ", _SOMEONE_ELSE.sub(" ", without_request(text)))
+    rest = _FOR_THEM.sub(" ", _PASSING_ON.sub(" ", _SOMEONE_ELSE.sub(" ", without_request(text))))
+    rest = _OUR_PEOPLE.sub(" ", rest)  # "...wants to come out to our parents": people named, not the user's case
     return not (_MYSELF.search(rest) or _THE_HOUSEHOLD.search(rest))
 
 
