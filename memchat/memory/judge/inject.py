@@ -37,10 +37,10 @@ from memchat.memory.judge.personal import (
     names_in,
     names_its_subject,
     others_named,
-    whose_case,
     says_its_own,
     says_more_than_how_to,
     speakers_named,
+    whose_case,
     without_request,
 )
 from memchat.memory.judge.state import message_states
