@@ -133,6 +133,18 @@ def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
     assert actions == ["add", "edit", "edit", "pin", "unpin"]
 
 
+def test_pinning_a_private_matter_says_it_will_go_with_every_message(cli):
+    # A pin sends a memory with every call, "How do IBAN checksums work?" too: pinning a diagnosis
+    # says so, where the help had promised only "always a candidate".
+    cli("memories", "add", "I was diagnosed with Crohn's disease in 2020")
+    cli("memories", "add", "I live in Dundee")
+    pinned = cli("memories", "pin", "1")
+    assert pinned.exit_code == 0 and pinned.stdout == "pinned memory 1: I was diagnosed with Crohn's disease in 2020\n"
+    assert "every message" in pinned.stderr and "health" in pinned.stderr
+    assert cli("memories", "pin", "2").stderr == ""
+    assert "every message" in cli("memories", "pin", "--help").stdout
+
+
 def test_forget_asks_or_needs_yes_and_query_shows_what_goes(cli, memchat_home, embedder):
     cli("memories", "add", "My bank PIN hint is the dog's birthday")
     cli("memories", "add", "Likes hiking in the Alps")

@@ -3013,6 +3013,30 @@ def test_a_relative_or_friend_with_your_condition_does_not_get_yours(cli, api, r
     )
 
 
+def test_a_rule_goes_to_a_question_about_no_one_without_what_it_says_of_your_health(cli, api, real_encoder):
+    # Rules go with every call; the reason a rule gives may be a diagnosis. A question about no one
+    # gets the instruction alone, or nothing when the instruction is the diagnosis; a request of
+    # your own gets the rule whole.
+    cli("memories", "add", "--kind", "rule", "Don't suggest anything with caffeine, because I have a heart arrhythmia")
+    cli("memories", "add", "--kind", "rule", "When planning meals, remember I'm on warfarin so watch the vitamin K")
+    cli("memories", "add", "--kind", "rule", "Give distances in kilometres: I live in Lyon")
+    cli("memories", "add", "--kind", "rule", "Quote prices in euros and temperatures in Celsius")
+    remember(cli, "I'm a structural engineer in Lyon")
+
+    def rules(prompt: str) -> list[str]:
+        explained = json.loads(cli("ask", "--explain", "--json", prompt).stdout)
+        return [i["text"] for i in explained["memory"] if i["section"] == "rules"]
+
+    for prompt in ("How many moons does Jupiter have?", "How do I parse a CSV file in Rust?"):
+        told = rules(prompt)
+        assert "Don't suggest anything with caffeine" in told, (prompt, told)
+        assert not [t for t in told if "arrhythmia" in t or "warfarin" in t], (prompt, told)
+        assert "Give distances in kilometres: I live in Lyon" in told, (prompt, told)
+        assert "Quote prices in euros and temperatures in Celsius" in told, (prompt, told)  # money, not yours
+    own = rules("What should I have for breakfast tomorrow?")
+    assert any("arrhythmia" in t for t in own) and any("warfarin" in t for t in own), own
+
+
 def test_a_plate_or_a_door_code_never_rides_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):
     # The card goes with nearly every request: "I drive a Corolla, reg YK19 ABC" sent the plate with all
     # of them. What holds a plate or a code that opens something is found when asked for.

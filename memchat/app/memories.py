@@ -47,6 +47,20 @@ def unsent_note(m: Memory) -> str | None:
     )
 
 
+def pinned_note(m: Memory) -> str | None:
+    """The one line a shell shows when a memory just pinned reads as private by its words: a pin
+    sends it with every message, questions about no one and about other people too."""
+    from memchat.memory.judge import sensitive
+
+    found = sorted(sensitive.categories(m.text) - {"children"})
+    if not found or not m.pinned:
+        return None
+    return (
+        f"note: memory {m.id} reads as about {' and '.join(c.replace('_', ' ') for c in found)}; pinned, it goes "
+        f"with every message, whatever it asks (unpin it to have it sent only when a message needs it)"
+    )
+
+
 class Memories:
     """What memchat remembers, and the user's hands on it."""
 

@@ -245,9 +245,13 @@ def pin(
         ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
     ),
 ) -> None:
-    """Pin a memory: always a candidate for the prompt, ranked higher in recall."""
+    """Pin a memory: sent with every message, whatever it asks, and ranked higher in recall."""
     m = open_app(ctx).store.pin(memory_id)
     typer.echo(f"pinned memory {m.id}: {_said(m.text)}")
+    from memchat.app.memories import pinned_note
+
+    if note := pinned_note(m):
+        console.err().print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 @memories_app.command()

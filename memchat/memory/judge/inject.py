@@ -239,16 +239,7 @@ def build(
 ) -> Section:
     """The memory section for a call whose retrieval query is `query` (see `retrieval_query`)."""
     store = MemoryStore(db)
-    candidates: list[Item] = []
-    seen: set[int] = set()
-    for m in store.find(status="active", pinned=True):
-        seen.add(m.id)
-        if not m.private:  # private: never sent unasked, pinned or not
-            candidates.append(Item("pinned", neutralise(m.text), "pinned", kind=m.kind, memory_id=m.id))
-    for m in sorted(store.top("rule", MAX_RULES), key=lambda m: (-m.importance, m.id)):
-        if m.id not in seen and not m.private:
-            seen.add(m.id)
-            candidates.append(Item("rules", neutralise(m.text), "rule", kind=m.kind, memory_id=m.id))
+    candidates, rules, seen = _pinned_and_rules(store)
     # Judging by meaning reads the topic model (embedded once per machine): not while memory holds
     # no fact or event to judge (a new profile's first asks stay as fast as before).
     judging = embedder is not None and store.has_active()
@@ -295,6 +286,12 @@ def build(
         and (request.about_no_one or (_DEFINITION.match(query) is not None and not says_its_own(query)))
     )
     code = request is not None and request.code
+    # A rule goes with every call, but what it says of your health or money is for calls about you:
+    # "Never suggest alcohol or pubs: I'm a recovering alcoholic" goes to "What is the capital of
+    # Australia?" as "Never suggest alcohol or pubs", and one that is all about it ("When suggesting
+    # food, remember I take lithium") not at all.
+    about_you = not (technical or code or in_general or asks_about_the_world(query) or asks_for_someone_else(asked))
+    candidates += _rules_as_told(rules, embedder, whole=about_you)
     # what the message is about by meaning counts as its words do ("how can I help my mum with her tremor?" is health)
     meant = frozenset(
         {_CATEGORY_OF_TOPIC[request.topic]} if request is not None and request.topic in _CATEGORY_OF_TOPIC else ()
@@ -426,6 +423,48 @@ def _looked_up(
         return passed
     best.features["lookup"] = likeness  # the reason /why and --explain show
     return [*passed, best]
+
+
+# Where a rule gives its reason: "...: I'm a recovering alcoholic", "... because I'm on lithium"
+_REASON = pattern(r"\s*(?::|;|\s[—–-]\s|,?\s+(?:because|since|as)\s+(?=I\b|I['’]m\b|my\b|we\b|we['’]re\b))\s*", re.I)
+
+
+def _pinned_and_rules(store: MemoryStore) -> tuple[list[Item], list[Memory], set[int]]:
+    """The pinned memories as sent, the active rules not pinned, and the ids of both. A private
+    memory is never sent unasked, pinned or not."""
+    pinned = store.find(status="active", pinned=True)
+    seen = {m.id for m in pinned}
+    items = [Item("pinned", neutralise(m.text), "pinned", kind=m.kind, memory_id=m.id) for m in pinned if not m.private]
+    ranked = sorted(store.top("rule", MAX_RULES), key=lambda m: (-m.importance, m.id))
+    rules = [m for m in ranked if m.id not in seen and not m.private]
+    return items, rules, seen | {m.id for m in rules}
+
+
+def _rules_as_told(rules: list[Memory], embedder: Embedder | None, *, whole: bool) -> list[Item]:
+    """The rules as a call gets them: whole to a call about the user (`whole`); to one about no one,
+    each whole unless what it says is about health, money or another sensitive category
+    (need.delicate: by its words, and by meaning when the encoder is there), then its instruction
+    alone when that is not ("Never suggest alcohol or pubs"), or nothing."""
+    if whole or not rules:
+        return [Item("rules", neutralise(m.text), "rule", kind=m.kind, memory_id=m.id) for m in rules]
+    pieces = [_REASON.split(m.text.strip().rstrip("."), maxsplit=1) for m in rules]
+    # a rule by its words; one that gives a reason, each part by meaning too ("I'm a recovering
+    # alcoholic" names no category's word, and a rule's instruction is not read for its topic:
+    # "Give money in euros")
+    worded = need.delicate([m.text for m in rules], None)
+    split = [p for p in pieces if len(p) == 2]
+    read = iter(need.delicate([part for p in split for part in p], embedder, by_topic=True))
+    parts_delicate = [(next(read), next(read)) if len(p) == 2 else (False, False) for p in pieces]
+    items = []
+    for m, parts, said, (instruction, reason) in zip(rules, pieces, worded, parts_delicate, strict=True):
+        if not (said or instruction or reason):
+            text = m.text
+        elif len(parts) == 2 and not instruction and len(parts[0].split()) >= 3:
+            text = parts[0]
+        else:
+            continue
+        items.append(Item("rules", neutralise(text), "rule", kind=m.kind, memory_id=m.id))
+    return items
 
 
 def _for_whom_it_asks(db: Database, query: str, items: list[Item]) -> list[Item]:

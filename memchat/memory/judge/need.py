@@ -826,6 +826,28 @@ def _on_the_card(m: Memory, slot: str) -> Memory | None:
     return _without_the_cost(m) if slot == "home" else _without_the_sensitive(m)
 
 
+DELICATE_LIKE = 0.5  # a text this like a sensitive category's examples is about it
+
+
+def delicate(texts: list[str], embedder: Embedder | None, *, by_topic: bool = False) -> list[bool]:
+    """Whether each text says something of health, money or another sensitive category: by its
+    words (sensitive.categories, a medicine taken), and by meaning when the encoder is there (very
+    like a category's examples, or with `by_topic` read as about health or money: "I have a heart
+    arrhythmia" names no category's word; an instruction, "Give money in euros", is not read so)."""
+    said = [bool(sensitive.categories(t) - {"children"}) or _TAKES.search(t) is not None for t in texts]
+    if embedder is None or all(said):
+        return said
+    model = model_for(embedder)
+    vectors = embedder.encode(texts)
+    like = model.sensitivity(vectors).max(axis=1)
+    topics = model.of_memories(vectors).argmax(axis=1)
+    delicate_topics = {model.names.index(t) for t in SENSITIVE_TOPICS}
+    return [
+        s or float(like[k]) >= DELICATE_LIKE or (by_topic and int(topics[k]) in delicate_topics)
+        for k, s in enumerate(said)
+    ]
+
+
 def _without_the_cost(m: Memory) -> Memory | None:
     """The memory as the card may hold it when it says where the user lives and what that costs:
     without the cost ("I rent a 2BHK in Baner, Pune"), or None."""

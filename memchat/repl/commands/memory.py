@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memchat.app.memories import unsent_note
+from memchat.app.memories import pinned_note, unsent_note
 from memchat.errors import UsageError
 from memchat.repl.command import CommandSet
 from memchat.text import one_line
@@ -157,10 +157,12 @@ def _forget(repl: ReplState, arg: str) -> None:
         repl.info("the database is large: `memchat profile compact` takes what was deleted out of its unused space")
 
 
-@command("pin-memory", "Pin a memory: always a candidate for the prompt.", args="ID", complete=_memory_ids)
+@command("pin-memory", "Pin a memory: sent with every message.", args="ID", complete=_memory_ids)
 def _pin_memory(repl: ReplState, arg: str) -> None:
     m = repl.app.store.pin(_one_id(arg, "/pin-memory ID"))
     repl.info(f"pinned #{m.id}: {m.text}")
+    if note := pinned_note(m):
+        repl.info(note)
 
 
 @command("unpin-memory", "Unpin a memory.", args="ID", complete=_memory_ids)
