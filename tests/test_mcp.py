@@ -81,6 +81,28 @@ def test_tools_and_resources_answer_with_memchats_rules(profile):
     assert out["added"]["sent_unasked"] and not out["long"]["sent_unasked"]
 
 
+def test_a_weak_match_that_reads_as_private_is_not_served_to_another_tool(memchat_home):
+    # The nearest memories come back whatever their relevance, for the calling model to judge: not
+    # the user's salary for "capital of Australia", nor a diagnosis for a regex question.
+    store = MemoryStore(open_db(memchat_home / "default.db"))
+    store.add("I earn 61,000 euros a year at the bank", kind="fact", origin="stated")
+    store.add("I was diagnosed with multiple sclerosis in 2022", kind="fact", origin="stated")
+    store.add("I play the trumpet in a brass band", kind="fact", origin="stated")
+
+    async def calls(s):
+        out = {}
+        for q in ("what is the capital of Australia?", "a regex for UK postcodes", "my MS diagnosis"):
+            out[q] = _payload(await s.call_tool("recall", {"query": q}))
+        return out
+
+    _init, out = _serve(calls)
+    for q in ("what is the capital of Australia?", "a regex for UK postcodes"):
+        texts = [h["text"] for h in out[q]]
+        assert texts and all(h["weak"] for h in out[q]), out[q]  # the nearest still come back
+        assert not [t for t in texts if "61,000" in t or "sclerosis" in t], (q, texts)
+    assert any("sclerosis" in h["text"] for h in out["my MS diagnosis"])  # asked for, it is found
+
+
 COMPACT = {"id", "kind", "text", "when", "source", "score"}
 
 

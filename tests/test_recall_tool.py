@@ -88,6 +88,23 @@ def test_searches_are_bounded_and_a_model_that_keeps_asking_still_ends(cli, api,
     assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'assistant'") == [("You play the cello.",)]
 
 
+def test_the_search_for_a_message_about_someone_else_finds_none_of_your_private_matters(cli, api, real_encoder):
+    # The section keeps your diagnosis from "my cousin was diagnosed with..."; the model's own search
+    # for its words had found it all the same
+    _remember(cli, "I take lamotrigine 200 mg for bipolar disorder")
+    _remember(cli, "I live in Cork and work as a surveyor")
+    api.enqueue_tool_use("recall", {"query": "bipolar lamotrigine"}, text="Checking.", id="toolu_5")
+    api.enqueue_text("Here is how to support him.")
+    assert cli("ask", "My cousin was just diagnosed with bipolar disorder; how can I support him?").exit_code == 0
+    (found,) = _tool_results(api.requests[-1])
+    assert "200 mg" not in found["content"], found
+    api.enqueue_tool_use("recall", {"query": "bipolar lamotrigine"}, text="Checking.", id="toolu_6")
+    api.enqueue_text("Go easy on it.")
+    assert cli("ask", "Can I have a few beers with my medication tonight?").exit_code == 0
+    (found,) = _tool_results(api.requests[-1])
+    assert "200 mg" in found["content"], found  # your own case: the search finds it
+
+
 def test_the_search_never_returns_a_private_memory_nor_an_unknown_tools_call(cli, api):
     _remember(cli, "My IBAN is DE44 5001 0517 5407 3249 31", "--private")
     _remember(cli, "I bank with Sparkasse")

@@ -31,7 +31,7 @@ from memchat.db import immediate
 from memchat.errors import MemchatError, ProviderError, StoreError, UnsavedMessageError, UsageError, check_size
 from memchat.log import get_logger
 from memchat.memory.capture import policy
-from memchat.memory.judge import inject
+from memchat.memory.judge import inject, sensitive
 from memchat.memory.judge.inject import Item, Section
 from memchat.memory.judge.state import not_to_send, without_private
 from memchat.memory.recall import index, tool
@@ -452,6 +452,10 @@ def _tool_result(
     hits = tool.search(
         profile.db, query, profile.turn_embedder(), session_id=session_id, floor=profile.settings.get("recall.weak")
     )
+    if not section.about_the_user:
+        # a message about no one, the world or someone else: the model's search finds nothing of the
+        # user's health, money or faith for it ("What is bipolar II?" and recall("bipolar"))
+        hits = [h for h in hits if not sensitive.reads_private(h.text, h.memory is not None and h.memory.sensitive)]
     searches.append(f"the model searched memory for {query!r}: {len(hits) or 'nothing'} found")
     known = {("memory", i.memory_id) for i in section.items} | {("message", i.message_id) for i in section.items}
     for h in hits:

@@ -29,6 +29,7 @@ from memchat.app.profile import known_failure
 from memchat.errors import MemchatError
 from memchat.log import internal_error
 from memchat.mcp.wire import guarded_stdio
+from memchat.memory.judge.sensitive import reads_private
 from memchat.memory.recall.rank import hit_brief, hit_json
 from memchat.memory.store.records import memory_json
 
@@ -159,6 +160,9 @@ def _add_recall(server: Any, app: Memchat, run: _Serialised) -> None:
         `weak: true` marks a low one; judge whether it answers, and say so rather than guess when
         none does. [] means memory holds nothing."""
         hits = run(lambda: app.memories.recall(query, kinds=kinds, limit=k, since=since, until=until, private=False))
+        # a weak match is the nearest there is, not an answer: not one that reads as private ("capital
+        # of Australia" and the salary)
+        hits = [h for h in hits if not (h.weak and reads_private(h.text, h.memory is not None and h.memory.sensitive))]
         found = [hit_json(h) if detail else hit_brief(h) for h in hits]
         # One compact document for the model to read (the SDK would send one indented block per
         # hit); the same list as structured content for a client that reads that.

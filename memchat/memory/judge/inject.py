@@ -171,6 +171,9 @@ class Section:
     items: list[Item] = field(default_factory=list)
     tokens: int = 0
     profile_tokens: int = 0  # of them, the profile block's
+    # False for a message about no one, the world or someone else: what reads as private (health,
+    # money, faith...) is not for it, whoever asks (the model's recall tool included)
+    about_the_user: bool = True
 
     @property
     def memory_ids(self) -> list[int]:
@@ -384,6 +387,7 @@ def build(
         + _retrieved(db, unsent, topics, seen, set(), beside, today)[: max(0, MAX_RETRIEVED - len(retrieved))],
     )
     section = _assemble(candidates + retrieved, budget, count, factor)
+    section.about_the_user = about_you
     section.profile_tokens = (
         sum(count(m.text) + 2 for m in profile) if any(i.section == "profile" for i in section.items) else 0
     )

@@ -265,3 +265,10 @@ def topics(message: str) -> frozenset[str]:
 def describe() -> str:
     """The categories in words, for the README and `memchat config`."""
     return ", ".join(c.replace("_", " ") for c in CATEGORIES)
+
+
+def reads_private(text: str, flagged: bool = False) -> bool:
+    """Whether a memory reads as about a private matter by its words (health, money, faith...; not
+    merely children), or was marked sensitive: what another tool's weak match, or a search for a
+    message about no one, leaves out."""
+    return flagged or bool(categories(text) - {"children"})
