@@ -344,6 +344,11 @@ def test_an_instruction_for_some_of_the_work_is_a_rule(cli):
         ("If you write code for me, always use Rust", "rule"),
         ("If you see Tom, he owes me a fiver", "fact"),
         ("When you were last asked, my sister lived in Porto", "fact"),
+        # said of what the user asks, or as a bare imperative (a blind set's three, stored as facts)
+        ("If I ask for a script, assume Bash unless I say otherwise", "rule"),
+        ("Whenever I ask about a word, give its Welsh too", "rule"),
+        ("Quote distances in miles and weights in kilos", "rule"),
+        ("If I want a takeaway, I order from Dishoom", "fact"),
     ):
         assert cli("memories", "add", text).exit_code == 0
         kinds = {m["text"]: m["kind"] for m in json.loads(cli("memories", "list", "--json").stdout)}

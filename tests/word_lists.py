@@ -16,6 +16,7 @@ from pathlib import Path
 from memchat.app import turn
 from memchat.memory.capture.turns import _SMALL_TALK
 from memchat.memory.judge import inject, medicines, need, people, personal, sensitive
+from memchat.memory.store import kinds
 from memchat.memory.store.records import Memory
 
 HERE = Path(__file__).parent
@@ -323,6 +324,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         'a question whose "you" is anyone who would do it, not the assistant asked to do something',
         lambda t: bool(personal._ANYONE_YOU.search(t)) and not personal.says_its_own(t),
         "anyone_you",
+    ),
+    (
+        "an instruction to the assistant (kinds._IMPERATIVE, kinds._WHEN_YOU, kinds.is_instruction)",
+        "a memory that tells the assistant how to work, kept as a rule and sent with every call",
+        kinds.is_instruction,
+        "instruction",
     ),
     (
         "a question for someone else (personal._SOMEONE_ELSE, personal.asks_for_someone_else)",

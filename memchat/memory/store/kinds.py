@@ -19,7 +19,8 @@ _LABEL = pattern(r"^\s*(?:(?:the|this|that|a|as\s+a)\s+)?(?P<kind>rule|fact|even
 _IMPERATIVE = pattern(
     r"^\s*(?:please\s+)?(?:always|never|don'?t|do\s+not|stop|avoid|use|answer|reply|respond|write|"
     r"explain|format|keep|be\s+(?:brief|concise|short|terse|direct|formal|informal|detailed)|"
-    r"call\s+me|address\s+me|refer\s+to\s+me|speak|talk|give\s+me|show\s+me|prefer)\b",
+    r"call\s+me|address\s+me|refer\s+to\s+me|speak|talk|give|show\s+me|prefer|assume|include|quote|convert|"
+    r"default\s+to|stick\s+to|translate|suggest|recommend|mention|cite|add\s+(?:comments|type\s+hints|tests|sources))\b",
     re.IGNORECASE,
 )
 # "I prefer / like / want / would like ... <something the assistant produces>"
@@ -46,20 +47,26 @@ def kind_of(text: str, default: str = "fact") -> tuple[str, str]:
         # "remember to call me Sam" tells the assistant how to work (a rule, sent with every call);
         # "remember to renew my passport" is a task of the user's (an event, sent when it helps)
         task = _trimmed(re.sub(r"^\s*to\s+", "", text, flags=re.IGNORECASE))
-        return ("rule" if _is_instruction(task) else "event"), task
+        return ("rule" if is_instruction(task) else "event"), task
     label = _LABEL.match(text)
     if label:  # "rule:" alone labels nothing: no text, which every caller refuses or skips
         return label.group("kind").lower(), _trimmed(text[label.end() :])
-    if _is_instruction(text):
+    if is_instruction(text):
         return "rule", _trimmed(text)
     return default, _trimmed(text)
 
 
 # an instruction for some of the work: "When you suggest meals, keep weeknight cooking under 30 minutes"
-_WHEN_YOU = pattern(r"^\s*(?:when(?:ever)?|if|any\s+time)\s+you\s+[^,.;:]{1,80},\s*", re.IGNORECASE)
+# ("If I ask for code, assume Python", "When I ask about Spanish usage, give examples in both languages")
+_WHEN_YOU = pattern(
+    r"^\s*(?:when(?:ever)?|if|any\s+time)\s+(?:you|I\s+(?:ask|want|need|say|type|paste|send|share)\b)[^,.;:]{1,80},\s*",
+    re.IGNORECASE,
+)
 
 
-def _is_instruction(text: str) -> bool:
+def is_instruction(text: str) -> bool:
+    """Whether a text tells the assistant how to work: "Always answer in British English", "Give
+    money in euros", "If I ask for code, assume Python unless I say otherwise"."""
     when = _WHEN_YOU.match(text)
     if when:
         text = text[when.end() :]
