@@ -2972,6 +2972,7 @@ def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(
         "My boss wants to know how to renew a British passport that expires in 2028.",
         # someone named, as whose care it speaks of (a blind set: the user's own diabetes went)
         "Kev's doctor says he might need sertraline, what side effects should he watch for?",
+        "Suki's been prescribed sertraline; will it make her drowsy?",
     ):
         sent = retrieved_for(cli, prompt)
         assert not [t for t in sent if "sertraline" in t or "£58,000" in t or "533391207" in t], (prompt, sent)

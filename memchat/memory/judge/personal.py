@@ -250,8 +250,11 @@ _THEIR_CASE = (
 _OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:\p{{Lu}})[\w'’-]+,?)?"
 # someone named, as whose care a message speaks of ("Gaz's doctor says he might need metformin")
 _THEIR_CARE = (
-    r"(?-i:(\p{Lu}[\w-]+))['’]s\s+(?:doctor|gp|consultant|dentist|nurse|specialist|psychiatrist|therapist|midwife|"
+    r"(?-i:(\p{Lu}[\w-]+))(?:['’]s\s+(?:doctor|gp|consultant|dentist|nurse|specialist|psychiatrist|therapist|midwife|"
     r"surgeon|physio|prescription|medication|meds|tablets|diagnosis|symptoms|blood\s+tests?|test\s+results)\b"
+    # "Ola's been prescribed sumatriptan", "Dev was diagnosed with gout" (not "Dr Shah has prescribed me")
+    r"|(?:['’]s|\s+has)\s+(?:just\s+)?been\s+(?:prescribed|diagnosed|put\s+on|started\s+on|signed\s+off)\b"
+    r"|\s+(?:was|is)\s+(?:just\s+)?(?:prescribed|diagnosed|put\s+on|started\s+on)\b)"
 )
 _SOMEONE_ELSE = pattern(
     rf"\b(?:{_OTHER}(?:\s+of\s+(?:mine|ours))?{_THEIR_CASE}|{_THEIR_CARE}"
