@@ -884,6 +884,38 @@ def test_a_lookup_the_model_reads_as_about_no_one_still_gets_the_fact_and_never_
     assert retrieved_for(cli, "what's my locker code?", why="lookup") == []
 
 
+def test_a_lookup_gets_a_private_matter_only_of_the_kind_its_words_name():
+    # "What is my NHS number?" (the number kept private) got the salary: by meaning the question read
+    # as about money, but its words name a document. What the words name decides; meaning only
+    # when they name none.
+    from memchat.memory.judge.inject import _looked_up
+    from memchat.memory.recall.rank import Hit
+    from memchat.memory.store.records import Memory
+
+    def hits() -> list[Hit]:
+        said = ("My salary is 41,000 a year before tax", "I live in Ipswich")
+        return [
+            Hit(
+                "memory",
+                i,
+                "fact",
+                text,
+                0.01,
+                "2026-12-01",
+                "stated",
+                cosine=cosine,
+                memory=Memory(i, "fact", text),
+                features={"cosine": cosine},
+            )
+            for i, (text, cosine) in enumerate(zip(said, (0.40, 0.20), strict=True), start=1)
+        ]
+
+    money = frozenset({"finances"})
+    assert _looked_up([], hits(), "What is my NHS number?", meant=money, asked_of_no_one=False) == []
+    (found,) = _looked_up([], hits(), "How much do I earn a year?", meant=money, asked_of_no_one=False)
+    assert "41,000" in found.text
+
+
 def test_a_question_about_what_a_thing_does_gets_none_of_yours(cli, api, real_encoder):
     # "What does the meniscus do in the knee?" asks about knees, not about the user's torn meniscus,
     # though the memory holds every word it names (and no word list calls it health)

@@ -423,7 +423,9 @@ def _looked_up(
     touched = sensitive.categories(best.text) - {"children"}
     if best.memory is not None and best.memory.sensitive and not touched:
         touched = frozenset({"flagged"})
-    if touched and not touched & (sensitive.topics(asked) | meant):
+    # what the question's words name, or else what it means: "What is my NHS number?" names a
+    # document, so not the salary its meaning (money) would let through
+    if touched and not touched & (sensitive.topics(asked) or meant):
         return passed
     best.features["lookup"] = likeness  # the reason /why and --explain show
     return [*passed, best]
