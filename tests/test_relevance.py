@@ -1478,6 +1478,23 @@ def test_the_card_knows_who_you_live_with_however_they_were_told(cli, api, real_
     assert again == [m for m in json.loads(card) if m["section"] == "profile"]  # the card kept between processes
 
 
+def test_a_thing_said_with_a_date_is_on_the_card_and_the_thing_is_yours(cli, api, real_encoder):
+    # "Our car is a 2019 Dacia...; its inspection is due in February 2027" was kept off the card as a
+    # dated event, and "the car's inspection is coming up" got no car: "the car" is the user's when
+    # memory says "our car"
+    remember(
+        cli,
+        "Our van is a 2018 Ford Transit Custom, diesel; its MOT is due on 14 March 2027",
+        "I'm a self-employed plasterer in Derby",
+        "We sold our old Vauxhall Vivaro in 2024",
+    )
+    card = card_of(cli)
+    assert "Transit Custom" in card and "MOT" not in card, card
+    sent = retrieved_for(cli, "the van's MOT is coming up, what usually fails it?")
+    assert any("Transit" in t for t in sent), sent
+    assert retrieved_for(cli, "How does a van's catalytic converter work?") == []
+
+
 def test_technical_and_general_questions_get_no_sensitive_or_retrieved_memory(household, api):
     for prompt in (
         "How do I validate a bank account number's check digit in Python?",

@@ -36,6 +36,7 @@ from memchat.memory.judge.personal import (
     asks_in_general,
     names_in,
     names_its_subject,
+    names_their_thing,
     others_named,
     says_its_own,
     says_more_than_how_to,
@@ -314,7 +315,10 @@ def build(
             hits,
             query,
             bar,
-            personal=personal and not ((technical or code) and not says_more_than_how_to(query)),
+            # "the car's inspection" is the user's car when memory says "our car", for a request not
+            # plainly the user's own already (that one's memories go beside the topic's, below)
+            personal=(personal or (names_their_thing(query, hits) and not own))
+            and not ((technical or code) and not says_more_than_how_to(query)),
             answered=beside,
             technical=technical,
             code=code,

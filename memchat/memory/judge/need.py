@@ -821,9 +821,24 @@ def _without_the_sensitive(m: Memory) -> Memory | None:
 
 def _on_the_card(m: Memory, slot: str) -> Memory | None:
     """What of a memory that may not be on the card whole may be: a home without its rent ("We rent a
-    flat in Leith"), anyone else without their condition ("We have an old greyhound, Pipa" of "...;
-    she's on meloxicam for arthritis")."""
-    return _without_the_cost(m) if slot == "home" else _without_the_sensitive(m)
+    flat in Leith"), anyone without their condition ("We have an old greyhound, Pipa" of "...; she's
+    on meloxicam for arthritis"), a car without the day its MOT is due."""
+    if slot == "home" and (clipped := _without_the_cost(m)) is not None:
+        return clipped
+    return _without_the_sensitive(m) or _without_the_date(m)
+
+
+def _without_the_date(m: Memory) -> Memory | None:
+    """The memory without its clauses that name the day of a one-off plan or event, when what is
+    left still says something standing ("Our car is a 2019 Dacia Sandero, petrol/LPG" of "...; its
+    MOT is due in February 2027"), or None."""
+    if m.sensitive or m.private:
+        return None
+    clauses = _CLAUSE.split(m.text.strip().rstrip("."))
+    kept = [c for c in clauses if one_off_day(c, m.created_at) is None]
+    if len(kept) == len(clauses) or not kept or kept[0] != clauses[0] or len(" ".join(kept).split()) < 4:
+        return None
+    return replace(m, text=", ".join(kept))
 
 
 DELICATE_LIKE = 0.5  # a text this like a sensitive category's examples is about it

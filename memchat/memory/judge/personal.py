@@ -350,6 +350,26 @@ _THE_ROLE = pattern(
 )
 
 
+# a thing of the household's, called "the" as one's own are ("the car's inspection", "the boiler")
+_THE_THING = pattern(
+    r"\bthe\s+(car|van|motorbike|bike|boiler|laptop|printer|router|garden|flat|house|loft|shed|greenhouse|"
+    r"allotment|caravan|campervan|boat)\b",
+    re.IGNORECASE,
+)
+
+
+def names_their_thing(query: str, hits: list[Hit]) -> bool:
+    """Whether the message calls a thing of the user's "the" as one's own are, and a memory found
+    says whose it is: "the car's inspection is coming up" and "Our car is a 2019 Dacia"."""
+    things = {t.lower() for t in _THE_THING.findall(query)}
+    return bool(things) and any(
+        re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,3}}?{re.escape(thing)}\b", h.text, re.IGNORECASE)
+        for thing in things
+        for h in hits
+        if h.type == "memory"
+    )
+
+
 def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool:
     """Whether the message is about someone's own world: it says I, my, we, she..., or names
     someone the memory knows: a speaker of the transcript (written any way), or a person a memory
