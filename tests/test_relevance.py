@@ -1303,6 +1303,29 @@ def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     assert called_by_name("a present for Łukasz") == ["Łukasz"]
 
 
+def test_a_meal_a_parent_can_eat_too_gets_their_diet_and_the_households(cli, api, real_encoder):
+    # "a dinner that mum can eat too" is for her and for the household: the household's diet had gone
+    # only to a meal named for no one (the card holds what it can; the rest comes with the meal)
+    remember(
+        cli,
+        "My dad Pieter is 80 and lives in Utrecht",
+        "Dad has type 2 diabetes and watches his sugar",
+        "My husband Ravi is vegan",
+        "Our son Arjun is 7 and allergic to sesame",
+        "I'm vegetarian",
+        "I can't stand olives",
+        "I'm a hospital pharmacist at the Leiden University Medical Centre, mostly on the oncology wards, "
+        "and I supervise two junior pharmacists",
+        "We live in a narrow three-storey canal house in the centre of Leiden, close to the Hooglandse Kerk, "
+        "with a tiny courtyard garden",
+        "I cycle to work on a Gazelle e-bike with a child seat on the back for Arjun",
+        "I'm learning the cello with a teacher from the conservatoire",
+        "My laptop is a ThinkPad X1 Carbon running Fedora",
+    )
+    sent = retrieved_for(cli, "something quick for dinner that dad can eat too?")
+    assert any("diabetes" in t for t in sent) and any("olives" in t for t in sent), sent
+
+
 def test_a_child_told_by_age_is_of_the_household(cli, api, real_encoder):
     # "We have a three-year-old called Noor" says no son, daughter or child: Noor is one all the same
     from memchat.memory.judge.people import _AGED_CHILD

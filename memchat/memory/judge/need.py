@@ -2103,6 +2103,8 @@ _OUR_WORK = pattern(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
 
 # The user says they eat it too: "can I eat", "what should we have", "for me", "with us" (not "what
 # can I cook for my mum?", where the user only cooks)
+# the people a meal is named for eat beside the household ("an easy dinner that mum can eat too")
+_THEM_TOO = pattern(r"\b(?:too|as\s+well|also|everyone|everybody|all\s+of\s+us|the\s+whole\s+family)\b", re.I)
 _USER_EATS = pattern(
     r"\b(?:I|we)\s+(?:(?:can|could|should|may|will|want\s+to)\s+)?(?:eat|order)\b"
     r"|\b(?:can|could|should|may)\s+(?:I|we)\s+(?:eat|have|order)\b"
@@ -2178,9 +2180,16 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     # "Is porridge safe for me?" asks for the user alone, not for the household
     alone = not named and asks_to_eat(text) and _WE.search(text) is None
     paths = [] if alone else named or list(HOUSEHOLD)
+    if named and _THEM_TOO.search(text):
+        paths = named + [p for p in HOUSEHOLD if p not in named]  # "a dinner mum can eat too": ours and hers
     # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
     # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
-    with_user = not named or all(p in named for p in HOUSEHOLD) or _USER_EATS.search(text) is not None
+    with_user = (
+        not named
+        or all(p in named for p in HOUSEHOLD)
+        or _USER_EATS.search(text) is not None
+        or _THEM_TOO.search(text) is not None
+    )
     names, about = people.people_and_memories(db, paths)
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
     about = [i for i in about if i not in exclude]
@@ -2299,7 +2308,7 @@ def _of_them(subject: str, names: set[str], roles: set[str], with_user: bool) ->
     """Whether the words before a constraint make it one of these people's: its last name is
     theirs, or, without a name, a role of theirs ("My daughter is allergic ...") or the user."""
     found = [w for w in _NAME_WORD.findall(subject) if w not in _NOT_NAMES]
-    if found:
+    if found and found[-1].lower() not in roles:  # "Mum has type 2 diabetes": a role, said as a name
         return found[-1] in names
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", subject)}
     if subject.islower() and words & {n.lower() for n in names}:
