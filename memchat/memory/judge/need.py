@@ -2132,6 +2132,25 @@ _MEAL_AHEAD = pattern(
 )
 
 
+def _eaters(text: str) -> tuple[list[tuple[str, ...]], bool]:
+    """Whom a meal request is for, as role paths, and whether the user eats too."""
+    named = people.role_paths(text)
+    # "Is porridge safe for me?" asks for the user alone, not for the household
+    alone = not named and asks_to_eat(text) and _WE.search(text) is None
+    paths = [] if alone else named or list(HOUSEHOLD)
+    if named and _THEM_TOO.search(text):
+        paths = named + [p for p in HOUSEHOLD if p not in named]  # "a dinner mum can eat too": ours and hers
+    # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
+    # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
+    with_user = (
+        not named
+        or all(p in named for p in HOUSEHOLD)
+        or _USER_EATS.search(text) is not None
+        or _THEM_TOO.search(text) is not None
+    )
+    return paths, with_user
+
+
 def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
     ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
@@ -2176,20 +2195,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    named = people.role_paths(text)
-    # "Is porridge safe for me?" asks for the user alone, not for the household
-    alone = not named and asks_to_eat(text) and _WE.search(text) is None
-    paths = [] if alone else named or list(HOUSEHOLD)
-    if named and _THEM_TOO.search(text):
-        paths = named + [p for p in HOUSEHOLD if p not in named]  # "a dinner mum can eat too": ours and hers
-    # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
-    # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
-    with_user = (
-        not named
-        or all(p in named for p in HOUSEHOLD)
-        or _USER_EATS.search(text) is not None
-        or _THEM_TOO.search(text) is not None
-    )
+    paths, with_user = _eaters(text)
     names, about = people.people_and_memories(db, paths)
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
     about = [i for i in about if i not in exclude]
