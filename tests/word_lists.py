@@ -332,6 +332,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "instruction",
     ),
     (
+        "a request to explain a thing of the world (inject._EXPLAINS)",
+        "a request to explain or describe something of the world, not the user's own case: it gets no private matter",
+        lambda t: inject._EXPLAINS.match(t) is not None,
+        "explain_request",
+    ),
+    (
         "a question for someone else (personal._SOMEONE_ELSE, personal.asks_for_someone_else)",
         "a request about someone else's case, saying nothing of the user's own beyond passing it on",
         personal.asks_for_someone_else,

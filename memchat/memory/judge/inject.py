@@ -126,6 +126,17 @@ _DEFINITION = pattern(
     r"warning|most\s+common)\s+)?(?:symptoms?|signs?|causes?|stages?|risk\s+factors?)\s+(?:of|for)\b|^\s*what\s+causes\b",
     re.IGNORECASE,
 )
+# A request to explain or describe a thing of the world ("explain infant baptism in the Catholic church
+# for a quiz I'm translating", "describe the Eid rituals for my essay"), not one of the user's ("explain
+# my blood test results"): the user's "I" there is whoever does the task
+_EXPLAINS = pattern(
+    r"^\s*(?:explain|describe|summari[sz]e|outline)\s+(?!(?:my|our|me|us|to\s+me|what\s+my|why\s+my|how\s+my|"
+    r"what\s+our|why\s+our|how\s+our|what\s+I|why\s+I|how\s+I)\b)"
+    # nor anything of the user's named on ("the side effects of my sertraline"), but the task it is for
+    r"(?![^.?!]*\b(?:my|our)\s+(?!(?:essay|talk|quiz|class|students?|pupils?|blog|book|novel|script|project|"
+    r"leaflet|article|presentation|report|thesis|homework|course|podcast|video|newsletter|readers|audience)\b))",
+    re.IGNORECASE,
+)
 # A question about no one asks for a sensitive memory itself only when it names a particular one
 # ("what is the office alarm code again?", "what's my NHS number?"), not a kind of thing ("what's a sort
 # code?").
@@ -732,6 +743,8 @@ def gate(
             continue
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
+        if touched and _EXPLAINS.match(query):
+            continue  # "explain infant baptism for a quiz I'm translating" is about the world, not your family's faith
         if touched and (
             code
             or (technical and not (touched & topics and _names_it(query, named, h)))
