@@ -713,6 +713,7 @@ def gate(
     if not personal and not named:
         return []
     asked_about = speakers_named(query, hits)
+    explains = _EXPLAINS.match(query) is not None
     best = max(h.score for h in hits)
     best_memory = max((h.score for h in hits if h.type == "memory" and h.score >= floor), default=0.0)
     top = max((h for h in hits if h.type == "memory"), key=lambda h: h.score, default=None)
@@ -743,10 +744,9 @@ def gate(
             continue
         if h.memory is not None and h.memory.sensitive and not touched:
             touched = frozenset({"flagged"})
-        if touched and _EXPLAINS.match(query):
-            continue  # "explain infant baptism for a quiz I'm translating" is about the world, not your family's faith
         if touched and (
             code
+            or explains  # "explain infant baptism for a quiz I'm translating": the world's, not your family's faith
             or (technical and not (touched & topics and _names_it(query, named, h)))
             or not (
                 touched & topics
