@@ -1326,6 +1326,36 @@ def test_a_meal_a_parent_can_eat_too_gets_their_diet_and_the_households(cli, api
     assert any("diabetes" in t for t in sent) and any("olives" in t for t in sent), sent
 
 
+def test_whether_someone_of_the_household_may_eat_a_food_gets_their_allergy(cli, api, real_encoder):
+    # "Can Lucía have a slice of roscón?" asks whether she may eat it; it got what memory says of
+    # her (school, bedtime), not her egg allergy
+    remember(
+        cli,
+        "Our daughter Maëlle is three",
+        "Maëlle is allergic to tree nuts, diagnosed last spring; we carry an EpiPen",
+        "Maëlle goes to nursery on Mondays and Wednesdays",
+        "Maëlle's bedtime is 7pm sharp",
+        "Maëlle loves the swings at Victoria Park",
+        "I'm vegetarian",
+        "I can't stand olives",
+        "My husband Ravi is vegan",
+        "I'm a tax adviser at a small firm in Norwich, mostly self-assessment for farmers and sole traders",
+        "We live in a Victorian terrace in the Golden Triangle in Norwich, near Eaton Park, with a long garden",
+        "I cycle to work on a cargo bike with a seat on the front for Maëlle",
+        "I'm learning the cello with a teacher from the conservatoire",
+        "My laptop is a ThinkPad X1 Carbon running Fedora",
+        "I work Monday to Thursday, 8:30 to 5, and Fridays from home when the partners allow it",
+        "I'm leading the firm's move from Sage to Xero for all of our clients this year",
+        "My phone is a Google Pixel 8 Pro",
+        "My husband Ravi is a structural engineer who works on bridges all over East Anglia",
+    )
+    assert "tree nuts" not in card_of(cli)  # so what follows is the request's doing, not the card's
+    # a food the encoder does not know as food ("bolo-rei") is asked about as one all the same
+    for prompt in ("Can Maëlle have a slice of bolo-rei at Epiphany?", "can our daughter eat marzipan?"):
+        sent = retrieved_for(cli, prompt)
+        assert any("tree nuts" in t for t in sent), (prompt, sent)
+
+
 def test_a_child_told_by_age_is_of_the_household(cli, api, real_encoder):
     # "We have a three-year-old called Noor" says no son, daughter or child: Noor is one all the same
     from memchat.memory.judge.people import _AGED_CHILD

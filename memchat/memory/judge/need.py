@@ -1850,6 +1850,10 @@ _SAFE_FOR_ME = pattern(
 )
 _MAY_I_EAT = pattern(
     r"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+)?eat\b|"
+    # or one of the household may ("Can Lucía have a slice of roscón?", "can my son eat prawns?")
+    r"\b(?:can|could|may|should)\s+(?:my\s+[\w-]+|our\s+[\w-]+|the\s+(?:kids|baby|toddler|children|boys|girls)|"
+    r"(?-i:\p{Lu})[\w'’-]+)\s+(?:still\s+|safely\s+)?(?:eat\b|have\s+(?:a\s+)?(?:slice|piece|bite|bit|taste|"
+    r"spoonful|bowl|portion|scoop|square)\b)|"
     r"\b(?:what|where)\s+(?:can|could|should|shall)\s+(?:i|we)\s+(?:safely\s+)?eat\b|"
     r"\bsafe\s+for\s+(?:me|us)\s+to\s+eat\b|\beat\s+safely\b|"
     # "Is it safe to eat brie?", "Is raw cookie dough OK to eat?": whoever asks is the one who would
@@ -2132,9 +2136,12 @@ _MEAL_AHEAD = pattern(
 )
 
 
-def _eaters(text: str) -> tuple[list[tuple[str, ...]], bool]:
-    """Whom a meal request is for, as role paths, and whether the user eats too."""
-    named = people.role_paths(text)
+def _eaters(db: Database, text: str) -> tuple[list[tuple[str, ...]], bool]:
+    """Whom a meal request is for, as role paths (by role, or by the name memory knows them by:
+    "Can Lucía have a slice of roscón?"), and whether the user eats too."""
+    by_role = named = people.role_paths(text)
+    # one of the household by name ("Can Lucía have...?"; a friend named is a guest: see _USER_EATS)
+    named = named + [path for _name, path in people.names_known(db, text) if path in HOUSEHOLD and path not in named]
     # "Is porridge safe for me?" asks for the user alone, not for the household
     alone = not named and asks_to_eat(text) and _WE.search(text) is None
     paths = [] if alone else named or list(HOUSEHOLD)
@@ -2142,8 +2149,8 @@ def _eaters(text: str) -> tuple[list[tuple[str, ...]], bool]:
         paths = named + [p for p in HOUSEHOLD if p not in named]  # "a dinner mum can eat too": ours and hers
     # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
     # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
-    with_user = (
-        not named
+    with_user = (  # "Cooking for Sabine on Saturday": the cook eats too, whoever Sabine is
+        not by_role
         or all(p in named for p in HOUSEHOLD)
         or _USER_EATS.search(text) is not None
         or _THEM_TOO.search(text) is not None
@@ -2195,7 +2202,7 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    paths, with_user = _eaters(text)
+    paths, with_user = _eaters(db, text)
     names, about = people.people_and_memories(db, paths)
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
     about = [i for i in about if i not in exclude]
