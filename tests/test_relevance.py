@@ -815,6 +815,33 @@ def test_a_request_about_the_diary_gets_every_plan_in_its_period(memchat_home, e
     assert "dentist" not in section("What's on at the Barbican this week?")  # not the diary
 
 
+def test_a_day_of_the_month_asked_after_gets_the_plans_on_it(memchat_home, embedder):
+    # "is the weekend of the 19th going to be a problem?" names a period by a day of the month alone,
+    # and asks after the user's diary though it says no "I": the concert that Saturday is the answer
+    from datetime import date
+
+    from memchat.memory.recall.dates import Period, coming_period
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-03-01",
+        "I play viola in the Camden Symphonia; we rehearse Wednesdays and the spring concert is Saturday 13 March",
+        "We're flying to Lisbon on 2027-04-20",
+        "I'm a product manager at Ocado",
+    )
+
+    def section(prompt: str) -> str:
+        return section_on(db, embedder, prompt, date(2027, 3, 2))
+
+    assert "viola" in section("will the weekend of the 13th be a problem?")
+    assert "viola" not in section("is the 20th free?")
+    today = date(2027, 3, 2)
+    assert coming_period("is the 2nd free?", today) == Period(date(2027, 3, 2), date(2027, 3, 2))
+    assert coming_period("what about the 1st?", today) == Period(date(2027, 4, 1), date(2027, 4, 1))
+    assert coming_period("we're on the 3rd floor", today) is None and coming_period("my 40th birthday", today) is None
+
+
 def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedder):
     from datetime import date
 

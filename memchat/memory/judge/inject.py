@@ -522,7 +522,9 @@ def _routed(
     about the world that names a period ("When is Easter 2027?") gets a plan in it only when it
     names where the plan goes (_plans_it_names)."""
     plans = need.plans_ahead(db, request, embedder, query, today, exclude=seen)
-    more = _needed_items(_plans_it_names(plans, query) if _about_the_world(query, hits) else plans, seen, today)
+    # (the user's own diary asked after is no question about the world: "is the 19th free?")
+    world = _about_the_world(query, hits) and not need.asks_after_the_diary(query)
+    more = _needed_items(_plans_it_names(plans, query) if world else plans, seen, today)
     for route in (
         need.by_person,
         need.household_diet,

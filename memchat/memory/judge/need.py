@@ -1308,10 +1308,18 @@ _AGENDA = pattern(
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
     r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
-    r"anything\s+(?:on(?!\s+(?:offer|sale))|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b))\b",
+    r"anything\s+(?:on(?!\s+(?:offer|sale))|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b)|"
+    # a day asked about for clashes: "is the weekend of the 19th going to be a problem?", "is the 3rd free?"
+    r"(?:is|are|will)\s+(?:the\s+)?(?:weekend\s+of\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+(?:(?:going\s+to\s+be|be)\s+)?"
+    r"(?:a\s+problem|free|busy|ok|okay|clear|a\s+clash))\b",
     re.IGNORECASE,
 )
 AGENDA_ITEMS = 5
+
+
+def asks_after_the_diary(text: str) -> bool:
+    """Whether a request asks what the user's diary holds ("What's on this week?", "is the 19th free?")."""
+    return _AGENDA.search(text) is not None
 
 
 def plans_ahead(
@@ -1339,8 +1347,8 @@ def plans_ahead(
         period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
     elif latest:
         period = Period(today - timedelta(days=LAST_TRIP_DAYS), today - timedelta(days=1))
-    if period is None or request.about_no_one:
-        return []
+    if period is None or (request.about_no_one and not _AGENDA.search(text)):
+        return []  # but "is the 19th free?" asks after the user's own diary, though it names no one
     if not (soonest or latest or trip_then) and (period.end - period.start).days > PLAN_PERIOD_DAYS:
         return []
     day_of = event_day if latest else planned_day  # a past trip was stated after it: no plan

@@ -297,6 +297,8 @@ def coming_period(text: str, today: date) -> Period | None:
         month = _month(m.group(1) or m.group(2))
         year = today.year if month >= today.month else today.year + 1
         return Period(max(date(year, month, 1), today), _month_end(year, month))
+    if m := _THE_NTH.search(text):
+        return _nth(int(m.group("n")), bool(m.group("weekend")), today)
     if m := _SEASON.search(text):
         first = _SEASONS[m.group(1).lower()]
         for year in (today.year - 1, today.year, today.year + 1):
@@ -305,6 +307,31 @@ def coming_period(text: str, today: date) -> Period | None:
             end = _month_end(year + (end_month < first), end_month)
             if end >= today:
                 return Period(max(start, today), end)
+    return None
+
+
+# A day of the month named alone, the next to come ("is the 19th free?", "the weekend of the 19th"),
+# not a floor, an anniversary or a birthday ("the 3rd floor", "our 10th", "my 40th")
+_THE_NTH = pattern(
+    r"\b(?:(?P<weekend>weekend\s+of)\s+)?the\s+(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+    r"(?!\s+(?:floor|century|birthday|anniversary|time|place|row|percentile|minute|round|edition|generation|grade|year)\b)",
+    re.IGNORECASE,
+)
+
+
+def _nth(n: int, weekend: bool, today: date) -> Period | None:
+    """The next day numbered `n` from today (this month's, or the next month that has it), or the
+    weekend of its week."""
+    year, month = today.year, today.month
+    for _ in range(3):
+        if n <= _month_end(year, month).day and date(year, month, n) >= today:
+            day = date(year, month, n)
+            if not weekend:
+                return Period(day, day)
+            saturday = day - timedelta(days=day.weekday()) + timedelta(days=5)
+            return Period(max(today, saturday - timedelta(days=1)), saturday + timedelta(days=1))
+        year, month = (year, month + 1) if month < 12 else (year + 1, 1)
     return None
 
 
