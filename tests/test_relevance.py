@@ -3167,6 +3167,25 @@ def test_a_rule_goes_to_a_question_about_no_one_without_what_it_says_of_your_hea
     assert any("arrhythmia" in t for t in own) and any("warfarin" in t for t in own), own
 
 
+def test_explaining_a_thing_of_the_world_for_a_task_of_yours_gets_none_of_your_private_matters(cli, api, real_encoder):
+    # "Describe the symptoms of bipolar II for my novel's character" got the user's own diagnosis by
+    # its topic; "for my exam", "for my slides" is a task, not the user's case
+    remember(
+        cli,
+        "I was diagnosed with bipolar II in 2019 and take lamotrigine",
+        "I owe about £9,000 on two credit cards",
+        "I'm a nursing student in Cardiff",
+    )
+    for prompt in (
+        "Describe the warning signs of a manic episode for my novel's main character",
+        "Walk me through how credit card interest is calculated for my maths lesson slides",
+        "Explain lamotrigine rash for my pharmacology revision",
+    ):
+        sent = retrieved_for(cli, prompt)
+        assert not [t for t in sent if "bipolar" in t or "9,000" in t], (prompt, sent)
+    assert any("9,000" in t for t in retrieved_for(cli, "How long will it take me to pay off my credit cards?"))
+
+
 def test_a_plate_or_a_door_code_never_rides_on_the_card_but_goes_when_asked_for(cli, api, real_encoder):
     # The card goes with nearly every request: "I drive a Corolla, reg YK19 ABC" sent the plate with all
     # of them. What holds a plate or a code that opens something is found when asked for.

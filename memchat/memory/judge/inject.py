@@ -130,11 +130,17 @@ _DEFINITION = pattern(
 # for a quiz I'm translating", "describe the Eid rituals for my essay"), not one of the user's ("explain
 # my blood test results"): the user's "I" there is whoever does the task
 _EXPLAINS = pattern(
-    r"^\s*(?:explain|describe|summari[sz]e|outline)\s+(?!(?:my|our|me|us|to\s+me|what\s+my|why\s+my|how\s+my|"
+    r"^\s*(?:(?:can|could)\s+you\s+|please\s+)?(?:explain|describe|summari[sz]e|outline|walk\s+me\s+through|"
+    r"break\s+down|give\s+me\s+an?\s+(?:overview|explanation|summary)\s+of|I\s+need\s+an?\s+(?:explanation|overview|"
+    r"summary)\s+of)\s+(?!(?:my|our|me|us|to\s+me|what\s+my|why\s+my|how\s+my|"
     r"what\s+our|why\s+our|how\s+our|what\s+I|why\s+I|how\s+I)\b)"
-    # nor anything of the user's named on ("the side effects of my sertraline"), but the task it is for
-    r"(?![^.?!]*\b(?:my|our)\s+(?!(?:essay|talk|quiz|class|students?|pupils?|blog|book|novel|script|project|"
-    r"leaflet|article|presentation|report|thesis|homework|course|podcast|video|newsletter|readers|audience)\b))",
+    # nor for the user ("how AVCs would work for me"), nor anything of the user's named on ("the side
+    # effects of my sertraline"), but the task it is for
+    r"(?![^.?!]*\b(?:for|to|with|affect|affects)\s+(?:me|us)\b)"
+    r"(?![^.?!]*\b(?:my|our)\s+(?!(?:[\w-]+(?:['’]s)?\s+){0,2}(?:essay|talk|quiz|class|students?|pupils?|blog|book|novel|"
+    r"script|project|leaflet|article|presentation|report|thesis|homework|course|podcast|video|newsletter|readers|"
+    r"audience|exam|exams|module|training|slides|doc|document|episode|character|story|lecture|seminar|team|"
+    r"onboarding|revision|assignment|dissertation|workshop|lesson|website|channel)\b))",
     re.IGNORECASE,
 )
 # A question about no one asks for a sensitive memory itself only when it names a particular one
@@ -288,7 +294,10 @@ def build(
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     # "what's the typical treatment you get for snoring?" asks what is usual for anyone: not personal
     # (but "what does Caroline usually do at weekends?" is about someone memory knows)
-    in_general = asks_in_general(asked) and not about_someone(query, hits, pronouns=False)
+    # and so is "explain lithium toxicity for my pharmacology exam": a thing of the world to explain
+    in_general = (asks_in_general(asked) or _EXPLAINS.match(query) is not None) and not about_someone(
+        query, hits, pronouns=False
+    )
     personal = about_someone(query, hits) and not in_general
     # A general or technical question ("how do I validate an IBAN's checksum?", "how do I reverse a
     # linked list?") reaches no sensitive memory, nor a past chat of the user's own ("write an
