@@ -161,7 +161,8 @@ def test_a_local_model_searches_memory_through_chat_completions_tool_calls(cli, 
     _remember(cli, "My dentist is Dr. Okafor on Rue Cler")
     local_api.enqueue_tool_call("recall", {"query": "dentist"}, text="Checking.")
     local_api.enqueue_text("Dr. Okafor.")
-    result = cli("ask", "Write a two-line poem.")
+    # (a request of the user's own: for one about no one the search finds nothing that reads as health)
+    result = cli("ask", "Write me a two-line poem about my week.")
     assert result.exit_code == 0, result.stderr
     assert "Dr. Okafor." in result.stdout and "searched memory for 'dentist'" in result.stderr
     first, second = local_api.requests

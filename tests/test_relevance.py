@@ -3165,6 +3165,15 @@ def test_a_rule_goes_to_a_question_about_no_one_without_what_it_says_of_your_hea
         assert "Quote prices in euros and temperatures in Celsius" in told, (prompt, told)  # money, not yours
     own = rules("What should I have for breakfast tomorrow?")
     assert any("arrhythmia" in t for t in own) and any("warfarin" in t for t in own), own
+    # the reason said first, after a comma, in brackets: the instruction alone, capitalised
+    for said, instruction in (
+        ("As I'm diabetic, never suggest sugary drinks", "Never suggest sugary drinks"),
+        ("No late-night plans, I have chronic fatigue syndrome", "No late-night plans"),
+        ("Skip anything with shellfish (I have a severe shellfish allergy)", "Skip anything with shellfish"),
+    ):
+        cli("memories", "add", "--kind", "rule", said)
+        told = rules("Write a limerick about the sea")
+        assert instruction in told and said not in told, (said, told)
 
 
 def test_explaining_a_thing_of_the_world_for_a_task_of_yours_gets_none_of_your_private_matters(cli, api, real_encoder):

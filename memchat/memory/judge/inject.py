@@ -314,7 +314,10 @@ def build(
     # "Never suggest alcohol or pubs: I'm a recovering alcoholic" goes to "What is the capital of
     # Australia?" as "Never suggest alcohol or pubs", and one that is all about it ("When suggesting
     # food, remember I take lithium") not at all.
-    about_you = not (technical or code or in_general or asks_about_the_world(query) or asks_for_someone_else(asked))
+    # (a request that says nothing of you, "Write a poem about autumn", is not about you either)
+    about_you = personal and not (
+        technical or code or in_general or asks_about_the_world(query) or asks_for_someone_else(asked)
+    )
     candidates += _rules_as_told(rules, embedder, whole=about_you)
     # what the message is about by meaning counts as its words do ("how can I help my mum with her tremor?" is health)
     meant = frozenset(
@@ -456,7 +459,35 @@ def _looked_up(
 
 
 # Where a rule gives its reason: "...: I'm a recovering alcoholic", "... because I'm on lithium"
-_REASON = pattern(r"\s*(?::|;|\s[—–-]\s|,?\s+(?:because|since|as)\s+(?=I\b|I['’]m\b|my\b|we\b|we['’]re\b))\s*", re.I)
+# Where a rule gives its reason: "...: I'm a recovering alcoholic", "... because I'm on lithium", "..., I'm
+# in recovery", "... (I'm sober)", "... Reason: ..."; or gives it first: "As I'm bipolar, don't ...",
+# "I'm a recovering alcoholic, so never suggest alcohol"
+_REASON_AFTER = pattern(
+    r"\s*(?::|;|\s[—–-]\s|\.\s+(?=reason\b|because\b|this\s+is\b|I\b|I['’]m\b|my\b)|"
+    r",?\s+(?:because|since|as|given)\s+(?=I\b|I['’]m\b|my\b|we\b|we['’]re\b)|"
+    r",\s+(?=(?:I['’]m|I\s+am|I\s+have|I['’]ve|I\s+was|my|we['’]re|we\s+are)\b))\s*",
+    re.I,
+)
+_REASON_FIRST = pattern(
+    r"^\s*(?P<reason>(?:(?:because|since|as|given|due\s+to)\s+[^,]+|(?:I['’]m|I\s+am|I\s+have|I['’]ve|my|we['’]re)"
+    r"\b[^,]+(?=,\s+so\b))),\s+(?:so\s+)?(?P<instruction>.+)$",
+    re.I,
+)
+_ASIDE = pattern(r"\s*\(([^)]*)\)")
+_CONDITION = pattern(r"^\s*(?:when(?:ever)?|if|for)\b", re.I)
+
+
+def _instruction_and_reason(text: str) -> tuple[str, str | None]:
+    """A rule's instruction and the reason it gives, if it gives one apart."""
+    text = text.strip().rstrip(".")
+    if aside := _ASIDE.search(text):
+        return (text[: aside.start()] + text[aside.end() :]).strip(), aside.group(1)
+    if first := _REASON_FIRST.match(text):
+        return first.group("instruction"), first.group("reason")
+    if _CONDITION.match(text):  # "When I ask about drinks: no alcohol": the colon is the rule's own
+        return text, None
+    parts = _REASON_AFTER.split(text, maxsplit=1)
+    return (parts[0], parts[1]) if len(parts) == 2 and parts[1] else (text, None)
 
 
 def _pinned_and_rules(store: MemoryStore) -> tuple[list[Item], list[Memory], set[int]]:
@@ -477,20 +508,21 @@ def _rules_as_told(rules: list[Memory], embedder: Embedder | None, *, whole: boo
     alone when that is not ("Never suggest alcohol or pubs"), or nothing."""
     if whole or not rules:
         return [Item("rules", neutralise(m.text), "rule", kind=m.kind, memory_id=m.id) for m in rules]
-    pieces = [_REASON.split(m.text.strip().rstrip("."), maxsplit=1) for m in rules]
-    # a rule by its words; one that gives a reason, each part by meaning too ("I'm a recovering
-    # alcoholic" names no category's word, and a rule's instruction is not read for its topic:
-    # "Give money in euros")
+    pieces = [_instruction_and_reason(m.text) for m in rules]
+    # a rule by its words; one that gives a reason, its instruction by meaning too and its reason by
+    # its topic as well ("I'm a recovering alcoholic" names no category's word; an instruction is not
+    # read for its topic: "Give money in euros", "Don't suggest casinos")
     worded = need.delicate([m.text for m in rules], None)
-    split = [p for p in pieces if len(p) == 2]
-    read = iter(need.delicate([part for p in split for part in p], embedder, by_topic=True))
-    parts_delicate = [(next(read), next(read)) if len(p) == 2 else (False, False) for p in pieces]
+    given = [(i, r) for i, r in pieces if r is not None]
+    instructions = iter(need.delicate([i for i, _r in given], embedder))
+    reasons = iter(need.delicate([r for _i, r in given if r is not None], embedder, by_topic=True))
+    judged = [(next(instructions), next(reasons)) if r is not None else (False, False) for _i, r in pieces]
     items = []
-    for m, parts, said, (instruction, reason) in zip(rules, pieces, worded, parts_delicate, strict=True):
+    for m, (told, why), said, (instruction, reason) in zip(rules, pieces, worded, judged, strict=True):
         if not (said or instruction or reason):
             text = m.text
-        elif len(parts) == 2 and not instruction and len(parts[0].split()) >= 3:
-            text = parts[0]
+        elif why is not None and not instruction and len(told.split()) >= 3:
+            text = told[:1].upper() + told[1:]
         else:
             continue
         items.append(Item("rules", neutralise(text), "rule", kind=m.kind, memory_id=m.id))
