@@ -3131,6 +3131,10 @@ def test_a_relative_or_friend_with_your_condition_does_not_get_yours(cli, api, r
         "My girlfriend was just put on sertraline for her depression; what should I watch for?",
         "Write a card for my workmate who is in recovery from drink.",
         "My cousin started taking sertraline last week; what should I say to her?",
+        # what the user asks to do about it is no case of the user's; a he or she opened on is someone's
+        "My flatmate has just been diagnosed with depression; what should I read?",
+        "She is on sertraline and pregnant; what are the risks?",
+        "The guy I'm seeing is gay and not out to his family; where should we go for dinner?",
     ):
         sent = retrieved_for(cli, prompt)
         assert not [t for t in sent if "gay" in t or "sertraline 100" in t or "sober" in t], (prompt, sent)

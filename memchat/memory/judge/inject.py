@@ -536,9 +536,11 @@ def _for_whom_it_asks(db: Database, query: str, items: list[Item]) -> list[Item]
     colleague Anna" and a memory about Anna)."""
     if not asks_for_someone_else(query):
         return items
-    roles = people.role_paths(whose_case(query))
+    case = whose_case(query)
     # whom it names by role, by the names memory knows them by: "Can my son have peanut butter?" and
-    # "Leo is allergic to peanuts" ("our son Leo is six")
+    # "Leo is allergic to peanuts" ("our son Leo is six"); a he or she it names no other way may be
+    # one of the household ("His meds are wearing off by 4pm" and the son's ADHD)
+    roles = people.role_paths(case) or (list(need.HOUSEHOLD) if _PRONOUN_CASE.match(case) else [])
     names, about = people.people_and_memories(db, roles) if roles else (set(), [])
     named = others_named(query) | {n.lower() for n in names}
     return [
@@ -552,6 +554,7 @@ def _for_whom_it_asks(db: Database, query: str, items: list[Item]) -> list[Item]
     ]
 
 
+_PRONOUN_CASE = pattern(r"\s*(?:she|he|his|her)\b", re.IGNORECASE)
 _WE = pattern(r"\s*(?:we|we['’]re|we['’]ve|our\s+(?:family|household))\b", re.IGNORECASE)
 
 

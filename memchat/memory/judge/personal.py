@@ -236,18 +236,26 @@ _OTHERS = (
     r"(?:sister|brother|mother|father|son|daughter)s?-in-law|in-laws?|"
     # family too: "My sister is bisexual and wants to come out" is her case, not the user's
     r"sister|brother|sibling|mum|mom|mother|dad|father|parent|grandmother|grandfather|grandma|grandpa|grandad|"
-    r"son|daughter|wife|husband|partner|boyfriend|girlfriend"
+    r"son|daughter|wife|husband|partner|boyfriend|girlfriend|fianc[ée]e?|stepmother|stepfather|stepmum|stepdad|"
+    r"stepson|stepdaughter|grandson|granddaughter|godson|goddaughter|landlord|landlady|tenant|teammate|mate|pal|"
+    r"(?:guy|girl|man|woman|person)\s+I['’]m\s+(?:dating|seeing)"
 )
 # the other is whom it is about: what they have, are or asked ("a friend is pregnant", "my cousin's
 # mortgage", "my boss wants to know"), not whom the user does something for ("a gift for a colleague")
 _THEIR_CASE = (
     r"(?=['’]s\b|,?\s+who\s+(?:has|had|takes|took|uses|suffers|struggles|is\s+(?:recovering|on|having|going\s+"
-    r"through|struggling|in\s+recovery|diagnosed|pregnant|sick|ill|unwell|in\s+debt))\b"
+    r"through|struggling|in\s+recovery|diagnosed|pregnant|sick|ill|unwell|in\s+debt|bipolar|autistic|disabled|blind|"
+    r"deaf|gay|trans|transgender|bisexual|muslim|jewish|christian|hindu|sikh|diabetic|epileptic|dyslexic|depressed|"
+    r"anxious|sober|homeless|unemployed|broke))\b"
     r"|\s+(?:is|are|was|were|has|have|had|takes|took|uses|used|wants|wanted|asked|asks|"
     r"told|tells|earns|earned|pays|paid|needs|needed|gets|got|just|recently|texted|messaged|emailed|says|said|"
-    r"thinks|converted|became|started|stopped|quit|lost|came\s+out|drinks|smokes|suffers|struggles|lives)\b)"
+    r"thinks|converted|became|started|stopped|quit|lost|came\s+out|drinks|smokes|suffers|struggles|lives|sees|"
+    r"owes|keeps|attends|goes\s+to)\b)"
 )
-_OTHER = rf"(?:my|a|an|our|one\s+of\s+my|this|that)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:\p{{Lu}})[\w'’-]+,?)?"
+_OTHER = (
+    rf"(?:my|a|an|our|one\s+of\s+my|this|that|the)\s+(?:[a-z]+\s+)?(?:{_OTHERS})s?(?:,?\s+(?-i:\p{{Lu}})[\w'’-]+,?)?"
+    r"(?:\s+(?:in|at|from|on|of)\s+(?:my|our|the)\s+[\w-]+)?"  # "a student in my class has epilepsy"
+)
 # someone named, as whose care a message speaks of ("Gaz's doctor says he might need metformin")
 _THEIR_CARE = (
     r"(?-i:(\p{Lu}[\w-]+))(?:['’]s\s+(?:doctor|gp|consultant|dentist|nurse|specialist|psychiatrist|therapist|midwife|"
@@ -260,6 +268,9 @@ _SOMEONE_ELSE = pattern(
     rf"\b(?:{_OTHER}(?:\s+of\s+(?:mine|ours))?{_THEIR_CASE}|{_THEIR_CARE}"
     rf"|(?:does|did|do|is|was|has|can|should|could|would|will)\s+{_OTHER}"  # "does my colleague Anna need..."
     r"|hypothetically|suppose"
+    # a he or she the message opens on, named nowhere as the user ("She is on lithium and pregnant", "His
+    # salary is £40k"): someone else's case
+    r"|^\s*(?:she|he)\s+(?=(?:is|has|was|takes|took|had|just|recently|got|earns|owes|uses)\b)|^\s*(?:his|her)\s+(?=[a-z])"
     # anyone, as whom a sentence is about ("Someone on a forum asked", "if a child has asthma", "a story
     # about a man with..."), not as what it is about ("when did Melanie's friend adopt a child?")
     r"|(?:^|(?<=[.!?;:,])\s*|\b(?:if|when|suppose|imagine|about|for|say|that)\s+)"
@@ -282,6 +293,14 @@ _FOR_THEM = pattern(
     r"be\s+there\s+for|look\s+after|care\s+for|get|buy|give|write|send|cook|make|do|watch|look\s+out|expect|"
     r"know|ask|keep\s+an\s+eye)\b"
     r"(?:\s+(?:to|for|with))?(?:\s+(?:him|her|them|it))?",
+    re.IGNORECASE,
+)
+_WHAT_I_DO = pattern(
+    r"\b(?:what|how|where|when|which|should|can|could|do|shall|would)\s+(?:[\w'’-]+\s+){0,3}?(?:I|we)\s+(?:best\s+)?"
+    r"(?:read|serve|cover|handle|say|tell|support|help|expect|know|learn|ask|bring|cook|make|buy|give|send|write|"
+    r"approach|talk|speak|react|respond|reply|be|go|visit|plan|organi[sz]e|arrange|prepare|suggest|recommend|"
+    r"watch|look\s+out|keep\s+an\s+eye|care|look\s+after|comfort|reassure|encourage|check|phone|call|text|email|"
+    r"invite|host|book|choose|pick|find|deal|cope|do)\b(?:\s+(?:to|for|with|at|on|about|it|them|him|her))*",
     re.IGNORECASE,
 )
 _OUR_PEOPLE = pattern(
@@ -323,6 +342,9 @@ def asks_for_someone_else(text: str) -> bool:
         return False
     rest = _FOR_THEM.sub(" ", _PASSING_ON.sub(" ", _SOMEONE_ELSE.sub(" ", without_request(text))))
     rest = _OUR_PEOPLE.sub(" ", rest)  # "...wants to come out to our parents": people named, not the user's case
+    # what the user asks to do about it ("what should I read?", "how do I cover her shifts?") is not a
+    # case of the user's own; what the user says of themselves is ("I'm on it too", "my medication")
+    rest = _WHAT_I_DO.sub(" ", rest)
     return not (_MYSELF.search(rest) or _THE_HOUSEHOLD.search(rest))
 
 
