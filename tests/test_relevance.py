@@ -911,6 +911,24 @@ def test_a_lookup_the_model_reads_as_about_no_one_still_gets_the_fact_and_never_
     assert retrieved_for(cli, "what's my locker code?", why="lookup") == []
 
 
+def test_a_lookup_of_one_number_gets_no_other_document_nor_the_money_picture(cli, api, real_encoder):
+    # "What is my visa number?" got the passport number; "What is my bank account number?" (kept
+    # private) got every debt, as a request to plan one's money would
+    remember(
+        cli,
+        "My passport number is 533912345",
+        "I owe £6,500 on a car loan",
+        "I have £2,100 left on my overdraft",
+        "My car's registration is LD21 XKE",
+    )
+    assert cli("memories", "add", "--private", "My sort code is 20-00-00, account 41234567").exit_code == 0
+    for prompt in ("What is my visa number?", "What's my driving licence number?", "What is my bank account number?"):
+        sent = retrieved_for(cli, prompt)
+        assert not [t for t in sent if "533912345" in t or "6,500" in t or "2,100" in t], (prompt, sent)
+    assert any("533912345" in t for t in retrieved_for(cli, "What's my passport number?"))
+    assert any("LD21" in t for t in retrieved_for(cli, "what's my reg plate?"))
+
+
 def test_a_lookup_gets_a_private_matter_only_of_the_kind_its_words_name():
     # "What is my NHS number?" (the number kept private) got the salary: by meaning the question read
     # as about money, but its words name a document. What the words name decides; meaning only

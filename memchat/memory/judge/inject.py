@@ -452,7 +452,7 @@ def _looked_up(
         touched = frozenset({"flagged"})
     # what the question's words name, or else what it means: "What is my NHS number?" names a
     # document, so not the salary its meaning (money) would let through
-    if touched and not touched & (sensitive.topics(asked) or meant):
+    if touched and not touched & (sensitive.topics(asked) or meant) or _another_document(asked, best):
         return passed
     best.features["lookup"] = likeness  # the reason /why and --explain show
     return [*passed, best]
@@ -658,6 +658,7 @@ def _by_topic(
         delicate_only=delicate_only,
         in_general=in_general,
         about_the_world=world,
+        lookup=asks_for_own_fact(query),
     )
     return _plans_it_names([n for n in found if n.topic != "dates"], query) if world else found
 
@@ -793,6 +794,7 @@ def gate(
         if touched and (
             code
             or explains  # "explain infant baptism for a quiz I'm translating": the world's, not your family's faith
+            or _another_document(query, h)  # "What is my tax reference number?" and the passport's
             or (technical and not (touched & topics and _names_it(query, named, h)))
             or not (
                 touched & topics
@@ -805,6 +807,39 @@ def gate(
             continue
         passed.append(h)
     return passed
+
+
+# the kinds of numbered document, by the words they are called by
+_DOCUMENTS = {
+    kind: pattern(rf"\b(?:{words})\b", re.IGNORECASE)
+    for kind, words in {
+        "passport": r"passport",
+        "visa": r"visa|brp|residence\s+permit",
+        "licence": r"driving\s+licen[cs]e|licen[cs]e",
+        "health": r"nhs|health\s+(?:number|card)|medicare|patient\s+number",
+        "insurance number": r"national\s+insurance|ni|ssn|social\s+security",
+        "tax": r"tax|utr|hmrc|irs",
+        "bank": r"bank|account|sort\s+code|iban|routing",
+        "card": r"card|pin",
+        "plate": r"reg|plates?|registration",
+        "loan": r"loan|mortgage",
+        "policy": r"polic(?:y|ies)|insurance",
+    }.items()
+}
+
+
+def _documents(text: str) -> set[str]:
+    return {kind for kind, named in _DOCUMENTS.items() if named.search(text)}
+
+
+def _another_document(query: str, h: Hit) -> bool:
+    """Whether a memory holding a number is of another kind of document than the one the message
+    names: "What is my tax reference number?" and "My passport number is ..." (but "what's my reg
+    plate?" and "My car's registration is KX19 ABC" are one)."""
+    if not sensitive.holds_identifier(h.text):
+        return False
+    asked, held = _documents(query), _documents(h.text)
+    return bool(asked) and bool(held) and not asked & held
 
 
 def _best_of_own(query: str, h: Hit) -> bool:

@@ -40,6 +40,7 @@ from memchat.memory.judge import card_store, medicines, people, sensitive
 from memchat.memory.judge.personal import (
     asks_about_the_world,
     asks_for_code,
+    asks_for_own_fact,
     asks_in_general,
     names_in,
     names_its_language,
@@ -1029,6 +1030,7 @@ def by_topic(
     delicate_only: bool = False,
     in_general: bool = False,
     about_the_world: bool = False,
+    lookup: bool = False,
 ) -> list[Needed]:
     """The memories the request's topic calls for, best first: none for a general question, nor
     for one that names no one unless it is plainly the user's own ("write the deploy script"), nor
@@ -1062,7 +1064,8 @@ def by_topic(
         wanted,
         exclude,
         floor=WORLD_TOPIC_FLOOR if about_the_world else TOPIC_FLOOR,
-        no_delicate=request.code or about_the_world,
+        # nor for a lookup of one fact ("What is my tax reference number?" is not asking for the debts)
+        no_delicate=request.code or about_the_world or lookup,
         delicate_only=delicate_only,
     )
 
@@ -1746,6 +1749,8 @@ def _plans_my_money(request: Request, text: str, embedder: Embedder) -> bool:
     """A request about the user's own money, plainly (not a program, nor a question in general)."""
     if request.topic != "money" or request.about_no_one or request.code or asks_in_general(text):
         return False
+    if asks_for_own_fact(text) and _A_NUMBER.search(text):
+        return False  # "What is my bank account number?" looks up one fact, not the money picture
     if not (says_its_own(text) or request.general < PLAIN_REQUEST):
         return False
     if people.role_paths(text) and not _I_OR_WE.search(text):  # "should my girlfriend consolidate her debt?"
@@ -1754,6 +1759,7 @@ def _plans_my_money(request: Request, text: str, embedder: Embedder) -> bool:
 
 
 _I_OR_WE = pattern(r"\b(?:I|me|we|us|myself|ourselves)\b", re.IGNORECASE)
+_A_NUMBER = pattern(r"\b(?:number|no|code|reference|ref|details|iban|pin|password)\b", re.IGNORECASE)
 
 
 def _my_money_fact(m: Memory, exclude: set[int]) -> bool:
