@@ -143,6 +143,12 @@ def test_pinning_a_private_matter_says_it_will_go_with_every_message(cli):
     assert "every message" in pinned.stderr and "health" in pinned.stderr
     assert cli("memories", "pin", "2").stderr == ""
     assert "every message" in cli("memories", "pin", "--help").stdout
+    # added pinned, or a matter the word lists had missed (a court judgment for a debt), says so too
+    added = cli("memories", "add", "--pin", "I have a county court judgment for an unpaid phone bill")
+    assert added.exit_code == 0 and "every message" in added.stderr
+    # a private memory is never sent, pinned or not: no such note
+    assert cli("memories", "add", "--private", "I was treated for bulimia in my twenties").exit_code == 0
+    assert "every message" not in cli("memories", "pin", "4").stderr
 
 
 def test_forget_asks_or_needs_yes_and_query_shows_what_goes(cli, memchat_home, embedder):

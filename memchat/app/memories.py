@@ -53,7 +53,7 @@ def pinned_note(m: Memory) -> str | None:
     from memchat.memory.judge import sensitive
 
     found = sorted(sensitive.categories(m.text) - {"children"})
-    if not found or not m.pinned:
+    if not found or not m.pinned or m.private:  # a private memory is never sent unasked, pinned or not
         return None
     return (
         f"note: memory {m.id} reads as about {' and '.join(c.replace('_', ' ') for c in found)}; pinned, it goes "

@@ -123,6 +123,7 @@ def add(
     for old in done.replaced:
         typer.echo(f"  supersedes memory {old.id}: {sanitize(old.text)}")
     _note_if_unsent(m)
+    _note_if_pinned_private_matter(m)
     if not (done.existed or done.replaced or key):
         _ask_what_it_replaces(memchat, m)
 
@@ -136,6 +137,13 @@ def _said(text: str) -> str:
     if len(text) <= SAID_CHARS:
         return sanitize(text)
     return f"{sanitize(text[:SAID_CHARS])}… ({len(text):,} characters; `memchat memories show` prints it all)"
+
+
+def _note_if_pinned_private_matter(m: Memory) -> None:
+    from memchat.app.memories import pinned_note
+
+    if note := pinned_note(m):
+        console.err().print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 def _note_if_unsent(m: Memory) -> None:
@@ -248,10 +256,7 @@ def pin(
     """Pin a memory: sent with every message, whatever it asks, and ranked higher in recall."""
     m = open_app(ctx).store.pin(memory_id)
     typer.echo(f"pinned memory {m.id}: {_said(m.text)}")
-    from memchat.app.memories import pinned_note
-
-    if note := pinned_note(m):
-        console.err().print(note, markup=False, highlight=False, soft_wrap=True)
+    _note_if_pinned_private_matter(m)
 
 
 @memories_app.command()
