@@ -822,21 +822,11 @@ def test_a_day_of_the_month_asked_after_gets_the_plans_on_it(memchat_home, embed
 
     from memchat.memory.recall.dates import Period, coming_period
 
-    db = told_on(
-        memchat_home,
-        embedder,
-        "2027-03-01",
-        "I play viola in the Camden Symphonia; we rehearse Wednesdays and the spring concert is Saturday 13 March",
-        "We're flying to Lisbon on 2027-04-20",
-        "I'm a product manager at Ocado",
-    )
-
-    def section(prompt: str) -> str:
-        return section_on(db, embedder, prompt, date(2027, 3, 2))
-
-    assert "viola" in section("will the weekend of the 13th be a problem?")
-    assert "viola" not in section("is the 20th free?")
+    concert = "I play viola in the Camden Symphonia; we rehearse Wednesdays and the spring concert is Saturday 13 March"
+    db = told_on(memchat_home, embedder, "2027-03-01", concert, "I'm a product manager at Ocado")
     today = date(2027, 3, 2)
+    assert "viola" in section_on(db, embedder, "will the weekend of the 13th be a problem?", today)
+    assert "viola" not in section_on(db, embedder, "is the 20th free?", today)
     assert coming_period("is the 2nd free?", today) == Period(date(2027, 3, 2), date(2027, 3, 2))
     assert coming_period("what about the 1st?", today) == Period(date(2027, 4, 1), date(2027, 4, 1))
     assert coming_period("we're on the 3rd floor", today) is None and coming_period("my 40th birthday", today) is None
@@ -2479,6 +2469,13 @@ def retrieved_for(cli, prompt: str, why: str = "") -> list[str]:
     ]
 
 
+def assert_withheld(cli, prompts: tuple[str, ...], *marks: str) -> None:
+    """None of the memories that hold one of `marks` is sent beside the card to any of `prompts`."""
+    for prompt in prompts:
+        sent = retrieved_for(cli, prompt)
+        assert not [t for t in sent if any(mark in t for mark in marks)], (prompt, sent)
+
+
 def test_a_request_for_something_to_wear_gets_your_sizes_and_what_you_wont_wear(cli, api, real_encoder):
     # To the encoder "hiking boots" is not like "I'm a UK size 9 shoe" and no topic holds clothes: a
     # request to choose or buy what the user will wear gets their sizes, a shoe size only for shoes,
@@ -3111,18 +3108,22 @@ def test_a_question_about_someone_elses_case_gets_none_of_the_users_own_secrets(
         "My passport number is 533391207 and it expires in March 2028",
         "My colleague Anna has type 1 diabetes",
     )
-    for prompt in (
-        "A friend of mine is on 20 mg of sertraline; is that a low dose?",
-        "My flatmate asked me how sertraline interacts with alcohol. What should I tell her?",
-        "Hypothetically, if someone earned 58,000 pounds in the UK, what would their take-home pay be?",
-        "A colleague's salary is 58,000 pounds; is that good for a developer?",
-        "My boss wants to know how to renew a British passport that expires in 2028.",
-        # someone named, as whose care it speaks of (a blind set: the user's own diabetes went)
-        "Kev's doctor says he might need sertraline, what side effects should he watch for?",
-        "Suki's been prescribed sertraline; will it make her drowsy?",
-    ):
-        sent = retrieved_for(cli, prompt)
-        assert not [t for t in sent if "sertraline" in t or "£58,000" in t or "533391207" in t], (prompt, sent)
+    assert_withheld(
+        cli,
+        (
+            "A friend of mine is on 20 mg of sertraline; is that a low dose?",
+            "My flatmate asked me how sertraline interacts with alcohol. What should I tell her?",
+            "Hypothetically, if someone earned 58,000 pounds in the UK, what would their take-home pay be?",
+            "A colleague's salary is 58,000 pounds; is that good for a developer?",
+            "My boss wants to know how to renew a British passport that expires in 2028.",
+            # someone named, as whose care it speaks of (a blind set: the user's own diabetes went)
+            "Kev's doctor says he might need sertraline, what side effects should he watch for?",
+            "Suki's been prescribed sertraline; will it make her drowsy?",
+        ),
+        "sertraline",
+        "£58,000",
+        "533391207",
+    )
     assert any("sertraline" in t for t in retrieved_for(cli, "Is 20 mg of sertraline a low dose for me?"))
     assert any("£58,000" in t for t in retrieved_for(cli, "What's my take-home pay on my salary?"))
     assert any(
@@ -3144,18 +3145,22 @@ def test_a_relative_or_friend_with_your_condition_does_not_get_yours(cli, api, r
         "We're Jewish and keep a kosher kitchen",
         "I work as a paralegal in Swansea",
     )
-    for prompt in (
-        "My brother is gay and wants to come out to our parents. How can I help him?",
-        "My girlfriend was just put on sertraline for her depression; what should I watch for?",
-        "Write a card for my workmate who is in recovery from drink.",
-        "My cousin started taking sertraline last week; what should I say to her?",
-        # what the user asks to do about it is no case of the user's; a he or she opened on is someone's
-        "My flatmate has just been diagnosed with depression; what should I read?",
-        "She is on sertraline and pregnant; what are the risks?",
-        "The guy I'm seeing is gay and not out to his family; where should we go for dinner?",
-    ):
-        sent = retrieved_for(cli, prompt)
-        assert not [t for t in sent if "gay" in t or "sertraline 100" in t or "sober" in t], (prompt, sent)
+    assert_withheld(
+        cli,
+        (
+            "My brother is gay and wants to come out to our parents. How can I help him?",
+            "My girlfriend was just put on sertraline for her depression; what should I watch for?",
+            "Write a card for my workmate who is in recovery from drink.",
+            "My cousin started taking sertraline last week; what should I say to her?",
+            # what the user asks to do about it is no case of the user's; a he or she opened on is someone's
+            "My flatmate has just been diagnosed with depression; what should I read?",
+            "She is on sertraline and pregnant; what are the risks?",
+            "The guy I'm seeing is gay and not out to his family; where should we go for dinner?",
+        ),
+        "gay",
+        "sertraline 100",
+        "sober",
+    )
     assert any("sertraline" in t for t in retrieved_for(cli, "My sister takes sertraline like me; can we both drink?"))
     nia = retrieved_for(cli, "My daughter had another seizure at school; what should I ask the neurologist?")
     assert any("Nia" in t for t in nia), nia
