@@ -823,9 +823,11 @@ def test_a_day_of_the_month_asked_after_gets_the_plans_on_it(memchat_home, embed
     from memchat.memory.recall.dates import Period, coming_period
 
     concert = "I play viola in the Camden Symphonia; we rehearse Wednesdays and the spring concert is Saturday 13 March"
-    db = told_on(memchat_home, embedder, "2027-03-01", concert, "I'm a product manager at Ocado")
+    visit = "My brother Sami is staying with us from 12 to 20 March 2027"  # a span: it overlaps the weekend
+    db = told_on(memchat_home, embedder, "2027-03-01", concert, visit, "I'm a product manager at Ocado")
     today = date(2027, 3, 2)
-    assert "viola" in section_on(db, embedder, "will the weekend of the 13th be a problem?", today)
+    weekend = section_on(db, embedder, "will the weekend of the 13th be a problem?", today)
+    assert "viola" in weekend and "Sami" in weekend, weekend
     assert "viola" not in section_on(db, embedder, "is the 20th free?", today)
     assert coming_period("is the 2nd free?", today) == Period(date(2027, 3, 2), date(2027, 3, 2))
     assert coming_period("what about the 1st?", today) == Period(date(2027, 4, 1), date(2027, 4, 1))

@@ -48,7 +48,7 @@ from memchat.memory.judge.personal import (
 )
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
-from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day
+from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day, span_start
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import LONGEST_SENT, Memory, MemoryStore
 from memchat.memory.text import STOPWORDS
@@ -1366,7 +1366,12 @@ def plans_ahead(
         for r in rows
         if (m := found.get(int(vs.ids[r]))) is not None
         and (day := day_of(m.text, m.created_at)) is not None
-        and period.start <= day <= period.end
+        # in the period, or a span of days that overlaps it ("staying with us from 18 to 28 December")
+        and (
+            period.start <= day <= period.end
+            or period.start <= day
+            and (span_start(m.text, m.created_at) or day) <= period.end
+        )
     }
     planned = list(days)
     if away:  # a trip of theirs, however unlike the request its words are

@@ -125,6 +125,29 @@ _DAY_MONTH = pattern(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?!\
 _MONTH_DAY = pattern(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!,?\s+(?:19|20)\d\d)(?!\s*:)", re.I)
 
 
+# Days of one month told as a span: "from 18 to 28 December 2026", "3rd-7th May", "between 1 and 4 June"
+_DAY_RANGE = pattern(
+    rf"\b(?:from\s+|between\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:to|until|till|and|[–-])\s*\d{{1,2}}(?:st|nd|rd|th)?"
+    rf"\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+((?:19|20)\d\d)\b)?",
+    re.IGNORECASE,
+)
+
+
+def span_start(text: str, stated: str | None) -> date | None:
+    """The first day of a span of days a memory names in one month ("staying with us from 18 to 28
+    December 2026": the 18th), or None. The memory's day (event_day) is the span's last: a plan
+    until it is over."""
+    kept = message_date(stated)
+    if kept is None or (m := _DAY_RANGE.search(text)) is None:
+        return None
+    month, day = _month(m.group(2)), int(m.group(1))
+    for year in (int(m.group(3)),) if m.group(3) else (kept.year, kept.year + 1):
+        when = _safe(date, year, month, day)
+        if when is not None and (m.group(3) or when >= kept):
+            return when
+    return None
+
+
 def day_named(text: str, stated: date) -> date | None:
     """The one day a memory names ("on May 9", "2027-03-12", "12th of March 2027"), or None.
 
