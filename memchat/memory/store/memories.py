@@ -459,7 +459,7 @@ class MemoryStore:
         return self.get(memory.id)
 
     def pin(self, memory_id: int | str, *, actor: str = "user") -> Memory:
-        """A pinned memory is always a candidate for the prompt and ranks higher in recall."""
+        """A pinned memory is sent with every message (a private one never) and ranks higher in recall."""
         return self._set_flag(memory_id, "pinned = 1", "pin", actor)
 
     def unpin(self, memory_id: int | str, *, actor: str = "user") -> Memory:
