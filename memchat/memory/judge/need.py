@@ -810,14 +810,8 @@ def _without_the_sensitive(m: Memory) -> Memory | None:
     """The memory without its clauses that touch a sensitive category, when what is left still says
     something of its subject ("My dad is 78, lives in Pune" of "My dad is 78, lives in Pune and has
     Parkinson's"), or None. A memory marked sensitive or private is never cut: it stays whole, and home."""
-    if m.sensitive or m.private:
-        return None
-    clauses = _CLAUSE.split(m.text.strip().rstrip("."))
-    kept = [c for c in clauses if not sensitive.categories(c)]
-    if len(kept) == len(clauses) or not kept or kept[0] != clauses[0] or len(" ".join(kept).split()) < 4:
-        return None
-    cut = ", ".join(kept)
-    return replace(m, text=cut) if not sensitive.categories(cut) else None
+    cut = _without_clauses(m, lambda clause: bool(sensitive.categories(clause)))
+    return cut if cut is None or not sensitive.categories(cut.text) else None
 
 
 def _on_the_card(m: Memory, slot: str) -> Memory | None:
@@ -833,10 +827,17 @@ def _without_the_date(m: Memory) -> Memory | None:
     """The memory without its clauses that name the day of a one-off plan or event, when what is
     left still says something standing ("Our car is a 2019 Dacia Sandero, petrol/LPG" of "...; its
     MOT is due in February 2027"), or None."""
+    return _without_clauses(m, lambda clause: one_off_day(clause, m.created_at) is not None)
+
+
+def _without_clauses(m: Memory, drop: Callable[[str], bool]) -> Memory | None:
+    """The memory without the clauses `drop` picks, when its first clause stays and what is left
+    still says something (four words or more); None when nothing is dropped, or the memory is
+    marked sensitive or private (it is never cut: it stays whole, and home)."""
     if m.sensitive or m.private:
         return None
     clauses = _CLAUSE.split(m.text.strip().rstrip("."))
-    kept = [c for c in clauses if one_off_day(c, m.created_at) is None]
+    kept = [c for c in clauses if not drop(c)]
     if len(kept) == len(clauses) or not kept or kept[0] != clauses[0] or len(" ".join(kept).split()) < 4:
         return None
     return replace(m, text=", ".join(kept))
@@ -1350,7 +1351,7 @@ def plans_ahead(
         period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
     elif latest:
         period = Period(today - timedelta(days=LAST_TRIP_DAYS), today - timedelta(days=1))
-    if period is None or (request.about_no_one and not _AGENDA.search(text)):
+    if period is None or (request.about_no_one and not asks_after_the_diary(text)):
         return []  # but "is the 19th free?" asks after the user's own diary, though it names no one
     if not (soonest or latest or trip_then) and (period.end - period.start).days > PLAN_PERIOD_DAYS:
         return []
