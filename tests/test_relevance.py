@@ -3203,6 +3203,16 @@ def test_a_rule_goes_to_a_question_about_no_one_without_what_it_says_of_your_hea
         cli("memories", "add", "--kind", "rule", said)
         told = rules("Write a limerick about the sea")
         assert instruction in told and said not in told, (said, told)
+    # one rule, several instructions: those that say nothing private go, the private one does not
+    for said, kept, private in (
+        ("Use British English and never mention my HIV status", "Use British English", "HIV"),
+        ("Keep answers short; don't bring up my bankruptcy", "Keep answers short", "bankruptcy"),
+        ("Never mention my bipolar disorder, and always give metric units", "Always give metric units", "bipolar"),
+    ):
+        cli("memories", "add", "--kind", "rule", said)
+        told = rules("What's the tallest mountain in Africa?")
+        assert kept in told and not [t for t in told if private in t], (said, told)
+        assert said in rules("Plan my week for me"), said  # a request of your own gets it whole
 
 
 def test_explaining_a_thing_of_the_world_for_a_task_of_yours_gets_none_of_your_private_matters(cli, api, real_encoder):

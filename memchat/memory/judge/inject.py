@@ -48,6 +48,7 @@ from memchat.memory.judge.state import message_states
 from memchat.memory.recall import relevance
 from memchat.memory.recall.dates import one_off_day, planned_day
 from memchat.memory.recall.search import recall
+from memchat.memory.store.kinds import is_instruction
 from memchat.memory.store.memories import LONGEST_SENT, MemoryStore
 from memchat.memory.text import STOPWORDS, TEXT_WINDOW, clip_around, content_stems, ends, stem, window, words
 from memchat.patterns import pattern
@@ -475,6 +476,20 @@ _REASON_FIRST = pattern(
 )
 _ASIDE = pattern(r"\s*\(([^)]*)\)")
 _CONDITION = pattern(r"^\s*(?:when(?:ever)?|if|for)\b", re.I)
+# where one rule gives another instruction: "Use British English and never mention my HIV status",
+# "Keep it short; don't bring up my divorce", "No emojis. Never mention my debts."
+_ANOTHER_INSTRUCTION = pattern(r"\s*(?:[;.]\s+|,?\s+(?:and|but)\s+(?:also\s+)?|,\s+)(?=\S)", re.I)
+
+
+def _instructions(text: str) -> list[str]:
+    """A rule's instructions, one by one, where it gives several; else the rule itself."""
+    parts: list[str] = []
+    start = 0
+    for cut in _ANOTHER_INSTRUCTION.finditer(text):
+        if is_instruction(text[cut.end() :]) and cut.start() > start:
+            parts.append(text[start : cut.start()])
+            start = cut.end()
+    return [*parts, text[start:]]
 
 
 def _instruction_and_reason(text: str) -> tuple[str, str | None]:
@@ -523,10 +538,20 @@ def _rules_as_told(rules: list[Memory], embedder: Embedder | None, *, whole: boo
             text = m.text
         elif why is not None and not instruction and len(told.split()) >= 3:
             text = told[:1].upper() + told[1:]
+        elif len(parts := _instructions(told)) > 1 and (kept := _not_delicate(parts, embedder)):
+            # the instructions that say nothing private ("Use British English" of "... and never
+            # mention my HIV status")
+            text = "; ".join(kept)
+            text = text[:1].upper() + text[1:]
         else:
             continue
         items.append(Item("rules", neutralise(text), "rule", kind=m.kind, memory_id=m.id))
     return items
+
+
+def _not_delicate(parts: list[str], embedder: Embedder | None) -> list[str]:
+    judged = zip(parts, need.delicate(parts, None), need.delicate(parts, embedder), strict=True)
+    return [p.strip() for p, said, meant in judged if not (said or meant) and len(p.split()) >= 2]
 
 
 def _for_whom_it_asks(db: Database, query: str, items: list[Item]) -> list[Item]:
