@@ -3172,6 +3172,39 @@ def test_a_relative_or_friend_with_your_condition_does_not_get_yours(cli, api, r
     )
 
 
+def test_a_private_matter_you_say_is_yours_gets_what_memory_says_of_it(cli, api, real_encoder):
+    # "Being epileptic, which jobs should I avoid?" reads as work; "Ruth and I are both epileptic, any
+    # tips for travelling together?" as travel: the epilepsy is health, so no topic reached it, and
+    # the memory is far from either in meaning. The user says it is theirs: what memory says of it goes.
+    remember(
+        cli,
+        "I have epilepsy and take lamotrigine 200mg twice a day",
+        "I'm on sertraline for depression",
+        "I owe about £9,000 on credit cards",
+        "My sister Ruth lives in Leeds",
+        "I work as a bus driver in Sheffield",
+        "We have a cat called Miso",
+    )
+    for prompt in (
+        "Being epileptic, which jobs should I avoid?",
+        "Ruth and I are both epileptic, any tips for travelling together?",
+    ):
+        assert any("lamotrigine" in t for t in retrieved_for(cli, prompt)), prompt
+    assert any("£9,000" in t for t in retrieved_for(cli, "Given my credit card debt, should I take the job?"))
+    # a word of the list that is no matter, another's case, or the matter asked about in general
+    assert_withheld(
+        cli,
+        (
+            "How do I depress the clutch smoothly on a hill start?",
+            "My sister has epilepsy, what should I do?",
+            "My friend's depression is bad and I don't know what to say",
+            "Is epilepsy genetic?",
+        ),
+        "lamotrigine",
+        "sertraline",
+    )
+
+
 def test_a_rule_goes_to_a_question_about_no_one_without_what_it_says_of_your_health(cli, api, real_encoder):
     # Rules go with every call; the reason a rule gives may be a diagnosis. A question about no one
     # gets the instruction alone, or nothing when the instruction is the diagnosis; a request of

@@ -598,6 +598,7 @@ def _routed(
         need.by_person,
         need.household_diet,
         need.by_faith,
+        need.by_own_matter,
         need.by_access,
         need.by_medicine,
         need.by_stack,

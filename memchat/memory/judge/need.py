@@ -1450,6 +1450,78 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
     return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
 
 
+# A private matter the request says is the user's own ("Being epileptic, which jobs should I avoid?",
+# "Ruth and I are both epileptic, tips for travelling?", "With my ADHD, how do I...?") is asked with it:
+# what memory says of that very matter, the user's own, goes though the request's topic is another
+# (travel, work) and its meaning is far from the memory's.
+MATTER_ITEMS = 1
+MATTER_ROWS = 200  # newest memories with a word of the matter that are read
+MATTER_FLOOR = 0.2  # and as like the request as this: "How do I depress the clutch?" is no depression (0.08)
+_MATTERS = ("health", "religion", "politics", "sexual_orientation", "finances", "legal_status")
+_SAID_OF_ME = pattern(
+    r"\b(?:I|me|myself|we|(?-i:us)|I['’]m|I['’]ve|I['’]d|we['’]re|we['’]ve)\b"
+    r"|^\W*(?:being|as\s+(?:an?|someone|somebody|one)|since\s+I|with\s+(?:my|our))\b",
+    re.IGNORECASE,
+)
+# "my credit card debt", "our mortgage": not "my sister has", "my son's"
+_MY_OWN = pattern(
+    r"\b(?:my|our)\s+(?:(?!(?:is|are|has|have|had|was|got|gets|takes|with)\b)[\w-]+\s+){0,2}$", re.IGNORECASE
+)
+_CLAUSES = pattern(r"[.;:!?]+\s+|,\s+|\s+[—–-]\s+")
+_THEIRS_BEFORE = pattern(r"\w['’]s?\s+(?:[\w-]+\s+)?$")
+
+
+def matters_of_my_own(text: str) -> dict[str, str]:
+    """The private matters the text says are the user's own ("Being epileptic", "my sister and I both
+    have epilepsy", "my credit card debt"), not another's ("My sister has epilepsy")."""
+    found: dict[str, str] = {}
+    for clause in _CLAUSES.split(text):
+        for word, category in sensitive.matters(clause, _MATTERS).items():
+            before = clause[: clause.lower().find(word)]
+            if _THEIRS_BEFORE.search(before):
+                continue  # "my friend's depression", "Ruth's epilepsy"
+            if _SAID_OF_ME.search(clause) or _MY_OWN.search(before):
+                found[word] = category
+    return found
+
+
+def by_own_matter(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """What memory says of a private matter the request says is the user's own (matters_of_my_own):
+    the user's own memory naming the same matter, the most like the request; never for code."""
+    mine = matters_of_my_own(text)
+    if not mine or request.code:
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(sensitive.matter_terms(list(mine)), MATTER_ROWS, longest=LONGEST_SENT)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
+    own = []
+    for i, m in memories.items():
+        named = sensitive.matters(m.text)
+        if (
+            m.private
+            or not set(named) & set(mine)
+            # the user's own ("I have epilepsy", "We're Muslim"), as it is now ("I used to smoke" is not)
+            or not (_BARE_USER.match(m.text) or _OURS.search(m.text) and not _someone_else_first(m.text))
+            or _PAST.search(m.text)
+            or _FORMER.search(m.text)
+            # nothing private besides ("I have epilepsy and my NHS number is ...")
+            or sensitive.categories(m.text) - {mine[w] for w in set(named) & set(mine)} - {"children"}
+            or sensitive.holds_identifier(m.text)
+        ):
+            continue
+        own.append(i)
+    kept = [(score, i) for score, i in _most_like(db, embedder, request, own) if score >= MATTER_FLOOR]
+    return [Needed(memories[i], score, "matter") for score, i in kept[:MATTER_ITEMS]]
+
+
+def _someone_else_first(text: str) -> bool:
+    """Whether the text opens on someone else ("My daughter Nia has epilepsy", "Ruth is diabetic")."""
+    return bool(_HOUSEHOLD_FIRST.match(text) or _NAME_FIRST.match(text))
+
+
+_NAME_FIRST = pattern(r"^\s*\p{Lu}[\w'’-]+\s+(?:is|has|was|takes|gets)\b")
+
+
 def _rows_of(vs: VectorSet, ids: list[int]) -> list[tuple[int, int]]:
     """(id, row) of the memories `ids` that have a vector in `vs`, by id."""
     import numpy as np

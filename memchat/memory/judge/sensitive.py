@@ -257,6 +257,22 @@ def _fts(words: list[str]) -> str:
     return " OR ".join(dict.fromkeys(terms))
 
 
+def matters(text: str, kinds: tuple[str, ...] = CATEGORIES) -> dict[str, str]:
+    """The private matters a text names by the word lists' own words, each as its list's word
+    ("epilep" of "epileptic" and of "epilepsy": the same matter), with its category."""
+    return {
+        m.group(0).strip().lower(): category
+        for category in kinds
+        if category in _COMPILED
+        for m in _COMPILED[category].finditer(text)
+    }
+
+
+def matter_terms(words: list[str]) -> str:
+    """An FTS5 query for the texts that may name these words of the lists."""
+    return _fts(words)
+
+
 def topics(message: str) -> frozenset[str]:
     """The categories a message is about: the words above, and broader cues ("family", "my trip")."""
     return categories(message) | {c for c, rule in _ABOUT_COMPILED.items() if rule.search(message)}
