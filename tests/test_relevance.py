@@ -1585,6 +1585,23 @@ def test_a_thing_said_with_a_date_is_on_the_card_and_the_thing_is_yours(cli, api
     assert retrieved_for(cli, "How does a van's catalytic converter work?") == []
 
 
+def test_a_report_that_is_not_a_question_names_your_own_thing(cli, api, real_encoder):
+    # "AC is blowing warm air" said no I or my and got nothing, though memory says "The AC unit is from
+    # 2011": a report or request that is not a question names things as their owner does. A question
+    # about the same thing is asked of anyone.
+    remember(
+        cli,
+        "The dishwasher is a Bosch Serie 4 we bought in 2019",
+        "I play in a community orchestra; my cello is a 1990s German workshop instrument",
+        "I'm a pharmacist in Leicester",
+    )
+    assert any("Bosch" in t for t in retrieved_for(cli, "Dishwasher leaves a gritty film on everything")), "dishwasher"
+    assert any("cello" in t for t in retrieved_for(cli, "Cello strings keep slipping out of tune in the cold hall"))
+    assert_withheld(
+        cli, ("How does a dishwasher's rinse aid work?", "What is the lowest note a cello can play?"), "Bosch", "cello"
+    )
+
+
 def test_technical_and_general_questions_get_no_sensitive_or_retrieved_memory(household, api):
     for prompt in (
         "How do I validate a bank account number's check digit in Python?",

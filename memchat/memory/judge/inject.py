@@ -341,7 +341,7 @@ def build(
             bar,
             # "the car's inspection" is the user's car when memory says "our car", for a request not
             # plainly the user's own already (that one's memories go beside the topic's, below)
-            personal=(personal or (names_their_thing(query, hits) and not own))
+            personal=(personal or (names_their_thing(query, hits, delicate=_delicate_hit) and not own))
             and not ((technical or code) and not says_more_than_how_to(query)),
             answered=beside,
             technical=technical,
@@ -607,6 +607,11 @@ def _routed(
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
     return more
+
+
+def _delicate_hit(h: Hit) -> bool:
+    """Whether a found item is marked sensitive or says something of a sensitive category."""
+    return (h.memory is not None and h.memory.sensitive) or bool(sensitive.categories(h.text) - {"children"})
 
 
 def _plainly_own(

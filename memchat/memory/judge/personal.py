@@ -19,6 +19,8 @@ from memchat.memory.text import STOPWORDS, words
 from memchat.patterns import pattern
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memchat.memory.recall.search import Hit
 
 # What the assistant said before is the user's own conversation ("what did you say about the insulin
@@ -380,16 +382,43 @@ _THE_THING = pattern(
 )
 
 
-def names_their_thing(query: str, hits: list[Hit]) -> bool:
-    """Whether the message calls a thing of the user's "the" as one's own are, and a memory found
-    says whose it is: "the car's inspection is coming up" and "Our car is a 2019 Dacia"."""
-    things = {t.lower() for t in _THE_THING.findall(query)}
-    return bool(things) and any(
-        re.search(rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,3}}?{re.escape(thing)}\b", h.text, re.IGNORECASE)
-        for thing in things
-        for h in hits
-        if h.type == "memory"
+# A report or request that is not a question ("AC is blowing warm air", "Boat trailer lights quit
+# working", "Teach me some Marathi phrases") names things as their owner does: the user's, when a
+# memory found says so ("The AC unit is from 2011", "my 14-foot jon boat"). A question is asked of
+# anyone ("How long do leopard geckos live?" and "We have a leopard gecko called Noodle").
+_A_QUESTION = pattern(
+    r"\?|^\W*(?:what|how|why|when|where|who|which|whose|is|are|was|were|do|does|did|can|could|should|"
+    r"would|will|has|have)\b",
+    re.IGNORECASE,
+)
+
+
+def _owned(thing: str) -> re.Pattern[str]:
+    """A memory's words that say a thing is the user's: "my (...) boat", "our (...) car", or opening on
+    "The (...) AC" as the user's own things are told."""
+    return re.compile(
+        rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,3}}?{re.escape(thing)}\b|^\s*the\s+(?:[\w-]+\s+){{0,2}}?{re.escape(thing)}\b",
+        re.IGNORECASE,
     )
+
+
+def names_their_thing(query: str, hits: list[Hit], *, delicate: Callable[[Hit], bool] = lambda h: False) -> bool:
+    """Whether the message calls a thing of the user's "the" as one's own are ("the car's inspection
+    is coming up" and "Our car is a 2019 Dacia"), or, when it is not a question, names a thing at all
+    that a memory found says is theirs (`_A_QUESTION`); not by a memory that is `delicate` (about health
+    or money: "Compare antidepressants" and "My antidepressant is sertraline" is for the gate to judge)."""
+    called_the = {t.lower() for t in _THE_THING.findall(query)}
+    named = set() if _A_QUESTION.search(query) else _things_named(query)
+    memories = [h for h in hits if h.type == "memory"]
+    return any(_owned(thing).search(h.text) for thing in called_the for h in memories) or any(
+        _owned(thing).search(h.text) for thing in named - called_the for h in memories if not delicate(h)
+    )
+
+
+def _things_named(query: str) -> set[str]:
+    """The words a message may name a thing by: not stop words, three letters or more, or a
+    capitalised abbreviation ("AC", "EV")."""
+    return {w for w in words(query) if w not in STOPWORDS and (len(w) >= 3 or re.search(rf"\b{w.upper()}\b", query))}
 
 
 def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool:
