@@ -1320,6 +1320,24 @@ def test_your_own_pet_is_on_the_card_and_a_holiday_is_not_religion(cli, api, rea
     assert "Buddhism" not in sent_for(cli, api, "Can I afford a holiday this year?")
 
 
+def test_a_faith_told_in_its_own_words_stays_off_the_card(cli, api, real_encoder):
+    # "I'm a Eucharistic minister at St Mary's" named no word of religion the lists knew, so it was on
+    # the card of every call: what a person practises is told in its own words (a rosary, a deacon, a
+    # pilgrimage, the kirk), and none of them goes unasked
+    faith = (
+        "I lead the rosary group at St Anne's on Wednesday evenings",
+        "My wife Carmel is a deacon at our parish",
+        "We took the children on a pilgrimage to Knock last spring",
+        "I'm an elder at the kirk in Dunkeld",
+    )
+    remember(cli, *faith, "I'm a retired postman in Sligo", "We have a collie called Shep")
+    card = card_of(cli)
+    assert "Sligo" in card and "Shep" in card, card
+    marks = ("rosary", "deacon", "pilgrimage", "kirk")
+    assert [m for m in marks if m in card] == [], card
+    assert_withheld(cli, ("Ideas for a quiet Sunday afternoon?", "Write a cover letter for a volunteer role"), *marks)
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it
