@@ -2606,6 +2606,39 @@ def test_your_absence_is_your_next_trip_whatever_its_words(memchat_home, embedde
     assert "Crete" not in plans("Who could feed the cat while my sister is away?")
 
 
+def test_getting_ready_for_a_trip_gets_your_next_trip_and_never_a_rota(memchat_home, embedder):
+    # "How early do I need to be at the airport for my flight?" got "I'm on call on Tuesday nights"
+    # (the soonest plan like it) and not the flight; "before I go to the States" and "pack for the 2
+    # weeks away" named no trip and got none. A trip got ready for is the soonest trip ahead.
+    from datetime import date
+
+    from memchat.memory.judge import inject
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-05-01",
+        "I'm on the night rota at the depot on 2026-05-05 and 2026-05-07",
+        "We're off to Montreal on 2026-06-18 for my niece's graduation, home on 2026-07-02",
+        "I'm a bus mechanic in Leeds",
+    )
+    today = date(2026, 5, 2)
+
+    def plans(prompt: str) -> str:
+        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today)
+        return " ".join(i.text for i in section.items if i.section == "plans")
+
+    for prompt in (
+        "How early should I be at the airport for my flight?",
+        "Anything left to sort before we head off to Canada?",
+        "what do I pack for the two weeks away",
+    ):
+        found = plans(prompt)
+        assert "Montreal" in found and "rota" not in found, (prompt, found)
+    for prompt in ("What should I eat before I go to the gym?", "Quick lunch to pack for work"):
+        assert "Montreal" not in plans(prompt), prompt
+
+
 def test_pets_named_together_are_known_and_a_sitter_gets_their_care(cli, api, real_encoder):
     # "We have two dogs, Pip and Bramble" names the dogs as "our kids are Maya and Felix" names the
     # children; a brief for the dog sitter gets what memory says of them, though a heart tablet is not

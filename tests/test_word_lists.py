@@ -15,6 +15,8 @@ FLOORS = {
     "a reason not to drink (need._NOT_DRINKING, need.says_i_dont_drink)": 0.95,  # 1.00 on its 25 examples (written with it, 2026-12-06)
     "a moment recalled (turn._MOMENT, turn.recalls_a_moment)": 0.95,  # 1.00 on its 39 examples (written with it, 2026-12-06)
     "you as anyone (personal._ANYONE_YOU)": 0.95,  # 1.00 on its 48 examples (written with it, 2026-12-06)
+    "a plan to go somewhere (need._JOURNEY, need.tells_a_journey)": 0.95,  # written with it, 2026-12-07
+    "a trip got ready for (need._TRIP_AHEAD)": 0.95,  # written with it, 2026-12-07
     "the user away (need._AWAY)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-06)
     "my money (need._MY_MONEY, need._STATES_MONEY)": 0.95,  # 1.00 on its 34 examples (written with it, 2026-12-06)
     "asks what to wear (need._WEAR_REQUEST, need._WORN_BY_OTHERS)": 0.95,  # 1.00 on its 49 examples (written with it, 2026-12-06)

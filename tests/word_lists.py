@@ -56,6 +56,18 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "a plan to go somewhere (need._JOURNEY, need.tells_a_journey)",
+        "a memory of a plan that takes the user somewhere",
+        need.tells_a_journey,
+        "journey_plan",
+    ),
+    (
+        "a trip got ready for (need._TRIP_AHEAD)",
+        "a request that gets ready for a trip of the user's without calling it one",
+        lambda t: bool(need._TRIP_AHEAD.search(t)),
+        "trip_ahead",
+    ),
+    (
         "the user away (need._AWAY)",
         "a request that speaks of the user's own absence, a trip of theirs",
         lambda t: bool(need._AWAY.search(t)),

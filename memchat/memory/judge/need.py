@@ -1285,6 +1285,17 @@ _NEXT_TRIP = pattern(
     re.IGNORECASE,
 )
 NEXT_TRIP_DAYS = 180
+# ... and so does a request that gets ready for a trip without calling it one ("before I go to the
+# States", "what should I pack for the 2 weeks away", "how early should I be at the airport?").
+# Measured in tests/word_lists.py.
+_TRIP_AHEAD = pattern(
+    r"\bbefore\s+(?:I|we)\s+(?:go|head(?:\s+off)?|fly|travel|set\s+off)\s+(?:to\s+(?!bed|sleep|work|school|the\s+(?:gym|shops?|office|doctor|dentist|pub)\b)|abroad|away|over)"
+    r"|\bbefore\s+(?:I|we)\s+fly\b"
+    r"|\b(?:what|how)\s+(?:should|do|can|shall)\s+(?:I|we)\s+pack\b|\bpacking\s+list\b|\bpack\s+for\s+(?:the|my|our)\b"
+    r"|\b(?:the|our|my)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|few)\s+(?:weeks?|days?|nights?)\s+away\b"
+    r"|\bat\s+the\s+airport\b",
+    re.IGNORECASE,
+)
 # the user's own trip with a word or two before it, as a period names it ("our summer holiday", "my
 # Easter break", "the August trip")
 _TRIP_IN_A_PERIOD = pattern(
@@ -1345,7 +1356,7 @@ def plans_ahead(
         and _TRIP_IN_A_PERIOD.search(text) is not None
     )
     away = _AWAY.search(text) is not None or trip_then
-    soonest = period is None and (away or _NEXT_TRIP.search(text) is not None)
+    soonest = period is None and (away or _NEXT_TRIP.search(text) is not None or _TRIP_AHEAD.search(text) is not None)
     latest = period is None and not soonest and _LAST_TRIP.search(text) is not None
     if soonest:
         period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
@@ -1375,10 +1386,14 @@ def plans_ahead(
         )
     }
     planned = list(days)
-    if away:  # a trip of theirs, however unlike the request its words are
+    if away or soonest or latest:  # a trip of theirs (not the night rota), however unlike the request its words are
         travel = model.names.index("travel")
         trips = model.of_memories(np.asarray(vs.matrix[planned])) if planned else np.zeros((0, len(model.names)))
-        planned = [r for r, t in zip(planned, trips, strict=True) if int(np.argmax(t)) == travel]
+        planned = [
+            r
+            for r, t in zip(planned, trips, strict=True)
+            if int(np.argmax(t)) == travel or tells_a_journey(found[int(vs.ids[r])].text)
+        ]
     if _AGENDA.search(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
@@ -1574,6 +1589,23 @@ _PLANNING = pattern(
 # a request for someone else's journey ("book a flight to Berlin for my colleague Tom") is not the user's
 _FOR_SOMEONE = pattern(r"\bfor\s+(?:my|our)\s", re.IGNORECASE)
 _USER_GOES = pattern(r"\b(?:me|us|we|I|I['’]m|we['’]re|myself|ourselves)\b|\b(?:with|and)\s+(?:my|our)\s", re.I)
+
+
+# A plan that says the user goes somewhere ("We're off to Montreal on 2026-06-18 for my niece's
+# graduation", "I'm flying to Boston", "our Crete holiday"): a trip, whatever else it is about (to the
+# topic model the graduation is a date, and "the night rota at the depot" is nearly travel).
+# Measured in tests/word_lists.py.
+_JOURNEY = pattern(
+    r"\b(?:fly|flying|off|going|go|heading|head|travel(?:l?ing)?|driving|drive|sailing|taking\s+the\s+\w+)"
+    r"\s+(?:back\s+|over\s+|out\s+|down\s+|up\s+)?to\s+(?:the\s+)?(?-i:\p{Lu})"
+    r"|\b(?:visiting|trip|holiday|holidays|vacation|getaway|cruise|flights?|city\s+break|road\s+trip)\b",
+    re.IGNORECASE,
+)
+
+
+def tells_a_journey(text: str) -> bool:
+    """Whether a memory says the user goes somewhere (_JOURNEY)."""
+    return _JOURNEY.search(text) is not None
 
 
 def plans_a_journey(text: str) -> bool:
