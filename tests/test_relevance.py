@@ -1338,6 +1338,25 @@ def test_a_faith_told_in_its_own_words_stays_off_the_card(cli, api, real_encoder
     assert_withheld(cli, ("Ideas for a quiet Sunday afternoon?", "Write a cover letter for a volunteer role"), *marks)
 
 
+def test_a_name_typed_in_lowercase_is_still_the_person_memory_knows(cli, api, real_encoder):
+    # "alfie cant focus on homework after tea" got nothing of Alfie, though "Alfie cant..." got his
+    # ADHD: people who type in lowercase name people too. A word is read as a name only where a
+    # memory found calls someone by it.
+    remember(
+        cli,
+        "Our son Rafferty is eight",
+        "Rafferty has epilepsy and takes Keppra twice a day",
+        "My sister Bronagh lives in Derry",
+        "I'm a baker in Bath",
+    )
+    for prompt in (
+        "write a note for the childminder about rafferty",
+        "rafferty wants to learn to swim, where do we start",
+    ):
+        assert any("epilepsy" in t for t in retrieved_for(cli, prompt)), prompt
+    assert_withheld(cli, ("how warm should a baby's bath be?",), "Bath", "Bronagh", "epilepsy")
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it

@@ -34,6 +34,7 @@ from memchat.memory.judge.personal import (
     asks_for_own_fact,
     asks_for_someone_else,
     asks_in_general,
+    names_cased,
     names_in,
     names_its_subject,
     names_their_thing,
@@ -290,6 +291,7 @@ def build(
                 vector=request.vector if request is not None else None,  # one encoding of the message
             )
         )
+    query = names_cased(query, hits)  # "alfie cant focus": Alfie, when memory says "our son Alfie"
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))

@@ -448,6 +448,25 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     return any(name.startswith(w) for w in names_in(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
 
+_LOWER_WORD = pattern(r"(?<![\w'’-])\p{Ll}(?:\p{Ll}|['’-])*")
+
+
+def names_cased(query: str, hits: list[Hit]) -> str:
+    """The message with a word typed in lowercase written as the name it is, where a memory found calls
+    someone by it ("my wife Bríd", "our son Alfie"): people who type in lowercase name people too
+    ("alfie cant focus on homework after tea" is Alfie's). A word memory calls no one by stays as typed."""
+    known = people_in(hits) - STOPWORDS
+    if not known:
+        return query
+
+    def cased(m: re.Match[str]) -> str:
+        word = m.group(0)
+        bare = re.sub(r"['’]s$", "", word)
+        return word[:1].upper() + word[1:] if bare in known else word
+
+    return _LOWER_WORD.sub(cased, query)
+
+
 def people_in(hits: list[Hit]) -> set[str]:
     """The names the found texts call someone by ("my sister Ana", "a dog called Rufus"), lower-cased;
     not a day or a month ("Friday is my chemo day" names no one)."""
