@@ -1286,12 +1286,14 @@ _NEXT_TRIP = pattern(
 )
 NEXT_TRIP_DAYS = 180
 # ... and so does a request that gets ready for a trip without calling it one ("before I go to the
-# States", "what should I pack for the 2 weeks away", "how early should I be at the airport?").
+# States", "what should I pack for the 2 weeks away", "how early should I be at the airport?"; not
+# "what should I pack for a weekend away?", any weekend).
 # Measured in tests/word_lists.py.
 _TRIP_AHEAD = pattern(
     r"\bbefore\s+(?:I|we)\s+(?:go|head(?:\s+off)?|fly|travel|set\s+off)\s+(?:to\s+(?!bed|sleep|work|school|the\s+(?:gym|shops?|office|doctor|dentist|pub)\b)|abroad|away|over)"
     r"|\bbefore\s+(?:I|we)\s+fly\b"
-    r"|\b(?:what|how)\s+(?:should|do|can|shall)\s+(?:I|we)\s+pack\b|\bpacking\s+list\b|\bpack\s+for\s+(?:the|my|our)\b"
+    r"|\b(?:what|how)\s+(?:should|do|can|shall)\s+(?:I|we)\s+pack\b(?!\s+for\s+an?\b)"
+    r"|\bpacking\s+list\b(?!\s+for\s+an?\b)|\bpack\s+for\s+(?:the|my|our)\b"
     r"|\b(?:the|our|my)\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|few)\s+(?:weeks?|days?|nights?)\s+away\b"
     r"|\bat\s+the\s+airport\b",
     re.IGNORECASE,

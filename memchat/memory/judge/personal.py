@@ -452,9 +452,13 @@ _LOWER_WORD = pattern(r"(?<![\w'’-])\p{Ll}(?:\p{Ll}|['’-])*")
 
 
 def names_cased(query: str, hits: list[Hit]) -> str:
-    """The message with a word typed in lowercase written as the name it is, where a memory found calls
+    """A message typed in lowercase with a word written as the name it is, where a memory found calls
     someone by it ("my wife Bríd", "our son Alfie"): people who type in lowercase name people too
-    ("alfie cant focus on homework after tea" is Alfie's). A word memory calls no one by stays as typed."""
+    ("alfie cant focus on homework after tea" is Alfie's). One typed with capitals says its names
+    itself ("What does a rose symbolise?" is no daughter Rose), and a word memory calls no one by
+    stays as typed."""
+    if any(c.isupper() for c in re.sub(r"\bI\b", "", query)):
+        return query
     known = people_in(hits) - STOPWORDS
     if not known:
         return query
