@@ -260,6 +260,41 @@ def test_what_was_said_under_no_is_never_learnt_by_a_later_yes(api, fresh, memch
     assert "Zephyrine" in _extracted_from(api)
 
 
+def test_a_turn_said_under_no_is_marked_as_it_is_stored_whatever_stops_the_process(
+    api, fresh, memchat_home, monkeypatch
+):
+    """The mark "said under no" was written after the turn was stored and embedded: a Ctrl-C, a kill
+    or a full disk in between left the turn unmarked, and a later yes learnt it (an adversarial
+    pass). It is written with the words and with the reply, in their own transactions."""
+    import sqlite3
+    import subprocess
+
+    from memchat.app import Memchat
+    from memchat.app.profile import Profile
+    from memchat.memory.capture.background import worker_command
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # as a Ctrl-C right after the reply was stored
+
+    app = Memchat.load()
+    try:
+        session = app.chat.start_session()
+        with monkeypatch.context() as patched, pytest.raises(KeyboardInterrupt):
+            patched.setattr(Profile, "embed_written", stopped)
+            app.chat.send(session, "My secret hobby is falconry with a hawk called Zephyrine.")
+    finally:
+        app.close()
+    assert [r for (r,) in db_rows(memchat_home, "SELECT role FROM messages")] == ["user", "assistant"]
+    assert run_memchat("consent", "yes").returncode == 0
+    assert run_memchat("ask", "-c", PARROT).returncode == 0  # the same session, after the yes
+    wait_for_detached(memchat_home)
+    with sqlite3.connect(memchat_home / "default.db") as conn:
+        conn.execute("UPDATE messages SET created_at = '2026-01-01T00:00:00.000000Z'")
+    worker = worker_command(memchat_home / "default.db", ["memories", "capture", "--background"])
+    assert subprocess.run(worker, env=dict(os.environ), timeout=60).returncode == 0
+    assert "Kiwi" in _extracted_from(api) and "Zephyrine" not in _extracted_from(api)
+
+
 def test_consent_no_given_while_a_chat_runs_stops_it_at_its_next_turn(api, fresh, memchat_home):
     """`memchat consent no` in another terminal: the chat that is running learns nothing said after
     it (not at quit, not by the detached worker, not after a later yes), and starts no worker."""

@@ -200,6 +200,29 @@ def test_a_full_disk_is_one_clear_line_keeps_the_message_and_loses_nothing(memch
     ]
 
 
+def test_an_ask_whose_reply_cannot_be_stored_says_where_the_message_is(memchat_home, monkeypatch):
+    # The disk filled between the message and the reply: `ask` printed only "the disk is full", and a
+    # script that retried sent the message twice (an adversarial pass). It says the message is kept.
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
+    full = (
+        "import memchat.sessions as s, sys\n"
+        "from memchat.errors import StoreError\n"
+        "def full(*a, **k): raise StoreError('cannot write to the database: the disk is full')\n"
+        "s.record_reply = full\n"
+        "from memchat.cli.main import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", full, "ask", "Which trains run to Whitby on Sundays?"],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=60,
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert "the disk is full" in done.stderr and "Your message is saved in session 1" in done.stderr, done.stderr
+    assert db_rows(memchat_home) == [("user", "Which trains run to Whitby on Sundays?", "unanswered")]
+
+
 def test_a_bug_is_one_line_and_a_log_entry_and_the_repl_goes_on(memchat_home, monkeypatch):
     monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
     # A stand-in bug: a function deep inside raises something memchat never expects.

@@ -48,6 +48,9 @@ class Memchat(Profile):
     def privacy(self) -> Privacy:
         return Privacy(self)
 
+    def learning_agreed(self) -> bool:
+        return self.use_memory and self.capture_on and self.capture.capture_agreed()
+
     def after_open(self) -> None:
         self.privacy.retention_in_background()  # retention windows, in a detached process when due
 

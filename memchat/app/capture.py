@@ -212,21 +212,9 @@ class Capture:
         if idle:
             self.capture_detached(None)
 
-    def turn_said(self, session: Session, result: TurnResult) -> None:
-        """A turn was stored: one said while learning is not agreed (the person's no or no answer
-        yet, `/capture off`, memory.capture = false) is never learnt, not by a later `/capture on`
-        nor a later yes, nor by the summary of its session (turns.said_under_no)."""
-        from memchat.memory.capture.turns import said_under_no
-
-        if self.profile.use_memory and self.profile.capture_on and self.capture_agreed():
-            return
-        stored = [m.id for m in (result.user_message, result.reply_message) if m is not None]
-        if stored:
-            said_under_no(self.profile.db, session.id, max(stored))
-
     def after_turn(self, session: Session, result: TurnResult) -> None:
-        """Count an answered turn; every memory.capture_every turns, capture in the background."""
-        self.turn_said(session, result)
+        """Count an answered turn; every memory.capture_every turns, capture in the background. (A turn
+        said while learning is not agreed was marked so as it was stored: memchat.app.turn.)"""
         if result.status in ("ok", "incomplete", "interrupted") and result.reply_message is not None:
             self.profile.turns_since_capture += 1
             if self.profile.turns_since_capture >= self.profile.settings.get("memory.capture_every"):

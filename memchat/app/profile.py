@@ -510,6 +510,11 @@ class Profile:
         finally:
             own.close()
 
+    def learning_agreed(self) -> bool:
+        """Whether what is said now may be learnt by a later capture (memchat.app.Memchat: memory
+        and capture on, and the person's yes). A bare profile has no one's yes."""
+        return False
+
     def after_open(self) -> None:
         """What a fresh interactive run does as soon as the profile is open (in the warm-up thread)."""
 

@@ -31,6 +31,7 @@ from memchat.db import immediate
 from memchat.errors import MemchatError, ProviderError, StoreError, UnsavedMessageError, UsageError, check_size
 from memchat.log import get_logger
 from memchat.memory.capture import policy
+from memchat.memory.capture.turns import said_under_no
 from memchat.memory.judge import inject, sensitive
 from memchat.memory.judge.inject import Item, Section
 from memchat.memory.judge.state import not_to_send, without_private
@@ -120,9 +121,15 @@ def send(
         if on_notice:
             on_notice(f"an API key in your message was replaced with {REDACTED} before it was saved or sent")
     try:
-        user = sessions.add_message(
-            profile.db, session.id, "user", message, status="unanswered", tokens=tokens.count(message)
-        )
+        unlearnt = not profile.learning_agreed()
+        # said under no (never learnt, not by a later yes) is stored with the words, and with the reply
+        # in _commit: no crash, Ctrl-C or full disk leaves a turn stored and unmarked
+        with immediate(profile.db):
+            user = sessions.add_message(
+                profile.db, session.id, "user", message, status="unanswered", tokens=tokens.count(message)
+            )
+            if unlearnt:
+                said_under_no(profile.db, session.id, user.id)
     except StoreError as exc:  # locked, read-only, a full disk: the shells keep the words and say so
         raise UnsavedMessageError(exc) from None
     remembered, existed = _remember(profile, user, text)  # what was typed: "remember that" is said, not attached
@@ -519,6 +526,8 @@ def _commit(
             latency_ms=latency,
             error=str(error) if error else None,
         )
+        if stored is not None and not profile.learning_agreed():
+            said_under_no(db, inputs.session.id, stored.id)  # the reply with the turn it answers
     answered = sessions.get_message(db, user.id)
     session = inputs.session if stored is None else replace(inputs.session, updated_at=stored.created_at)
     return TurnResult(session, answered, stored, reply, status, latency, error, inputs.compiled, section)

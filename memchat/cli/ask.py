@@ -113,14 +113,13 @@ def ask(
         raise UnsavedMessageError(exc) from None
     assert session is not None
     try:
-        result = _send(memchat, session, text, attached, json_out=json_out, markdown=markdown)
+        result = _send_kept(memchat, session, text, attached, json_out=json_out, markdown=markdown)
     except BaseException:
         if session_id is None and not continue_:  # a new session that never got your message
             memchat.chat.discard_if_empty(session)
         raise
     if not json_out:
         _notes_after_reply(result, explain)
-    memchat.capture.turn_said(session, result)  # said under no: never learnt, by any later run
     if result.reply_message is not None:
         memchat.capture.capture_detached(session)  # only with the person's yes (app.capture.can_capture)
     if json_out:
@@ -148,6 +147,22 @@ def _read_attachments(paths: list[str] | None) -> list[Attachment]:
     from memchat.attachments import read
 
     return [read(path) for path in paths or []]
+
+
+def _send_kept(
+    memchat: Memchat, session: Session, text: str, attached: list[Attachment], *, json_out: bool, markdown: bool | None
+) -> TurnResult:
+    """The turn; a failure to store after the message was stored (the reply, on a disk that filled)
+    says which session holds the message, so that a script does not send it twice."""
+    try:
+        return _send(memchat, session, text, attached, json_out=json_out, markdown=markdown)
+    except UnsavedMessageError:
+        raise
+    except StoreError as exc:
+        raise StoreError(
+            f"{exc.message.rstrip('.')}. Your message is saved in session {session.id}, without a reply kept; "
+            f"`memchat ask --session {session.id} ...` goes on from it once the database is writable"
+        ) from None
 
 
 def _send(
