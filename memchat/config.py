@@ -301,6 +301,9 @@ class Settings:
     def db_path(self) -> Path:
         """The profile's database: `db` when set, unless `profile` was given more explicitly (a
         --profile flag beats a `db` in the config file; both as flags is a usage error)."""
+        if not self.values["db"] and _rank(self.sources["db"]) >= _rank("env"):
+            # a script's unset "$DB" must not write to the main profile
+            raise UsageError("the database path is empty (--db or MEMCHAT_DB): give a file, or leave it out")
         if self.values["db"]:
             db_rank, profile_rank = _rank(self.sources["db"]), _rank(self.sources["profile"])
             if db_rank == profile_rank == _rank("flag"):
@@ -410,6 +413,8 @@ def _to_float(setting: Setting, value: Any, what: str) -> float:
 
 def _to_int(setting: Setting, value: Any, what: str) -> int:
     if isinstance(value, bool):
+        raise ConfigError(f"{what} must be a whole number, got {value!r}")
+    if isinstance(value, float) and not value.is_integer():  # 1.5 days is not 1 day
         raise ConfigError(f"{what} must be a whole number, got {value!r}")
     try:
         result = int(value)

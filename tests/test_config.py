@@ -48,12 +48,23 @@ def test_memchat_config_env_points_at_another_file(tmp_path, monkeypatch):
         ("a = 1\nb = \n", "line 2"),
         ('colour = "red"\n', "unknown setting 'colour'"),
         ('max_tokens = "lots"\n', "must be a whole number"),
+        ("[history]\nretention_days = 1.5\n", "must be a whole number, got 1.5"),  # was read as 1 day
         ("max_tokens = 0\n", "at least 1"),
         ('provider = "gemini"\n', "must be one of anthropic, openai, echo"),
         ("markdown = 3\n", "true or false"),
         ('profile = "../etc"\n', "profile name"),
     ],
-    ids=["duplicate-key", "unterminated", "unknown", "wrong-type", "too-small", "bad-choice", "bool", "profile"],
+    ids=[
+        "duplicate-key",
+        "unterminated",
+        "unknown",
+        "wrong-type",
+        "fraction",
+        "too-small",
+        "bad-choice",
+        "bool",
+        "profile",
+    ],
 )
 def test_bad_config_is_one_clear_error(memchat_home, text, message):
     path = write_config(memchat_home, text)

@@ -223,6 +223,39 @@ def test_an_ask_whose_reply_cannot_be_stored_says_where_the_message_is(memchat_h
     assert db_rows(memchat_home) == [("user", "Which trains run to Whitby on Sundays?", "unanswered")]
 
 
+@pytest.mark.parametrize("where", ["closing the database at the exit", "a lazy import"])
+def test_ctrl_c_at_the_end_of_a_command_or_inside_an_import_is_an_interruption(memchat_home, monkeypatch, where):
+    # An adversarial pass: a Ctrl-C landing as the command closed its database printed a traceback,
+    # and one inside a lazy import (which Python wraps in a RuntimeError) was called a bug (exit 70).
+    monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
+    if where == "a lazy import":
+        patch = (
+            "import memchat.sessions as s\n"
+            "def cut(*a, **k):\n"
+            "    try:\n"
+            "        raise KeyboardInterrupt\n"
+            "    except KeyboardInterrupt as exc:\n"
+            "        raise RuntimeError('Error calling __set_name__') from exc\n"
+            "s.list_sessions = cut\n"
+        )
+        args, code = ["sessions", "list"], 130
+    else:
+        patch = (
+            "import os, signal, time, memchat.db as d\n"
+            "close = d.Database.close\n"
+            "def cut(self):\n"
+            "    os.kill(os.getpid(), signal.SIGINT); time.sleep(0.2); close(self)\n"
+            "d.Database.close = cut\n"
+        )
+        args, code = ["ask", "hello"], 0
+    script = patch + "import sys; from memchat.cli.main import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=str(ROOT), timeout=60
+    )
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    assert done.returncode == code, (done.returncode, done.stderr)
+
+
 def test_a_bug_is_one_line_and_a_log_entry_and_the_repl_goes_on(memchat_home, monkeypatch):
     monkeypatch.setenv("MEMCHAT_PROVIDER", "echo")
     # A stand-in bug: a function deep inside raises something memchat never expects.

@@ -293,6 +293,13 @@ def test_another_programs_sqlite_file_is_refused_and_left_untouched(tmp_path, me
         (["chat", "-s", ""], "session id must be a number, got ''"),
         (["sessions", "delete", "", "--yes"], "an empty session id"),
         (["memories", "forget", " ", "--yes"], "memory id must be a number, got ' '"),
+        # an empty path or time from a script's unset variable (an adversarial pass: --db "" wrote to
+        # the main profile, --since "" filtered nothing)
+        (["--db", "", "memories", "add", "x"], "the database path is empty"),
+        (["recall", "hello", "--since", ""], "not a date or time: ''"),
+        (["recall", "hello", "--until", ""], "not a date or time: ''"),
+        (["log", "--since", ""], "not a time: ''"),
+        (["usage", "--since", ""], "not a time: ''"),
     ],
 )
 def test_dates_out_of_range_and_empty_ids_are_refused_in_one_line(memchat_home, args, says):

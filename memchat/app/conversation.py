@@ -105,7 +105,7 @@ class Conversation:
         (`memchat log`); since: 7d, today, 2026-11-01 ..."""
 
         found = sessions.exchanges(
-            self.profile.db, limit=limit, since=when.since(since) if since else None, query=query
+            self.profile.db, limit=limit, since=when.since(since) if since is not None else None, query=query
         )
         for e in found:
             if e.model and (e.input_tokens or e.output_tokens):

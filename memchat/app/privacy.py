@@ -155,7 +155,7 @@ class Privacy:
     def audit(self, *, since: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         from memchat.privacy import audit
 
-        return audit(self.profile.db, since=when.since(since) if since else None, limit=limit)
+        return audit(self.profile.db, since=when.since(since) if since is not None else None, limit=limit)
 
     def file_status(self) -> tuple[bool, bool, str | None]:
         """Whether the database exists, whether it is encrypted, and where its key comes from

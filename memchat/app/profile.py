@@ -190,7 +190,7 @@ class Profile:
 
         return usage.totals(
             self.db,
-            since=when.since(since) if since else None,
+            since=when.since(since) if since is not None else None,
             session_id=session_id,
             prices=self.settings.prices,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Callable
@@ -114,40 +115,73 @@ def run(body: Callable[[], object]) -> NoReturn:
     _never_fail_to_encode()
     warnings.showwarning = _one_line_warning
     warnings.filterwarnings("default", message=r"The model .* is deprecated", category=DeprecationWarning)
-    code: int = ExitCode.OK
-    said = False  # whether an interruption was said
-    try:
-        _arguments_are_text()
-        body()  # standalone click: usage errors print and raise SystemExit
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.FAILURE)
-    except MemchatError as exc:
-        show_error(exc)
-        code = exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("\nmemchat: interrupted\n")
-        code = signals.interrupted_exit_code()
-        said = True
-    except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
-        from memchat.app.profile import known_failure
-        from memchat.log import internal_error
-
-        known = (
-            known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
-            or _write_failure(exc)
-            or _path_failure(exc)
-        )
-        if known is not None:  # a damaged, busy, full or read-only file: not a bug
-            show_error(known)
-            code = known.exit_code
-        else:
-            sys.stderr.write(f"memchat: {internal_error(exc)}\n")
-            code = ExitCode.SOFTWARE
+    code, said = _outcome(body)
     if signals.terminated():  # a `kill` says so whatever the command was doing (click reports it as 130)
         code = ExitCode.TERMINATED
         if not said:  # one line, also in the log of a detached worker (its stderr), which never dies silently
             sys.stderr.write("\nmemchat: ended by SIGTERM\n")
     _fast_exit(code)
+
+
+def _outcome(body: Callable[[], object]) -> tuple[int, bool]:
+    """The command's exit code, and whether an interruption was said. A Ctrl-C from here to the exit
+    is the command's end, not a traceback: SIGINT is ignored once the outcome is known."""
+    code: int = ExitCode.OK
+    said = False  # whether an interruption was said
+    try:
+        try:
+            _arguments_are_text()
+            body()  # standalone click: usage errors print and raise SystemExit
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (ExitCode.OK if exc.code is None else ExitCode.FAILURE)
+        except MemchatError as exc:
+            show_error(exc)
+            code = exc.exit_code
+        except KeyboardInterrupt:
+            code, said = _interrupted(), True
+        except Exception as exc:  # noqa: BLE001 - a bug is one line and a log entry, never a traceback
+            if _by_interruption(exc):  # a Ctrl-C inside a lazy import comes out as its RuntimeError
+                code, said = _interrupted(), True
+            else:
+                code = _failure(exc)
+    except KeyboardInterrupt:  # a second Ctrl-C while the first or an error was being told
+        code = signals.interrupted_exit_code()
+    with contextlib.suppress(ValueError):  # (not the main thread: a test's runner)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command is over: a Ctrl-C would only cut the exit short
+    return code, said
+
+
+def _interrupted() -> int:
+    sys.stderr.write("\nmemchat: interrupted\n")
+    return signals.interrupted_exit_code()
+
+
+def _by_interruption(exc: BaseException) -> bool:
+    """Whether an error was raised by a Ctrl-C (its cause or context, at any depth)."""
+    seen: set[int] = set()
+    at: BaseException | None = exc
+    while at is not None and id(at) not in seen:
+        if isinstance(at, KeyboardInterrupt):
+            return True
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return False
+
+
+def _failure(exc: Exception) -> int:
+    from memchat.app.profile import known_failure
+    from memchat.log import internal_error
+
+    known = (
+        known_failure(exc, OPEN[0].settings.db_path if OPEN else "of this profile")
+        or _write_failure(exc)
+        or _path_failure(exc)
+    )
+    if known is not None:  # a damaged, busy, full or read-only file: not a bug
+        show_error(known)
+        return known.exit_code
+    sys.stderr.write(f"memchat: {internal_error(exc)}\n")
+    return ExitCode.SOFTWARE
 
 
 def show_error(exc: MemchatError) -> None:

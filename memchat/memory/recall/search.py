@@ -47,8 +47,9 @@ STOP_POSTINGS = 5_000
 
 
 def parse_time(value: str | None, *, end: bool = False) -> str | None:
-    """A --since/--until value as a stored timestamp; a bare date means its start (or end)."""
-    if not value:
+    """A --since/--until value as a stored timestamp; a bare date means its start (or end). An empty
+    one (a script's unset "$SINCE") is refused, not read as no filter."""
+    if value is None:
         return None
     text = value.strip()
     try:
