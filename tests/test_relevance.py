@@ -2596,6 +2596,17 @@ def test_a_request_to_plan_your_money_gets_your_money_picture_and_nothing_else_d
         assert retrieved_for(cli, request, why="money") == [], request
 
 
+def plans_sent(db, embedder, today):
+    """What a request is sent as plans (the "plans" part of its section), on `today`."""
+    from memchat.memory.judge import inject
+
+    def plans(prompt: str) -> str:
+        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today)
+        return " ".join(i.text for i in section.items if i.section == "plans")
+
+    return plans
+
+
 def test_your_absence_is_your_next_trip_whatever_its_words(memchat_home, embedder):
     # "Who could feed the cat while I'm away?" shares nothing with "We're flying to Crete on
     # 2026-11-20": the user's own absence is their soonest trip ahead (or the one in the period it
@@ -2611,14 +2622,7 @@ def test_your_absence_is_your_next_trip_whatever_its_words(memchat_home, embedde
         "I have a dentist appointment on 2026-10-15",
         "Our cat Miso is nine",
     )
-    today = date(2026, 10, 2)
-
-    def plans(prompt: str) -> str:
-        from memchat.memory.judge import inject
-
-        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today)
-        return " ".join(i.text for i in section.items if i.section == "plans")
-
+    plans = plans_sent(db, embedder, date(2026, 10, 2))
     away = plans("Who could feed the cat while we're away?")
     assert "Crete" in away and "dentist" not in away and "Vienna" not in away, away
     assert "Vienna" in plans("Instructions for the cat sitter while I'm away in January")
@@ -2631,8 +2635,6 @@ def test_getting_ready_for_a_trip_gets_your_next_trip_and_never_a_rota(memchat_h
     # weeks away" named no trip and got none. A trip got ready for is the soonest trip ahead.
     from datetime import date
 
-    from memchat.memory.judge import inject
-
     db = told_on(
         memchat_home,
         embedder,
@@ -2641,12 +2643,7 @@ def test_getting_ready_for_a_trip_gets_your_next_trip_and_never_a_rota(memchat_h
         "We're off to Montreal on 2026-06-18 for my niece's graduation, home on 2026-07-02",
         "I'm a bus mechanic in Leeds",
     )
-    today = date(2026, 5, 2)
-
-    def plans(prompt: str) -> str:
-        section = inject.build(db, prompt, embedder=embedder, budget=1500, count=len, today=today)
-        return " ".join(i.text for i in section.items if i.section == "plans")
-
+    plans = plans_sent(db, embedder, date(2026, 5, 2))
     for prompt in (
         "How early should I be at the airport for my flight?",
         "Anything left to sort before we head off to Canada?",
