@@ -666,3 +666,13 @@ def test_the_listing_and_the_details_say_which_memories_are_private(cli):
     finally:
         app.close()
     assert [("(private)" in line) for line in lines] == [True, False]
+
+
+def test_memories_add_dash_reads_the_memory_from_stdin_as_ask_does(cli):
+    # `memories add -` stored the text "-" (an adversarial pass): `-` alone reads stdin, as `ask -` does
+    done = cli("memories", "add", "-", input="I'm vegan since 2019\n")
+    assert done.exit_code == 0 and "I'm vegan since 2019" in done.stdout
+    assert "I'm vegan since 2019" in cli("memories", "list").stdout
+    empty = cli("memories", "add", "-", input="")
+    assert empty.exit_code == 2 and "nothing to remember on stdin" in empty.stderr
+    assert "-" not in [line.split()[-1] for line in cli("memories", "list").stdout.splitlines()[1:] if line.strip()]

@@ -25,7 +25,7 @@ from memchat.cli.common import app as open_app
 from memchat.errors import ExitCode, UsageError
 from memchat.text import id_ranges, one_line, plural, sanitize
 from memchat.ui import console
-from memchat.ui.terminal import stdin_is_tty
+from memchat.ui.terminal import read_stdin, stdin_is_tty
 
 if TYPE_CHECKING:
     from memchat.app import Memchat
@@ -81,7 +81,9 @@ def show(
 @memories_app.command()
 def add(
     ctx: typer.Context,
-    text: list[str] = typer.Argument(..., metavar="TEXT", help="What to remember, in your words."),
+    text: list[str] = typer.Argument(
+        ..., metavar="TEXT", help="What to remember, in your words (- alone: read it from stdin)."
+    ),
     kind: str | None = typer.Option(
         None, "--kind", "-k", help="fact, event or rule (default: rule for an instruction to the assistant, else fact)."
     ),
@@ -103,9 +105,14 @@ def add(
     ),
 ) -> None:
     """Add a memory (yours: origin manual)."""
+    said = " ".join(text)
+    if text == ["-"]:  # as `ask -` reads its prompt: `pbpaste | memchat memories add -`
+        said = "" if stdin_is_tty() else read_stdin().strip()
+        if not said:
+            raise UsageError("nothing to remember on stdin (`memories add -` reads the memory from a pipe)")
     memchat = open_app(ctx)
     done = memchat.memories.remember(
-        " ".join(text),
+        said,
         kind=kind,
         key=key,
         value=value,
