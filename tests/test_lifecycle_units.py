@@ -152,6 +152,19 @@ def test_inferred_sensitive_fact_waits_as_pending_stated_one_does_not(store):
     assert store.get(out[0].memory_id).status == "pending" and store.get(out[0].memory_id).sensitive
 
 
+def test_a_sensitivity_the_schema_does_not_know_fails_closed(store):
+    # "sensitive": "medical" (or garbage) was stored as a plain fact, sent unasked: an adversarial pass
+    facts = [
+        {"text": "The user may have a heart murmur.", "origin": "inferred", "sensitive": "medical", "sources": [1]},
+        {"text": "The user is on lithium.", "origin": "stated", "sensitive": "Mkturtlewix", "sources": [1]},
+        {"text": "The user cycles to work.", "origin": "stated", "sensitive": "none", "sources": [1]},
+        {"text": "The user likes jazz.", "origin": "stated", "sources": [1]},
+    ]
+    out = policy.apply(store, parse_candidates({"facts": facts}, {1: 501}))
+    assert [o.action for o in out] == ["pending", "added", "added", "added"]
+    assert [store.get(o.memory_id).sensitive for o in out] == [True, True, False, False]
+
+
 def test_repeated_correction_raises_the_rules_importance(store):
     first = policy.apply(store, [Candidate("rule", "Do not use bullet points.", origin="stated")])[0]
     before = store.get(first.memory_id).importance

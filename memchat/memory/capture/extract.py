@@ -170,6 +170,14 @@ def _updates(item: dict[str, Any], existing: dict[int, int]) -> int | None:
     return existing.get(n) if isinstance(n, int) and not isinstance(n, bool) else None
 
 
+def _sensitivity(said: Any) -> str:
+    """The category an extraction gave, "none" when it gave none; one the schema does not know
+    ("medical", garbage) fails closed: the memory is sensitive, and an inferred one waits for review."""
+    if said is None or said is False or (isinstance(said, str) and said.strip().lower() in ("", "none")):
+        return "none"
+    return str(said) if said in SENSITIVE else "unknown"
+
+
 def parse_candidates(data: Any, turns: dict[int, int], existing: dict[int, int] | None = None) -> list[Candidate]:
     """Typed candidates from the tool input; malformed items are dropped, not guessed at."""
     existing = existing or {}
@@ -183,7 +191,7 @@ def parse_candidates(data: Any, turns: dict[int, int], existing: dict[int, int] 
         if not isinstance(item, dict) or not (text := _str(item.get("text"))):
             continue
         conf = item.get("confidence")
-        sensitive = str(item["sensitive"]) if item.get("sensitive") in SENSITIVE else "none"
+        sensitive = _sensitivity(item.get("sensitive"))
         out.append(
             Candidate(
                 "fact",
