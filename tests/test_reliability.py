@@ -349,3 +349,36 @@ def test_a_damaged_page_is_one_line_that_says_how_to_rescue_the_file(memchat_hom
         err = result.stderr.decode() + result.stdout.decode()
         assert result.returncode == 1, (args, err)
         assert "damaged" in err and ".recover" in err and "internal error" not in err and "Traceback" not in err, err
+
+
+def test_a_memories_import_the_disk_stops_part_way_says_what_went_in(memchat_home, tmp_path):
+    # An adversarial pass: an import a full disk stopped after some memories said only "the disk is
+    # full"; each memory is its own transaction, so it says how many are in and that importing again
+    # adds the rest.
+    export = tmp_path / "memories.json"
+    assert run_memchat("memories", "add", "I live in Hull").returncode == 0
+    assert run_memchat("memories", "add", "I play the oboe").returncode == 0
+    assert run_memchat("memories", "add", "My cat is called Pangur").returncode == 0
+    assert run_memchat("memories", "export", "-o", str(export)).returncode == 0
+    other = tmp_path / "other.db"
+    full = (
+        "import sys, memchat.memory.store.memories as m\n"
+        "from memchat.errors import StoreError\n"
+        "add, calls = m.MemoryStore.add, []\n"
+        "def add_until_full(self, *a, **k):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) > 2: raise StoreError('cannot write to the database: the disk is full')\n"
+        "    return add(self, *a, **k)\n"
+        "m.MemoryStore.add = add_until_full\n"
+        "from memchat.cli.main import main; sys.argv = ['memchat', *sys.argv[1:]]; main()\n"
+    )
+    args = ["--db", str(other), "memories", "import", str(export)]
+    done = subprocess.run(
+        [sys.executable, "-c", full, *args], capture_output=True, text=True, cwd=str(ROOT), timeout=60
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert "2 of 3 memories were imported" in done.stderr and "importing the file again adds the rest" in done.stderr
+    again = run_memchat("--db", str(other), "memories", "import", str(export))
+    assert again.returncode == 0, again.stderr
+    listed = run_memchat("--db", str(other), "memories", "list").stdout.decode()
+    assert all(t in listed for t in ("Hull", "oboe", "Pangur")), listed

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memchat.db import utcnow
-from memchat.errors import UsageError, require_unicode
+from memchat.errors import StoreError, UsageError, require_unicode
 from memchat.importer.memchat_formats import check_version, load_json
 from memchat.memory.store.memories import KINDS, ORIGINS, Memory, MemoryStore, too_long_to_send
 from memchat.memory.store.records import proposed_key
@@ -174,38 +174,44 @@ def import_text(open_store: Callable[[], MemoryStore], text: str, name: str = "t
         (r for r in records if r.get("status") == "superseded"), key=lambda r: r.get("created_at") or "", reverse=True
     )
     added = pending = unsent = 0
-    for r in [*current, *old]:
-        was_by = r.get("superseded_by")
-        status, successor = r.get("status", "active"), new_ids.get(was_by) if isinstance(was_by, int) else None
-        key = r.get("key")
-        holder = store.find(key=key, status="active") if key and status == "active" else []
-        if holder and holder[0].created_at > (r.get("created_at") or ""):
-            status, successor = "superseded", holder[0].id  # what this database knows is newer
-        memory = store.add(
-            r["text"],
-            kind=r.get("kind", "fact"),
-            key=key,
-            value=r.get("value"),
-            origin=r.get("origin", "stated"),
-            status=status,
-            confidence=float(_given(r, "confidence", 1.0)),
-            sensitive=bool(r.get("sensitive", False)),
-            importance=float(_given(r, "importance", 0.5)),
-            pinned=bool(r.get("pinned", False)),
-            private=bool(r.get("private", False)),  # what the user kept private stays so, restored
-            actor="import",
-            created_at=_stamp(r.get("created_at")),
-            valid_from=_stamp(r.get("valid_from")),
-            valid_to=_stamp(r.get("valid_to")),
-            superseded_by=successor,
-        )
-        if r.get("id") is not None:
-            new_ids[r["id"]] = memory.id
-        if memory.id not in before:
-            added += 1
-            pending += memory.status == "pending"
-            unsent += memory.status == "active" and too_long_to_send(memory)
-            before.add(memory.id)
+    try:
+        for r in [*current, *old]:
+            was_by = r.get("superseded_by")
+            status, successor = r.get("status", "active"), new_ids.get(was_by) if isinstance(was_by, int) else None
+            key = r.get("key")
+            holder = store.find(key=key, status="active") if key and status == "active" else []
+            if holder and holder[0].created_at > (r.get("created_at") or ""):
+                status, successor = "superseded", holder[0].id  # what this database knows is newer
+            memory = store.add(
+                r["text"],
+                kind=r.get("kind", "fact"),
+                key=key,
+                value=r.get("value"),
+                origin=r.get("origin", "stated"),
+                status=status,
+                confidence=float(_given(r, "confidence", 1.0)),
+                sensitive=bool(r.get("sensitive", False)),
+                importance=float(_given(r, "importance", 0.5)),
+                pinned=bool(r.get("pinned", False)),
+                private=bool(r.get("private", False)),  # what the user kept private stays so, restored
+                actor="import",
+                created_at=_stamp(r.get("created_at")),
+                valid_from=_stamp(r.get("valid_from")),
+                valid_to=_stamp(r.get("valid_to")),
+                superseded_by=successor,
+            )
+            if r.get("id") is not None:
+                new_ids[r["id"]] = memory.id
+            if memory.id not in before:
+                added += 1
+                pending += memory.status == "pending"
+                unsent += memory.status == "active" and too_long_to_send(memory)
+                before.add(memory.id)
+    except StoreError as exc:  # a full disk part-way: each memory is its own transaction, so say what is in
+        raise StoreError(
+            f"{exc.message.rstrip('.')}. {added} of {len(records)} memories were imported before it; "
+            "importing the file again adds the rest (those already in are recognised)"
+        ) from None
     return ImportResult(added, len(records) - added, pending, unsent)
 
 
