@@ -1284,7 +1284,7 @@ _NEXT_TRIP = pattern(
     r"(?:trip|holiday|holidays|vacation|flight|flights|journey|getaway|break|travels?)\b(?!\s+(?:to|from|in)\b)",
     re.IGNORECASE,
 )
-NEXT_TRIP_DAYS = 180
+NEXT_TRIP_DAYS = 365
 # ... and so does a request that gets ready for a trip without calling it one ("before I go to the
 # States", "what should I pack for the 2 weeks away", "how early should I be at the airport?"; not
 # "what should I pack for a weekend away?", any weekend).
