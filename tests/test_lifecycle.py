@@ -1,5 +1,6 @@
 """The memory lifecycle end to end: capture by tool use, write policy, injection, against the local server."""
 
+import os
 import threading
 import time
 
@@ -77,7 +78,8 @@ def http_script(api):
 
 def open_world(tmp_path):
     db = open_db(tmp_path / "life.db")
-    settings = load_settings()
+    # capture on, as these tests capture: a turn said with it off is marked never to be learnt
+    settings = load_settings(env={**os.environ, "MEMCHAT_MEMORY_CAPTURE": "true"})
     return db, settings, Memchat(settings, db=db).chat, get_provider(settings.provider, settings)
 
 
@@ -556,7 +558,9 @@ def test_repl_captures_at_exit_and_why_explains(api, http_script, memchat_home, 
     assert http_script.extractions_seen == 1  # one call: the facts and the summary together
 
 
-def test_the_chat_is_told_when_background_work_ends_so_its_toolbar_never_says_saving_for_long(http_world, api, encoder):
+def test_the_chat_is_told_when_background_work_ends_so_its_toolbar_never_says_saving_for_long(
+    http_world, api, encoder, monkeypatch
+):
     # The REPL's toolbar says "saving…" while capture runs and "preparing the encoder" while that
     # runs; prompt_toolkit redraws only on a key, so the app tells the shell when either ends
     # (Profile.on_status_change: the REPL hands it the prompt's invalidate).
@@ -569,6 +573,7 @@ def test_the_chat_is_told_when_background_work_ends_so_its_toolbar_never_says_sa
         return "ok"
 
     api.set_default(server)
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")  # a turn said with capture off is never learnt
     app = Memchat.load(None)
     db, engine = app.db, app.chat
     told: list[int] = []

@@ -26,8 +26,9 @@ DOG_JSON = json.dumps(DOG)
 
 
 @pytest.fixture
-def world(tmp_path, local_api, fake_embedder):
+def world(tmp_path, local_api, fake_embedder, monkeypatch):
     db = open_db(tmp_path / "local.db")
+    monkeypatch.setenv("MEMCHAT_MEMORY_CAPTURE", "true")  # a turn said with capture off is never learnt
     settings = load_settings()
     engine = Memchat(settings, db=db).chat
     session = sessions.create_session(db)
