@@ -446,8 +446,10 @@ def test_chat_returns_while_extraction_is_still_running(http_world, api, encoder
     engine.send(s, "My cat is called Ada.")
     worker = CaptureWorker(db_file(db), settings, embedder=lambda: encoder)
     worker.submit(s.id)
-    while "extraction started" not in order:
+    deadline = time.monotonic() + 30  # a capture that never starts fails here, never hangs the suite
+    while "extraction started" not in order and time.monotonic() < deadline:
         threading.Event().wait(0.02)
+    assert "extraction started" in order, worker.errors
     assert engine.send(s, "What should I feed her?").status == "ok"
     release.set()
     assert worker.drain(timeout=30)
