@@ -2639,7 +2639,7 @@ def test_getting_ready_for_a_trip_gets_your_next_trip_and_never_a_rota(memchat_h
         memchat_home,
         embedder,
         "2026-05-01",
-        "I'm on the night rota at the depot on 2026-05-05 and 2026-05-07",
+        "I'm covering the night rota at the depot on 2026-05-09",
         "We're off to Montreal on 2026-06-18 for my niece's graduation, home on 2026-07-02",
         "I'm a bus mechanic in Leeds",
     )

@@ -1394,7 +1394,7 @@ def plans_ahead(
         planned = [
             r
             for r, t in zip(planned, trips, strict=True)
-            if int(np.argmax(t)) == travel or tells_a_journey(found[int(vs.ids[r])].text)
+            if _plainly_travel(t, travel) or tells_a_journey(found[int(vs.ids[r])].text)
         ]
     if _AGENDA.search(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
@@ -1603,6 +1603,19 @@ _JOURNEY = pattern(
     r"|\b(?:visiting|trip|holiday|holidays|vacation|getaway|cruise|flights?|city\s+break|road\s+trip)\b",
     re.IGNORECASE,
 )
+
+
+TRIP_LEAD = (
+    0.05  # travel's lead over a plan's next topic that makes it a trip ("covering the night rota at the depot": 0.04)
+)
+
+
+def _plainly_travel(topics: np.ndarray, travel: int) -> bool:
+    """Whether a plan's topics (TopicModel.of_memories) read it as travel by a clear lead (TRIP_LEAD)."""
+    import numpy as np
+
+    others = np.delete(topics, travel)
+    return float(topics[travel]) >= float(others.max()) + TRIP_LEAD
 
 
 def tells_a_journey(text: str) -> bool:
