@@ -1355,6 +1355,15 @@ def test_a_name_typed_in_lowercase_is_still_the_person_memory_knows(cli, api, re
     ):
         assert any("epilepsy" in t for t in retrieved_for(cli, prompt)), prompt
     assert_withheld(cli, ("how warm should a baby's bath be?",), "Bath", "Bronagh", "epilepsy")
+    # and a name memory knows used as a word for a thing is no one: "split a bill" is no colleague
+    # Bill, "how much pepper" no cat Pepper (found on an adversarial walk: both were sent)
+    remember(cli, "Our cat Pepper is on thyroid tablets", "My colleague Bill handles payroll")
+    assert_withheld(
+        cli,
+        ("how much pepper goes in a carbonara", "How do I split a bill evenly between friends?"),
+        "thyroid",
+        "payroll",
+    )
 
 
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):

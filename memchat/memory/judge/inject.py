@@ -34,6 +34,7 @@ from memchat.memory.judge.personal import (
     asks_for_own_fact,
     asks_for_someone_else,
     asks_in_general,
+    found_by_a_name_as_a_word,
     names_cased,
     names_in,
     names_its_subject,
@@ -289,7 +290,8 @@ def build(
                 exclude_private=True,
                 catch_up=False,  # writers embed what they store; the rest is found by its words meanwhile
                 vector=request.vector if request is not None else None,  # one encoding of the message
-            )
+            ),
+            query,
         )
     query = names_cased(query, hits)  # "alfie cant focus": Alfie, when memory says "our son Alfie"
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
@@ -706,10 +708,15 @@ def _plans_it_names(found: list[need.Needed], query: str) -> list[need.Needed]:
     ]
 
 
-def _sendable(hits: list[Hit]) -> list[Hit]:
+def _sendable(hits: list[Hit], query: str) -> list[Hit]:
     """The hits the section may judge: not a memory too long to send unasked (LONGEST_SENT), which
-    recall finds and every rule here would read in full at every turn."""
-    return [h for h in hits if h.memory is None or len(h.memory.text) <= LONGEST_SENT]
+    recall finds and every rule here would read in full at every turn; nor one found only by a name
+    the message uses as a word ("split a bill" and "My colleague Bill")."""
+    return [
+        h
+        for h in hits
+        if h.memory is None or (len(h.memory.text) <= LONGEST_SENT and not found_by_a_name_as_a_word(query, h.text))
+    ]
 
 
 def _plan_at_the_place(hits: list[Hit], passed: list[Hit], query: str, today: date) -> list[Hit]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from memchat.memory.judge import people
 from memchat.memory.judge.people import ROLE_WORDS
-from memchat.memory.text import STOPWORDS, words
+from memchat.memory.text import STOPWORDS, content_stems, stem, words
 from memchat.patterns import pattern
 
 if TYPE_CHECKING:
@@ -448,6 +448,12 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
     return any(name.startswith(w) for w in names_in(query) if len(w) >= 3 for name in speakers)  # "Mel": Melanie
 
 
+# what says the word after it is a thing, not someone's name ("a bill", "how much pepper", "the summer")
+_A_THING_BEFORE = pattern(
+    r"\b(?:a|an|the|some|any|much|many|more|less|little|few|this|that|these|those|no|each|every|my|our|your|"
+    r"his|her|their|its|of)\s+$",
+    re.IGNORECASE,
+)
 _LOWER_WORD = pattern(r"(?<![\w'’-])\p{Ll}(?:\p{Ll}|['’-])*")
 
 
@@ -466,7 +472,9 @@ def names_cased(query: str, hits: list[Hit]) -> str:
     def cased(m: re.Match[str]) -> str:
         word = m.group(0)
         bare = re.sub(r"['’]s$", "", word)
-        return word[:1].upper() + word[1:] if bare in known else word
+        if bare not in known or _A_THING_BEFORE.search(query[: m.start()]):
+            return word  # "how much pepper", "split a bill": a thing, though the cat is Pepper
+        return word[:1].upper() + word[1:]
 
     return _LOWER_WORD.sub(cased, query)
 
@@ -522,6 +530,23 @@ def names_its_subject(query: str, text: str, hits: list[Hit]) -> bool:
     # as a name, not a place or someone famous ("hotels in Florence", "Michael Jordan's best games")
     called = {w.lower().removesuffix("'s").removesuffix("’s") for w in people.called_by_name(query)}
     return (name in names_in(query) and name in called) or (name in first and name in people_in(hits))
+
+
+def found_by_a_name_as_a_word(query: str, text: str) -> bool:
+    """Whether a memory shares nothing with the message but a name of its own that the message uses
+    as a word for a thing ("how do I split a bill?" and "My colleague Bill handles payroll", "how much
+    pepper goes in a carbonara?" and "Our cat Pepper is on thyroid tablets")."""
+    shared = content_stems(query) & content_stems(text)
+    if not shared:
+        return False
+    as_words = {
+        stem(name)
+        for name in names_in(" " + text) - WHEN  # "the December trip" is the month's
+        if re.search(
+            rf"\b(?:a|an|the|some|any|much|many|more|less|little|few|no|each|every)\s+{re.escape(name)}\b", query
+        )
+    }
+    return shared <= as_words
 
 
 def names_in(text: str) -> set[str]:
