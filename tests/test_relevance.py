@@ -1644,7 +1644,14 @@ def test_a_report_that_is_not_a_question_names_your_own_thing(cli, api, real_enc
     assert any("Bosch" in t for t in retrieved_for(cli, "Dishwasher leaves a gritty film on everything")), "dishwasher"
     assert any("cello" in t for t in retrieved_for(cli, "Cello strings keep slipping out of tune in the cold hall"))
     assert_withheld(
-        cli, ("How does a dishwasher's rinse aid work?", "What is the lowest note a cello can play?"), "Bosch", "cello"
+        cli,
+        (
+            "How does a dishwasher's rinse aid work?",
+            "What is the lowest note a cello can play?",
+            "List the parts of a dishwasher",  # any dishwasher (an adversarial walk: it got the Bosch)
+        ),
+        "Bosch",
+        "cello",
     )
 
 

@@ -417,8 +417,17 @@ def names_their_thing(query: str, hits: list[Hit], *, delicate: Callable[[Hit], 
 
 def _things_named(query: str) -> set[str]:
     """The words a message may name a thing by: not stop words, three letters or more, or a
-    capitalised abbreviation ("AC", "EV")."""
-    return {w for w in words(query) if w not in STOPWORDS and (len(w) >= 3 or re.search(rf"\b{w.upper()}\b", query))}
+    capitalised abbreviation ("AC", "EV"); not one it calls "a" or "any" thing ("List the parts of a
+    boiler" is any boiler)."""
+    anyone = {w.lower() for w in _ANY_ONE.findall(query)}
+    return {
+        w
+        for w in words(query)
+        if w not in STOPWORDS and w not in anyone and (len(w) >= 3 or re.search(rf"\b{w.upper()}\b", query))
+    }
+
+
+_ANY_ONE = pattern(r"\b(?:a|an|any|every|each)\s+(?:[\w-]+\s+)?([\w-]+)", re.IGNORECASE)
 
 
 def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool:
