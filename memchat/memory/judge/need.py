@@ -1605,9 +1605,8 @@ _JOURNEY = pattern(
 )
 
 
-TRIP_LEAD = (
-    0.05  # travel's lead over a plan's next topic that makes it a trip ("covering the night rota at the depot": 0.04)
-)
+# travel's lead over a plan's next topic that makes it a trip ("covering the night rota at the depot": 0.04)
+TRIP_LEAD = 0.05
 
 
 def _plainly_travel(topics: np.ndarray, travel: int) -> bool:

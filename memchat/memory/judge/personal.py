@@ -393,13 +393,15 @@ _A_QUESTION = pattern(
 )
 
 
-def _owned(thing: str) -> re.Pattern[str]:
-    """A memory's words that say a thing is the user's: "my (...) boat", "our (...) car", or opening on
-    "The (...) AC" as the user's own things are told."""
-    return re.compile(
-        rf"\b(?:my|our)\s+(?:[\w-]+\s+){{0,3}}?{re.escape(thing)}\b|^\s*the\s+(?:[\w-]+\s+){{0,2}}?{re.escape(thing)}\b",
-        re.IGNORECASE,
-    )
+# the words after "my" or "our" ("my 14-foot jon boat"), and after a "The" a memory opens on ("The AC unit")
+_OWNED = pattern(r"\b(?:my|our)((?:\s+[\w-]+){1,4})|^\s*the((?:\s+[\w-]+){1,3})", re.IGNORECASE)
+_ABBREVIATION = pattern(r"\b[A-Z]{2}\b")
+
+
+def _owned(text: str) -> set[str]:
+    """The words a memory says are the user's things: "my (...) boat", "our (...) car", or "The (...)
+    AC" opening it, as the user's own things are told (lower-cased)."""
+    return {w for m in _OWNED.finditer(text) for w in words(m.group(1) or m.group(2))}
 
 
 def names_their_thing(query: str, hits: list[Hit], *, delicate: Callable[[Hit], bool] = lambda h: False) -> bool:
@@ -409,10 +411,11 @@ def names_their_thing(query: str, hits: list[Hit], *, delicate: Callable[[Hit], 
     or money: "Compare antidepressants" and "My antidepressant is sertraline" is for the gate to judge)."""
     called_the = {t.lower() for t in _THE_THING.findall(query)}
     named = set() if _A_QUESTION.search(query) else _things_named(query)
-    memories = [h for h in hits if h.type == "memory"]
-    return any(_owned(thing).search(h.text) for thing in called_the for h in memories) or any(
-        _owned(thing).search(h.text) for thing in named - called_the for h in memories if not delicate(h)
-    )
+    for h in hits:
+        if h.type == "memory" and (owned := _owned(h.text)):
+            if owned & called_the or (owned & named and not delicate(h)):
+                return True
+    return False
 
 
 def _things_named(query: str) -> set[str]:
@@ -420,11 +423,8 @@ def _things_named(query: str) -> set[str]:
     capitalised abbreviation ("AC", "EV"); not one it calls "a" or "any" thing ("List the parts of a
     boiler" is any boiler)."""
     anyone = {w.lower() for w in _ANY_ONE.findall(query)}
-    return {
-        w
-        for w in words(query)
-        if w not in STOPWORDS and w not in anyone and (len(w) >= 3 or re.search(rf"\b{w.upper()}\b", query))
-    }
+    abbreviations = {w.lower() for w in _ABBREVIATION.findall(query)}
+    return {w for w in words(query) if w not in STOPWORDS and w not in anyone and (len(w) >= 3 or w in abbreviations)}
 
 
 _ANY_ONE = pattern(r"\b(?:a|an|any|every|each)\s+(?:[\w-]+\s+)?([\w-]+)", re.IGNORECASE)
