@@ -1039,6 +1039,32 @@ def test_a_trip_named_by_its_season_gets_the_trip_in_that_season(memchat_home, e
     assert "Algarve" not in section_on(db, embedder, "What's the weather like in the summer in Portugal?", today)
 
 
+def test_a_plan_for_a_holiday_of_a_year_is_a_plan_for_that_day(memchat_home, embedder):
+    # "We're thinking about Madeira for the Easter holidays in 2027" named no day, so "our spring
+    # getaway" never found it: a holiday of a year named is that day (not a holiday without a year,
+    # which may be every year's)
+    from datetime import date
+
+    from memchat.memory.recall.dates import planned_day
+
+    told = "2026-11-01T10:00:00.000000Z"
+    assert str(planned_day("Rome with the kids for the Easter holidays in 2027", told)) == "2027-03-28"
+    assert str(planned_day("Christmas 2026 at my brother's in Leeds", told)) == "2026-12-25"
+    assert str(planned_day("New Year's Eve 2026 in Edinburgh", told)) == "2026-12-31"
+    for no_day in ("I love Christmas", "We always go to my mum's at Easter", "Our 2027 budget is tight"):
+        assert planned_day(no_day, told) is None, no_day
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-11-01",
+        "We're thinking about Rome for the Easter holidays in 2027",
+        "I'm a nurse in Exeter",
+        "We have a border terrier called Moss",
+    )
+    section = section_on(db, embedder, "Any tips for our spring getaway with the kids?", date(2026, 11, 7))
+    assert "Rome" in section, section
+
+
 def test_a_question_about_the_calendar_gets_no_plan_it_does_not_name(memchat_home, embedder):
     # A question about the world reaches a plan by what it names, not because both are about dates:
     # "when's Lunar New Year?" is not asked for the wedding in Hanoi nor the marathon.

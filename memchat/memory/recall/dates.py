@@ -156,6 +156,8 @@ def day_named(text: str, stated: date) -> date | None:
     ("I'm flying to Lisbon tomorrow", "the op is in 3 days", "tonight"). A month or a year alone
     names no day.
     """
+    if (feast := _HOLIDAY_IN_A_YEAR.search(text)) is not None:
+        return _holiday(feast.group("name"), feast.group("eve"), int(feast.group("year")))
     if (period := period_in(text, stated)) is not None:
         return period.start if period.start == period.end and not _RELATIVE.search(text) else None
     for form, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
@@ -177,6 +179,25 @@ def day_named(text: str, stated: date) -> date | None:
             return stated + timedelta(days=(weekday - stated.weekday()) % 7)
         return stated + timedelta(days=(weekday - stated.weekday() - 1) % 7 + 1)
     return None
+
+
+# A holiday of a year named ("Madeira for the Easter holidays in 2027", "Christmas 2026 at Mum's", "New
+# Year's Eve 2026"): that day. Without a year it may be every year's ("I love Christmas"): no day.
+_HOLIDAY_IN_A_YEAR = pattern(
+    r"\b(?P<name>easter|christmas|xmas|new\s+year)(?:['’]s)?(?:\s+(?P<eve>eve|day))?"
+    r"(?:\s+(?:holidays?|break|weekend|hols))?(?:\s+(?:in|of))?\s+(?P<year>20\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def _holiday(name: str, eve: str | None, year: int) -> date:
+    """The day of a holiday in a year: Easter Sunday, Christmas Day (or Eve), New Year's Day (or Eve)."""
+    name = name.lower()
+    if name == "easter":
+        return _easter(year)
+    if name.startswith("new"):
+        return date(year, 12, 31) if eve and eve.lower() == "eve" else date(year, 1, 1)
+    return date(year, 12, 24) if eve and eve.lower() == "eve" else date(year, 12, 25)
 
 
 # A day ahead told by its distance from the day it was said: "tomorrow", "the day after tomorrow",
