@@ -1392,6 +1392,22 @@ def test_a_name_typed_in_lowercase_is_still_the_person_memory_knows(cli, api, re
     )
 
 
+def test_helping_someone_of_yours_with_something_gets_what_they_live_with(cli, api, real_encoder):
+    # "How do I help my daughter with her reading homework?" got her swimming lessons and clothes
+    # size, not "Maya was assessed as dyslexic": helping them turns on their conditions, as a worry
+    # about their body does
+    remember(
+        cli,
+        "Our son Leo is nine",
+        "Leo has ADHD and takes Medikinet in the mornings",
+        "Leo plays football on Saturday mornings",
+        "Leo wears age 9-10 clothes",
+        "I'm a pharmacist in Leeds",
+    )
+    for prompt in ("How can I help my son with his maths homework?", "help our son learn to tie his shoelaces"):
+        assert any("ADHD" in t for t in retrieved_for(cli, prompt)), prompt
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it

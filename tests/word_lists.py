@@ -56,6 +56,12 @@ def _yes_no(block: dict) -> list[tuple[str, bool]]:
 # right hit is, the test that fires, the block of labelled examples.
 YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
+        "helping someone of yours (need._HELPING_THEM)",
+        "a request to help someone of the user's with something",
+        lambda t: bool(need._HELPING_THEM.search(t)),
+        "helping_them",
+    ),
+    (
         "a plan to go somewhere (need._JOURNEY, need.tells_a_journey)",
         "a memory of a plan that takes the user somewhere",
         need.tells_a_journey,

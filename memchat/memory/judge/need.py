@@ -1175,7 +1175,11 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     every = set(range(len(model.names)))
     pets = all(path[-1] in PETS for path in paths)
     # (a meal's conditions are the household route's: here they would push out what the kids will eat)
-    symptom = describes_symptom(text) or (_THEIR_FOOD.search(text) is not None and _MEAL.search(text) is None)
+    symptom = (
+        describes_symptom(text)
+        or _HELPING_THEM.search(text) is not None  # "help my daughter with her reading homework": the dyslexia
+        or (_THEIR_FOOD.search(text) is not None and _MEAL.search(text) is None)
+    )
     # "what should we do?" about a symptom asks what to do for them, not for an idea they would like
     suggestion = _SUGGESTION.search(text) is not None and not symptom
     ranked = _ranked(
@@ -1231,6 +1235,16 @@ _CONDITION = pattern(
     r"migraines?|copd|blood\s+pressure|mobility|wheelchair|stroke|hip\s+(?:dysplasia|replacement)|"
     r"osteoporosis|incontinen\w+|cataracts?|glaucoma|sclerosis|lupus|psoriasis|hypertension|cushing\S*|pregnan\w*|"
     r"addison\S*|pancreatitis|colitis|hernia)\b",
+    re.IGNORECASE,
+)
+
+
+# Helping someone of yours with something ("How do I help my daughter with her reading homework?",
+# "help my dad to use his new phone") turns on what they live with, as a worry about their body does.
+# Measured in tests/word_lists.py.
+_HELPING_THEM = pattern(
+    r"\bhelp(?:ing)?\s+(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s+(?:with|to|get|learn|cope|manage|focus|deal)\b"
+    r"|\bhelp(?:ing)?\s+(?:him|her|them)\s+(?:with|to|get|learn|cope|manage|focus|deal)\b",
     re.IGNORECASE,
 )
 
