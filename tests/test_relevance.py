@@ -1404,8 +1404,12 @@ def test_helping_someone_of_yours_with_something_gets_what_they_live_with(cli, a
         "Leo wears age 9-10 clothes",
         "I'm a pharmacist in Leeds",
     )
-    for prompt in ("How can I help my son with his maths homework?", "help our son learn to tie his shoelaces"):
+    for prompt in ("How can I help my son with his maths homework?", "help our son settle at bedtime"):
         assert any("ADHD" in t for t in retrieved_for(cli, prompt)), prompt
+    # help that his condition is no part of does not carry it (the first version sent it)
+    assert_withheld(
+        cli, ("help my son to pick a birthday present for his friend", "help my son with his Minecraft server"), "ADHD"
+    )
 
 
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
