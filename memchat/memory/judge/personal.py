@@ -545,9 +545,6 @@ def found_by_a_name_as_a_word(query: str, text: str) -> bool:
     """Whether a memory shares nothing with the message but a name of its own that the message uses
     as a word for a thing ("how do I split a bill?" and "My colleague Bill handles payroll", "how much
     pepper goes in a carbonara?" and "Our cat Pepper is on thyroid tablets")."""
-    shared = content_stems(query) & content_stems(text)
-    if not shared:
-        return False
     as_words = {
         stem(name)
         for name in names_in(" " + text) - WHEN  # "the December trip" is the month's
@@ -555,7 +552,10 @@ def found_by_a_name_as_a_word(query: str, text: str) -> bool:
             rf"\b(?:a|an|the|some|any|much|many|more|less|little|few|no|each|every)\s+{re.escape(name)}\b", query
         )
     }
-    return shared <= as_words
+    if not as_words:  # (most memories: the message's words are not read at all)
+        return False
+    shared = content_stems(query) & content_stems(text)
+    return bool(shared) and shared <= as_words
 
 
 def names_in(text: str) -> set[str]:
