@@ -1375,11 +1375,11 @@ def test_a_name_typed_in_lowercase_is_still_the_person_memory_knows(cli, api, re
         "My sister Bronagh lives in Derry",
         "I'm a baker in Bath",
     )
-    for prompt in (
-        "write a note for the childminder about rafferty",
-        "rafferty wants to learn to swim, where do we start",
-    ):
-        assert any("epilepsy" in t for t in retrieved_for(cli, prompt)), prompt
+    assert_sent(
+        cli,
+        ("write a note for the childminder about rafferty", "rafferty wants to learn to swim, where do we start"),
+        "epilepsy",
+    )
     assert_withheld(cli, ("how warm should a baby's bath be?",), "Bath", "Bronagh", "epilepsy")
     # and a name memory knows used as a word for a thing is no one: "split a bill" is no colleague
     # Bill, "how much pepper" no cat Pepper (found on an adversarial walk: both were sent)
@@ -1404,8 +1404,7 @@ def test_helping_someone_of_yours_with_something_gets_what_they_live_with(cli, a
         "Leo wears age 9-10 clothes",
         "I'm a pharmacist in Leeds",
     )
-    for prompt in ("How can I help my son with his maths homework?", "help our son settle at bedtime"):
-        assert any("ADHD" in t for t in retrieved_for(cli, prompt)), prompt
+    assert_sent(cli, ("How can I help my son with his maths homework?", "help our son settle at bedtime"), "ADHD")
     # help that his condition is no part of does not carry it (the first version sent it)
     assert_withheld(
         cli, ("help my son to pick a birthday present for his friend", "help my son with his Minecraft server"), "ADHD"
@@ -2587,6 +2586,12 @@ def retrieved_for(cli, prompt: str, why: str = "") -> list[str]:
     ]
 
 
+def assert_sent(cli, prompts: tuple[str, ...], mark: str) -> None:
+    """Each of `prompts` is sent, beside the card, a memory that holds `mark`."""
+    for prompt in prompts:
+        assert any(mark in t for t in retrieved_for(cli, prompt)), prompt
+
+
 def assert_withheld(cli, prompts: tuple[str, ...], *marks: str) -> None:
     """None of the memories that hold one of `marks` is sent beside the card to any of `prompts`."""
     for prompt in prompts:
@@ -3331,11 +3336,14 @@ def test_a_private_matter_you_say_is_yours_gets_what_memory_says_of_it(cli, api,
         "I work as a bus driver in Sheffield",
         "We have a cat called Miso",
     )
-    for prompt in (
-        "Being epileptic, which jobs should I avoid?",
-        "Ruth and I are both epileptic, any tips for travelling together?",
-    ):
-        assert any("lamotrigine" in t for t in retrieved_for(cli, prompt)), prompt
+    assert_sent(
+        cli,
+        (
+            "Being epileptic, which jobs should I avoid?",
+            "Ruth and I are both epileptic, any tips for travelling together?",
+        ),
+        "lamotrigine",
+    )
     assert any("£9,000" in t for t in retrieved_for(cli, "Given my credit card debt, should I take the job?"))
     # a word of the list that is no matter, another's case, or the matter asked about in general
     assert_withheld(
