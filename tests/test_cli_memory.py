@@ -116,6 +116,23 @@ def test_recall_prints_a_table_or_a_json_array(cli, embedder):
     assert bad.exit_code == 2 and "not a date" in bad.stderr
 
 
+def test_recall_into_a_pipe_prints_each_hit_whole_on_one_tab_separated_line(cli, embedder, monkeypatch):
+    checklist = "Kestrel deploy checklist: " + ", ".join(f"step {n} drains queue {n}" for n in range(9))
+    cli("memories", "add", checklist)
+    cli("memories", "add", "Kestrel is the staging server")
+    piped = cli("recall", "Kestrel deploy")
+    lines = piped.stdout.splitlines()
+    assert lines[0].split("\t") == ["score", "kind", "text", "when", "source"]
+    rows = [line.split("\t") for line in lines[1:]]
+    assert len(rows) == 2 and all(len(row) == 5 for row in rows)
+    assert checklist in [row[2] for row in rows] and len(checklist) > 180  # whole, where a table wraps it
+    assert {row[4] for row in rows} == {"memory #1 · manual", "memory #2 · manual"}
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # told to draw as on a terminal: the table
+    table = re.sub(r"\x1b\[[0-9;]*m", "", cli("recall", "Kestrel deploy").stdout)
+    assert "\t" not in table and table.splitlines()[0].split() == ["score", "kind", "text", "when", "source"]
+    assert checklist not in table.replace("\n", " ")  # wrapped in its column
+
+
 @pytest.mark.process  # memchat runs the editor as a process
 def test_edit_with_text_or_editor_pin_and_unpin(cli, monkeypatch, tmp_path):
     cli("memories", "add", "Drinks green tea")

@@ -14,7 +14,7 @@ from memchat.cli.runner import CliState
 from memchat.errors import MemchatError, UsageError
 from memchat.text import sanitize
 from memchat.ui import console, terminal
-from memchat.ui.console import err, stdout_is_tty
+from memchat.ui.console import err, err_is_terminal, stdout_is_tty
 from memchat.ui.terminal import spinner
 
 if TYPE_CHECKING:
@@ -88,15 +88,15 @@ def confirm(question: str, yes: bool, *, refusing: str) -> bool:
 @contextlib.contextmanager
 def progress_bar(label: str, minimum: int = PROGRESS_FROM) -> Iterator[Callable[[int, int], None]]:
     """A callback (done, total) that draws a Rich progress bar on stderr once total >= minimum."""
-    console = err()
     bar: Any = None
     task: Any = None
 
     def update(done: int, total: int) -> None:
         nonlocal bar, task
         if bar is None:
-            if total < minimum or not console.is_terminal:
+            if total < minimum or not err_is_terminal():
                 return
+            console = err()
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             bar = Progress(

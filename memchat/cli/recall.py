@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from memchat.cli.common import app as open_app
@@ -56,6 +58,8 @@ def recall(
     hits = search(limit, min_score)
     if json_out:
         console.print_json([show.hit_json(h) for h in hits])
+    elif hits and console.plainly_piped(sys.stdout):  # for grep and cut, and no Rich to import
+        sys.stdout.write(show.hit_rows(hits, text))
     elif hits:
         console.out().print(show.hits_table(hits, text))
     else:

@@ -73,6 +73,23 @@ def hits_table(hits: list[Hit], query: str | None = None) -> Table:
     return table
 
 
+def hit_rows(hits: list[Hit], query: str | None = None) -> str:
+    """The hits for a pipe: a header, then one tab-separated line per hit (score, kind, text, when,
+    source), whole and on one line, for grep, cut and awk."""
+    rows = [("score", "kind", "text", "when", "source")]
+    rows += [
+        (
+            score(h),
+            h.kind + (" pinned" if h.pinned else ""),
+            one_line(_shown(h, 300, query)),
+            when(h.when),
+            one_line(h.source),
+        )
+        for h in hits
+    ]
+    return "".join("\t".join(cell.replace("\t", " ") for cell in row) + "\n" for row in rows)
+
+
 def score(hit: Hit) -> str:
     """The relevance, labelled when it is a weak match (below `recall.weak`)."""
     return f"{hit.score:.3f}" + (" weak" if hit.weak else "")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import threading
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from memchat.text import sanitize
 from memchat.ui import terminal
-from memchat.ui.console import out, stdout_is_tty
+from memchat.ui.console import out, plainly_piped
 
 if TYPE_CHECKING:  # rich loads when a reply is drawn, not when a command module imports this
     from rich.console import Console
@@ -82,11 +81,6 @@ class Waiting:
                 self.stream.flush()
 
 
-def _plainly_piped() -> bool:
-    """stdout is no terminal, and nothing in the environment tells rich to treat it as one."""
-    return not stdout_is_tty() and "FORCE_COLOR" not in os.environ and os.environ.get("TTY_COMPATIBLE") != "1"
-
-
 class ReplyWriter:
     """Streams a reply: Markdown through a small live region on a terminal, raw text elsewhere.
 
@@ -96,7 +90,7 @@ class ReplyWriter:
 
     def __init__(self, markdown: bool | None = None, console: Console | None = None) -> None:
         self.console: Console | None
-        if console is None and _plainly_piped():
+        if console is None and plainly_piped(sys.stdout):
             # Raw text to a pipe needs no rich: its import is ~25 ms of a scripted `ask`.
             self.console = None
         else:

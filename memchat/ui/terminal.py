@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from memchat.errors import MAX_MESSAGE_CHARS, UsageError
 from memchat.text import sanitize
-from memchat.ui.console import err, escape, stdout_is_tty
+from memchat.ui.console import err, err_is_terminal, escape, stdout_is_tty
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,10 @@ def read_stdin() -> str:
 def spinner(text: str, *, show: bool = True) -> Iterator[None]:
     """A spinner on stderr while something slow runs (only on a terminal). The text may name a
     setting's value (a model): sanitized, and never read as Rich markup."""
-    console = err()
-    if not show or not console.is_terminal:
+    if not show or not err_is_terminal():
         yield
         return
+    console = err()
     global spinning
     spinning += 1
     try:
