@@ -1411,6 +1411,50 @@ def test_helping_someone_of_yours_with_something_gets_what_they_live_with(cli, a
     )
 
 
+def test_a_request_about_someone_gets_the_condition_that_shapes_life_with_them(cli, api, real_encoder):
+    # A carer's "what do I say to him?" and a day out with an autistic grandson turn on what they live
+    # with, though its topic is health and the request's is not: it had been withheld as health, and
+    # the carer's every request went without the dementia. Not a condition a request must touch on
+    # (a sister's diabetes and a present), nor help with a task of theirs, nor a question about the world.
+    remember(
+        cli,
+        "My wife Ingrid is 71 and has vascular dementia",
+        "Ingrid loves choral music and the garden",
+        "I'm a retired marine engineer in Bergen",
+        "Our grandson Tomas is 7 and is autistic",
+        "Tomas is mad about trains",
+        "My sister Hilde has type 2 diabetes",
+        "Our son Erik is 12 and has ADHD",
+    )
+    assert_sent(cli, ("Birthday party ideas for my boy",), "ADHD")  # what parents call a son
+    assert_sent(
+        cli,
+        (
+            "What could Ingrid and I do on a rainy afternoon?",
+            "She keeps hiding her handbag and then panics when she can't find it. What do I say?",
+            "Ideas for my wife's birthday tea?",
+        ),
+        "dementia",
+    )
+    assert_sent(cli, ("Plan a day out with my grandson", "Christmas present ideas for Tomas"), "autistic")
+    assert_withheld(
+        cli,
+        ("Present ideas for my sister?", "help my grandson to pick a present for his teacher"),
+        "diabetes",
+        "autistic",
+    )
+    assert_withheld(
+        cli,
+        (
+            "What causes dementia, in general?",
+            "How do I kill a child process in Go?",
+            "help my wife with her email signature",
+        ),
+        "dementia",
+        "autistic",
+    )
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it

@@ -52,6 +52,7 @@ FLOORS = {
     "whether I may drink (need._DRINK, need._MAY_I)": 0.95,  # 1.00 on its 40 examples (written with it, 2026-12-03; the pub 2026-12-07)
     "a symptom or a worry about someone's body (need._SYMPTOM, need.describes_symptom)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-07)
     "a condition someone has (need._CONDITION, need.states_a_condition)": 0.95,  # 1.00 on its 30 examples (written with it, 2026-12-07)
+    "a condition that shapes all life with someone (need._SHAPING)": 0.95,  # written with it, 2026-12-07 (a Parkinson's, a dyslexia, blinds and wheelchair basketball are not its)
     "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)": 0.95,  # 1.00 on its 18 examples (written with it, 2026-12-07)
     "a meal for a time ahead (need._MEAL_AHEAD)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07)
     "a medicine offered to me (need._OFFERED, need.offered_a_medicine)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-07)

@@ -272,6 +272,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "condition_statement",
     ),
     (
+        "a condition that shapes all life with someone (need._SHAPING)",
+        "a memory that says someone lives with a condition that shapes everything done with them",
+        lambda t: bool(need._SHAPING.search(t)),
+        "shaping_condition",
+    ),
+    (
         "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)",
         "a request that speaks of the user's own medicines as theirs",
         need.names_my_medicines,

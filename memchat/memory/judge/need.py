@@ -1207,7 +1207,53 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         ranked = [n for n in ranked if n.score >= floor or _TASTE.search(n.memory.text)]
     elif not pets:  # a pet's memories are few and all its care, like the request or not ("the cat sitter")
         ranked = [n for n in ranked if n.score >= floor]
-    return [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
+    out = [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
+    for_them = not (
+        pets
+        or request.code
+        or model.names[int(request.topics.argmax())] == "tech"  # "help my son with his Minecraft server"
+        or _FOR_THEIR_OWN.search(text)  # "help my son pick a present for his friend": the friend's
+        # help with a task of theirs that is not their learning or their day ("help my son with his
+        # Minecraft server", "help my wife with her CV")
+        or (_HELPING_WITH.search(text) is not None and _HELPING_THEM.search(text) is None)
+    )
+    if for_them and (shaping := _shaping_condition(db, vs.ids[rows], vectors, request.vector)):
+        out = [shaping, *(n for n in out if n.memory.id != shaping.memory.id)]
+    return out
+
+
+_HELPING_WITH = pattern(
+    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them)\s+(?:with|to|pick|choose|fix|set|make|build|write)\b",
+    re.IGNORECASE,
+)
+# a request for someone of theirs, not for them ("a present for his friend", "a card for her teacher")
+_FOR_THEIR_OWN = pattern(r"\b(?:for|to)\s+(?:his|her|their)\s+(?:(?:best|new|old)\s+)?[\w-]+", re.IGNORECASE)
+
+
+def _shaping_condition(db: Database, ids: np.ndarray, vectors: np.ndarray, vector: np.ndarray) -> Needed | None:
+    """Of the memories about the people a request is about, the one that says they live with a
+    condition that shapes all life with them (_SHAPING: dementia, ADHD, autism, deafness…), most like
+    the request: what to say to him, a day out, a present, a week at the care home all turn on it,
+    though its topic is health and the request's is not. None when memory says no such thing."""
+    found = MemoryStore(db).get_many([int(i) for i in ids], longest=LONGEST_SENT)
+    scores = vectors @ vector
+    for j in sorted(range(len(ids)), key=lambda j: -scores[j]):
+        m = found.get(int(ids[j]))
+        if m is not None and not m.private and _SHAPING.search(m.text) and not sensitive.holds_identifier(m.text):
+            return Needed(m, float(scores[j]), "person")
+    return None
+
+
+# A condition that shapes everything done with someone, not one a request must touch on to need it
+# (a diabetes, an eczema, a dyslexia go by the request's words: _CONDITION, _SYMPTOM). Measured in
+# tests/word_lists.py.
+_SHAPING = pattern(
+    r"(?<!about )(?<!on )(?<!for )\b(?:dementia|alzheimer\S*|adhd|autis\w+|asperger\S*|learning\s+disabilit\w+|"
+    r"down(?:'s|s)?\s+syndrome|cerebral\s+palsy|non-?verbal|deaf|(?:is|registered|went|going|partially)\s+blind|"
+    r"(?:uses|in)\s+a\s+wheelchair|wheelchair\s+user|motor\s+neurone\s+disease|brain\s+injury|"
+    r"global\s+developmental\s+delay)\b",
+    re.IGNORECASE,
+)
 
 
 # A worry about someone's body ("The cat has been drinking loads of water", "My mum keeps falling

@@ -72,6 +72,18 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     # not a group of friends or colleagues: "the lads at work", "the girls from uni", "the boys on the team"
     (pattern(r"\b(the|my|our) (boys|lads)\b(?!\s+(?:at|from|on|in|down)\b)", re.I), (("son",),)),
     (pattern(r"\b(the|my|our) girls\b(?!\s+(?:at|from|on|in|down)\b)", re.I), (("daughter",),)),
+    # one child called what parents call them ("Christmas ideas for my boy", "my little girl's party");
+    # not "my girl" alone, which may be a partner
+    (
+        pattern(
+            r"\b(?:my|our)\s+(?:(?:little|baby|eldest|oldest|youngest|middle|big)\s+)?(?:boy|lad)\b(?!\s+band)", re.I
+        ),
+        (("son",),),
+    ),
+    (
+        pattern(r"\b(?:(?:my|our)\s+(?:little|baby|eldest|oldest|youngest|middle|big)\s+girl|our\s+girl)\b", re.I),
+        (("daughter",),),
+    ),
     (
         pattern(r"\b(everyone at home|(my|our) (whole )?(family|household)|the whole family)\b", re.I),
         (("partner",), ("son",), ("daughter",), ("child",)),
