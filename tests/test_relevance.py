@@ -1455,6 +1455,13 @@ def test_a_request_about_someone_gets_the_condition_that_shapes_life_with_them(c
     )
 
 
+def test_the_condition_of_someone_of_theirs_is_not_theirs(cli, api, real_encoder):
+    # "Mum's friend Jean has dementia" is about Mum by its words, but the dementia is Jean's: it is
+    # no condition that shapes a day out with Mum (found on an adversarial walk of the rule above)
+    remember(cli, "My mum Carol is 80 and lives in Hull", "Mum's friend Jean has dementia", "Mum loves crosswords")
+    assert not [t for t in retrieved_for(cli, "Ideas for a day out with Mum", "person") if "Jean" in t]
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it

@@ -1239,11 +1239,20 @@ def _shaping_condition(db: Database, ids: np.ndarray, vectors: np.ndarray, vecto
     scores = vectors @ vector
     for j in sorted(range(len(ids)), key=lambda j: -scores[j]):
         m = found.get(int(ids[j]))
-        if m is not None and not m.private and _SHAPING.search(m.text) and not sensitive.holds_identifier(m.text):
+        if (
+            m is not None
+            and not m.private
+            and _SHAPING.search(m.text)
+            and not _SOMEONE_OF_THEIRS.search(m.text)  # "Mum's friend Jean has dementia" is Jean's
+            and not sensitive.holds_identifier(m.text)
+        ):
             return Needed(m, float(scores[j]), "person")
     return None
 
 
+_SOMEONE_OF_THEIRS = pattern(
+    rf"['’]s\s+(?:(?:best|old|new|late|younger|older)\s+)?(?:{people.ANY_ROLE})\b", re.IGNORECASE
+)
 # A condition that shapes everything done with someone, not one a request must touch on to need it
 # (a diabetes, an eczema, a dyslexia go by the request's words: _CONDITION, _SYMPTOM). Measured in
 # tests/word_lists.py.
