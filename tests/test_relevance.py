@@ -1462,6 +1462,36 @@ def test_the_condition_of_someone_of_theirs_is_not_theirs(cli, api, real_encoder
     assert not [t for t in retrieved_for(cli, "Ideas for a day out with Mum", "person") if "Jean" in t]
 
 
+def test_a_request_when_in_your_day_gets_when_you_sleep_and_work(cli, api, real_encoder):
+    # "Best time for me to book a dentist?" is no like "I sleep from 9am to 4pm" in meaning, and a
+    # night worker's every such question turns on it: when in the user's own day gets their day's
+    # times, a day the request names first. Not a question of the season or the world, nor
+    # someone else's hours, nor a job that is over.
+    remember(
+        cli,
+        "I sleep from about 9am to 4pm with blackout blinds",
+        "I work twelve-hour night shifts at the sorting office",
+        "I go to a life-drawing class on Saturday mornings",
+        "My husband works 8 to 4 at the council",
+        "I used to work early shifts at a bakery",
+        "I'm growing garlic and leeks on my allotment",
+    )
+    assert_sent(
+        cli,
+        (
+            "Best time for me to book a dentist?",
+            "When should I take my iron tablets?",
+            "The gas engineer wants to come at 10am, can I push it back?",
+        ),
+        "9am to 4pm",
+    )
+    assert_sent(cli, ("plan my saturday, I want to fit in a museum",), "Saturday mornings")
+    assert_withheld(
+        cli, ("When should I plant garlic?", "Best time of year to visit Japan?"), "9am to 4pm", "night shifts"
+    )
+    assert_withheld(cli, ("Best time for me to book a dentist?",), "8 to 4", "bakery")
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it

@@ -53,6 +53,8 @@ FLOORS = {
     "a symptom or a worry about someone's body (need._SYMPTOM, need.describes_symptom)": 0.95,  # 1.00 on its 32 examples (written with it, 2026-12-07)
     "a condition someone has (need._CONDITION, need.states_a_condition)": 0.95,  # 1.00 on its 30 examples (written with it, 2026-12-07)
     "a condition that shapes all life with someone (need._SHAPING)": 0.95,  # written with it, 2026-12-07 (a Parkinson's, a dyslexia, blinds and wheelchair basketball are not its)
+    "when in my day (need._WHEN_IN_MY_DAY, need.asks_when_in_my_day)": 0.95,  # written with it, 2026-12-07 (planting garlic, a passport, a sofa in the lift are not its)
+    "my day's times (need._TIME_OF_MY_DAY, need.states_my_day)": 0.95,  # written with it, 2026-12-07 (a husband's nights, a flight's time, a past job are not its)
     "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)": 0.95,  # 1.00 on its 18 examples (written with it, 2026-12-07)
     "a meal for a time ahead (need._MEAL_AHEAD)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07)
     "a medicine offered to me (need._OFFERED, need.offered_a_medicine)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-07)

@@ -278,6 +278,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "shaping_condition",
     ),
     (
+        "when in my day (need._WHEN_IN_MY_DAY, need.asks_when_in_my_day)",
+        "a request when in the user's own day to do something",
+        need.asks_when_in_my_day,
+        "when_in_my_day",
+    ),
+    (
+        "my day's times (need._TIME_OF_MY_DAY, need.states_my_day)",
+        "a memory that says when the user's own day holds something, again and again",
+        need.states_my_day,
+        "my_day",
+    ),
+    (
         "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)",
         "a request that speaks of the user's own medicines as theirs",
         need.names_my_medicines,

@@ -608,6 +608,7 @@ def _routed(
         need.by_stack,
         need.by_wear,
         need.by_money,
+        need.by_day,
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
     return more
@@ -751,7 +752,20 @@ def _destinations(text: str) -> set[str]:
 
 # The need routes that name themselves in a reason ("person 0.32"); a topic's is "topic diet 0.38"
 ROUTES = frozenset(
-    ("person", "household", "plan", "faith", "access", "medicine", "condition", "stack", "wear", "money", "alcohol")
+    (
+        "person",
+        "household",
+        "plan",
+        "faith",
+        "access",
+        "medicine",
+        "condition",
+        "stack",
+        "wear",
+        "money",
+        "alcohol",
+        "day",
+    )
 )
 
 

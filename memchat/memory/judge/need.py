@@ -1873,6 +1873,82 @@ def by_wear(db: Database, request: Request, embedder: Embedder, text: str, exclu
     return [Needed(memories[i], score, "wear") for score, i in scored[:WEAR_ITEMS]]
 
 
+# A request when in the user's own day to do something ("Best time for me to book a dentist?", "When
+# do I fit my long runs in?", "The agent wants to come at 11am, can I push back?") turns on when
+# they sleep, work and are out: "I sleep from about 8:30am to 3pm", "I work 6:30am to 3pm Monday to
+# Friday". Neither is like the request in meaning, and the card holds the working hours at most.
+# Both lists are data with a measured precision (tests/word_lists.py).
+DAY_ITEMS = 2
+DAY_ROWS = 200  # newest memories with a word of a day's time that are read
+_WHEN_IN_MY_DAY = pattern(
+    r"\b(?:when|what\s+time)\s+(?:should|do|can|could|would|shall|is\s+it\s+best\s+to)\s+(?:i|we)\s+(?:[\w'’-]+\s+){0,2}?"
+    r"(?:eat|have|drink|stop|sleep|nap|go\s+to\s+bed|get\s+up|exercise|run|train|work\s+out|take|book|schedule|"
+    r"study|revise|call|ring|meditate|shower|cook|shop)\b"
+    r"|\bbest\s+time\s+(?:for\s+(?:me|us)|in\s+my\s+(?:day|week)|of\s+(?:the\s+)?day\s+for\s+me)\b"
+    # "fit a swim in", "fit in a museum" (time), not "fit a tap in the bathroom", "will it fit in the lift"
+    r"|\b(?:i|we)\s+(?:[\w'’-]+\s+){0,2}?fit\s+(?:in\b(?!\s+(?:the|my|our|with)\b)|(?:[\w'’-]+\s+){1,4}?in\b"
+    r"(?=\s*(?:[?.!,]|$|before|after|around|between|on\b|this|next|today|tomorrow|during|too|as\s+well)))"
+    r"|\bam\s+i\s+free\b|\bcan\s+i\s+(?:push\s+(?:it\s+|this\s+|that\s+)?back|make\s+(?:it|that)\s+(?:on|at|by))\b"
+    r"|\b(?:before|after|around|between)\s+my\s+(?:shifts?|sleep|work|nights?|day\s+shift|school\s+run)\b",
+    re.IGNORECASE,
+)
+_DAY_TERMS = (
+    '"sleep"* OR "slept" OR "bed" OR "bedtime" OR "wake"* OR "woke" OR "shift"* OR "night"* OR "work"* OR '
+    '"office" OR "weekday"* OR "weekend"* OR "morning"* OR "evening"* OR "call" OR "up" OR "school" OR '
+    '"monday"* OR "tuesday"* OR "wednesday"* OR "thursday"* OR "friday"* OR "saturday"* OR "sunday"*'
+)
+# a memory that says when the user's day holds something, again and again: a clock time or a span of
+# days ("from 8:30am to 3pm", "at 5:45 on weekdays", "Monday to Friday", "night shifts", "every
+# Tuesday"); not a one-off ("on 14 March")
+_TIME_OF_MY_DAY = pattern(
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{1,2}[:.]\d\d\b|\bnoon\b|\bmidnight\b"
+    r"|\b(?:night|day|early|late|twelve-hour|12-hour|long)\s+shifts?\b|\bon\s+nights\b|\bon\s+call\b"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\s+(?:to|-|through|till)\s+"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"|\b(?:every|each)\s+(?:other\s+|second\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|morning|evening|night)\b"
+    r"|\b(?:on\s+)?(?:weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:mornings|afternoons|evenings|nights)\b",
+    re.IGNORECASE,
+)
+# "Friday nights I play at the trad session": the user's own, said after when
+_WHEN_THEN_I = pattern(
+    r"^\s*(?:on\s+)?(?:most\s+)?\w+\s+(?:mornings?|afternoons?|evenings?|nights?)\s*,?\s+(?:I|we)\b", re.IGNORECASE
+)
+_WEEKDAY = pattern(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b", re.IGNORECASE)
+
+
+def asks_when_in_my_day(text: str) -> bool:
+    """Whether a request asks when in the user's own day to do something (_WHEN_IN_MY_DAY)."""
+    return _WHEN_IN_MY_DAY.search(text) is not None
+
+
+def states_my_day(text: str) -> bool:
+    """Whether a memory says, in the user's own words, when their day holds something again and
+    again (_TIME_OF_MY_DAY)."""
+    own = _BARE_USER.match(text) is not None or _WHEN_THEN_I.match(text) is not None
+    return own and _TIME_OF_MY_DAY.search(text) is not None and not (_PAST.search(text) or _FORMER.search(text))
+
+
+def by_day(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """When the user sleeps, works and is out (two memories at most, most like the request first),
+    for a request when in their own day to do something: never a question about no one, nor code."""
+    if request.about_no_one or request.code or asks_in_general(text) or not asks_when_in_my_day(text):
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(_DAY_TERMS, DAY_ROWS, longest=LONGEST_SENT)
+    kept = [i for i, said, _told in found if i not in exclude and states_my_day(said)]
+    memories = store.get_many(kept, longest=LONGEST_SENT)
+    kept = [i for i in kept if i in memories and not (memories[i].sensitive or memories[i].private)]
+    kept = [i for i in kept if not sensitive.categories(memories[i].text) - {"children"}]
+    # a day the request names first ("plan my Saturday" and the Saturday pottery class), then by likeness
+    named = {d.lower() for d in _WEEKDAY.findall(text)}
+    scored = sorted(
+        _most_like(db, embedder, request, kept),
+        key=lambda pair: not named & {d.lower() for d in _WEEKDAY.findall(memories[pair[1]].text)},
+    )
+    return [Needed(memories[i], score, "day") for score, i in scored[:DAY_ITEMS]]
+
+
 # A request to plan the user's own money ("Make me a monthly budget", "Should I clear what I owe or
 # keep building the pot for our first home?", "Would it make sense to refinance?") turns on their
 # whole picture: what comes in, what goes out, what is saved and owed ("My salary is $78,000", "Our
