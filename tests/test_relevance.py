@@ -1492,6 +1492,35 @@ def test_a_request_when_in_your_day_gets_when_you_sleep_and_work(cli, api, real_
     assert_withheld(cli, ("Best time for me to book a dentist?",), "8 to 4", "bakery")
 
 
+def test_a_technical_task_gets_the_tool_its_work_is_done_with(cli, api, real_encoder):
+    # "commits offsets" is Kafka's work and "5xx alerts" the observability stack's, though to the
+    # encoder neither task is like "Tidewater uses Kafka for the meter-reading event stream": the
+    # memory that names the tool goes first (tech_terms.json), for a task about no one too. Not
+    # another tool of the stack, nor a request that is no technical task, nor a question in general.
+    remember(
+        cli,
+        "Our event bus at work is Kafka on Confluent Cloud",
+        "We run Prometheus and Grafana for monitoring",
+        "Our services talk to each other over gRPC",
+        "Our main database is PostgreSQL 16",
+        "I code in Neovim",
+        "At work I analyse data in Python with pandas",
+        "I live in Cardiff with my partner Sam",
+    )
+    assert_sent(cli, ("write a consumer that reads the meter events in batches and commits offsets",), "Kafka")
+    assert_sent(cli, ("Add an alert for when the 5xx rate spikes",), "Prometheus")
+    assert_sent(cli, ("Add an interceptor that puts a request ID on every RPC",), "gRPC")
+    assert_withheld(
+        cli,
+        ("Help me choose a dining table for six", "Explain how a hash map works, in general"),
+        "PostgreSQL",
+        "Kafka",
+    )
+    assert_withheld(cli, ("write a consumer that reads the meter events in batches and commits offsets",), "Neovim")
+    # a how-to about a tool it names itself is asked of anyone (a helper set's general question)
+    assert_withheld(cli, ("How do I pivot a dataframe in pandas from long to wide?",), "pandas")
+
+
 def test_a_name_with_an_accent_is_a_name(cli, api, real_encoder):
     # "Zoë" and "Élodie" are names as "Zoe" is: [A-Z][a-z]+ had read "Zo" and nothing, so a daughter's
     # allergy was no one's and the family meal went without it

@@ -290,6 +290,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "my_day",
     ),
     (
+        "a tool's work in a task (tech_terms.json, need.tools_asked, need.names_a_tool)",
+        "a technical task and a memory of the user's tools (task || memory): the memory names a tool the task's work is done with",
+        lambda t: need.names_a_tool(t.split(" || ")[1], need.tools_asked(t.split(" || ")[0])),
+        "tool_work",
+    ),
+    (
         "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)",
         "a request that speaks of the user's own medicines as theirs",
         need.names_my_medicines,

@@ -411,6 +411,11 @@ def build(
             )
             more += _needed_items(found, seen, today)
         retrieved += more[: max(0, MAX_RETRIEVED - len(retrieved))]
+    elif technical and request is not None and embedder is not None and not in_general:
+        # a task about no one is still done with the user's tools when it says their work ("Write a
+        # consumer group handler that commits offsets" and "Tidewater uses Kafka"): only a tool it names
+        stack = need.by_stack(db, request, embedder, query, exclude=seen, named_only=True)
+        retrieved += _needed_items(stack, seen, today)[: max(0, MAX_RETRIEVED - len(retrieved))]
     unsent = [h for h in plainly_own if h.id not in seen and not (h.memory and h.memory.private)]
     retrieved = _for_whom_it_asks(
         db,

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memchat.db import db_file
@@ -187,7 +188,8 @@ _PAST = pattern(
 _FORMER = pattern(
     r"\b(used to|no longer|any ?more|grew up|was born|originally from|previously|formerly|former|back when|"
     r"(my|our|the user's) (old|last|previous)|before (moving|retraining)|until \d{4}|studied|"
-    r"(?<!'ve )(?<!have )(?<!has )(lived|worked) (in|at|as|for))\b",
+    r"(?<!'ve )(?<!have )(?<!has )(lived|worked) (in|at|as|for)|"
+    r"dropped(?!\s+(?:\w+\s+)?off\b)|ditched|stopped using|switched (?:away )?from|moved (?:off|away from)|gave up on|^(?:I|we) used (?!to\b))\b",
     re.IGNORECASE,
 )
 # Where a child spends the day ("Felix attends Little Acorns nursery") is where to find them: not on
@@ -2338,7 +2340,73 @@ STACK_PLAIN_FLOOR = 0.12  # ... and goes to a terse task less like it ("Set up C
 STACK_WEIGHT = 0.5
 
 
-def by_stack(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+# What a task says when it is done with a tool memory names, though no word of the tool's is in it
+# ("commits offsets" and Kafka, "5xx alerts" and Prometheus): data, tech_terms.json.
+TECH_TERMS = Path(__file__).with_name("tech_terms.json")
+_TOOLS: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = []  # (tool, its name, what a task about it says)
+
+
+def _tools() -> list[tuple[str, re.Pattern[str], re.Pattern[str]]]:
+    if not _TOOLS:
+        for tool, phrases in json.loads(TECH_TERMS.read_text(encoding="utf-8"))["tools"].items():
+            said = "|".join(re.escape(p.rstrip("*")) + (r"[\w-]*" if p.endswith("*") else r"\b") for p in phrases)
+            _TOOLS.append(
+                (tool, re.compile(rf"(?<![\w.-]){re.escape(tool)}(?![\w-])", re.I), re.compile(rf"\b(?:{said})", re.I))
+            )
+    return _TOOLS
+
+
+def tools_asked(text: str) -> frozenset[str]:
+    """The tools whose work a task says it is ("Write a consumer group handler": kafka)."""
+    return frozenset(tool for tool, _name, said in _tools() if said.search(text))
+
+
+def names_a_tool(text: str, tools: frozenset[str]) -> bool:
+    """Whether a memory names one of `tools` ("Tidewater uses Kafka for the meter-reading stream")."""
+    return any(name.search(text) for tool, name, _said in _tools() if tool in tools)
+
+
+TOOL_ROWS = 200  # newest memories with a tool's name that are read
+# how far behind its first topic a task that says a tool's work may read as technical: "Add an alert
+# for when the 5xx rate spikes" (money first, tech 0.08 behind), not "a dining table" (0.32 behind)
+# nor "a dashboard for my savings" (0.19)
+TOOL_NEAR = 0.1
+
+
+def _tool_terms(tools: frozenset[str]) -> str:
+    """An FTS5 query for the memories that may name one of `tools`."""
+    return " OR ".join('"' + tool.replace('"', "") + '"' for tool in sorted(tools))
+
+
+_A_QUESTION = pattern(r"^\W*(?:how|what|why|which|when|where|is|are|can|could|does|do|should)\b", re.IGNORECASE)
+# a name in code ("the loan_applications table on application_id"): a task in the user's own work
+_IDENTIFIER = pattern(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+
+
+def _task_tools(request: Request, text: str, model: TopicModel, *, named_only: bool) -> frozenset[str] | None:
+    """The tools whose work a technical task says it is (none said: an empty set), or None when the
+    request is no technical task of the user's (by_stack adds nothing to it)."""
+    asked = tools_asked(text)
+    if named_only:
+        # a question of how anything is done ("How do I pivot a pandas dataframe?") is no task of the
+        # user's; nor does a memory add a tool the task names itself
+        asked = frozenset(tool for tool in asked if not names_a_tool(text, frozenset({tool})))
+        if _A_QUESTION.match(text) or not asked:
+            return None
+    # a task that says a tool's work and reads as technical a hair behind its first topic ("Add an
+    # alert for when the 5xx rate spikes" reads as money), or names a thing in code
+    near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
+    coding = request.topic == "tech" or request.code or (bool(asked) and (near or _IDENTIFIER.search(text) is not None))
+    if not coding or asks_in_general(text) or asks_about_the_world(text):
+        return None
+    if names_its_language(text) and not _OUR_WORK.search(text):
+        return None
+    return asked
+
+
+def by_stack(
+    db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int], *, named_only: bool = False
+) -> list[Needed]:
     """The user's own tools and systems a technical task is done with ("Write the IaC for a new
     bucket" and "We manage infrastructure with Terraform"; "This groupby takes forever" and "I use
     pandas"), best first by meaning: the request reads as technical by meaning or asks for code. Not
@@ -2347,16 +2415,20 @@ def by_stack(db: Database, request: Request, embedder: Embedder, text: str, excl
     user's own."""
     import numpy as np
 
-    if not (request.topic == "tech" or request.code) or asks_in_general(text) or asks_about_the_world(text):
-        return []
-    if names_its_language(text) and not _OUR_WORK.search(text):
-        return []
     model = model_for(embedder)
+    tech = model.names.index("tech")
+    asked = _task_tools(request, text, model, named_only=named_only)
+    if asked is None:
+        return []
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    tech = model.names.index("tech")
-    rows = scan.distinct(np.concatenate(_topic_rows(db, vs, model, [tech], PER_TOPIC)))
+    rows = np.concatenate(_topic_rows(db, vs, model, [tech], PER_TOPIC))
+    if asked:  # and those that name a tool the task's work is done with, wherever they rank
+        found_named = MemoryStore(db).newest_matching(_tool_terms(asked), TOOL_ROWS, longest=LONGEST_SENT)
+        by_name = _rows_of(vs, [i for i, said, _told in found_named if names_a_tool(said, asked)])
+        rows = np.concatenate([rows, np.asarray([r for _i, r in by_name], dtype=rows.dtype)])
+    rows = scan.distinct(rows)
     rows = rows[_active_rows(vs)[rows]]
     if rows.size == 0:
         return []
@@ -2365,9 +2437,15 @@ def by_stack(db: Database, request: Request, embedder: Embedder, text: str, excl
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     kept = []
-    # best first by likeness to the task, a plain statement of the stack ahead of a passing mention
-    for j in sorted(range(rows.size), key=lambda j: -(scores[j] + STACK_WEIGHT * topics[j, tech])):
-        if scores[j] < (STACK_PLAIN_FLOOR if topics[j, tech] >= STACK_PLAIN else STACK_FLOOR):
+    # a tool the task's work is done with first ("commits offsets" and Kafka), whatever its likeness;
+    # then best first by likeness to the task, a plain statement of the stack ahead of a passing mention
+    named = {
+        j for j in range(rows.size) if asked and (m := found.get(int(vs.ids[rows[j]]))) and names_a_tool(m.text, asked)
+    }
+    for j in sorted(range(rows.size), key=lambda j: (j not in named, -(scores[j] + STACK_WEIGHT * topics[j, tech]))):
+        if j not in named and (
+            named_only or scores[j] < (STACK_PLAIN_FLOOR if topics[j, tech] >= STACK_PLAIN else STACK_FLOOR)
+        ):
             continue
         m = found.get(int(vs.ids[rows[j]]))
         if (
@@ -2376,7 +2454,7 @@ def by_stack(db: Database, request: Request, embedder: Embedder, text: str, excl
             or m.sensitive
             or m.kind != "fact"
             or m.id in exclude
-            or int(topics[j].argmax()) != tech  # a device or a hobby first is not the stack work is done in
+            or (int(topics[j].argmax()) != tech and j not in named)  # a device or a hobby first is not the stack
             or sensitive.categories(m.text) - {"children"}
             or _PAST.search(m.text)
             or _FORMER.search(m.text)
