@@ -101,8 +101,8 @@ def test_recall_prints_a_table_or_a_json_array(cli, embedder):
     cli("--provider", "echo", "ask", "we left the webhook bug at the retry handler")
     table = cli("recall", "where", "did", "we", "leave", "the", "webhook", "bug?")
     assert table.exit_code == 0
-    header = table.stdout.splitlines()[0].split()
-    assert header == ["score", "kind", "text", "when", "source"]
+    header = table.stdout.splitlines()[0].split("\t")
+    assert header == ["score", "weak", "kind", "text", "when", "source"]  # into a pipe (see below)
     assert "memory #1 · manual" in table.stdout and "session 1 · message 1" in table.stdout
     hits = json.loads(cli("recall", "webhook bug", "--json", "--limit", "2").stdout)
     assert len(hits) == 2 and list(hits[0]) == HIT_FIELDS
@@ -117,20 +117,25 @@ def test_recall_prints_a_table_or_a_json_array(cli, embedder):
 
 
 def test_recall_into_a_pipe_prints_each_hit_whole_on_one_tab_separated_line(cli, embedder, monkeypatch):
-    checklist = "Kestrel deploy checklist: " + ", ".join(f"step {n} drains queue {n}" for n in range(9))
+    checklist = "Kestrel deploy checklist: " + ", ".join(f"step {n} drains queue {n}" for n in range(40))
     cli("memories", "add", checklist)
     cli("memories", "add", "Kestrel is the staging server")
+    cli("memories", "add", "I like oat milk")
     piped = cli("recall", "Kestrel deploy")
     lines = piped.stdout.splitlines()
-    assert lines[0].split("\t") == ["score", "kind", "text", "when", "source"]
+    assert lines[0].split("\t") == ["score", "weak", "kind", "text", "when", "source"]
     rows = [line.split("\t") for line in lines[1:]]
-    assert len(rows) == 2 and all(len(row) == 5 for row in rows)
-    assert checklist in [row[2] for row in rows] and len(checklist) > 180  # whole, where a table wraps it
-    assert {row[4] for row in rows} == {"memory #1 · manual", "memory #2 · manual"}
+    assert len(rows) == 3 and all(len(row) == 6 for row in rows)
+    assert checklist in [row[3] for row in rows] and len(checklist) > 600  # whole, where the table cuts and wraps it
+    assert all(float(row[0]) >= 0 and row[1] in ("", "weak") for row in rows)  # a number, for sort -g
+    assert [row[1] for row in rows if row[3] == "I like oat milk"] == ["weak"]
+    assert {row[5] for row in rows} == {"memory #1 · manual", "memory #2 · manual", "memory #3 · manual"}
+    monkeypatch.setenv("TTY_COMPATIBLE", "0")  # told it is no terminal, as Rich reads it: still the lines
+    assert cli("recall", "Kestrel deploy").stdout == piped.stdout
     monkeypatch.setenv("TTY_COMPATIBLE", "1")  # told to draw as on a terminal: the table
     table = re.sub(r"\x1b\[[0-9;]*m", "", cli("recall", "Kestrel deploy").stdout)
     assert "\t" not in table and table.splitlines()[0].split() == ["score", "kind", "text", "when", "source"]
-    assert checklist not in table.replace("\n", " ")  # wrapped in its column
+    assert checklist not in table.replace("\n", " ")  # cut and wrapped in its column
 
 
 @pytest.mark.process  # memchat runs the editor as a process

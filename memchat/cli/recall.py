@@ -59,7 +59,7 @@ def recall(
     if json_out:
         console.print_json([show.hit_json(h) for h in hits])
     elif hits and console.plainly_piped(sys.stdout):  # for grep and cut, and no Rich to import
-        sys.stdout.write(show.hit_rows(hits, text))
+        sys.stdout.write(show.hit_rows(hits))
     elif hits:
         console.out().print(show.hits_table(hits, text))
     else:

@@ -73,15 +73,17 @@ def hits_table(hits: list[Hit], query: str | None = None) -> Table:
     return table
 
 
-def hit_rows(hits: list[Hit], query: str | None = None) -> str:
-    """The hits for a pipe: a header, then one tab-separated line per hit (score, kind, text, when,
-    source), whole and on one line, for grep, cut and awk."""
-    rows = [("score", "kind", "text", "when", "source")]
+def hit_rows(hits: list[Hit]) -> str:
+    """The hits for a pipe: a header, then one tab-separated line per hit (score, weak, kind, text,
+    when, source), the text whole and on one line, the score a plain number: for grep, cut, awk and
+    sort. Weak is "weak" for a match below `recall.weak`, else empty."""
+    rows = [("score", "weak", "kind", "text", "when", "source")]
     rows += [
         (
-            score(h),
+            f"{h.score:.3f}",
+            "weak" if h.weak else "",
             h.kind + (" pinned" if h.pinned else ""),
-            one_line(_shown(h, 300, query)),
+            one_line(hit_text(h)),
             when(h.when),
             one_line(h.source),
         )
