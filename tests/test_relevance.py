@@ -1457,9 +1457,27 @@ def test_a_request_about_someone_gets_the_condition_that_shapes_life_with_them(c
 
 def test_the_condition_of_someone_of_theirs_is_not_theirs(cli, api, real_encoder):
     # "Mum's friend Jean has dementia" is about Mum by its words, but the dementia is Jean's: it is
-    # no condition that shapes a day out with Mum (found on an adversarial walk of the rule above)
-    remember(cli, "My mum Carol is 80 and lives in Hull", "Mum's friend Jean has dementia", "Mum loves crosswords")
+    # no condition that shapes a day out with Mum (found on an adversarial walk of the rule above);
+    # nor is a son's teacher's deafness his, nor is "deaf to my complaints" deafness (found by a
+    # helper's adversarial pass), and code about someone's script is no request about them
+    remember(
+        cli,
+        "My mum Carol is 80 and lives in Hull",
+        "Mum's friend Jean has dementia",
+        "Mum loves crosswords",
+        "My son Olly is seven and loves dinosaurs",
+        "My son's teacher is deaf",
+        "My wife has dementia",
+        "My husband is deaf to my complaints about the garden",
+    )
     assert not [t for t in retrieved_for(cli, "Ideas for a day out with Mum", "person") if "Jean" in t]
+    assert not [t for t in retrieved_for(cli, "Ideas for my son's birthday party", "person") if "teacher" in t]
+    assert not [t for t in retrieved_for(cli, "Planning a weekend in Paris with my husband", "person") if "deaf" in t]
+    assert not [
+        t
+        for t in retrieved_for(cli, "How do I fix this Python KeyError in my wife's script?", "person")
+        if "dementia" in t
+    ]
 
 
 def test_a_request_when_in_your_day_gets_when_you_sleep_and_work(cli, api, real_encoder):

@@ -274,7 +274,7 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
     (
         "a condition that shapes all life with someone (need._SHAPING)",
         "a memory that says someone lives with a condition that shapes everything done with them",
-        lambda t: bool(need._SHAPING.search(t)),
+        need.states_a_shaping_condition,
         "shaping_condition",
     ),
     (

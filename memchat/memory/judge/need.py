@@ -1184,6 +1184,9 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     )
     # "what should we do?" about a symptom asks what to do for them, not for an idea they would like
     suggestion = _SUGGESTION.search(text) is not None and not symptom
+    # a technical task that names someone ("fix this KeyError in my wife's script") is no request
+    # about them: nothing of their health goes with it, as with code
+    tech_near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
     ranked = _ranked(
         db,
         model,
@@ -1196,7 +1199,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         len(ids),
         -1.0,
         pets,
-        no_delicate=request.code,
+        no_delicate=request.code or tech_near,
         subject=not suggestion and _GREETING.search(text) is None,
         symptom=symptom,
     )
@@ -1213,7 +1216,8 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     for_them = not (
         pets
         or request.code
-        or model.names[int(request.topics.argmax())] == "tech"  # "help my son with his Minecraft server"
+        or tech_near  # "help my son with his Minecraft server", "fix this KeyError in my wife's script"
+        or names_its_language(text)
         or _FOR_THEIR_OWN.search(text)  # "help my son pick a present for his friend": the friend's
         # help with a task of theirs that is not their learning or their day ("help my son with his
         # Minecraft server", "help my wife with her CV")
@@ -1244,23 +1248,30 @@ def _shaping_condition(db: Database, ids: np.ndarray, vectors: np.ndarray, vecto
         if (
             m is not None
             and not m.private
-            and _SHAPING.search(m.text)
-            and not _SOMEONE_OF_THEIRS.search(m.text)  # "Mum's friend Jean has dementia" is Jean's
+            and states_a_shaping_condition(m.text)
             and not sensitive.holds_identifier(m.text)
         ):
             return Needed(m, float(scores[j]), "person")
     return None
 
 
-_SOMEONE_OF_THEIRS = pattern(
-    rf"['’]s\s+(?:(?:best|old|new|late|younger|older)\s+)?(?:{people.ANY_ROLE})\b", re.IGNORECASE
-)
+def states_a_shaping_condition(text: str) -> bool:
+    """Whether a memory says its subject lives with a condition that shapes all life with them
+    (_SHAPING); not someone of theirs ("Mum's friend Jean has dementia" is Jean's, "My son's teacher
+    is deaf" the teacher's)."""
+    shaping = _SHAPING.search(text)
+    return shaping is not None and _SOMEONE_OF_THEIRS.search(text[: shaping.start()]) is None
+
+
+# someone of theirs before what they have ("Mum's friend Jean", "my wife's brother", "my son's
+# teacher"): not "my husband's dementia", the condition itself
+_SOMEONE_OF_THEIRS = pattern(r"\w['’]s\s+[\w-]+")
 # A condition that shapes everything done with someone, not one a request must touch on to need it
 # (a diabetes, an eczema, a dyslexia go by the request's words: _CONDITION, _SYMPTOM). Measured in
 # tests/word_lists.py.
 _SHAPING = pattern(
     r"(?<!about )(?<!on )(?<!for )\b(?:dementia|alzheimer\S*|adhd|autis\w+|asperger\S*|learning\s+disabilit\w+|"
-    r"down(?:'s|s)?\s+syndrome|cerebral\s+palsy|non-?verbal|deaf|(?:is|registered|went|going|partially)\s+blind|"
+    r"down(?:'s|s)?\s+syndrome|cerebral\s+palsy|non-?verbal|deaf(?!\s+to\b)|(?:is|registered|went|going|partially)\s+blind|"
     r"(?:uses|in)\s+a\s+wheelchair|wheelchair\s+user|motor\s+neurone\s+disease|brain\s+injury|"
     r"global\s+developmental\s+delay)\b",
     re.IGNORECASE,
@@ -1882,11 +1893,17 @@ def by_wear(db: Database, request: Request, embedder: Embedder, text: str, exclu
 # Both lists are data with a measured precision (tests/word_lists.py).
 DAY_ITEMS = 2
 DAY_ROWS = 200  # newest memories with a word of a day's time that are read
+# what is done at a time of the user's day ("take my iron", "book a dentist", "stop having coffee")
+_A_DAYS_DOING = (
+    r"(?:eat|have|drink|stop|sleep|nap|go\s+to\s+bed|get\s+up|exercise|run|train|work\s+out|take|book|schedule|"
+    r"study|revise|call|ring|meditate|shower|cook|shop)"
+)
 _WHEN_IN_MY_DAY = pattern(
     r"\b(?:when|what\s+time)\s+(?:should|do|can|could|would|shall|is\s+it\s+best\s+to)\s+(?:i|we)\s+(?:[\w'’-]+\s+){0,2}?"
-    r"(?:eat|have|drink|stop|sleep|nap|go\s+to\s+bed|get\s+up|exercise|run|train|work\s+out|take|book|schedule|"
-    r"study|revise|call|ring|meditate|shower|cook|shop)\b"
-    r"|\bbest\s+time\s+(?:for\s+(?:me|us)|in\s+my\s+(?:day|week)|of\s+(?:the\s+)?day\s+for\s+me)\b"
+    rf"{_A_DAYS_DOING}\b"
+    # "best time for me to book a dentist", not "best time for me to plant garlic / visit Japan"
+    rf"|\bbest\s+time\s+(?:(?:for\s+(?:me|us)|in\s+my\s+(?:day|week)|of\s+(?:the\s+)?day\s+for\s+me)\s+to\s+"
+    rf"(?:[\w'’-]+\s+){{0,3}}?{_A_DAYS_DOING}\b|in\s+my\s+(?:day|week)\b)"
     # "fit a swim in", "fit in a museum" (time), not "fit a tap in the bathroom", "will it fit in the lift"
     r"|\b(?:i|we)\s+(?:[\w'’-]+\s+){0,2}?fit\s+(?:in\b(?!\s+(?:the|my|our|with)\b)|(?:[\w'’-]+\s+){1,4}?in\b"
     r"(?=\s*(?:[?.!,]|$|before|after|around|between|on\b|this|next|today|tomorrow|during|too|as\s+well)))"
