@@ -348,7 +348,10 @@ def test_dates_and_periods_named_in_a_message(text, start, end):
     [
         ("What should I pack for my February trip?", "2027-02-01", "2027-02-28"),
         ("I'm presenting next month, help me prepare", "2026-11-01", "2026-11-30"),
-        ("the deadline at the end of next month", "2026-11-01", "2026-11-30"),
+        # a part of it is that third of it: the gig on the 28th, not the on-call week from the 9th
+        ("the deadline at the end of next month", "2026-11-21", "2026-11-30"),
+        ("a long weekend early December?", "2026-12-01", "2026-12-11"),
+        ("somewhere warm mid-winter", "2026-12-30", "2027-01-30"),
         ("Who feeds the cat over the holidays?", "2026-12-15", "2027-01-06"),
         ("Ideas for our festive trip", "2026-12-15", "2027-01-06"),
         ("Where should we go at Easter?", "2027-03-19", "2027-04-05"),  # Easter Sunday 2027 is 28 March
@@ -376,6 +379,7 @@ def test_the_period_ahead_a_request_names(text, start, end):
         "Photos from last June",
         "How do I pack a tent?",
         "Ideas for June's party?",
+        "Plan the end of year party",
     ],
 )
 def test_no_period_ahead_where_there_is_none(text):

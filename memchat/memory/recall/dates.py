@@ -323,7 +323,33 @@ _ASKS_BACK = pattern(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do
 def coming_period(text: str, today: date) -> Period | None:
     """The period ahead a request names ("next month", "my February trip", "this winter", "over the
     holidays", "at Easter"), from `today` on; None when it names none (or only the past: "last June").
-    What memory holds for that period (a trip, a deadline) is what such a request needs."""
+    What memory holds for that period (a trip, a deadline) is what such a request needs. A part of it
+    said ("at the end of next month", "early December", "mid-winter") is that third of it: the gig on
+    the 28th, not the on-call week that starts on the 9th."""
+    period = _whole_period(text, today)
+    part = _PART_OF.search(text) if period is not None else None
+    if period is None or part is None or (period.end - period.start).days < PART_FROM_DAYS:
+        return period
+    third = (period.end - period.start) / 3
+    which = (part.group(1) or part.group(2)).lower()
+    if which in ("end", "late"):
+        return Period(period.end - third, period.end)
+    if which in ("middle", "mid"):
+        return Period(period.start + third, period.end - third)
+    return Period(period.start, period.start + third)
+
+
+PART_FROM_DAYS = 20  # a period this long or longer has a start, a middle and an end worth telling apart
+# a part of the period a request names: "at the end of next month", "early December", "mid-winter"
+_PART_OF = pattern(
+    r"\b(?:the\s+)?(end|start|beginning|middle)\s+of\s+(?:the\s+)?(?:next|this|coming|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"spring|summer|autumn|fall|winter|month|year)|\b(early|late|mid)[-\s]+(?:next\s+|this\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+    r"oct|nov|dec|spring|summer|autumn|fall|winter|month)",
+    re.IGNORECASE,
+)
+
+
+def _whole_period(text: str, today: date) -> Period | None:
     if _ASKS_BACK.search(text):
         return None
     if m := _COMING.search(text):
