@@ -1453,6 +1453,7 @@ def test_a_request_about_someone_gets_the_condition_that_shapes_life_with_them(c
             "What causes dementia, in general?",
             "How do I kill a child process in Go?",
             "help my wife with her email signature",
+            "code for a little game Tomas can play",  # code: health is never a program's (a blind set's case)
         ),
         "dementia",
         "autistic",
@@ -1525,13 +1526,15 @@ def test_a_technical_task_gets_the_tool_its_work_is_done_with(cli, api, real_enc
         "We run Prometheus and Grafana for monitoring",
         "Our services talk to each other over gRPC",
         "Our main database is PostgreSQL 16",
-        "I code in Neovim",
+        "I switched from VS Code to Neovim last year",  # the Neovim is now, not a former fact
         "At work I analyse data in Python with pandas",
         "I live in Cardiff with my partner Sam",
     )
     assert_sent(cli, ("write a consumer that reads the meter events in batches and commits offsets",), "Kafka")
     assert_sent(cli, ("Add an alert for when the 5xx rate spikes",), "Prometheus")
     assert_sent(cli, ("Add an interceptor that puts a request ID on every RPC",), "gRPC")
+    editor = json.loads(cli("ask", "--explain", "--json", "Make my editor format on save").stdout)["memory"]
+    assert any("Neovim" in i["text"] for i in editor), editor  # on the card or beside it
     assert_withheld(
         cli,
         ("Help me choose a dining table for six", "Explain how a hash map works, in general"),

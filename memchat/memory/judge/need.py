@@ -189,7 +189,9 @@ _FORMER = pattern(
     r"\b(used to|no longer|any ?more|grew up|was born|originally from|previously|formerly|former|back when|"
     r"(my|our|the user's) (old|last|previous)|before (moving|retraining)|until \d{4}|studied|"
     r"(?<!'ve )(?<!have )(?<!has )(lived|worked) (in|at|as|for)|"
-    r"dropped(?!\s+(?:\w+\s+)?off\b)|ditched|stopped using|switched (?:away )?from|moved (?:off|away from)|gave up on|^(?:I|we) used (?!to\b))\b",
+    # "we moved off Heroku", not "I switched from GoLand to Neovim" (the Neovim is now)
+    r"(?:switched (?:away )?from|moved (?:off|away from))(?![^.;]*\bto\b)|"
+    r"dropped(?!\s+(?:\w+\s+)?off\b)|ditched|stopped using|gave up on|^(?:I|we) used (?!to\b))\b",
     re.IGNORECASE,
 )
 # Where a child spends the day ("Felix attends Little Acorns nursery") is where to find them: not on
@@ -1187,6 +1189,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     # a technical task that names someone ("fix this KeyError in my wife's script") is no request
     # about them: nothing of their health goes with it, as with code
     tech_near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
+    technical = request.code or tech_near or _CODE_WORD.search(text) is not None  # "code for a game Tomas can play"
     ranked = _ranked(
         db,
         model,
@@ -1199,7 +1202,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         len(ids),
         -1.0,
         pets,
-        no_delicate=request.code or tech_near,
+        no_delicate=technical,
         subject=not suggestion and _GREETING.search(text) is None,
         symptom=symptom,
     )
@@ -1215,8 +1218,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     out = [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
     for_them = not (
         pets
-        or request.code
-        or tech_near  # "help my son with his Minecraft server", "fix this KeyError in my wife's script"
+        or technical  # "help my son with his Minecraft server", "fix this KeyError in my wife's script"
         or names_its_language(text)
         or _FOR_THEIR_OWN.search(text)  # "help my son pick a present for his friend": the friend's
         # help with a task of theirs that is not their learning or their day ("help my son with his
@@ -1232,6 +1234,7 @@ _HELPING_WITH = pattern(
     r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them)\s+(?:with|to|pick|choose|fix|set|make|build|write)\b",
     re.IGNORECASE,
 )
+_CODE_WORD = pattern(r"\b(?:code|coding|script|program|programme|function|regex|sql|api)\b", re.IGNORECASE)
 # a request for someone of theirs, not for them ("a present for his friend", "a card for her teacher")
 _FOR_THEIR_OWN = pattern(r"\b(?:for|to)\s+(?:his|her|their)\s+(?:(?:best|new|old)\s+)?[\w-]+", re.IGNORECASE)
 
