@@ -1453,6 +1453,7 @@ def test_a_request_about_someone_gets_the_condition_that_shapes_life_with_them(c
             "What causes dementia, in general?",
             "How do I kill a child process in Go?",
             "help my wife with her email signature",
+            "how can I help Ingrid with her CV?",  # by likeness alone it had gone (an adversarial pass's)
             "code for a little game Tomas can play",  # code: health is never a program's (a blind set's case)
         ),
         "dementia",

@@ -296,6 +296,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "tool_work",
     ),
     (
+        "help with a task of theirs (need._HELPING_WITH, need._FOR_THEIR_OWN, need.helps_with_their_task)",
+        "a request for help with someone's task that is not their learning or day, or for someone of theirs",
+        need.helps_with_their_task,
+        "their_task",
+    ),
+    (
         "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)",
         "a request that speaks of the user's own medicines as theirs",
         need.names_my_medicines,

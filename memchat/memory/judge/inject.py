@@ -567,7 +567,10 @@ def _for_whom_it_asks(db: Database, query: str, items: list[Item]) -> list[Item]
     """The items, but for a question about someone else's case (personal.asks_for_someone_else)
     none of the user's own sensitive ones (health, money, documents, troubles): "A friend of mine
     is on sertraline" is not asked for the user's sertraline. One about whom it names stays ("my
-    colleague Anna" and a memory about Anna)."""
+    colleague Anna" and a memory about Anna). Nor, for help with a task of someone's, what memory
+    says of their health or money ("how can I help Ingrid with her CV?" and her dementia)."""
+    if need.helps_with_their_task(query):
+        items = [i for i in items if not (i.memory_id and sensitive.categories(i.text) - {"children"})]
     if not asks_for_someone_else(query):
         return items
     case = whose_case(query)

@@ -1190,6 +1190,10 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     # about them: nothing of their health goes with it, as with code
     tech_near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
     technical = request.code or tech_near or _CODE_WORD.search(text) is not None  # "code for a game Tomas can play"
+    # help with a task of theirs that is not their learning or their day ("help my wife with her CV",
+    # "help my son with his Minecraft server"), or something for someone of theirs ("a present for
+    # his teacher"): what they live with is no part of it
+    not_about_them = helps_with_their_task(text)
     ranked = _ranked(
         db,
         model,
@@ -1202,7 +1206,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         len(ids),
         -1.0,
         pets,
-        no_delicate=technical,
+        no_delicate=technical or not_about_them,
         subject=not suggestion and _GREETING.search(text) is None,
         symptom=symptom,
     )
@@ -1216,27 +1220,36 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     elif not pets:  # a pet's memories are few and all its care, like the request or not ("the cat sitter")
         ranked = [n for n in ranked if n.score >= floor]
     out = [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
-    for_them = not (
-        pets
-        or technical  # "help my son with his Minecraft server", "fix this KeyError in my wife's script"
-        or names_its_language(text)
-        or _FOR_THEIR_OWN.search(text)  # "help my son pick a present for his friend": the friend's
-        # help with a task of theirs that is not their learning or their day ("help my son with his
-        # Minecraft server", "help my wife with her CV")
-        or (_HELPING_WITH.search(text) is not None and _HELPING_THEM.search(text) is None)
-    )
+    for_them = not (pets or technical or names_its_language(text) or not_about_them)
     if for_them and (shaping := _shaping_condition(db, vs.ids[rows], vectors, request.vector)):
         out = [shaping, *(n for n in out if n.memory.id != shaping.memory.id)]
     return out
 
 
+def helps_with_their_task(text: str) -> bool:
+    """Whether a request asks help with a task of someone's that is not their learning or their day
+    ("help my wife with her CV", "help Ingrid with her CV"), or for something for someone of theirs
+    ("a present for his teacher"): what they live with is no part of it."""
+    return _FOR_THEIR_OWN.search(text) is not None or (
+        _HELPING_WITH.search(text) is not None
+        and _HELPING_THEM.search(text) is None
+        # help with their body or their money is help with what they live with ("with her tremor")
+        and not (describes_symptom(text) or sensitive.categories(text) - {"children"})
+    )
+
+
 _HELPING_WITH = pattern(
-    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them)\s+(?:with|to|pick|choose|fix|set|make|build|write)\b",
+    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them|(?-i:(?!(?:Me|Us|It|This|That|Them)\b)\p{Lu}(?:\p{Ll}|['’-])+))\s+"
+    r"(?:with|to|pick|choose|fix|set|make|build|write)\b",
     re.IGNORECASE,
 )
 _CODE_WORD = pattern(r"\b(?:code|coding|script|program|programme|function|regex|sql|api)\b", re.IGNORECASE)
 # a request for someone of theirs, not for them ("a present for his friend", "a card for her teacher")
-_FOR_THEIR_OWN = pattern(r"\b(?:for|to)\s+(?:his|her|their)\s+(?:(?:best|new|old)\s+)?[\w-]+", re.IGNORECASE)
+_FOR_THEIR_OWN = pattern(
+    rf"\b(?:for|to)\s+(?:his|her|their)\s+(?:(?:best|new|old|class|form)\s+)?(?:{people.ANY_ROLE}|teachers?|coach|"
+    r"classmates?|tutor|carers?|nurse|doctor|mates?|pals?|buddy|buddies|team|godparents?)\b",
+    re.IGNORECASE,
+)
 
 
 def _shaping_condition(db: Database, ids: np.ndarray, vectors: np.ndarray, vector: np.ndarray) -> Needed | None:
@@ -1315,7 +1328,7 @@ _CONDITION = pattern(
 # ADHD, autism), as a worry about their body does; not help with a CV or a present, which their
 # condition is no part of. Measured in tests/word_lists.py.
 _HELPING_THEM = pattern(
-    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them)\s+"
+    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them|(?-i:(?!(?:Me|Us|It|This|That|Them)\b)\p{Lu}(?:\p{Ll}|['’-])+))\s+"
     r"(?:with|to|get|learn|cope|manage|focus|deal|settle)\b[^.?!]*?"
     r"\b(?:homework|reading|read|spelling|spell|writing|handwriting|maths|math|school|exams?|revision|revise|"
     r"focus|concentrat\w*|sleep|settle|bedtime|cope|coping|routine|behaviour|behavior|tantrums?|meltdowns?|"
