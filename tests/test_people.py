@@ -266,7 +266,9 @@ def test_a_pet_told_by_its_breed_is_the_dog_or_the_cat(db, real_encoder):
 def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encoder):
     """ "The cat has been drinking loads of water" and the cat's kidney disease, "My mum keeps falling
     over" and her Parkinson's: their condition is what it turns on, though it is less like the
-    request than how they spend their days. Not for a present, nor for a worry about someone else."""
+    request than how they spend their days. Not for a present, nor for a worry about someone else;
+    but a condition that shapes all life with them (dementia) goes with a present too (since
+    2026-12-07: what to give someone with dementia turns on it)."""
     from memchat.memory.judge import need
     from memchat.memory.recall import index
 
@@ -291,7 +293,8 @@ def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encode
     assert luna and "heart murmur" in luna[0], luna
     grandad = person("Grandad has been really forgetful this week, what should we do?")
     assert grandad and "dementia" in grandad[0], grandad
-    assert not any("dementia" in t for t in person("What should I get grandad for his birthday?"))
+    assert not any("heart murmur" in t for t in person("What toy should I get Luna for her birthday?"))
+    assert "dementia" in person("What should I get grandad for his birthday?")[0]
 
 
 HOUSEHOLD = {
