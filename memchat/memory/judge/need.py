@@ -1238,9 +1238,10 @@ def helps_with_their_task(text: str) -> bool:
     )
 
 
+# "help my son", "help Ingrid", "help her": someone of the user's a request asks help for
+_SOMEONE_HELPED = r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them|(?-i:(?!(?:Me|Us|It|This|That|Them)\b)\p{Lu}(?:\p{Ll}|['’-])+))\s+"
 _HELPING_WITH = pattern(
-    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them|(?-i:(?!(?:Me|Us|It|This|That|Them)\b)\p{Lu}(?:\p{Ll}|['’-])+))\s+"
-    r"(?:with|to|pick|choose|fix|set|make|build|write)\b",
+    _SOMEONE_HELPED + r"(?:with|to|pick|choose|fix|set|make|build|write)\b",
     re.IGNORECASE,
 )
 _CODE_WORD = pattern(r"\b(?:code|coding|script|program|programme|function|regex|sql|api)\b", re.IGNORECASE)
@@ -1328,8 +1329,7 @@ _CONDITION = pattern(
 # ADHD, autism), as a worry about their body does; not help with a CV or a present, which their
 # condition is no part of. Measured in tests/word_lists.py.
 _HELPING_THEM = pattern(
-    r"\bhelp(?:ing)?\s+(?:(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|him|her|them|(?-i:(?!(?:Me|Us|It|This|That|Them)\b)\p{Lu}(?:\p{Ll}|['’-])+))\s+"
-    r"(?:with|to|get|learn|cope|manage|focus|deal|settle)\b[^.?!]*?"
+    _SOMEONE_HELPED + r"(?:with|to|get|learn|cope|manage|focus|deal|settle)\b[^.?!]*?"
     r"\b(?:homework|reading|read|spelling|spell|writing|handwriting|maths|math|school|exams?|revision|revise|"
     r"focus|concentrat\w*|sleep|settle|bedtime|cope|coping|routine|behaviour|behavior|tantrums?|meltdowns?|"
     r"friends|anxiety|worries|stress)\b",
