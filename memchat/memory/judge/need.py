@@ -2418,7 +2418,14 @@ _IDENTIFIER = pattern(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 
 def _task_tools(request: Request, text: str, model: TopicModel, *, named_only: bool) -> frozenset[str] | None:
     """The tools whose work a technical task says it is (none said: an empty set), or None when the
-    request is no technical task of the user's (by_stack adds nothing to it)."""
+    request is no technical task of the user's (by_stack adds nothing to it). The glossary is read
+    (~10 ms to compile, once a process) only for a request that may be one."""
+    # a task that says a tool's work and reads as technical a hair behind its first topic ("Add an
+    # alert for when the 5xx rate spikes" reads as money), or names a thing in code
+    near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
+    plainly = request.topic == "tech" or request.code
+    if not (plainly or near or _IDENTIFIER.search(text)):
+        return None
     asked = tools_asked(text)
     if named_only:
         # a question of how anything is done ("How do I pivot a pandas dataframe?") is no task of the
@@ -2426,11 +2433,7 @@ def _task_tools(request: Request, text: str, model: TopicModel, *, named_only: b
         asked = frozenset(tool for tool in asked if not names_a_tool(text, frozenset({tool})))
         if _A_QUESTION.match(text) or not asked:
             return None
-    # a task that says a tool's work and reads as technical a hair behind its first topic ("Add an
-    # alert for when the 5xx rate spikes" reads as money), or names a thing in code
-    near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
-    coding = request.topic == "tech" or request.code or (bool(asked) and (near or _IDENTIFIER.search(text) is not None))
-    if not coding or asks_in_general(text) or asks_about_the_world(text):
+    if not (plainly or asked) or asks_in_general(text) or asks_about_the_world(text):
         return None
     if names_its_language(text) and not _OUR_WORK.search(text):
         return None
