@@ -1188,7 +1188,7 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
     suggestion = _SUGGESTION.search(text) is not None and not symptom
     # a technical task that names someone ("fix this KeyError in my wife's script") is no request
     # about them: nothing of their health goes with it, as with code
-    tech_near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
+    tech_near = reads_as_tech(request, model)
     technical = request.code or tech_near or _CODE_WORD.search(text) is not None  # "code for a game Tomas can play"
     # help with a task of theirs that is not their learning or their day ("help my wife with her CV",
     # "help my son with his Minecraft server"), or something for someone of theirs ("a present for
@@ -2406,6 +2406,11 @@ TOOL_ROWS = 200  # newest memories with a tool's name that are read
 TOOL_NEAR = 0.1
 
 
+def reads_as_tech(request: Request, model: TopicModel) -> bool:
+    """Whether a request reads as technical by meaning, first or within TOOL_NEAR of its first topic."""
+    return float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
+
+
 def _tool_terms(tools: frozenset[str]) -> str:
     """An FTS5 query for the memories that may name one of `tools`."""
     return " OR ".join('"' + tool.replace('"', "") + '"' for tool in sorted(tools))
@@ -2422,7 +2427,7 @@ def _task_tools(request: Request, text: str, model: TopicModel, *, named_only: b
     (~10 ms to compile, once a process) only for a request that may be one."""
     # a task that says a tool's work and reads as technical a hair behind its first topic ("Add an
     # alert for when the 5xx rate spikes" reads as money), or names a thing in code
-    near = float(request.topics[model.names.index("tech")]) >= float(request.topics.max()) - TOOL_NEAR
+    near = reads_as_tech(request, model)
     plainly = request.topic == "tech" or request.code
     if not (plainly or near or _IDENTIFIER.search(text)):
         return None
