@@ -210,8 +210,12 @@ def _prepare(path: Path, conn: sqlite3.Connection, encrypted: bool) -> Database:
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     db = Database(conn, encrypted=encrypted)
     known = set(schema.names())
+    # Tables first, then memchat's record of its migrations: another process creating this file
+    # commits both at once, so read in this order, a file it set up in between is seen as memchat's
+    # (the other order read no record, then its tables, and refused a new profile: 1 in 32 at once).
+    has_tables = conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
     applied = set(schema.applied(conn))
-    if not applied and conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+    if not applied and has_tables:
         conn.close()  # tables, none of them memchat's: another program's database (`--db` mistyped)
         raise StoreError(f"{path} is another program's SQLite database, not memchat's; it was left untouched")
     unknown = applied - known
