@@ -2769,6 +2769,42 @@ def test_a_request_for_something_to_wear_gets_your_sizes_and_what_you_wont_wear(
     assert "34/32" in dress and "size 16" not in dress, dress  # over: not now
 
 
+def test_something_physical_you_plan_gets_what_your_body_brings_to_it(cli, api, real_encoder):
+    # To the encoder a hill is not like glucose tablets, nor a training plan like a knee: a request of
+    # the user's own to walk, train, drive or pack gets the conditions and aids that activity must
+    # respect (memchat.memory.judge.body), what it does to that very activity first; not someone else's,
+    # not one that is over, not a question about the world, a fact looked up or code.
+    remember(
+        cli,
+        "For a hypo I take glucose tablets; I keep them in my rucksack and the glovebox",
+        "I have to check my blood sugar before driving, and every two hours on a long drive",
+        "I had my left knee replaced in 2023 and can't kneel",
+        "I wear a hearing aid in my right ear",
+        "My dad Ken has asthma",
+        "I used to have eczema as a teenager",
+        "I teach geography at a secondary school in Perth",
+        "I love the Cairngorms",
+    )
+    hill = retrieved_for(cli, "Off up a hill on Saturday, what food should I take?")
+    assert any("glucose" in t for t in hill) and not any("knee" in t for t in hill), hill  # food: not the knee
+    print(hill)
+    drive = retrieved_for(cli, "Driving down to Carlisle tomorrow, anything to sort before I go?", why="body")
+    assert drive and "before driving" in drive[0], drive  # the one that speaks of driving first
+    plan = " ".join(retrieved_for(cli, "Can you build me a twelve week training plan for a 10k?", why="body"))
+    assert "knee" in plan and "hearing" not in plan, plan
+    packing = " ".join(retrieved_for(cli, "Packing list for my week away in the Highlands", why="body"))
+    assert "hearing aid" in packing and "Ken" not in packing and "eczema" not in packing, packing
+    for request in (
+        "What's the difference between a corbett and a munro?",  # the world's
+        "How many calories does a 10k run burn on average?",
+        "My dad wants to start hill walking, is it a good idea?",  # his, not mine
+        "Write a Python script that plans a hill walking route",
+        "Which hill did I climb last summer?",  # a fact looked up
+        "Make me a playlist for my long run",  # nothing the body brings
+    ):
+        assert retrieved_for(cli, request, why="body") == [], request
+
+
 def test_a_request_to_plan_your_money_gets_your_money_picture_and_nothing_else_does(cli, api, real_encoder):
     # "Make me a monthly budget" shares no word with "I earn" or "rent": a request plainly about the
     # user's own money gets up to three of their money facts, nearest it; not someone else's money,

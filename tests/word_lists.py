@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memchat.app import turn
 from memchat.memory.capture.turns import _SMALL_TALK
-from memchat.memory.judge import inject, medicines, need, people, personal, sensitive
+from memchat.memory.judge import body, inject, medicines, need, people, personal, sensitive
 from memchat.memory.store import kinds
 from memchat.memory.store.records import Memory
 
@@ -342,6 +342,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "a request that names the programming language or framework to do it in",
         personal.names_its_language,
         "language_named",
+    ),
+    (
+        "something physical I plan (body._EXERTION, body._DRIVING, body._AWAY, body._WATER, body.activities)",
+        "a request that plans something physical the user does: exercise, a drive, a trip to get ready for, water",
+        lambda t: bool(body.activities(t)),
+        "body_activity",
+    ),
+    (
+        "a condition what I plan must respect (body._CONDITIONS, body.turns_on)",
+        "a memory holding a condition or aid that what the request plans must respect",
+        lambda t: body.turns_on(*t.split(" || ")),
+        "body_condition",
     ),
     (
         "medicines taken (need._TAKES)",

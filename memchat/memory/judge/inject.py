@@ -612,6 +612,7 @@ def _routed(
         need.by_faith,
         need.by_own_matter,
         need.by_access,
+        need.by_body,
         need.by_medicine,
         need.by_stack,
         need.by_wear,
@@ -671,9 +672,15 @@ def _about_the_world(query: str, hits: list[Hit]) -> bool:
 def _stands_for_the_topic(found: list[Item], query: str) -> bool:
     """Whether a memory found already answers for the request's topic. Whether something may be
     taken turns on the user's conditions as much as on their medicines ("ibuprofen for this
-    headache?" and the blood pressure): the medicines and risky conditions found do not stand in for them."""
+    headache?" and the blood pressure): the medicines and risky conditions found do not stand in for them.
+    Nor does what the body brings to an activity stand in for the activity's own ("Help me plan my
+    running this winter": the diabetes, and the running club)."""
     taking = need.asks_to_take(query) or need.offered_a_medicine(query)
-    return any(i.memory_id for i in found if not (taking and i.reason.startswith(("medicine", "condition"))))
+    return any(
+        i.memory_id
+        for i in found
+        if not (i.reason.startswith("body") or (taking and i.reason.startswith(("medicine", "condition"))))
+    )
 
 
 def _by_topic(
@@ -766,6 +773,7 @@ ROUTES = frozenset(
         "plan",
         "faith",
         "access",
+        "body",
         "medicine",
         "condition",
         "stack",

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memchat.db import db_file
-from memchat.memory.judge import card_store, medicines, people, sensitive
+from memchat.memory.judge import body, card_store, medicines, people, sensitive
 from memchat.memory.judge.personal import (
     asks_about_the_world,
     asks_for_code,
@@ -1773,6 +1773,60 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
             kept.append(i)
     scored = _most_like(db, embedder, request, kept)
     return [Needed(memories[i], score, "access") for score, i in scored[:ACCESS_ITEMS]]
+
+
+# A request of the user's own to do something physical (a hill walk, a training plan, a drive, a trip
+# to pack for) needs what their body brings to it: the diabetes and the hypo kit, the old knee injury,
+# the hearing aid (memchat.memory.judge.body). Health, so search's gate keeps it back, and the encoder
+# does not see a hill as like glucose tablets. Two at most: one that says what it does to that very
+# activity first ("check my glucose before driving"), then the most like the request.
+BODY_ITEMS = 2
+BODY_ROWS = 200  # newest memories with a word of a condition or an aid that are read
+_CHECK_UP = pattern(
+    r"\b(?:appointments?|screening|check-?ups?|reviews?|referrals?|results?|due\s+(?:in|on|for))\b", re.I
+)
+
+
+def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The user's own conditions and aids something physical the request plans must respect: never
+    for a question about no one, nor a program, nor a fact looked up ("Which climbing gym do I go
+    to?"), nor what someone else does alone ("Appa gets breathless climbing stairs")."""
+    planned = body.activities(text)
+    if not planned or request.about_no_one or request.code or asks_for_own_fact(text):
+        return []
+    if asks_in_general(text) or asks_about_the_world(text):
+        return []
+    if request.general >= PLAIN_REQUEST and not says_its_own(text):
+        return []  # not plainly the user's own: "what's the difference between a munro and a corbett?"
+    if people.role_paths(text) and not _USER_GOES.search(text):
+        return []  # "my dad wants to start hill walking" is his ("a hike with my dad" is mine too)
+    store = MemoryStore(db)
+    found = store.newest_matching(body.SEARCH_TERMS, BODY_ROWS, longest=LONGEST_SENT)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
+    kept = [
+        i
+        for i, m in memories.items()
+        if not (m.sensitive or m.private)
+        and (body.matters_to(m.text) | ({body.AWAY} if takes_a_medicine(m.text) else set())) & planned
+        and _MINE.search(m.text)
+        and not people.role_paths(m.text)  # "Mum has asthma" is hers
+        and not (_PAST.search(m.text) and not body.an_injury(m.text))  # "I used to have asthma" is over
+        and not (sensitive.categories(m.text) - {"health"})
+        and planned_day(m.text, m.created_at) is None  # an appointment is a plan, not a condition
+        and not _CHECK_UP.search(m.text)  # "My diabetic eye screening is due in March"
+    ]
+    scored = sorted(
+        _most_like(db, embedder, request, kept), key=lambda p: not body.names_the_activity(text, memories[p[1]].text)
+    )
+    # one of each condition before a second of any: a packing list needs the hearing aid as well as the insulin
+    chosen: list[tuple[float, int]] = []
+    covered: set[int] = set()
+    for pair in scored:
+        if not body.conditions_of(memories[pair[1]].text) <= covered:
+            chosen.append(pair)
+            covered |= body.conditions_of(memories[pair[1]].text)
+    chosen += [pair for pair in scored if pair not in chosen]
+    return [Needed(memories[i], score, "body") for score, i in chosen[:BODY_ITEMS]]
 
 
 # A request to choose or buy what the user will wear ("Find me some trail runners", "Outfit for a

@@ -1,0 +1,217 @@
+"""Which of the user's own conditions something physical they plan must respect.
+
+A request to plan a walk, a training block, a drive or a trip ("heading up a hill on Sunday, what
+should I pack food-wise?", "give me a 16 week training plan", "driving up to Aberdeen, anything to
+do before I set off?", "packing list for my week away") needs what the user's body brings to it:
+the diabetes and the hypo kit for the hill or the drive, the old knee injury for the training plan,
+the hearing aid and the daily tablets for the packing list, seasickness for the ferry. The encoder
+does not see these as alike (a hill and glucose tablets are far apart by meaning), so, as in
+medicines.py, this is general knowledge written down as data: the kinds of activity a request plans,
+by their words, and the kinds of condition a memory states, by theirs, with the activities each
+matters to. Each list's precision is measured on labelled examples (tests/word_lists.py); a list is
+allowed to miss, not to fire on the wrong text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memchat.patterns import pattern
+
+EXERTION, DRIVING, AWAY, WATER, FUEL = "exertion", "driving", "away", "water", "fuel"
+
+# Exercise and sport the user does: a training block, a run, a ride, a climb, a hill walk, the slopes
+# (not "run a script", "walk me through", "the climbing gym I go to" asked as a fact: see need.by_body)
+_EXERTION = pattern(
+    r"\b(?:training\s+(?:plan|block|programme|program)|train(?:ing)?\s+for|work\s*-?outs?|exercis(?:e|es|ing)|"
+    r"(?:long|easy|tempo|trail|morning|evening|first|recovery|5k|10k)\s+runs?|go(?:ing)?\s+for\s+a\s+(?:run|ride|swim)|"
+    r"running|race\s+day|marathons?|parkrun|triathlons?|sportives?|(?:bike|long|big|hilly)\s+rides?|cycling|"
+    r"climb(?:s|ing|ed)?(?!\s+(?:the\s+)?(?:stairs|ladder|ranks))|boulder(?:s|ing)?|hik(?:e|es|ing)|"
+    r"hill\s*-?walk(?:s|ing)?|(?:up|down)\s+(?:a|the)\s+(?:hill|mountain|munro)|munros?|"
+    r"(?:long|hill|gentle|coastal)\s+walks?|walking\s+(?:group|holiday|trip|route)|trek(?:s|king)?|"
+    r"swim(?:s|ming)?|ski(?:ing)?|slopes|snowboard(?:ing)?|yoga|pilates|(?:the|a)\s+gym|gym\s+sessions?|rest\s+days?|"
+    r"(?:go|going|went)\s+walking|"
+    r"football|netball|rugby|tennis|squash|padel|five-a-side|5-a-side|match\s+day)\b",
+    re.IGNORECASE,
+)
+# Exercise planned, begun again or asked whether it may be done ("give me a 16 week training plan",
+# "should I give the slopes another go?"; not "what pace should my tempo runs be?", "a playlist for my run")
+_TO_DO_IT = pattern(
+    r"\b(?:plan|planning|training|train|programme|program|schedule|prepare|get\s+(?:ready|back)|take\s+up|"
+    r"start(?:ing)?|give\s+(?:\w+\s+){1,4}a\s+go|go\s+back|come\s+back|should\s+i|can\s+i|could\s+i|"
+    r"is\s+it\s+(?:ok|okay|safe|wise)|safe(?:ly)?|worry|ideas?|rest\s+days?|recover\w*|fuel\w*|pack|bring|"
+    r"heading|going|off\s+to)\b",
+    re.IGNORECASE,
+)
+# A drive the user makes ("driving up to Aberdeen", "a long drive", "the drive home", "a road trip";
+# not "a hard drive", "what car do we drive?")
+_DRIVING = pattern(
+    r"\b(?:driv(?:e|es|ing)\s+(?:\w+\s+){0,2}?(?:to|up|down|over|home|back)\b(?!\s+(?:the\s+)?(?:database|repo|server|disk))|"
+    r"long\s+drives?|road\s+trips?|(?:the|a)\s+drive\s+(?:to|up|down|home|back)\b|behind\s+the\s+wheel)",
+    re.IGNORECASE,
+)
+# Time away from home the user gets ready for: a trip, a week away, a camp, a flight
+_AWAY = pattern(
+    r"\b(?:trips?|holidays?|vacations?|(?:week|weekend|days?|nights?)\s+away|camp(?:s|ing)?|under\s+canvas|"
+    r"festivals?|flights?|flying|abroad|cruises?|expeditions?|retreats?|residentials?|set\s+off)\b",
+    re.IGNORECASE,
+)
+# Getting ready: packing, what to bring, what to do before setting off (not a lunchbox packed for a child)
+_GETTING_READY = pattern(
+    r"\b(?:pack(?:ing)?(?!\s+(?:a\s+|the\s+|my\s+\w+['’]s\s+|\w+['’]s\s+)?lunch(?:box)?)|bring|take\s+(?:with|along)|"
+    r"(?:anything|what)\s+(?:(?:do|should|must)\s+i\s+)?(?:to\s+)?(?:do|sort|check|remember)\s+before|"
+    r"before\s+i\s+(?:set\s+off|go|leave|head\s+off)|what\s+(?:do\s+i|should\s+i|will\s+i)\s+need|"
+    r"risk\s+assessment|check\s*-?lists?|prepare|get\s+ready)\b",
+    re.IGNORECASE,
+)
+# Time on or in water: a swim, the beach, a boat
+_WATER = pattern(
+    r"\b(?:swim(?:s|ming)?|beach|pool|boats?|ferr(?:y|ies)|cruises?|sailing|kayak(?:ing)?|snorkel(?:l?ing)?|"
+    r"div(?:e|es|ing)|paddle\s*board(?:ing)?)\b",
+    re.IGNORECASE,
+)
+
+
+# What to eat for it: the food for a walk, the fuel for a ride ("what should I pack food-wise?")
+_FUEL = pattern(
+    r"\b(?:fuel(?:l?ing)?|snacks?|food(?:-wise)?|eat|eating|carbs|gels?|energy\s+bars?|drinks?|lunch|picnic)\b",
+    re.IGNORECASE,
+)
+
+
+def activities(text: str) -> frozenset[str]:
+    """The kinds of physical undertaking a request plans: exertion, a drive, getting ready to go
+    away (or to go out for the exertion or the drive), time on water; and, for exertion, what to eat
+    for it (then only what food is a matter of counts: an old knee injury is not)."""
+    found = set()
+    if _EXERTION.search(text) and _TO_DO_IT.search(text):
+        found.add(EXERTION)
+    if _DRIVING.search(text):
+        found.add(DRIVING)
+    if _GETTING_READY.search(text) and (_AWAY.search(text) or found or _PACKING.search(text)):
+        found.add(AWAY)
+    if _WATER.search(text) and _TO_DO_IT.search(text):  # not "what time does the pool close?"
+        found.add(WATER)
+    if EXERTION in found and _FUEL.search(text):
+        return frozenset({FUEL})
+    return frozenset(found)
+
+
+_PACKING = pattern(r"\bpacking\s+lists?\b|\bwhat\s+(?:should|do|shall)\s+i\s+pack\b", re.IGNORECASE)
+
+# An injury or a joint that limits what the body does, now or since ("I had my knee replaced in 2021")
+_INJURY = (
+    r"(?:knee|back|disc|hip|ankle|shoulder|wrist|elbow|neck|achilles|hamstring|calf|finger|pulley|ligament|"
+    r"acl|meniscus|tendon|foot|feet)\b[^.;]{0,40}?\b(?:injur\w*|sprain\w*|strain\w*|tear|torn|broke|broken|"
+    r"fractur\w*|replace\w*|surgery|operation|op|problem|problems|trouble|pain|physio|stiff|"
+    r"can['’]?t\s+kneel|gives\s+way)|"
+    r"(?:injur\w*|sprain\w*|strain\w*|tore|torn|broke|fractur\w*|replaced|bad|dodgy)\s+(?:my\s+)?"
+    r"(?:\w+\s+){0,3}?(?:knee|back|disc|hip|ankle|shoulder|wrist|elbow|neck|achilles|hamstring|calf|finger|"
+    r"pulley|ligament|acl|meniscus|tendon|foot)|"
+    r"tendin\w*|herniated|slipped\s+disc|sciatica|arthritis|plantar\s+fasci\w*|shin\s+splints|osteo\w*"
+)
+# A medicine taken by its dose, whatever its name ("I take Elvanse 50 mg", "I'm on 18 units of Tresiba"):
+# packed for a trip (need.by_body reads a medicine's name as well: need.takes_a_medicine)
+_A_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|iu)|\d+\s+units\s+(?:of|every|each|a\s+day|at)"
+# (a kind of condition or aid, by its words; the activities it matters to)
+_CONDITIONS: tuple[tuple[str, frozenset[str]], ...] = (
+    (  # diabetes and what comes with it
+        r"diabet\w*|hypos?|glucose|(?:my|blood)\s+sugars?|insulin|cgm|dexcom|freestyle\s+libre|metformin|"
+        r"novorapid|tresiba|lantus|humalog",
+        frozenset({EXERTION, DRIVING, AWAY, FUEL}),
+    ),
+    (r"asthma\w*|inhalers?|wheez\w*", frozenset({EXERTION, AWAY})),
+    (r"epilep\w*|seizures?", frozenset({DRIVING, WATER, AWAY})),
+    (r"anaphyla\w*|epipens?|epi-pens?|adrenaline\s+pens?|auto-?injectors?", frozenset({AWAY})),
+    (
+        r"heart\s+(?:condition|problem|disease|failure)|angina|pacemaker|arrhythmia|atrial\s+fibrillation|"
+        r"(?:high|raised)\s+blood\s+pressure|blood\s+pressure\s+(?:is|was)\s+(?:high|borderline)",
+        frozenset({EXERTION}),
+    ),
+    (_INJURY, frozenset({EXERTION})),
+    (r"pregnan\w*|weeks\s+along", frozenset({EXERTION, AWAY})),
+    (  # what the user wears or uses to see, hear, breathe or get about
+        r"hearing\s+aids?|contact\s+lenses|lenses|glasses|specs|cpap|orthotics|knee\s+brace|walking\s+stick|"
+        r"crutches|wheelchair|mobility\s+scooter",
+        frozenset({AWAY}),
+    ),
+    (r"contact\s+lenses|lenses", frozenset({WATER})),
+    (_A_DOSE, frozenset({AWAY})),
+    (r"seasick\w*|sea\s+sick\w*|motion\s+sick\w*|travel\s+sick\w*", frozenset({WATER})),
+)
+_DOSE_AT = [words for words, _kinds in _CONDITIONS].index(_A_DOSE)
+_AN_INJURY = pattern(rf"\b(?:{_INJURY})\b", re.IGNORECASE)
+_COMPILED = [(pattern(rf"\b(?:{words})\b", re.IGNORECASE), kinds) for words, kinds in _CONDITIONS]
+
+
+def conditions_of(memory: str) -> frozenset[int]:
+    """The kinds of condition or aid a memory states, by their place in _CONDITIONS."""
+    found = {i for i, (words, _kinds) in enumerate(_COMPILED) if words.search(memory)}
+    # a dose is how a condition is treated, not another condition ("I'm on Tresiba 18 units" is the diabetes)
+    return frozenset(found - {_DOSE_AT} if found - {_DOSE_AT} else found)
+
+
+def matters_to(memory: str) -> frozenset[str]:
+    """The activities a memory's condition or aid matters to (none: it states none of them)."""
+    found: set[str] = set()
+    for words, kinds in _COMPILED:
+        if words.search(memory):
+            found |= kinds
+    return frozenset(found)
+
+
+def turns_on(request: str, memory: str) -> bool:
+    """Whether a memory holds a condition or aid that something physical the request plans must respect."""
+    return bool(activities(request) & matters_to(memory))
+
+
+# The words that start those conditions and aids, for finding the memories that may hold one (FTS5
+# prefixes, and whole words where a prefix would match many others: "back" and "backend"; the lists
+# above then decide)
+_SEARCH_PREFIXES = (
+    "diabet hypo glucose insulin dexcom libre metformin novorapid tresiba lantus humalog asthma inhaler wheez "
+    "epilep seizure anaphyla epipen injector angina pacemaker arrhythmia fibrillation tendin herniated sciatica "
+    "arthritis plantar osteo injur sprain strain pregnan lenses glasses orthotics crutches "
+    "wheelchair seasick"
+)
+_SEARCH_WORDS = (
+    "sugar sugars cgm adrenaline heart pressure knee knees back disc hip hips ankle ankles shoulder wrist elbow neck "
+    "achilles hamstring calf finger pulley ligament acl meniscus tendon foot feet shin hearing specs cpap brace "
+    "stick scooter sick"
+)
+SEARCH_TERMS = " OR ".join([f'"{w}"*' for w in _SEARCH_PREFIXES.split()] + [f'"{w}"' for w in _SEARCH_WORDS.split()])
+
+# What a memory says of activity in general, by its kind ("Exercise drops my sugar fast", "I have to
+# check my glucose before driving", "I get seasick on boats")
+_ANY_OF_IT = {
+    # (exercise as such, not "physio exercises" for a back)
+    EXERTION: pattern(r"\b(?:exercise|exercising|physical\s+activity|working\s+out)\b", re.IGNORECASE),
+    FUEL: pattern(r"\b(?:exercise|exercising|physical\s+activity|working\s+out)\b", re.IGNORECASE),
+    DRIVING: pattern(r"\b(?:driv(?:e|es|ing)|long\s+drives?)\b", re.IGNORECASE),
+    WATER: pattern(r"\b(?:boats?|ferr(?:y|ies)|sailing|water)\b", re.IGNORECASE),
+    # what the user carries ("I keep them in the car and my bag"): what getting ready to go is about
+    AWAY: pattern(
+        r"\b(?:carry|carries|keep\s+(?:\w+\s+){0,2}?(?:in|with)|always\s+(?:have|take|bring))\b", re.IGNORECASE
+    ),
+}
+_ACTIVITY_WORD = pattern(
+    r"\b(?:walk|run|ride|riding|cycl|climb|hik|hill|swim|ski|skiing|slopes|football|netball|rugby|tennis|yoga|"
+    r"gym|train|marathon|race)\w*",
+    re.IGNORECASE,
+)
+
+
+def names_the_activity(request: str, memory: str) -> bool:
+    """Whether a memory speaks of the very activity the request plans, or of any of its kind ("check my
+    glucose before driving" and "driving up to Aberdeen", "Exercise drops my sugar fast" and a hill
+    walk, "I stopped skiing after the disc problem" and the slopes; not the skiing and a bike ride)."""
+    if any(kind in _ANY_OF_IT and _ANY_OF_IT[kind].search(memory) for kind in activities(request)):
+        return True
+    said = {w.lower()[:4] for w in _ACTIVITY_WORD.findall(request)}
+    return bool(said & {w.lower()[:4] for w in _ACTIVITY_WORD.findall(memory)})
+
+
+def an_injury(memory: str) -> bool:
+    """Whether a memory states an injury or a joint that limits the body: one that stopped something
+    ("I used to hillwalk but stopped after my knee operation") still holds."""
+    return _AN_INJURY.search(memory) is not None
