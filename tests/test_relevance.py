@@ -507,6 +507,9 @@ def test_recall_ranks_the_named_period_first(db, fake_embedder):
         ("We lease a VW ID.4", set()),  # a car's name, not a document
         ("My staff ID-20417 opens the car park", {"identity_document"}),
         ("My girlfriend Mae is a chef", set()),  # not "my girl"
+        ("Our services talk over RabbitMQ", set()),  # a tool that starts as a word of faith does not
+        ("We keep two rabbits in the garden", set()),
+        ("Our rabbi retires in June", {"religion"}),
     ],
 )
 def test_sensitive_categories(text, expected):
