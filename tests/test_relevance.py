@@ -1534,11 +1534,14 @@ def test_a_technical_task_gets_the_tool_its_work_is_done_with(cli, api, real_enc
         "At work I analyse data in Python with pandas",
         "I live in Cardiff with my partner Sam",
     )
-    assert_sent(cli, ("write a consumer that reads the meter events in batches and commits offsets",), "Kafka")
-    assert_sent(cli, ("Add an alert for when the 5xx rate spikes",), "Prometheus")
-    assert_sent(cli, ("Add an interceptor that puts a request ID on every RPC",), "gRPC")
-    editor = json.loads(cli("ask", "--explain", "--json", "Make my editor format on save").stdout)["memory"]
-    assert any("Neovim" in i["text"] for i in editor), editor  # on the card or beside it
+    for task, tool in (
+        ("write a consumer that reads the meter events in batches and commits offsets", "Kafka"),
+        ("Add an alert for when the 5xx rate spikes", "Prometheus"),
+        ("Add an interceptor that puts a request ID on every RPC", "gRPC"),
+        ("Make my editor format on save", "Neovim"),
+    ):
+        memory = json.loads(cli("ask", "--explain", "--json", task).stdout)["memory"]
+        assert any(tool in i["text"] for i in memory), (task, memory)  # on the card (the main tools) or beside it
     assert_withheld(
         cli,
         ("Help me choose a dining table for six", "Explain how a hash map works, in general"),
@@ -2254,6 +2257,32 @@ def test_a_coding_task_about_no_one_gets_the_users_stack_and_nothing_else_of_the
         ], prompt
     general = json.loads(cli("ask", "--explain", "--json", "What's the capital of Iceland?").stdout)
     assert general["memory"] == []
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        "Our backend is Elixir services talking to each other over RabbitMQ, on MySQL 8",
+        "We're a Scala shop: Akka services on Cassandra",
+        "Our API is a FastAPI app on Cloud Run with Firestore",
+        "Our game servers are C++ on bare metal",
+    ],
+)
+def test_a_stack_said_as_what_the_services_are_is_the_cards_main_tools(cli, api, real_encoder, stack):
+    """ "Our backend is Elixir services ... on MySQL" names no language as "we write" or "I code in"
+    does, but it is the stack a coding task is done in: the card holds it as the main tools."""
+    remember(
+        cli,
+        "I live in Porto",
+        "I'm a backend engineer at a payments company",
+        "My partner Rui is a nurse",
+        "I'm leading the work to move our batch jobs onto a workflow engine",
+        stack,
+    )
+    asked = json.loads(
+        cli("ask", "--explain", "--json", "Write an integration test for the reconcile job against a real db").stdout
+    )
+    assert ("profile", stack) in [(m["section"], m["text"]) for m in asked["memory"]], asked["memory"]
 
 
 def test_a_pets_illness_reaches_a_request_about_the_pet_but_the_users_health_does_not(cli, api, real_encoder):
