@@ -2566,6 +2566,28 @@ def test_a_drink_asked_for_gets_the_users_reason_not_to_drink(cli, api, real_enc
     assert len([t for t in retrieved_for(cli, "Can I have a beer tonight?") if "metronidazole" in t]) == 1
 
 
+def test_a_medicine_known_only_by_its_brand_and_dose_is_one_the_user_takes(cli, api, real_encoder):
+    # Brand names have no ending to go by ("Elvanse", "Tresiba", "Eliquis"); a dose says it is a
+    # medicine all the same, and "my morning pill" speaks of it. Two units of leave are not a dose.
+    remember(
+        cli,
+        "I take Vyvanse 40 mg every morning",
+        "I take 2 units of annual leave a month for my course",
+        "I'm a civil engineer in Gdansk",
+        "My partner Ola is a teacher",
+        "I get hay fever every June",  # health the topic's route may pick first
+        "I had my appendix out in 2019",
+        "I've been cutting down on alcohol since the summer",
+        "I see a physio for my left shoulder",
+    )
+    for prompt in ("Can I have a couple of beers tonight with my pill?", "Is it ok to take Night Nurse tonight?"):
+        got = " ".join(retrieved_for(cli, prompt))
+        assert "Vyvanse" in got and "annual leave" not in got, (prompt, got)
+    assert any(
+        "Vyvanse" in t for t in retrieved_for(cli, "Can I have a couple of beers tonight with my pill?", why="medicine")
+    )
+
+
 def test_a_request_whether_to_take_something_gets_the_medicines_the_user_takes(cli, api, real_encoder):
     # As with a drink: what the user takes already decides whether they may take something more
     # (St John's wort and an SSRI; an anti-inflammatory on a blood-pressure tablet), though no word

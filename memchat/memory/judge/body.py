@@ -112,7 +112,7 @@ _INJURY = (
 )
 # A medicine taken by its dose, whatever its name ("I take Elvanse 50 mg", "I'm on 18 units of Tresiba"):
 # packed for a trip (need.by_body reads a medicine's name as well: need.takes_a_medicine)
-_A_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|iu)|\d+\s+units\s+(?:of|every|each|a\s+day|at)"
+_A_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|iu)|\d+\s+units\s+(?:every|each|a\s+day|at|with)"
 # (a kind of condition or aid, by its words; the activities it matters to)
 _CONDITIONS: tuple[tuple[str, frozenset[str]], ...] = (
     (  # diabetes and what comes with it

@@ -2180,14 +2180,18 @@ _DRUG_NAME = (
     r"pram|tidine|cycline|cillin|mycin|adol|codeine|codamol|morphine|pentin|gabalin|done|zide|farin|xaban|gatran|"
     r"lukast|nisone|olone|thyroxine|trexate|amol|oxen|sulosin|izine|atadine|fenadine)"
 )
-_DRUG = pattern(rf"\b{_DRUG_NAME}\b", re.IGNORECASE)
+# a medicine's dose, whatever it is called ("50 mg", "100mcg", "18 units every morning")
+_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|iu)|\d+\s+units\s+(?:every|each|a\s+day|at|with)"
+_DRUG = pattern(rf"\b(?:{_DRUG_NAME}|{_DOSE})\b", re.IGNORECASE)
 # a medicine taken now: a verb of taking, then a medicine's name or the words for medicines (an inhaler is used)
 _TAKES = pattern(
     r"\b(?:(?:take|takes|taking|on|prescribed|started)\s+(?:(?:daily|a\s+daily|a\s+course\s+of|low[- ]dose|"
     r"\d+\s*mg(?:\s+of)?|my|some|regular)\s+)*"
     rf"(?:{_DRUG_NAME}|co-codamol|insulin|lithium|hrt|adderall|lexapro|prozac|xanax|"
     r"zoloft|ritalin|antidepressants?|antibiotics?|painkillers?|sleeping\s+pills?|medication|medicines?|meds|"
-    r"tablets?|pills?|the\s+pill)|(?:use|uses|using)\s+(?:an?\s+|my\s+)?(?:\w+\s+)?inhalers?)\b",
+    r"tablets?|pills?|the\s+pill)|(?:use|uses|using)\s+(?:an?\s+|my\s+)?(?:\w+\s+)?inhalers?"
+    # or any name, by its dose ("I take Elvanse 50 mg", "I'm on Tresiba 18 units every morning")
+    rf"|(?:take|takes|taking|on|prescribed|started)\s+(?:[\w-]+\s+){{1,2}}?{_DOSE})\b",
     re.IGNORECASE,
 )
 
@@ -2286,7 +2290,7 @@ _OFFERED = pattern(
 # "tablets" only: "my tablet" is as often an iPad.
 _MY_MEDICINES = pattern(
     r"\b(?:my|our)\s+(?:(?:daily|regular|usual|morning|evening|night|diabetes|blood\s+pressure|heart|asthma|"
-    r"thyroid|epilepsy|allergy|hay\s+fever|pain)\s+)?(?:tablets|meds|medications?|medicines?|pills|"
+    r"thyroid|epilepsy|allergy|hay\s+fever|pain)\s+)?(?:tablets|meds|medications?|medicines?|pills?|"
     r"prescriptions?|inhalers?|insulin|injections|jabs)\b(?!\s+(?:of\s+cash|cabinet|cupboard|box|drawer))",
     re.IGNORECASE,
 )
