@@ -2859,6 +2859,34 @@ def test_something_physical_you_plan_gets_what_your_body_brings_to_it(cli, api, 
         assert retrieved_for(cli, request, why="body") == [], request
 
 
+def test_a_training_plan_gets_your_goal_your_level_and_when_you_train(cli, api, real_encoder):
+    # "Build me a 16-week training block" names no sport, no race and no time: it needs the race
+    # ahead, the level the user is at and when they train, for the sport of the race (not the
+    # climbing, not the book club Aisha runs, not the laptop running Fedora), and nothing for
+    # someone else's training or a question about the world.
+    remember(
+        cli,
+        "I'm running the Manchester Marathon on 2027-04-11, hoping for under four hours",
+        "My half marathon PB is 1:52 from the Great North Run",
+        "I do long runs with a club on Sunday mornings",
+        "I boulder at the Depot once a week, around V3",
+        "Aisha runs the book club I go to",
+        "My laptop is a Dell XPS running Fedora",
+        "I work as a pharmacist in Stockport",
+    )
+    block = " ".join(retrieved_for(cli, "Build me a 16-week training block", why="training"))
+    assert "Manchester Marathon" in block and "1:52" in block and "Sunday" in block, block
+    assert not any(word in block for word in ("V3", "book club", "Fedora")), block
+    climbing = " ".join(retrieved_for(cli, "Four-week training plan to send my first V4 boulder"))
+    assert "V3" in climbing and "Marathon" not in climbing, climbing
+    for request in (
+        "Write a training plan for our new support staff",
+        "My son wants a training plan for his football",
+        "What's the marathon world record?",
+    ):
+        assert retrieved_for(cli, request, why="training") == [], request
+
+
 def test_a_request_to_plan_your_money_gets_your_money_picture_and_nothing_else_does(cli, api, real_encoder):
     # "Make me a monthly budget" shares no word with "I earn" or "rent": a request plainly about the
     # user's own money gets up to three of their money facts, nearest it; not someone else's money,

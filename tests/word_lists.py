@@ -356,6 +356,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "body_condition",
     ),
     (
+        "training for a sport (body._TRAINING, body.asks_to_train)",
+        "a request that plans training for, or getting better at, a sport",
+        body.asks_to_train,
+        "training_request",
+    ),
+    (
+        "running as a sport (body.PURSUITS['running'])",
+        "a memory that speaks of running as a sport",
+        lambda t: "running" in body.pursuits(t),
+        "running_memory",
+    ),
+    (
         "medicines taken (need._TAKES)",
         "a memory that someone takes a medicine",
         need.takes_a_medicine,

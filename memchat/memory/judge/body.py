@@ -215,3 +215,51 @@ def an_injury(memory: str) -> bool:
     """Whether a memory states an injury or a joint that limits the body: one that stopped something
     ("I used to hillwalk but stopped after my knee operation") still holds."""
     return _AN_INJURY.search(memory) is not None
+
+
+# A plan to train for or get better at a sport of the user's own ("Build me a 16-week training block",
+# "a six-week plan to knock time off my 5k", "what pace should my tempo runs be?", "a training plan to
+# send my first V6"): it needs the goal the training is for, the level the user is at and when they
+# train, which the request does not name (need.by_training).
+_TRAINING = pattern(
+    r"\b(?:training\s+(?:plan|block|programme|program|schedule|cycle)"
+    r"(?!\s+for\s+(?:\w+\s+){0,3}?(?:staff|employees|team|hires|starters|volunteers|students|pupils|class))|"
+    r"train(?:ing)?\s+for|"
+    r"(?:\d+|four|six|eight|ten|twelve|sixteen|eighteen)[\s-]+weeks?\s+(?:training\s+)?(?:plan|block|programme|program)|"
+    r"plan\s+to\s+(?:knock|take)\s+\w+\s+off|knock\s+(?:time|\w+\s+minutes?|\w+\s+seconds?)\s+off|"
+    r"get\s+(?:faster|quicker|stronger)\s+(?:at|on|for)|what\s+pace\s+should|(?:tempo|interval|threshold)\s+(?:runs?|sessions?)|"
+    r"send\s+my\s+first\s+(?:V\d+|[5-9][abc]\+?|route|boulder|lead|project)|taper(?:ing)?\s+for|(?:peak|build)\s+for\s+(?:the|my)\s+race)\b",
+    re.IGNORECASE,
+)
+# Each sport, by the words its memories use ("I do parkrun most Saturdays; my 5k PB is 21:40")
+PURSUITS: dict[str, str] = {
+    # (not "runs the book club", "the school run", "run a script")
+    "running": r"(?:been|go|goes|went|started|took\s+up|love|enjoy|trail|fell|cross[\s-]country|road)\s+running|"
+    r"running\s+(?:club|shoes|group|coach|buddy|watch|since|is|\d)|runners?(?!\s+beans)|"
+    r"(?:long|easy|short|morning|evening|tempo|trail|club|recovery|weekend|\d+\s*k)\s+runs?|"
+    r"go(?:es|ing)?\s+for\s+a\s+run|(?:I|we|to)\s+(?:\w+\s+)?run\s+(?:before|after|with|every|most|\d|\w+\s+times)|"
+    r"marathons?|half[\s-]marathons?|parkrun|5k|10k|jog\w*|PB|races?|racing",
+    "climbing": r"climb\w*|boulder\w*|V\d{1,2}|crags?|lead\s+climb\w*|sport\s+climb\w*|top[\s-]?rope\w*|grades?",
+    "cycling": r"cycl\w*|ride|rides|riding|bikes?|sportives?|gran\s+fondo|km\s+a\s+(?:week|year)",
+    "swimming": r"swim\w*|lengths|open[\s-]water|triathlons?",
+    "walking": r"walk\w*|hike|hikes|hiking|munros?|treks?|trekking|(?-i:[A-Z]\w+\s+(?:[A-Z]\w+\s+)?Way)",
+    "strength": r"gym|(?:weight\s*)?lifting|lift\s+weights|squats?|deadlifts?|kettlebells?|strength|powerlifting",
+}
+_PURSUIT = {name: pattern(rf"\b(?:{words})\b", re.IGNORECASE) for name, words in PURSUITS.items()}
+TRAINING_TERMS = " OR ".join(
+    f'"{w}"*'
+    for w in (
+        "run marathon parkrun 5k 10k jog tempo race climb boulder crag lead cycl ride bike sportive swim "
+        "triathlon walk hike hiking munro trek trail gym lifting weightlifting squat deadlift kettlebell strength PB"
+    ).split()
+)
+
+
+def asks_to_train(text: str) -> bool:
+    """Whether a request plans training for, or getting better at, a sport (_TRAINING)."""
+    return _TRAINING.search(text) is not None
+
+
+def pursuits(text: str) -> frozenset[str]:
+    """The sports a text speaks of (PURSUITS)."""
+    return frozenset(name for name, words in _PURSUIT.items() if words.search(text))

@@ -606,6 +606,7 @@ def _routed(
     # (the user's own diary asked after is no question about the world: "is the 19th free?")
     world = _about_the_world(query, hits) and not need.asks_after_the_diary(query)
     more = _needed_items(_plans_it_names(plans, query) if world else plans, seen, today)
+    more += _needed_items(need.by_training(db, request, embedder, query, today, exclude=seen), seen, today)
     for route in (
         need.by_person,
         need.household_diet,
@@ -774,6 +775,7 @@ ROUTES = frozenset(
         "faith",
         "access",
         "body",
+        "training",
         "medicine",
         "condition",
         "stack",

@@ -1829,6 +1829,60 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
     return [Needed(memories[i], score, "body") for score, i in chosen[:BODY_ITEMS]]
 
 
+# A plan to train for or get better at a sport of the user's own ("Build me a 16-week training
+# block") needs the goal it is for (the marathon in October), the level they are at (a 5k PB of 21:40)
+# and when they train (long runs with the club on Sundays): memories of that sport, which the request
+# need not name (then the sport of the user's next race, or of most of their sport memories). The most
+# like the request, three at most.
+TRAINING_ITEMS = 3
+TRAINING_ROWS = 200  # newest memories with a word of a sport that are read
+TRAINING_FLOOR = 0.1  # "my laptop is running Fedora" is no run: it is nothing like a training plan
+
+
+def by_training(
+    db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
+) -> list[Needed]:
+    """The user's own memories of the sport a request plans training for (body.asks_to_train): never
+    for a question about no one, nor a program, nor someone else's training."""
+    if not body.asks_to_train(text) or request.about_no_one or request.code or asks_in_general(text):
+        return []
+    if people.role_paths(text) and not _USER_GOES.search(text):
+        return []  # "a training plan for my daughter's netball"
+    store = MemoryStore(db)
+    found = store.newest_matching(body.TRAINING_TERMS, TRAINING_ROWS, longest=LONGEST_SENT)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
+    own = {
+        i: m
+        for i, m in memories.items()
+        if not (m.private or m.sensitive)
+        and (_BARE_USER.match(m.text) or _MINE.search(m.text))
+        and not (people.role_paths(m.text) and not _BARE_USER.match(m.text))  # "my son runs" is his
+        and not (_FORMER.search(m.text) or _PAST.search(m.text))
+        and not ((day := planned_day(m.text, m.created_at)) is not None and day < today)  # a race that is over
+        and not (sensitive.categories(m.text) - {"children"})
+        and body.pursuits(m.text)
+    }
+    sport = body.pursuits(text) or _the_sport_in_training(own, today)
+    kept = [i for i, m in own.items() if body.pursuits(m.text) & sport]
+    scored = [(score, i) for score, i in _most_like(db, embedder, request, kept) if score >= TRAINING_FLOOR]
+    return [Needed(own[i], score, "training") for score, i in scored[:TRAINING_ITEMS]]
+
+
+def _the_sport_in_training(own: dict[int, Memory], today: date) -> frozenset[str]:
+    """The sport a training request that names none is for: that of the user's next dated plan of
+    one (the marathon ahead), or the one most of their sport memories speak of."""
+    ahead = sorted(
+        (day, m) for m in own.values() if (day := planned_day(m.text, m.created_at)) is not None and day >= today
+    )
+    if ahead:
+        return body.pursuits(ahead[0][1].text)
+    counts: dict[str, int] = {}
+    for m in own.values():
+        for name in body.pursuits(m.text):
+            counts[name] = counts.get(name, 0) + 1
+    return frozenset({max(counts, key=lambda k: (counts[k], k))}) if counts else frozenset()
+
+
 # A request to choose or buy what the user will wear ("Find me some trail runners", "Outfit for a
 # December wedding", "I need a warm waterproof jacket for the trip") needs their sizes and what they will
 # and won't wear ("I'm a UK size 10 shoe", "I buy mostly secondhand and avoid leather"): no topic holds
