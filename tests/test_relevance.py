@@ -2859,6 +2859,35 @@ def test_something_physical_you_plan_gets_what_your_body_brings_to_it(cli, api, 
         assert retrieved_for(cli, request, why="body") == [], request
 
 
+def test_a_symptom_you_feel_gets_the_conditions_of_yours_it_may_come_from(cli, api, real_encoder):
+    # "Head's pounding and I'm on a late tonight" shares no word with "I get migraines": what the
+    # user says they feel gets the standing conditions of theirs it may come from, as a GP asks
+    # first; not another condition, not someone else's, not for a question in general or a loaf.
+    remember(
+        cli,
+        "I get migraines when I'm short of sleep; sumatriptan works if I take it early",
+        "My ferritin runs low so I take an iron supplement",
+        "I tore a ligament in my left knee in 2024",
+        "I'm lactose intolerant",
+        "My dad Ray has type 2 diabetes",
+        "I'm a paramedic in Swansea",
+        "I bake sourdough every weekend",
+    )
+    head = " ".join(retrieved_for(cli, "Head's pounding and I'm on a late shift tonight, what can I do?"))
+    assert "migraines" in head and "ferritin" not in head, head  # by its words or by the symptom
+    tired = " ".join(retrieved_for(cli, "I've been so tired lately even after a full night's sleep", why="symptom"))
+    assert "ferritin" in tired and "lactose" not in tired, tired
+    knee = " ".join(retrieved_for(cli, "my knee's been twinging since Sunday's walk, what should I do"))
+    assert "ligament" in knee, knee  # by its words, or by the joint
+    for request in (
+        "What causes migraines in general?",
+        "Dad's been dizzy and so tired lately, should he see someone?",  # his, not mine
+        "My loaf came out flat and dense again, where am I going wrong?",
+        "Write a Python function that logs symptoms to a CSV",
+    ):
+        assert retrieved_for(cli, request, why="symptom") == [], request
+
+
 def test_a_training_plan_gets_your_goal_your_level_and_when_you_train(cli, api, real_encoder):
     # "Build me a 16-week training block" names no sport, no race and no time: it needs the race
     # ahead, the level the user is at and when they train, for the sport of the race (not the

@@ -71,6 +71,8 @@ FLOORS = {
     "a condition what I plan must respect (body._CONDITIONS, body.turns_on)": 0.95,  # 1.00 on its 40 examples (written with it, 2026-12-07)
     "training for a sport (body._TRAINING, body.asks_to_train)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-07)
     "running as a sport (body.PURSUITS['running'])": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-07)
+    "a symptom named (body._SYMPTOMS, body._JOINT_HURTS, body.names_a_symptom)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-07)
+    "a condition a symptom may come from (body._SYMPTOMS, body.may_explain)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-07)
     "medicines taken (need._TAKES)": 0.95,  # 1.00 on its 31 examples (written with it, 2026-12-03; antihistamines 2026-12-06)
     "what a kind of thing is (inject._DEFINITION)": 0.95,  # 1.00 on its 28 examples (written with it, 2026-12-03)
     # 0.75 alone on its 26 examples: a how-to about one's own situation ("How can I learn Spanish

@@ -368,6 +368,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "running_memory",
     ),
     (
+        "a symptom named (body._SYMPTOMS, body._JOINT_HURTS, body.names_a_symptom)",
+        "a request that names a symptom someone may feel",
+        body.names_a_symptom,
+        "symptom_named",
+    ),
+    (
+        "a condition a symptom may come from (body._SYMPTOMS, body.may_explain)",
+        "a memory holding a condition the symptom may come from, or an injury of the joint that hurts",
+        lambda t: body.may_explain(*t.split(" || ")),
+        "symptom_condition",
+    ),
+    (
         "medicines taken (need._TAKES)",
         "a memory that someone takes a medicine",
         need.takes_a_medicine,

@@ -263,3 +263,80 @@ def asks_to_train(text: str) -> bool:
 def pursuits(text: str) -> frozenset[str]:
     """The sports a text speaks of (PURSUITS)."""
     return frozenset(name for name, words in _PURSUIT.items() if words.search(text))
+
+
+# What the user says they feel ("head's pounding", "I've been so tired lately", "breathless on easy runs",
+# "my stomach's been off") and the standing conditions of theirs it may come from, as a GP would ask
+# first: a migraine for a pounding head, low iron or an underactive thyroid for tiredness. The encoder
+# does not see "wiped out" as like "my ferritin runs low"; general knowledge, kept as data
+# (need.by_symptom). (symptom words; condition words)
+_SYMPTOMS: tuple[tuple[str, str], ...] = (
+    (  # a headache
+        r"head(?:['’]s|\s+is|\s+has)?(?:\s+been)?\s+(?:(?:starting|started|beginning)\s+to\s+)?"
+        r"(?:pound\w*|throb\w*|splitting|killing|bang\w*|sore|hurts?)|"
+        r"headaches?|migraines?|pounding\s+head|(?:my\s+)?head\s+(?:still\s+)?feels\s+(?:foggy|fuzzy|heavy)",
+        r"migraines?|\w*triptan|blood\s+pressure|hypertension|concussion",
+    ),
+    (  # tiredness
+        r"(?:so|really|always|very|constantly|permanently)\s+(?:tired|exhausted|knackered|drained|shattered|wiped)|"
+        r"wiped\s+out|no\s+energy|I['’]m\s+fading|run\s+down|worn\s+out|fatigue[d]?|feeling\s+flat|can['’]?t\s+stay\s+awake",
+        r"iron|ferritin|anaemi\w*|anemi\w*|vitamin\s+d|thyroid\w*|levothyroxine|diabet\w*|sleep\s+apno?ea|coeliac|celiac",
+    ),
+    (  # breathlessness
+        r"breathless|short\s+of\s+breath|out\s+of\s+breath|wheez\w*|can['’]?t\s+catch\s+my\s+breath|tight\s+chest",
+        r"asthma\w*|inhalers?|iron|ferritin|anaemi\w*|anemi\w*|heart|copd",
+    ),
+    (  # the gut
+        r"stomach(?:['’]s|\s+is|\s+has\s+been)?\s+(?:been\s+)?(?:off|upset|bad|dodgy|cramping|churning)|upset\s+stomach|"
+        r"bloat\w*|diarrho?ea|the\s+runs|gut\s+(?:is|has\s+been)\s+(?:off|bad)|tummy\s+(?:ache|trouble|upset)",
+        r"coeliac|celiac|gluten|lactose|ibs|irritable\s+bowel|crohn['’]?s|colitis",
+    ),
+    (  # aching muscles
+        r"(?:muscles?|thighs?|calves|legs?)\s+(?:have\s+been\s+|are\s+|been\s+)?(?:aching|achy|sore|cramping)|aching\s+(?:muscles|legs)",
+        r"\w*statin|cholesterol",
+    ),
+    (  # dizziness
+        r"dizzy|dizziness|light[\s-]?headed|faint(?:ing|ed)?|woozy|shaky",
+        r"blood\s+pressure|diabet\w*|hypos?|insulin|anaemi\w*|anemi\w*|iron",
+    ),
+    (  # hay fever and skin
+        r"sneez\w*|eyes\s+(?:are\s+)?(?:streaming|itchy|watering)|pollen|itchy\s+(?:eyes|skin)|rash",
+        r"hay\s*fever|allerg\w*|eczema|cetirizine|loratadine|antihistamines?",
+    ),
+)
+_SYMPTOM_PATTERNS = [
+    (pattern(rf"\b(?:{said})\b", re.IGNORECASE), pattern(rf"\b(?:{causes})\b", re.IGNORECASE))
+    for said, causes in _SYMPTOMS
+]
+# A joint that hurts, and an injury of that joint ("knee's twinging again" and "tendinopathy in my knee")
+_JOINTS = r"knee|back|hip|ankle|shoulder|wrist|elbow|neck|achilles|hamstring|calf|finger|foot|heel"
+_JOINT_HURTS = pattern(
+    rf"\b({_JOINTS})s?(?:['’]s|\s+is|\s+has\s+been|\s+keeps)?\s+(?:been\s+|still\s+|started\s+|starting\s+)?"
+    r"(?:twing\w*|hurt\w*|aching|achy|sore|killing|playing\s+up|gone|clicking|swollen|stiff|wobbly|giving\s+way)\b",
+    re.IGNORECASE,
+)
+SYMPTOM_TERMS = " OR ".join(
+    f'"{w}"*'
+    for w in (
+        "migraine triptan pressure hypertension concussion iron ferritin anaemi anemi vitamin thyroid levothyroxine "
+        "diabet apnoea apnea coeliac celiac gluten lactose ibs irritable crohn colitis statin cholesterol hypo "
+        "insulin asthma inhaler heart copd hay allerg eczema cetirizine loratadine antihistamine knee back hip ankle "
+        "shoulder wrist elbow neck achilles hamstring calf finger foot heel tendin injur sprain strain disc"
+    ).split()
+)
+
+
+def names_a_symptom(text: str) -> bool:
+    """Whether a request says the user feels something a standing condition may explain (_SYMPTOMS)."""
+    return any(said.search(text) for said, _causes in _SYMPTOM_PATTERNS) or _JOINT_HURTS.search(text) is not None
+
+
+def may_explain(request: str, memory: str) -> bool:
+    """Whether a memory holds a condition the symptom the request names may come from, or an injury
+    of the joint it says hurts."""
+    if any(said.search(request) and causes.search(memory) for said, causes in _SYMPTOM_PATTERNS):
+        return True
+    hurts = _JOINT_HURTS.search(request)
+    if hurts is None:
+        return False
+    return an_injury(memory) and re.search(rf"\b{hurts.group(1)}", memory, re.IGNORECASE) is not None

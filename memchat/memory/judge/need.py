@@ -1829,6 +1829,41 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
     return [Needed(memories[i], score, "body") for score, i in chosen[:BODY_ITEMS]]
 
 
+# What the user says they feel ("Head's pounding and I'm on tonight, what can I do?", "so wiped out on
+# climbing days lately") needs the standing conditions of theirs it may come from: the migraines and
+# the sumatriptan, the low iron (memchat.memory.judge.body). Health, and the encoder does not see them
+# as alike; two at most, the most like the request first.
+SYMPTOM_ITEMS = 2
+SYMPTOM_ROWS = 200  # newest memories with a word of a condition that are read
+
+
+def by_symptom(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """The user's own conditions a symptom they say they feel may come from: never for a question
+    in general ("what causes headaches?"), nor someone else's symptom, nor a program."""
+    if not body.names_a_symptom(text) or request.about_no_one or request.code or asks_in_general(text):
+        return []
+    if asks_about_the_world(text) or (people.role_paths(text) and not _USER_GOES.search(text)):
+        return []  # "Mum's been so tired lately" is hers (the person route reads her)
+    store = MemoryStore(db)
+    found = store.newest_matching(body.SYMPTOM_TERMS, SYMPTOM_ROWS, longest=LONGEST_SENT)
+    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
+    kept = [
+        i
+        for i, m in memories.items()
+        if not m.private
+        and body.may_explain(text, m.text)
+        and _MINE.search(m.text)
+        and not people.role_paths(m.text)  # "Dad has high blood pressure" is his
+        and not (_PAST.search(m.text) and not body.an_injury(m.text))
+        and not (sensitive.categories(m.text) - {"health"})
+        and planned_day(m.text, m.created_at) is None
+        and not _CHECK_UP.search(m.text)
+    ]
+    return [
+        Needed(memories[i], score, "symptom") for score, i in _most_like(db, embedder, request, kept)[:SYMPTOM_ITEMS]
+    ]
+
+
 # A plan to train for or get better at a sport of the user's own ("Build me a 16-week training
 # block") needs the goal it is for (the marathon in October), the level they are at (a 5k PB of 21:40)
 # and when they train (long runs with the club on Sundays): memories of that sport, which the request
