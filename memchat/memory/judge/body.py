@@ -25,7 +25,8 @@ EXERTION, DRIVING, AWAY, WATER, FUEL = "exertion", "driving", "away", "water", "
 _EXERTION = pattern(
     r"\b(?:training\s+(?:plan|block|programme|program)|train(?:ing)?\s+for|work\s*-?outs?|exercis(?:e|es|ing)|"
     r"(?:long|easy|tempo|trail|morning|evening|first|recovery|5k|10k)\s+runs?|go(?:ing)?\s+for\s+a\s+(?:run|ride|swim)|"
-    r"running|race\s+day|marathons?|parkrun|triathlons?|sportives?|(?:bike|long|big|hilly)\s+rides?|cycling|"
+    r"(?:go|going|went|start|started|starting|get\s+back\s+into|back\s+to)\s+running|running\s+(?:plan|again|club)|"
+    r"race\s+day|marathons?|parkrun|triathlons?|sportives?|(?:bike|long|big|hilly)\s+rides?|cycling|"
     r"climb(?:s|ing|ed)?(?!\s+(?:the\s+)?(?:stairs|ladder|ranks))|boulder(?:s|ing)?|hik(?:e|es|ing)|"
     r"hill\s*-?walk(?:s|ing)?|(?:up|down)\s+(?:a|the)\s+(?:hill|mountain|munro)|munros?|"
     r"(?:long|hill|gentle|coastal)\s+walks?|walking\s+(?:group|holiday|trip|route)|trek(?:s|king)?|"
@@ -39,7 +40,8 @@ _EXERTION = pattern(
 _TO_DO_IT = pattern(
     r"\b(?:plan|planning|training|train|programme|program|schedule|prepare|get\s+(?:ready|back)|take\s+up|"
     r"start(?:ing)?|give\s+(?:\w+\s+){1,4}a\s+go|go\s+back|come\s+back|should\s+i|can\s+i|could\s+i|"
-    r"is\s+it\s+(?:ok|okay|safe|wise)|safe(?:ly)?|worry|ideas?|rest\s+days?|recover\w*|fuel\w*|pack|bring|"
+    r"is\s+it\s+(?:ok|okay|safe|wise)|safe(?:ly)?|worry|ideas?|rest\s+days?|recover\w*|fuel\w*|pack\w*|bring\w*|"
+    r"bear\s+in\s+mind|watch\s+out\s+for|be\s+careful|"
     r"heading|going|off\s+to)\b",
     re.IGNORECASE,
 )
@@ -59,7 +61,7 @@ _AWAY = pattern(
 # Getting ready: packing, what to bring, what to do before setting off (not a lunchbox packed for a child)
 _GETTING_READY = pattern(
     r"\b(?:pack(?:ing)?(?!\s+(?:a\s+|the\s+|my\s+\w+['’]s\s+|\w+['’]s\s+)?lunch(?:box)?)|bring|take\s+(?:with|along)|"
-    r"(?:anything|what)\s+(?:(?:do|should|must)\s+i\s+)?(?:to\s+)?(?:do|sort|check|remember)\s+before|"
+    r"(?:anything|what)\s+(?:\w+\s+){0,3}?(?:to\s+)?(?:do|sort|check|remember|know|bear\s+in\s+mind)\s+(?:out\s+)?before|"
     r"before\s+i\s+(?:set\s+off|go|leave|head\s+off)|what\s+(?:do\s+i|should\s+i|will\s+i)\s+need|"
     r"risk\s+assessment|check\s*-?lists?|prepare|get\s+ready)\b",
     re.IGNORECASE,
@@ -97,7 +99,10 @@ def activities(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-_PACKING = pattern(r"\bpacking\s+lists?\b|\bwhat\s+(?:should|do|shall)\s+i\s+pack\b", re.IGNORECASE)
+_PACKING = pattern(
+    r"\bpacking\s+(?:lists?|for)\b|\bwhat\s+(?:should|do|shall)\s+i\s+pack\b|\bpack\s+for\s+(?:the|my|a|this|next)\b",
+    re.IGNORECASE,
+)
 
 # An injury or a joint that limits what the body does, now or since ("I had my knee replaced in 2021")
 _INJURY = (
@@ -283,13 +288,19 @@ _SYMPTOMS: tuple[tuple[str, str], ...] = (
         r"iron|ferritin|anaemi\w*|anemi\w*|vitamin\s+d|thyroid\w*|levothyroxine|diabet\w*|sleep\s+apno?ea|coeliac|celiac",
     ),
     (  # breathlessness
-        r"breathless|short\s+of\s+breath|out\s+of\s+breath|wheez\w*|can['’]?t\s+catch\s+my\s+breath|tight\s+chest",
+        r"breathless|short\s+of\s+breath|out\s+of\s+breath|wheez\w*|can['’]?t\s+catch\s+my\s+breath|tight\s+chest|"
+        r"chest(?:['’]s|\s+is|\s+feels|\s+has\s+been)?\s+(?:(?:really|a\s+bit|so|all)\s+)?(?:tight|tightening|wheezy)",
         r"asthma\w*|inhalers?|iron|ferritin|anaemi\w*|anemi\w*|heart|copd",
     ),
     (  # the gut
         r"stomach(?:['’]s|\s+is|\s+has\s+been)?\s+(?:been\s+)?(?:off|upset|bad|dodgy|cramping|churning)|upset\s+stomach|"
         r"bloat\w*|diarrho?ea|the\s+runs|gut\s+(?:is|has\s+been)\s+(?:off|bad)|tummy\s+(?:ache|trouble|upset)",
         r"coeliac|celiac|gluten|lactose|ibs|irritable\s+bowel|crohn['’]?s|colitis",
+    ),
+    (  # a hot, swollen joint
+        r"(?:toe|joint|ankle|knee|foot|wrist|thumb|finger)(?:['’]s|\s+is|\s+has\s+been)?\s+(?:\w+\s+){0,2}?"
+        r"(?:red|hot|swollen|throbbing|inflamed)",
+        r"gout|allopurinol|colchicine|febuxostat|arthritis|uric\s+acid",
     ),
     (  # aching muscles
         r"(?:muscles?|thighs?|calves|legs?)\s+(?:have\s+been\s+|are\s+|been\s+)?(?:aching|achy|sore|cramping)|aching\s+(?:muscles|legs)",
@@ -321,7 +332,8 @@ SYMPTOM_TERMS = " OR ".join(
         "migraine triptan pressure hypertension concussion iron ferritin anaemi anemi vitamin thyroid levothyroxine "
         "diabet apnoea apnea coeliac celiac gluten lactose ibs irritable crohn colitis statin cholesterol hypo "
         "insulin asthma inhaler heart copd hay allerg eczema cetirizine loratadine antihistamine knee back hip ankle "
-        "shoulder wrist elbow neck achilles hamstring calf finger foot heel tendin injur sprain strain disc"
+        "shoulder wrist elbow neck achilles hamstring calf finger foot heel tendin injur sprain strain disc gout "
+        "allopurinol colchicine febuxostat arthritis uric"
     ).split()
 )
 
