@@ -2852,11 +2852,30 @@ def test_something_physical_you_plan_gets_what_your_body_brings_to_it(cli, api, 
         "What's the difference between a corbett and a munro?",  # the world's
         "How many calories does a 10k run burn on average?",
         "My dad wants to start hill walking, is it a good idea?",  # his, not mine
+        "Jess wants to start running, can you plan her first month?",
         "Write a Python script that plans a hill walking route",
         "Which hill did I climb last summer?",  # a fact looked up
         "Make me a playlist for my long run",  # nothing the body brings
+        # words of activity used for something else (an adversarial pass)
+        "Can I drive traffic to my website with better SEO?",
+        "How can I climb the career ladder faster?",
+        "Should I worry that inflation keeps climbing?",
+        "Can I do a deep dive on our Q3 numbers before Friday?",
+        "Can I get tickets to see Bryan Ferry in Glasgow?",
+        "The trip switch keeps flipping, what should I check first?",
+        "Should I exercise my share options before I leave?",
+        "What should I pack first for the move to our new flat?",
     ):
         assert retrieved_for(cli, request, why="body") == [], request
+    # someone else's condition, one that is over, and a job are not the user's own
+    remember(
+        cli,
+        "Sam has epilepsy and I drive him to school on Mondays",
+        "I had eczema when I was younger",
+        "I write firmware for insulin pumps",
+    )
+    drive = " ".join(retrieved_for(cli, "Driving down to Carlisle tomorrow, anything to sort before I go?", why="body"))
+    assert "blood sugar" in drive and "Sam" not in drive and "firmware" not in drive, drive
 
 
 def test_a_symptom_you_feel_gets_the_conditions_of_yours_it_may_come_from(cli, api, real_encoder):

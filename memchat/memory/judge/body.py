@@ -20,17 +20,28 @@ from memchat.patterns import pattern
 
 EXERTION, DRIVING, AWAY, WATER, FUEL = "exertion", "driving", "away", "water", "fuel"
 
+# What one trains for as a sport: a race, a walk, a season ("training for the Three Peaks", "train for
+# my first half"; not "training for a new job", "training for my driving test")
+_A_SPORTING_GOAL = (
+    r"(?:(?:a|an|my|the|our|this|next|her|his)\s+)?(?:[\w'’-]+\s+){0,2}?"
+    r"(?:marathons?|half(?:[\s-]marathon)?|races?|\d+\s*k|5k|10k|triathlons?|ironman|sportives?|rides?|walks?|hikes?|treks?|"
+    r"climbs?|season|event|match|fight|swims?|challenge|ultra|peaks|munros?|(?-i:\p{Lu})\w+)\b"
+)
 # Exercise and sport the user does: a training block, a run, a ride, a climb, a hill walk, the slopes
 # (not "run a script", "walk me through", "the climbing gym I go to" asked as a fact: see need.by_body)
 _EXERTION = pattern(
-    r"\b(?:training\s+(?:plan|block|programme|program)|train(?:ing)?\s+for|work\s*-?outs?|exercis(?:e|es|ing)|"
+    r"\b(?:training\s+(?:plan|block|programme|program)(?!\s+for\s+(?:\w+\s+){0,3}?"
+    r"(?:staff|employees|team|hires|starters|reps|interns|juniors|volunteers|students|pupils|class|puppy|dog))|"
+    rf"train(?:ing)?\s+for\s+{_A_SPORTING_GOAL}|work\s*-?outs?|"
+    r"exercis(?:e|es|ing)(?!\s+(?:my|the|your|our|their|his|her|some|an?)\s+(?:\w+\s+)?(?:options?|rights?|judgement|caution|"
+    r"discretion|authority|power|vote))|"
     r"(?:long|easy|tempo|trail|morning|evening|first|recovery|5k|10k)\s+runs?|go(?:ing)?\s+for\s+a\s+(?:run|ride|swim)|"
     r"(?:go|going|went|start|started|starting|get\s+back\s+into|back\s+to)\s+running|running\s+(?:plan|again|club)|"
     r"race\s+day|marathons?|parkrun|triathlons?|sportives?|(?:bike|long|big|hilly)\s+rides?|cycling|"
-    r"climb(?:s|ing|ed)?(?!\s+(?:the\s+)?(?:stairs|ladder|ranks))|boulder(?:s|ing)?|hik(?:e|es|ing)|"
+    r"climb(?:s|ing|ed)?(?!\s+(?:the\s+)?(?:\w+\s+)?(?:stairs|ladder|ranks|charts))|boulder(?:s|ing)?|hik(?:e|es|ing)|"
     r"hill\s*-?walk(?:s|ing)?|(?:up|down)\s+(?:a|the)\s+(?:hill|mountain|munro)|munros?|"
     r"(?:long|hill|gentle|coastal)\s+walks?|walking\s+(?:group|holiday|trip|route)|trek(?:s|king)?|"
-    r"swim(?:s|ming)?|ski(?:ing)?|slopes|snowboard(?:ing)?|yoga|pilates|(?:the|a)\s+gym|gym\s+sessions?|rest\s+days?|"
+    r"swim(?:s|ming)?(?!\s+lanes?)|ski(?:ing)?|slopes|snowboard(?:ing)?|yoga|pilates|(?:the|a)\s+gym|gym\s+sessions?|rest\s+days?|"
     r"(?:go|going|went)\s+walking|"
     r"football|netball|rugby|tennis|squash|padel|five-a-side|5-a-side|match\s+day)\b",
     re.IGNORECASE,
@@ -48,14 +59,17 @@ _TO_DO_IT = pattern(
 # A drive the user makes ("driving up to Aberdeen", "a long drive", "the drive home", "a road trip";
 # not "a hard drive", "what car do we drive?")
 _DRIVING = pattern(
-    r"\b(?:driv(?:e|es|ing)\s+(?:\w+\s+){0,2}?(?:to|up|down|over|home|back)\b(?!\s+(?:the\s+)?(?:database|repo|server|disk))|"
+    r"\b(?:(?<!hard\s)(?<!usb\s)(?<!thumb\s)(?<!disk\s)driv(?:e|es|ing)\s+(?:(?:up|down|over|back|out|across)\s+)?to\s+"
+    r"(?:the\s+)?(?:(?-i:\p{Lu})|my\b|our\b|mum|mom|dad|work\b|the\s+(?:airport|coast|beach|station|hospital|lakes|hills|highlands)|"
+    r"(?:see|visit|pick|drop|collect)\b)|(?<!hard\s)(?<!usb\s)(?<!disk\s)driv(?:e|es|ing)\s+(?:up|down|over|back)\s+to\s+"
+    r"(?!(?:the\s+)?(?:new|an?|another)\s+(?:ssd|drive|disk|laptop|machine|server))\w+|driv(?:e|ing)\s+home\b(?!\s+the)|"
     r"long\s+drives?|road\s+trips?|(?:the|a)\s+drive\s+(?:to|up|down|home|back)\b|behind\s+the\s+wheel)",
     re.IGNORECASE,
 )
 # Time away from home the user gets ready for: a trip, a week away, a camp, a flight
 _AWAY = pattern(
-    r"\b(?:trips?|holidays?|vacations?|(?:week|weekend|days?|nights?)\s+away|camp(?:s|ing)?|under\s+canvas|"
-    r"festivals?|flights?|flying|abroad|cruises?|expeditions?|retreats?|residentials?|set\s+off)\b",
+    r"\b(?:trips?(?!\s+(?:switch|hazard|wire))|holidays?|vacations?|(?:week|weekend|days?|nights?)\s+away|camp(?:s|ing)?|under\s+canvas|"
+    r"festivals?|flights?(?!\s+of\s+(?:stairs|steps))|flying|abroad|cruises?|expeditions?|retreats?|residentials?|set\s+off)\b",
     re.IGNORECASE,
 )
 # Getting ready: packing, what to bring, what to do before setting off (not a lunchbox packed for a child)
@@ -68,8 +82,10 @@ _GETTING_READY = pattern(
 )
 # Time on or in water: a swim, the beach, a boat
 _WATER = pattern(
-    r"\b(?:swim(?:s|ming)?|beach|pool|boats?|ferr(?:y|ies)|cruises?|sailing|kayak(?:ing)?|snorkel(?:l?ing)?|"
-    r"div(?:e|es|ing)|paddle\s*board(?:ing)?)\b",
+    r"\b(?:swim(?:s|ming)?(?!\s+lanes?)|beach|(?<!car\s)(?<!car-)pool(?!\s+(?:table|cue|party|car|of))|boats?|"
+    r"(?-i:ferr(?:y|ies))|(?:the|a)\s+ferry|cruises?|sailing|kayak(?:ing)?|snorkel(?:l?ing)?|"
+    r"(?:scuba|night|wreck|shore|boat|reef|cave|sea|dry\s*suit|saturday['’]?s?|sunday['’]?s?|the|a|my)\s+div(?:e|es|ing)|"
+    r"(?:go|going|went)\s+(?:scuba\s+)?diving|diving\b(?!\s+(?:into|in\s+to|deep))|paddle\s*board(?:ing)?)\b",
     re.IGNORECASE,
 )
 
@@ -81,16 +97,40 @@ _FUEL = pattern(
 )
 
 
+# a figure that climbs is no climb ("inflation keeps climbing", "prices climbed again")
+_FIGURES_CLIMB = pattern(
+    r"\b(?:inflation|prices?|rates?|costs?|numbers?|temperatures?|figures?|sales|bills?|it|they|keeps?|kept)\s+"
+    r"(?:\w+\s+)?climb\w*",
+    re.IGNORECASE,
+)
+
+
+def only_a_dose(memory: str) -> bool:
+    """Whether what makes a memory matter is a medicine's dose alone (packed for nights away only)."""
+    return conditions_of(memory) == frozenset({_DOSE_AT})
+
+
+def goes_away(text: str) -> bool:
+    """Whether a request gets ready for nights away (a trip, a camp, a packing list), not a drive or a move."""
+    trip = any(not m.group(0).lower().startswith("set") for m in _AWAY.finditer(text))  # not "set off" alone
+    return bool(trip or _PACKING.search(text)) and not _A_MOVE.search(text)
+
+
 def activities(text: str) -> frozenset[str]:
     """The kinds of physical undertaking a request plans: exertion, a drive, getting ready to go
     away (or to go out for the exertion or the drive), time on water; and, for exertion, what to eat
     for it (then only what food is a matter of counts: an old knee injury is not)."""
     found = set()
+    text = _FIGURES_CLIMB.sub(" ", text)
     if _EXERTION.search(text) and _TO_DO_IT.search(text):
         found.add(EXERTION)
     if _DRIVING.search(text):
         found.add(DRIVING)
-    if _GETTING_READY.search(text) and (_AWAY.search(text) or found or _PACKING.search(text)):
+    if (
+        _GETTING_READY.search(text)
+        and (_AWAY.search(text) or found or _PACKING.search(text))
+        and not _A_MOVE.search(text)
+    ):
         found.add(AWAY)
     if _WATER.search(text) and _TO_DO_IT.search(text):  # not "what time does the pool close?"
         found.add(WATER)
@@ -99,6 +139,7 @@ def activities(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_A_MOVE = pattern(r"\b(?:the\s+move|moving\s+(?:house|flat|home|out|in)|removals?|new\s+(?:flat|house|place))\b", re.I)
 _PACKING = pattern(
     r"\bpacking\s+(?:lists?|for)\b|\bwhat\s+(?:should|do|shall)\s+i\s+pack\b|\bpack\s+for\s+(?:the|my|a|this|next)\b",
     re.IGNORECASE,
@@ -121,8 +162,8 @@ _A_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|iu)|\d+\s+unit
 # (a kind of condition or aid, by its words; the activities it matters to)
 _CONDITIONS: tuple[tuple[str, frozenset[str]], ...] = (
     (  # diabetes and what comes with it
-        r"diabet\w*|hypos?|glucose|(?:my|blood)\s+sugars?|insulin|cgm|dexcom|freestyle\s+libre|metformin|"
-        r"novorapid|tresiba|lantus|humalog",
+        r"diabet\w*|t1d|t2d|hypos?|glucose|dextrose|glucagon|(?:my|blood)\s+sugars?|insulin|cgm|dexcom|freestyle\s+libre|"
+        r"omnipod|metformin|novorapid|tresiba|lantus|humalog",
         frozenset({EXERTION, DRIVING, AWAY, FUEL}),
     ),
     (r"asthma\w*|inhalers?|wheez\w*", frozenset({EXERTION, AWAY})),
@@ -180,7 +221,8 @@ _SEARCH_PREFIXES = (
     "wheelchair seasick"
 )
 _SEARCH_WORDS = (
-    "sugar sugars cgm adrenaline heart pressure knee knees back disc hip hips ankle ankles shoulder wrist elbow neck "
+    "sugar sugars cgm t1d t2d dextrose glucagon omnipod mg mcg iu units tablets pills medication meds warfarin "
+    "levothyroxine thyroxine adrenaline heart pressure knee knees back disc hip hips ankle ankles shoulder wrist elbow neck "
     "achilles hamstring calf finger pulley ligament acl meniscus tendon foot feet shin hearing specs cpap brace "
     "stick scooter sick"
 )
@@ -228,8 +270,9 @@ def an_injury(memory: str) -> bool:
 # train, which the request does not name (need.by_training).
 _TRAINING = pattern(
     r"\b(?:training\s+(?:plan|block|programme|program|schedule|cycle)"
-    r"(?!\s+for\s+(?:\w+\s+){0,3}?(?:staff|employees|team|hires|starters|volunteers|students|pupils|class))|"
-    r"train(?:ing)?\s+for|"
+    r"(?!\s+for\s+(?:\w+\s+){0,3}?(?:staff|employees|team|hires|starters|reps|interns|juniors|volunteers|students|"
+    r"pupils|class|puppy|dog))|"
+    rf"train(?:ing)?\s+for\s+{_A_SPORTING_GOAL}|"
     r"(?:\d+|four|six|eight|ten|twelve|sixteen|eighteen)[\s-]+weeks?\s+(?:training\s+)?(?:plan|block|programme|program)|"
     r"plan\s+to\s+(?:knock|take)\s+\w+\s+off|knock\s+(?:time|\w+\s+minutes?|\w+\s+seconds?)\s+off|"
     r"get\s+(?:faster|quicker|stronger)\s+(?:at|on|for)|what\s+pace\s+should|(?:tempo|interval|threshold)\s+(?:runs?|sessions?)|"
@@ -242,10 +285,13 @@ PURSUITS: dict[str, str] = {
     "running": r"(?:been|go|goes|went|started|took\s+up|love|enjoy|trail|fell|cross[\s-]country|road)\s+running|"
     r"running\s+(?:club|shoes|group|coach|buddy|watch|since|is|\d)|runners?(?!\s+beans)|"
     r"(?:long|easy|short|morning|evening|tempo|trail|club|recovery|weekend|\d+\s*k)\s+runs?|"
-    r"go(?:es|ing)?\s+for\s+a\s+run|(?:I|we|to)\s+(?:\w+\s+)?run\s+(?:before|after|with|every|most|\d|\w+\s+times)|"
-    r"marathons?|half[\s-]marathons?|parkrun|5k|10k|jog\w*|PB|races?|racing",
-    "climbing": r"climb\w*|boulder\w*|V\d{1,2}|crags?|lead\s+climb\w*|sport\s+climb\w*|top[\s-]?rope\w*|grades?",
-    "cycling": r"cycl\w*|ride|rides|riding|bikes?|sportives?|gran\s+fondo|km\s+a\s+(?:week|year)",
+    r"go(?:es|ing)?\s+for\s+a\s+run|(?:I|we|to)\s+(?:\w+\s+)?run\s+(?:before|after|with|every|most|\d+\s*(?:k|km|miles)|\w+\s+times)|"
+    r"marathons?|half[\s-]marathons?|(?:first|a|my|the|next)\s+half\b(?!\s+(?:of|term|hour|price|day|an?))|parkrun|5k|10k|"
+    r"jog\w*|(?:\d+\s*k|5k|10k|half|marathon|parkrun|mile)\s+PB|PB\s+(?:is|of|was|for|at)\s+\d|race\s+day|"
+    r"(?:\d+\s*k|road|trail|fun|charity|park)\s+races?|triathlons?",
+    "climbing": r"climb\w*|boulder\w*|V\d{1,2}|crags?|lead\s+climb\w*|sport\s+climb\w*|top[\s-]?rope\w*",
+    "cycling": r"cycl\w*|(?:bike|long|road|gravel|hilly|club|sunday|weekend)\s+rides?|rid(?:e|es|ing)\s+(?:about\s+|my\s+)?"
+    r"(?:\d|bike|road\s+bike)|bikes?|sportives?|gran\s+fondo|km\s+a\s+(?:week|year)|triathlons?",
     "swimming": r"swim\w*|lengths|open[\s-]water|triathlons?",
     "walking": r"walk\w*|hike|hikes|hiking|munros?|treks?|trekking|(?-i:[A-Z]\w+\s+(?:[A-Z]\w+\s+)?Way)",
     "strength": r"gym|(?:weight\s*)?lifting|lift\s+weights|squats?|deadlifts?|kettlebells?|strength|powerlifting",
@@ -289,11 +335,11 @@ _SYMPTOMS: tuple[tuple[str, str], ...] = (
     ),
     (  # breathlessness
         r"breathless|short\s+of\s+breath|out\s+of\s+breath|wheez\w*|can['’]?t\s+catch\s+my\s+breath|tight\s+chest|"
-        r"chest(?:['’]s|\s+is|\s+feels|\s+has\s+been)?\s+(?:(?:really|a\s+bit|so|all)\s+)?(?:tight|tightening|wheezy)",
+        r"chest(?:['’]s|\s+is|\s+feels|\s+has)?(?:\s+been)?\s+(?:(?:really|a\s+bit|so|all)\s+)?(?:tight|tightening|wheezy)",
         r"asthma\w*|inhalers?|iron|ferritin|anaemi\w*|anemi\w*|heart|copd",
     ),
     (  # the gut
-        r"stomach(?:['’]s|\s+is|\s+has\s+been)?\s+(?:been\s+)?(?:off|upset|bad|dodgy|cramping|churning)|upset\s+stomach|"
+        r"stomach(?:['’]s|\s+is|\s+has)?(?:\s+been)?\s+(?:off|upset|bad|dodgy|cramping|churning)|upset\s+stomach|"
         r"bloat\w*|diarrho?ea|the\s+runs|gut\s+(?:is|has\s+been)\s+(?:off|bad)|tummy\s+(?:ache|trouble|upset)",
         r"coeliac|celiac|gluten|lactose|ibs|irritable\s+bowel|crohn['’]?s|colitis",
     ),

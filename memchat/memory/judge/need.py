@@ -1782,6 +1782,67 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
 # activity first ("check my glucose before driving"), then the most like the request.
 BODY_ITEMS = 2
 BODY_ROWS = 200  # newest memories with a word of a condition or an aid that are read
+# Someone else as the subject ("Sam has epilepsy and I drive him to school", "Jess wants to start
+# running"): theirs, not the user's
+_SOMEONE_ELSE_FIRST = pattern(
+    r"^\s*(?-i:\p{Lu})[\w'’-]+\s+(?:(?-i:\p{Lu})[\w'’-]+\s+)?"
+    r"(?:has|had|is|was|gets|got|takes|took|uses|wears|can['’]?t|cannot|wants|needs|would\s+like|asked)\b",
+    re.IGNORECASE,
+)
+# A condition the user once had, or works with, and does not have ("I had asthma when I was younger",
+# "I grew out of it", "I was pregnant with Leo in 2022", "I write firmware for insulin pumps")
+_OVER_OR_WORK = pattern(
+    r"\b(?:grew\s+out\s+of|when\s+I\s+was\s+(?:younger|little|small|a\s+(?:kid|child|teenager|baby))|"
+    r"as\s+a\s+(?:kid|child|teenager|baby|toddler)|was\s+pregnant|stopped\s+taking|came\s+off|"
+    r"haven['’]?t\s+(?:needed|used|had)|fully\s+(?:healed|recovered)|in\s+remission|"
+    r"carer|care\s+for|look\s+after|(?:for|with)\s+(?:someone|people|patients|kids|children|clients)\s+with|"
+    r"firmware|software|research(?:ing)?|study(?:ing)?|studies|design(?:ing)?|sell(?:ing)?|work(?:s|ed|ing)?\s+(?:on|for|at|in))\b",
+    re.IGNORECASE,
+)
+
+
+def _health_memories(db: Database, embedder: Embedder) -> list[int]:
+    """The ids of the active memories nearest the health topic's examples (PER_TOPIC)."""
+    import numpy as np
+
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    rows = scan.distinct(np.concatenate(_topic_rows(db, vs, model, [model.names.index("health")], PER_TOPIC)))
+    return [int(vs.ids[r]) for r in rows]
+
+
+def _it_matters(memory: str, planned: frozenset[str], *, away: bool) -> bool:
+    """Whether a memory's condition or aid matters to what a request plans; a daily medicine to
+    nights away alone (packed), not to a drive ("anything to do before I set off?")."""
+    if takes_a_medicine(memory) or body.only_a_dose(memory):
+        return bool(
+            (
+                body.matters_to(memory) - ({body.AWAY} if body.only_a_dose(memory) else set())
+                | ({body.AWAY} if away else set())
+            )
+            & planned
+        )
+    return bool(body.matters_to(memory) & planned)
+
+
+def _the_users_own_condition(text: str) -> bool:
+    """Whether a memory holds a condition of the user's own, now: not someone else's ("Mum has asthma",
+    "Sam has epilepsy and I drive him"), not over, not a job or a care ("I'm a carer for someone with
+    epilepsy"), nothing sensitive but health; a note with no one in it is the user's ("type 2 diabetic,
+    on metformin 500mg"). An injury that stopped something still holds ("I used to hillwalk but
+    stopped after my knee op")."""
+    if people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text) or sensitive.CARE_WORK.search(text):
+        return False
+    if _OVER_OR_WORK.search(text) or (_PAST.search(text) and not body.an_injury(text)):
+        return False
+    if sensitive.categories(text) - {"health"}:
+        return False
+    return bool(_MINE.search(text)) or not _SOMEONE.search(text)
+
+
+_SOMEONE = pattern(r"\b(?:he|she|his|her|they|their|him)\b|(?<!^)(?<![.!?]\s)(?-i:\b\p{Lu}[\w'’-]+)", re.IGNORECASE)
 _CHECK_UP = pattern(
     r"\b(?:appointments?|screening|check-?ups?|reviews?|referrals?|results?|due\s+(?:in|on|for))\b", re.I
 )
@@ -1798,23 +1859,27 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
         return []
     if request.general >= PLAIN_REQUEST and not says_its_own(text):
         return []  # not plainly the user's own: "what's the difference between a munro and a corbett?"
-    if people.role_paths(text) and not _USER_GOES.search(text):
-        return []  # "my dad wants to start hill walking" is his ("a hike with my dad" is mine too)
+    if (people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text):
+        return []  # "my dad wants to start hill walking", "Jess wants to start running" ("a hike with my dad" is mine too)
+    away = body.goes_away(text)
     store = MemoryStore(db)
-    found = store.newest_matching(body.SEARCH_TERMS, BODY_ROWS, longest=LONGEST_SENT)
-    memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
+    found = [i for i, _text, _told in store.newest_matching(body.SEARCH_TERMS, BODY_ROWS, longest=LONGEST_SENT)]
+    # and those nearest health by meaning: a medicine's name has no word to search by ("50mg sertraline")
+    found += _health_memories(db, embedder)
+    memories = store.get_many([i for i in dict.fromkeys(found) if i not in exclude], longest=LONGEST_SENT)
+    # what the user marked sensitive is health they keep to themselves, but a hill walk needs the diabetes:
+    # the route sends it as the medicine route does; never what they keep private
     kept = [
         i
         for i, m in memories.items()
-        if not (m.sensitive or m.private)
-        and (body.matters_to(m.text) | ({body.AWAY} if takes_a_medicine(m.text) else set())) & planned
-        and _MINE.search(m.text)
-        and not people.role_paths(m.text)  # "Mum has asthma" is hers
-        and not (_PAST.search(m.text) and not body.an_injury(m.text))  # "I used to have asthma" is over
-        and not (sensitive.categories(m.text) - {"health"})
+        if not m.private
+        # a daily medicine is packed for nights away, not for a drive ("before I set off")
+        and _it_matters(m.text, planned, away=away)
+        and _the_users_own_condition(m.text)
         and planned_day(m.text, m.created_at) is None  # an appointment is a plan, not a condition
         and not _CHECK_UP.search(m.text)  # "My diabetic eye screening is due in March"
     ]
+    # (no floor on likeness: a packing list is nothing like "I wear daily contact lenses", -0.01)
     scored = sorted(
         _most_like(db, embedder, request, kept), key=lambda p: not body.names_the_activity(text, memories[p[1]].text)
     )
@@ -1842,7 +1907,9 @@ def by_symptom(db: Database, request: Request, embedder: Embedder, text: str, ex
     in general ("what causes headaches?"), nor someone else's symptom, nor a program."""
     if not body.names_a_symptom(text) or request.about_no_one or request.code or asks_in_general(text):
         return []
-    if asks_about_the_world(text) or (people.role_paths(text) and not _USER_GOES.search(text)):
+    if asks_about_the_world(text) or (
+        (people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text)
+    ):
         return []  # "Mum's been so tired lately" is hers (the person route reads her)
     store = MemoryStore(db)
     found = store.newest_matching(body.SYMPTOM_TERMS, SYMPTOM_ROWS, longest=LONGEST_SENT)
@@ -1852,10 +1919,7 @@ def by_symptom(db: Database, request: Request, embedder: Embedder, text: str, ex
         for i, m in memories.items()
         if not m.private
         and body.may_explain(text, m.text)
-        and _MINE.search(m.text)
-        and not people.role_paths(m.text)  # "Dad has high blood pressure" is his
-        and not (_PAST.search(m.text) and not body.an_injury(m.text))
-        and not (sensitive.categories(m.text) - {"health"})
+        and _the_users_own_condition(m.text)  # not "Dad has high blood pressure"
         and planned_day(m.text, m.created_at) is None
         and not _CHECK_UP.search(m.text)
     ]
@@ -1881,8 +1945,10 @@ def by_training(
     for a question about no one, nor a program, nor someone else's training."""
     if not body.asks_to_train(text) or request.about_no_one or request.code or asks_in_general(text):
         return []
-    if people.role_paths(text) and not _USER_GOES.search(text):
-        return []  # "a training plan for my daughter's netball"
+    if asks_about_the_world(text) or (request.general >= PLAIN_REQUEST and not says_its_own(text)):
+        return []  # "What does a typical Couch to 5k training plan look like?"
+    if (people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text):
+        return []  # "a training plan for my daughter's netball", "Jess wants a training block"
     store = MemoryStore(db)
     found = store.newest_matching(body.TRAINING_TERMS, TRAINING_ROWS, longest=LONGEST_SENT)
     memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
@@ -2438,6 +2504,7 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
             or not _BARE_USER.match(m.text)  # the user's own: "I take ...", "I'm on ..."
             or _PAST.search(m.text)
             or _FORMER.search(m.text)
+            or _NO_LONGER_TAKEN.search(m.text)  # "I stopped taking sertraline 50 mg last year"
             or sensitive.categories(m.text) - {"health"}
         ):
             continue
@@ -2448,6 +2515,11 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     if not drink:
         return medicines
     return medicines + _not_drinking(db, embedder, request, exclude | {n.memory.id for n in medicines})
+
+
+_NO_LONGER_TAKEN = pattern(
+    r"\b(?:stopped\s+taking|came\s+off|weaned\s+(?:myself\s+)?off|finished\s+(?:my|the)\s+course)\b", re.I
+)
 
 
 # The user's conditions the medicine asked about is risky with (memchat.memory.judge.medicines: asthma
