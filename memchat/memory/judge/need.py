@@ -1816,15 +1816,22 @@ def _health_memories(db: Database, embedder: Embedder) -> list[int]:
 def _it_matters(memory: str, planned: frozenset[str], *, away: bool) -> bool:
     """Whether a memory's condition or aid matters to what a request plans; a daily medicine to
     nights away alone (packed), not to a drive ("anything to do before I set off?")."""
-    if takes_a_medicine(memory) or body.only_a_dose(memory):
-        return bool(
-            (
-                body.matters_to(memory) - ({body.AWAY} if body.only_a_dose(memory) else set())
-                | ({body.AWAY} if away else set())
-            )
-            & planned
-        )
-    return bool(body.matters_to(memory) & planned)
+    kinds = set(body.matters_to(memory))
+    dose = body.only_a_dose(memory)
+    if dose:
+        kinds.discard(body.AWAY)
+    if away and (dose or takes_a_medicine(memory)):
+        kinds.add(body.AWAY)
+    return bool(kinds & planned)
+
+
+def _not_the_users_to_do(request: Request, text: str) -> bool:
+    """A request about no one, for a program, asked in general or about the world, or for someone
+    else alone ("my dad wants to start hill walking", "Jess wants a training block"; "a hike with my
+    dad" is the user's too): what the user's body or sport brings is no part of it."""
+    if request.about_no_one or request.code or asks_in_general(text) or asks_about_the_world(text):
+        return True
+    return bool((people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text))
 
 
 def _the_users_own_condition(text: str) -> bool:
@@ -1853,14 +1860,10 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
     for a question about no one, nor a program, nor a fact looked up ("Which climbing gym do I go
     to?"), nor what someone else does alone ("Appa gets breathless climbing stairs")."""
     planned = body.activities(text)
-    if not planned or request.about_no_one or request.code or asks_for_own_fact(text):
-        return []
-    if asks_in_general(text) or asks_about_the_world(text):
+    if not planned or asks_for_own_fact(text) or _not_the_users_to_do(request, text):
         return []
     if request.general >= PLAIN_REQUEST and not says_its_own(text):
         return []  # not plainly the user's own: "what's the difference between a munro and a corbett?"
-    if (people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text):
-        return []  # "my dad wants to start hill walking", "Jess wants to start running" ("a hike with my dad" is mine too)
     away = body.goes_away(text)
     store = MemoryStore(db)
     found = [i for i, _text, _told in store.newest_matching(body.SEARCH_TERMS, BODY_ROWS, longest=LONGEST_SENT)]
@@ -1887,9 +1890,9 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
     chosen: list[tuple[float, int]] = []
     covered: set[int] = set()
     for pair in scored:
-        if not body.conditions_of(memories[pair[1]].text) <= covered:
+        if not (conditions := body.conditions_of(memories[pair[1]].text)) <= covered:
             chosen.append(pair)
-            covered |= body.conditions_of(memories[pair[1]].text)
+            covered |= conditions
     chosen += [pair for pair in scored if pair not in chosen]
     return [Needed(memories[i], score, "body") for score, i in chosen[:BODY_ITEMS]]
 
@@ -1905,12 +1908,8 @@ SYMPTOM_ROWS = 200  # newest memories with a word of a condition that are read
 def by_symptom(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """The user's own conditions a symptom they say they feel may come from: never for a question
     in general ("what causes headaches?"), nor someone else's symptom, nor a program."""
-    if not body.names_a_symptom(text) or request.about_no_one or request.code or asks_in_general(text):
-        return []
-    if asks_about_the_world(text) or (
-        (people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text)
-    ):
-        return []  # "Mum's been so tired lately" is hers (the person route reads her)
+    if not body.names_a_symptom(text) or _not_the_users_to_do(request, text):
+        return []  # ("Mum's been so tired lately" is hers: the person route reads her)
     store = MemoryStore(db)
     found = store.newest_matching(body.SYMPTOM_TERMS, SYMPTOM_ROWS, longest=LONGEST_SENT)
     memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
@@ -1943,12 +1942,10 @@ def by_training(
 ) -> list[Needed]:
     """The user's own memories of the sport a request plans training for (body.asks_to_train): never
     for a question about no one, nor a program, nor someone else's training."""
-    if not body.asks_to_train(text) or request.about_no_one or request.code or asks_in_general(text):
-        return []
-    if asks_about_the_world(text) or (request.general >= PLAIN_REQUEST and not says_its_own(text)):
+    if not body.asks_to_train(text) or _not_the_users_to_do(request, text):
+        return []  # ("a training plan for my daughter's netball" is hers)
+    if request.general >= PLAIN_REQUEST and not says_its_own(text):
         return []  # "What does a typical Couch to 5k training plan look like?"
-    if (people.role_paths(text) or _SOMEONE_ELSE_FIRST.search(text)) and not _USER_GOES.search(text):
-        return []  # "a training plan for my daughter's netball", "Jess wants a training block"
     store = MemoryStore(db)
     found = store.newest_matching(body.TRAINING_TERMS, TRAINING_ROWS, longest=LONGEST_SENT)
     memories = store.get_many([i for i, _text, _told in found if i not in exclude], longest=LONGEST_SENT)
