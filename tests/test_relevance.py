@@ -2876,6 +2876,11 @@ def test_something_physical_you_plan_gets_what_your_body_brings_to_it(cli, api, 
     )
     drive = " ".join(retrieved_for(cli, "Driving down to Carlisle tomorrow, anything to sort before I go?", why="body"))
     assert "blood sugar" in drive and "Sam" not in drive and "firmware" not in drive, drive
+    # bitter cold to go out in, and what the cold sets off
+    remember(cli, "Cold air sets off my asthma, so I wear a scarf over my mouth")
+    cold = " ".join(retrieved_for(cli, "Windchill of -12 tomorrow and I have to walk to work", why="body"))
+    assert "asthma" in cold and "knee" not in cold, cold
+    assert retrieved_for(cli, "What causes wind chill?", why="body") == []
 
 
 def test_a_symptom_you_feel_gets_the_conditions_of_yours_it_may_come_from(cli, api, real_encoder):

@@ -18,7 +18,7 @@ import re
 
 from memchat.patterns import pattern
 
-EXERTION, DRIVING, AWAY, WATER, FUEL = "exertion", "driving", "away", "water", "fuel"
+EXERTION, DRIVING, AWAY, WATER, FUEL, COLD = "exertion", "driving", "away", "water", "fuel", "cold"
 
 # What one trains for as a sport: a race, a walk, a season ("training for the Three Peaks", "train for
 # my first half"; not "training for a new job", "training for my driving test")
@@ -90,6 +90,21 @@ _WATER = pattern(
 )
 
 
+# Bitter cold the user has to go out in ("-15 with windchill tomorrow and I have to get to campus",
+# "it's snowing and I'm cycling in"): asthma set off by cold air, feeling the cold
+_BITTER_COLD = pattern(
+    r"\b(?:wind\s*-?chill|minus\s+\d+|sub-?zero|below\s+(?:zero|freezing)|freezing\s+(?:cold|out|outside|fog)|"
+    r"snow(?:ing|storm|ed\s+in)?|blizzard|cold\s+snap|icy\s+(?:roads|pavements|out)|bitter(?:ly)?\s+cold)\b"
+    r"|(?<![\w.])[-−]\d{1,2}\s*(?:°\s*c?|c\b|degrees|with|out|tomorrow|today|tonight|this)",
+    re.IGNORECASE,
+)
+_GOING_OUT = pattern(
+    r"\b(?:have\s+to|got\s+to|need\s+to|going|heading|walk(?:ing)?|cycl(?:e|ing)|commut\w*|get\s+to|out\s+in|run(?:ning)?|"
+    r"should\s+i|can\s+i|what\s+(?:should|do)\s+i\s+wear|tips)\b",
+    re.IGNORECASE,
+)
+
+
 # What to eat for it: the food for a walk, the fuel for a ride ("what should I pack food-wise?")
 _FUEL = pattern(
     r"\b(?:fuel(?:l?ing)?|snacks?|food(?:-wise)?|eat|eating|carbs|gels?|energy\s+bars?|drinks?|lunch|picnic)\b",
@@ -134,6 +149,8 @@ def activities(text: str) -> frozenset[str]:
         found.add(AWAY)
     if _WATER.search(text) and _TO_DO_IT.search(text):  # not "what time does the pool close?"
         found.add(WATER)
+    if _BITTER_COLD.search(text) and _GOING_OUT.search(text):
+        found.add(COLD)
     if EXERTION in found and _FUEL.search(text):
         return frozenset({FUEL})
     return frozenset(found)
@@ -166,7 +183,7 @@ _CONDITIONS: tuple[tuple[str, frozenset[str]], ...] = (
         r"omnipod|metformin|novorapid|tresiba|lantus|humalog",
         frozenset({EXERTION, DRIVING, AWAY, FUEL}),
     ),
-    (r"asthma\w*|inhalers?|wheez\w*", frozenset({EXERTION, AWAY})),
+    (r"asthma\w*|inhalers?|wheez\w*", frozenset({EXERTION, AWAY, COLD})),
     (r"epilep\w*|seizures?", frozenset({DRIVING, WATER, AWAY})),
     (r"anaphyla\w*|epipens?|epi-pens?|adrenaline\s+pens?|auto-?injectors?", frozenset({AWAY})),
     (
@@ -184,6 +201,7 @@ _CONDITIONS: tuple[tuple[str, frozenset[str]], ...] = (
     (r"contact\s+lenses|lenses", frozenset({WATER})),
     (_A_DOSE, frozenset({AWAY})),
     (r"seasick\w*|sea\s+sick\w*|motion\s+sick\w*|travel\s+sick\w*", frozenset({WATER})),
+    (r"feel\s+the\s+cold|hate\s+the\s+cold|raynaud['’]?s|chilblains|cold\s+(?:hands|feet)", frozenset({COLD})),
 )
 _DOSE_AT = [words for words, _kinds in _CONDITIONS].index(_A_DOSE)
 _AN_INJURY = pattern(rf"\b(?:{_INJURY})\b", re.IGNORECASE)
@@ -224,7 +242,7 @@ _SEARCH_WORDS = (
     "sugar sugars cgm t1d t2d dextrose glucagon omnipod mg mcg iu units tablets pills medication meds warfarin "
     "levothyroxine thyroxine adrenaline heart pressure knee knees back disc hip hips ankle ankles shoulder wrist elbow neck "
     "achilles hamstring calf finger pulley ligament acl meniscus tendon foot feet shin hearing specs cpap brace "
-    "stick scooter sick"
+    "stick scooter sick cold raynaud chilblains"
 )
 SEARCH_TERMS = " OR ".join([f'"{w}"*' for w in _SEARCH_PREFIXES.split()] + [f'"{w}"' for w in _SEARCH_WORDS.split()])
 
