@@ -266,11 +266,13 @@ _ACTIVITY_WORD = pattern(
 )
 
 
-def names_the_activity(request: str, memory: str) -> bool:
+def names_the_activity(request: str, memory: str, planned: frozenset[str] | None = None) -> bool:
     """Whether a memory speaks of the very activity the request plans, or of any of its kind ("check my
     glucose before driving" and "driving up to Aberdeen", "Exercise drops my sugar fast" and a hill
-    walk, "I stopped skiing after the disc problem" and the slopes; not the skiing and a bike ride)."""
-    if any(kind in _ANY_OF_IT and _ANY_OF_IT[kind].search(memory) for kind in activities(request)):
+    walk, "I stopped skiing after the disc problem" and the slopes; not the skiing and a bike ride).
+    `planned`: the request's activities, when the caller has read them already."""
+    kinds = activities(request) if planned is None else planned
+    if any(kind in _ANY_OF_IT and _ANY_OF_IT[kind].search(memory) for kind in kinds):
         return True
     said = {w.lower()[:4] for w in _ACTIVITY_WORD.findall(request)}
     return bool(said & {w.lower()[:4] for w in _ACTIVITY_WORD.findall(memory)})

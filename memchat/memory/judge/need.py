@@ -1884,7 +1884,8 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
     ]
     # (no floor on likeness: a packing list is nothing like "I wear daily contact lenses", -0.01)
     scored = sorted(
-        _most_like(db, embedder, request, kept), key=lambda p: not body.names_the_activity(text, memories[p[1]].text)
+        _most_like(db, embedder, request, kept),
+        key=lambda p: not body.names_the_activity(text, memories[p[1]].text, planned),
     )
     # one of each condition before a second of any: a packing list needs the hearing aid as well as the insulin
     chosen: list[tuple[float, int]] = []
