@@ -841,6 +841,44 @@ def test_a_day_of_the_month_asked_after_gets_the_plans_on_it(memchat_home, embed
     assert coming_period("we're on the 3rd floor", today) is None and coming_period("my 40th birthday", today) is None
 
 
+def test_whether_you_can_make_something_is_asked_of_your_diary_typed_as_people_type(memchat_home, embedder):
+    # "can I make it?" turns on what the diary holds then, whatever its words; people type months in
+    # lowercase and drop the "my". A month said in lowercase is that month, a week of it that week;
+    # a weekday asked about gets what that weekday holds every week, in whoever's words.
+    from datetime import date
+
+    from memchat.memory.recall.dates import Period, coming_period
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-02-01",
+        "Band practice is Wednesdays 7 to 10pm at the scout hut",
+        "I swim at the lido on Tuesday and Friday mornings before work",
+        "I'm refitting a kitchen in Hove until 5 March 2027",
+        "We're at my sister's wedding in Bath on Saturday 20 March 2027",
+        "I walk to work along the seafront",
+        "Our whippet Pip gets an upset stomach from anything with beef in it",
+        "I'm a joiner",
+    )
+    today = date(2027, 2, 3)
+
+    def section(prompt: str) -> str:
+        return section_on(db, embedder, prompt, today)
+
+    assert "kitchen in Hove" in section("can i squeeze in a small job the first week of march")
+    booked = section("what's booked in for march so far")
+    assert "wedding" in booked and "kitchen" in booked, booked
+    assert "Band practice" in section("my mate wants a curry wednesday night, can i")
+    assert "Band practice" in section("can i go to the pub quiz tonight")  # the 3rd is a Wednesday
+    assert "lido" in section("can i book the dentist in for friday at 8")
+    assert "lido" not in section("can i go to the pub quiz tonight")
+    assert "beef" in section("dog's been sick twice since breakfast")
+    assert coming_period("anything on in march?", today) == Period(date(2027, 3, 1), date(2027, 3, 31))
+    assert coming_period("the first week of march", today) == Period(date(2027, 3, 1), date(2027, 3, 7))
+    assert coming_period("they march on", today) is None and coming_period("i may go", today) is None
+
+
 def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedder):
     from datetime import date
 

@@ -278,6 +278,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "shaping_condition",
     ),
     (
+        "can I make it then (need._CAN_I_MAKE_IT, need.asks_if_i_can_make_it)",
+        "a request whether the user can make, fit in or take on something at a time",
+        need.asks_if_i_can_make_it,
+        "can_i_make_it",
+    ),
+    (
+        "a household role without 'my' (people._BARE_ROLE)",
+        "a request that opens with someone of the user's household, 'my' dropped",
+        lambda t: bool(people._BARE_ROLE.search(t)),
+        "bare_role",
+    ),
+    (
         "when in my day (need._WHEN_IN_MY_DAY, need.asks_when_in_my_day)",
         "a request when in the user's own day to do something",
         need.asks_when_in_my_day,

@@ -619,9 +619,9 @@ def _routed(
         need.by_stack,
         need.by_wear,
         need.by_money,
-        need.by_day,
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
+    more += _needed_items(need.by_day(db, request, embedder, query, today, exclude=seen), seen, today)
     return more
 
 

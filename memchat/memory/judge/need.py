@@ -1434,11 +1434,40 @@ _AGENDA = pattern(
     re.IGNORECASE,
 )
 AGENDA_ITEMS = 5
+# Whether the user can do something at a time ("can i squeeze in a small job the first week of
+# december", "friends want a camping weekend in july, can i go", "pete wants a pint thursday night,
+# can i") turns on what the diary holds then, as "what's on?" does: asked of the diary too. Going,
+# coming, making it, fitting in or taking on, not "can I eat X in December"; or "can I?" said last.
+# Measured in tests/word_lists.py.
+_CAN_I_MAKE_IT = pattern(
+    r"\b(?:(?:can|could)\s+(?:i|we)|(?:i|we)\s+(?:can|could))\s+(?:still\s+|even\s+|actually\s+|realistically\s+)?"
+    r"(?:go\b(?!\s+(?:vegan|vegetarian|veggie|over|through|back|wrong|gluten|dairy|keto|sugar|without))|come|"
+    r"make\s+(?:it|that|this|the)|fit|squeeze|manage|take\s+on|get\s+to|join|be\s+there|say\s+yes|"
+    r"book\s+(?:(?:it|them|him|her|the\s+[\w-]+)\s+)?(?:in\s+)?for\b|"
+    r"still\s+do\s+(?:my|our|the)|"
+    r"head\s+(?:off|out|over|up|down)|get\s+away|commit)\b"
+    r"|,\s*(?:can|could)\s+(?:i|we)(?:\s+(?:go|come|make\s+it|do\s+it|manage\s+it))?\s*\??\s*$"
+    r"|\b(?:am\s+i|are\s+we)\s+(?:around|available|about)\b(?!\s+to\b)"
+    r"|\bwhat['’]?s\s+(?:booked|pencilled|penciled)\s+in\b|\bwhat\s+(?:have|do)\s+(?:i|we)\s+(?:got\s+)?booked\b"
+    r"|\bany\s+plans\b(?!\s+(?:to|for\s+an?)\b)",
+    re.IGNORECASE,
+)
+
+
+_WH_BEFORE = pattern(r"\b(?:where|what|which|how|who)\b(?![^,.;!?]*[,.;!?])", re.IGNORECASE)
+
+
+def asks_if_i_can_make_it(text: str) -> bool:
+    """Whether a request asks if the user can make something at a time (_CAN_I_MAKE_IT); not where,
+    what or how they can ("where can we go for dinner saturday", "which museums can we go to")."""
+    found = _CAN_I_MAKE_IT.search(text)
+    return found is not None and _WH_BEFORE.search(text[: found.start()]) is None
 
 
 def asks_after_the_diary(text: str) -> bool:
-    """Whether a request asks what the user's diary holds ("What's on this week?", "is the 19th free?")."""
-    return _AGENDA.search(text) is not None
+    """Whether a request asks what the user's diary holds ("What's on this week?", "is the 19th
+    free?", "can I make a pint on Thursday?")."""
+    return _AGENDA.search(text) is not None or asks_if_i_can_make_it(text)
 
 
 def plans_ahead(
@@ -1498,7 +1527,7 @@ def plans_ahead(
             for r, t in zip(planned, trips, strict=True)
             if _plainly_travel(t, travel) or tells_a_journey(found[int(vs.ids[r])].text)
         ]
-    if _AGENDA.search(text) and not (soonest or latest or request.code):
+    if asks_after_the_diary(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
         diary = sorted(planned, key=days.__getitem__)[:AGENDA_ITEMS]
@@ -2160,8 +2189,46 @@ _WEEKDAY = pattern(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday
 
 
 def asks_when_in_my_day(text: str) -> bool:
-    """Whether a request asks when in the user's own day to do something (_WHEN_IN_MY_DAY)."""
-    return _WHEN_IN_MY_DAY.search(text) is not None
+    """Whether a request asks when in the user's own day to do something (_WHEN_IN_MY_DAY), or
+    whether they can make something on a day of the week ("pete wants a pint thursday night, can i")."""
+    return _WHEN_IN_MY_DAY.search(text) is not None or (
+        asks_if_i_can_make_it(text)
+        and (_WEEKDAY.search(text) is not None or _A_DAY_FROM_TODAY.search(text) is not None)
+    )
+
+
+# a day named from today ("can i go to the session tonight", "can I do the school run tomorrow?")
+_A_DAY_FROM_TODAY = pattern(
+    r"\b(?:(tonight|today|this\s+(?:morning|afternoon|evening))|(tomorrow)(?:\s+(?:morning|afternoon|evening|night))?)\b",
+    re.IGNORECASE,
+)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def days_named(text: str, today: date) -> set[str]:
+    """The days of the week a request names, by name or from today ("tonight", "tomorrow")."""
+    named = {d.lower() for d in _WEEKDAY.findall(text)}
+    for m in _A_DAY_FROM_TODAY.finditer(text):
+        named.add(_WEEKDAYS[(today.weekday() + (1 if m.group(2) else 0)) % 7])
+    return named
+
+
+# "Choir practice is Thursdays 7:30 to 9pm": the week's standing commitments, whoever's words they
+# are in, are what a day of the week asked about holds
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_EVERY_WEEKDAY = pattern(
+    rf"\b(?:every|each)\s+(?:other\s+)?{_DAY}\b"
+    r"|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
+    # "on Tuesday and Friday mornings", "the Monday night session"
+    rf"|\b{_DAY}(?:(?:,\s*|\s+and\s+|\s+or\s+){_DAY})*\s+(?:mornings?|afternoons?|evenings?|nights?)\b",
+    re.IGNORECASE,
+)
+
+
+def _weekly_on(text: str, days: set[str]) -> bool:
+    """Whether a memory says something happens every week on one of `days` ("Thursdays 7:30 to 9pm",
+    "on Tuesday and Friday mornings")."""
+    return any(d.lower() in days for m in _EVERY_WEEKDAY.finditer(text) for d in _WEEKDAY.findall(m.group(0)))
 
 
 def states_my_day(text: str) -> bool:
@@ -2171,23 +2238,32 @@ def states_my_day(text: str) -> bool:
     return own and _TIME_OF_MY_DAY.search(text) is not None and not (_PAST.search(text) or _FORMER.search(text))
 
 
-def by_day(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+def by_day(
+    db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
+) -> list[Needed]:
     """When the user sleeps, works and is out (two memories at most, most like the request first),
     for a request when in their own day to do something: never a question about no one, nor code."""
     if request.about_no_one or request.code or asks_in_general(text) or not asks_when_in_my_day(text):
         return []
     store = MemoryStore(db)
     found = store.newest_matching(_DAY_TERMS, DAY_ROWS, longest=LONGEST_SENT)
-    kept = [i for i, said, _told in found if i not in exclude and states_my_day(said)]
+    named = days_named(text, today)
+    kept = [
+        i
+        for i, said, _told in found
+        if i not in exclude
+        and (states_my_day(said) or (_weekly_on(said, named) and not (_PAST.search(said) or _FORMER.search(said))))
+    ]
     memories = store.get_many(kept, longest=LONGEST_SENT)
     kept = [i for i in kept if i in memories and not (memories[i].sensitive or memories[i].private)]
     kept = [i for i in kept if not sensitive.categories(memories[i].text) - {"children"}]
     # a day the request names first ("plan my Saturday" and the Saturday pottery class), then by likeness
-    named = {d.lower() for d in _WEEKDAY.findall(text)}
     scored = sorted(
         _most_like(db, embedder, request, kept),
         key=lambda pair: not named & {d.lower() for d in _WEEKDAY.findall(memories[pair[1]].text)},
     )
+    if _WHEN_IN_MY_DAY.search(text) is None:  # can they make it that day: what that day holds, no more
+        scored = [(score, i) for score, i in scored if _weekly_on(memories[i].text, named)]
     return [Needed(memories[i], score, "day") for score, i in scored[:DAY_ITEMS]]
 
 

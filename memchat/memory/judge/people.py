@@ -94,6 +94,20 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (pattern(r"\bthe (cat|kitty|moggy|moggie)\b", re.I), (("cat",),)),
     (pattern(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
 ]
+# People typing in a hurry drop the "my" ("dog's scratching himself raw again", "wife wants to go to
+# Crete", "kids are off school next week"): a household role word that opens the request, with what
+# it is doing or has after it, is the user's own. Only at the start, and only the household's (a
+# "boss" or a "friend" there may be anyone's); not "Dog training tips" (no verb after it).
+_BARE_ROLE = pattern(
+    r"^\W*(?:(?:so|ugh|hey|ok|okay|right|and|also|btw|oh|argh|um|hmm)\W+){0,2}"
+    r"(wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|hubby|missus|son|daughter|kid|kids|dog|cat|puppy|kitten)"
+    r"(?:['’]s\b|\s+(?:is|are|was|were|has|have|had|keeps|kept|wants|needs|says|said|won['’]t|can['’]t|isn['’]t|"
+    r"aren['’]t|hasn['’]t|doesn['’]t|didn['’]t|just|got|been|started|threw|thrown|ate|hates|loves|asked|reckons|"
+    r"thinks|seems|feels|refuses)\b)"
+    r"(?!\s*(?:life|dinner|breakfast|body|bollocks|out\s+of\s+the\s+bag|pyjamas|whiskers|cradle)\b)",
+    re.I,
+)
+_BARE_WORD_ROLE = {"hubby": "partner", "missus": "partner"}
 _ADJ = r"(?:(?:best|closest|oldest|old|younger|older|little|big|uni|new|late)\s+)?"
 _OWN_ROLE = pattern(rf"\b(?:my|our)\s+{_ADJ}({_ANY_ROLE})s?(?:['’]s\s+{_ADJ}({_ANY_ROLE})s?)?\b", re.I)
 _NAME = r"(\p{Lu}[\w’'-]*[\w](?:\s+\p{Lu}[\w’'-]*[\w])?)"
@@ -187,6 +201,14 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
         rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
         if path not in paths:
             paths.append(path)
+    if bare := _BARE_ROLE.search(rest):
+        word = bare.group(1).lower()
+        found = (
+            (("son",), ("daughter",), ("child",))
+            if word == "kids"
+            else ((_BARE_WORD_ROLE.get(word) or _WORD_ROLE.get(word) or _WORD_ROLE[word.replace("é", "e")],),)
+        )
+        paths += [p for p in found if p not in paths]
     for m in _FAMILY_NAME.finditer(rest):
         before = rest[: m.start()].split()
         if before and before[-1].lower().strip("\"'“‘(") in _SOMEONE_ELSES:

@@ -310,11 +310,16 @@ _FESTIVE = pattern(r"\b(christmas|xmas|festive|the\s+holidays|new\s+year(?:'s)?)
 _EASTER = pattern(r"\beaster\b", re.I)
 # A month named as ahead ("my February trip", "in March", "next June"): capitalised as a name is, not
 # after "last", nor possessive ("June's party" is a person's); "May" only where the verb cannot be
-# ("in May", "next May"). A person called April or June is still read as the month.
+# ("in May", "next May"). A person called April or June is still read as the month. People type in
+# lowercase too ("what's booked in for december"): a month's whole name, or a short one that is no
+# word ("dec", "sept"), in any case; "march", "may", "jan" and the like only after a word that makes
+# them a month ("in march", "by jan"), as "march on" or "I may" are not.
 _AHEAD_MONTH = pattern(
     r"(?<!\blast )(?<!\bLast )\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b(?!['’]s)"
-    r"|\b(?:in|this|next|early|late|mid-?|by|until)\s+(May)\b"
+    r"|(?<!\blast )(?<!\bLast )\b((?i:january|february|april|june|july|august|september|october|november|december|"
+    r"feb|sept|oct|nov|dec))\b(?!['’]s)"
+    r"|\b(?:in|this|next|early|late|mid-?|by|until|till|of|for|from|before|after)\s+(May|(?i:may|march|jan|mar|apr|jun|jul|aug|sep))\b"
 )
 _SEASONS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9}  # first month; three months each
 _ASKS_BACK = pattern(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do in May?" looks back
@@ -327,6 +332,14 @@ def coming_period(text: str, today: date) -> Period | None:
     said ("at the end of next month", "early December", "mid-winter") is that third of it: the gig on
     the 28th, not the on-call week that starts on the 9th."""
     period = _whole_period(text, today)
+    week = _WEEK_OF.search(text) if period is not None else None
+    if period is not None and week is not None and (period.end - period.start).days >= PART_FROM_DAYS:
+        # "the first week of december": its days 1-7 (or the month's last seven), from today on
+        nth = _NTH_WEEK[week.group(1).lower()]
+        first = period.end.replace(day=1) if period.end.day > 7 else period.start
+        start = first + timedelta(days=7 * nth) if nth >= 0 else period.end - timedelta(days=6)
+        end = min(start + timedelta(days=6), period.end)
+        return Period(max(start, today), end) if end >= today else period
     part = _PART_OF.search(text) if period is not None else None
     if period is None or part is None or (period.end - period.start).days < PART_FROM_DAYS:
         return period
@@ -339,6 +352,8 @@ def coming_period(text: str, today: date) -> Period | None:
     return Period(period.start, period.start + third)
 
 
+_WEEK_OF = pattern(r"\b(first|second|third|fourth|last|1st|2nd|3rd|4th)\s+week\s+(?:of|in)\b", re.IGNORECASE)
+_NTH_WEEK = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "last": -1}
 PART_FROM_DAYS = 20  # a period this long or longer has a start, a middle and an end worth telling apart
 # a part of the period a request names: "at the end of next month", "early December", "mid-winter"
 _PART_OF = pattern(
@@ -364,7 +379,7 @@ def _whole_period(text: str, today: date) -> Period | None:
             if sunday + timedelta(days=8) >= today:
                 return Period(max(sunday - timedelta(days=9), today), sunday + timedelta(days=8))
     if m := _AHEAD_MONTH.search(text):
-        month = _month(m.group(1) or m.group(2))
+        month = _month(next(g for g in m.groups() if g))
         year = today.year if month >= today.month else today.year + 1
         return Period(max(date(year, month, 1), today), _month_end(year, month))
     if m := _THE_NTH.search(text):
