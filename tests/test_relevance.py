@@ -1634,6 +1634,33 @@ def test_a_meal_a_parent_can_eat_too_gets_their_diet_and_the_households(cli, api
     assert any("diabetes" in t for t in sent) and any("olives" in t for t in sent), sent
 
 
+def test_guests_at_your_table_get_their_diet_and_what_the_household_must_not_eat(memchat_home, embedder):
+    # "dad's over for dinner saturday" is his meal and the household's: the son's sesame allergy goes
+    # with it, as dad's diabetes does; the host's dislike of olives does not (the guest's meal is not
+    # the host's to please). The household's meal route, read directly: on so small a profile the
+    # card would hold them all.
+    from memchat.memory.judge import need
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-03-01",
+        "My dad Pieter is 80 and lives in Utrecht",
+        "Dad has type 2 diabetes and watches his sugar",
+        "Our son Arjun is 7 and allergic to sesame",
+        "I can't stand olives",
+        "I'm a hospital pharmacist in Leiden",
+    )
+
+    def household(prompt: str) -> list[str]:
+        return [n.memory.text for n in need.household_diet(db, need.read(prompt, embedder), embedder, prompt, set())]
+
+    hosted = household("dad's over for dinner saturday, what should i cook")
+    assert any("diabetes" in t for t in hosted) and any("sesame" in t for t in hosted), hosted
+    assert not any("olives" in t for t in hosted), hosted
+    assert any("olives" in t for t in household("what should i cook for dinner tonight")), "the household's own meal"
+
+
 def test_whether_someone_of_the_household_may_eat_a_food_gets_their_allergy(cli, api, real_encoder):
     # "Can Lucía have a slice of roscón?" asks whether she may eat it; it got what memory says of
     # her (school, bedtime), not her egg allergy

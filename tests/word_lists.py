@@ -284,6 +284,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "can_i_make_it",
     ),
     (
+        "guests at the user's table (need._HOSTING)",
+        "a meal request that has guests eat with the household",
+        lambda t: bool(need._HOSTING.search(t)),
+        "hosting",
+    ),
+    (
         "a household role without 'my' (people._BARE_ROLE)",
         "a request that opens with someone of the user's household, 'my' dropped",
         lambda t: bool(people._BARE_ROLE.search(t)),

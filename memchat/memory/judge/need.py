@@ -2808,6 +2808,17 @@ _OUR_WORK = pattern(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
 # can I cook for my mum?", where the user only cooks)
 # the people a meal is named for eat beside the household ("an easy dinner that mum can eat too")
 _THEM_TOO = pattern(r"\b(?:too|as\s+well|also|everyone|everybody|all\s+of\s+us|the\s+whole\s+family)\b", re.I)
+# Guests at the user's table eat with the household: "in-laws over for dinner saturday", "niamh and
+# tomás coming for sunday lunch", "having the Okafors round on Friday" are the guests' meal and the
+# household's. Measured in tests/word_lists.py.
+_HOSTING = pattern(
+    r"\bhosting\b(?!\s+(?:a\s+|the\s+|my\s+|our\s+)?(?:provider|service|company|plan|site|website|webinar|server|costs?|options?|"
+    r"platform|app|podcast|meeting|call|workshop|stream|for\s+(?:my|our|a|the)\s+(?:site|website|app|blog|api)))|\b(?:having|have)\s+[\w\s'’-]{0,30}?\s+(?:over|round)\b"
+    r"|\b(?:over|round|coming|here|staying)\s+(?:for|to\s+ours\s+for)\s+(?:(?:a|the|our|sunday|christmas|boxing\s+day|easter|"
+    r"friday|saturday|a\s+big)\s+)?(?:dinner|lunch|tea|supper|brunch|breakfast|meal|roast|christmas|bbq|barbecue|food)\b"
+    r"|\b(?:at|to)\s+ours\b|\bcoming\s+(?:over|round)\b",
+    re.IGNORECASE,
+)
 _USER_EATS = pattern(
     r"\b(?:I|we)\s+(?:(?:can|could|should|may|will|want\s+to)\s+)?(?:eat|order)\b"
     r"|\b(?:can|could|should|may)\s+(?:I|we)\s+(?:eat|have|order)\b"
@@ -2835,17 +2846,21 @@ _MEAL_AHEAD = pattern(
 )
 
 
-def _eaters(db: Database, text: str) -> tuple[list[tuple[str, ...]], bool]:
+def _eaters(db: Database, text: str) -> tuple[list[tuple[str, ...]], bool, list[tuple[str, ...]]]:
     """Whom a meal request is for, as role paths (by role, or by the name memory knows them by:
-    "Can Lucía have a slice of roscón?"), and whether the user eats too."""
+    "Can Lucía have a slice of roscón?"), whether the user eats too, and the guests among them when
+    the household hosts people it names (what the household must not eat goes with the guests'
+    meal; what it merely dislikes is for its own)."""
     by_role = named = people.role_paths(text)
     # one of the household by name ("Can Lucía have...?"; a friend named is a guest: see _USER_EATS)
     named = named + [path for _name, path in people.names_known(db, text) if path in HOUSEHOLD and path not in named]
     # "Is porridge safe for me?" asks for the user alone, not for the household
     alone = not named and asks_to_eat(text) and _WE.search(text) is None
     paths = [] if alone else named or list(HOUSEHOLD)
-    if named and _THEM_TOO.search(text):
+    guests: list[tuple[str, ...]] = []
+    if named and (_THEM_TOO.search(text) or _HOSTING.search(text)):
         paths = named + [p for p in HOUSEHOLD if p not in named]  # "a dinner mum can eat too": ours and hers
+        guests = named if not _THEM_TOO.search(text) else []
     # "everyone at home" eats with the user, and so does a meal the user asks what they may eat at
     # ("What can I eat at the Tết lunch? Mum always makes bánh chưng": the user's own coeliac disease)
     with_user = (  # "Cooking for Sabine on Saturday": the cook eats too, whoever Sabine is
@@ -2853,27 +2868,19 @@ def _eaters(db: Database, text: str) -> tuple[list[tuple[str, ...]], bool]:
         or all(p in named for p in HOUSEHOLD)
         or _USER_EATS.search(text) is not None
         or _THEM_TOO.search(text) is not None
+        or _HOSTING.search(text) is not None
     )
-    return paths, with_user
+    return paths, with_user, guests
 
 
-def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
-    """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
-    ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
-
-    The people are those the request names by role ("my daughter's lunchbox": Maya), or else the
-    household: the user, their partner and children (memchat.memory.judge.people). A memory counts
-    when it states a constraint (_CONSTRAINT) of one of them, as its subject ("Ines's best friend
-    Lucy can't eat gluten" is Lucy's), is not over ("I used to be vegetarian"), and reads as
-    about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
-    import numpy as np
-
+def _asks_for_a_meal(request: Request, text: str, model: TopicModel) -> bool:
+    """Whether a request asks for a meal the household will eat (household_diet)."""
     # "what wine usually goes with salmon?", "Which dishes are typical at a Diwali feast?": what anyone
     # eats, not what the household may (but "Is it safe to eat brie?" is asked by whoever would eat it,
     # and "What's a good breakfast before an early turn?" by whoever eats it then)
     world = asks_about_the_world(text) and not asks_to_eat(text) and not _MEAL_AHEAD.search(text)
     if asks_in_general(text) or world or writes_a_message(text):
-        return []
+        return False
     # A meal named and asked for oneself ("Find me somewhere nice to eat on Saturday") is one, though
     # it reads less as about anyone than the bar for the rest. Not a meal as a time ("my pill before
     # breakfast"), a recipe (it may be a drink's: "a recipe for my next homebrew"), nor a place to eat
@@ -2887,23 +2894,39 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     meal = any(not _EATING_PLACE.match(m.group(0)) for m in meals) or (bool(meals) and plans_a_journey(text))
     own_meal = (meal and (says_its_own(text) or _ASKS_TO_PLAN.search(text) is not None)) or asks_to_eat(text)
     if request.general > (GENERAL if own_meal else MEAL_REQUEST):
-        return []
-    model = model_for(embedder)
+        return False
     # "Race day fuelling: which gels are safe for me?" asks what the user may eat, food a hair behind
     # running ("Is this laptop OK for me?" does not: devices, food far behind)
     diet_near = float(request.topics[model.names.index("diet")]) >= float(request.topics.max()) - MEAL_NEAR
     # a meal named and asked for ("Suggest a takeaway for tonight") is food whatever else the encoder
     # reads in it (a takeaway is travel to it, by a hair)
-    if not (request.topic == "diet" or (asks_to_eat(text) and diet_near) or (meal and own_meal)) and not _names_a_meal(
+    return bool(request.topic == "diet" or (asks_to_eat(text) and diet_near) or (meal and own_meal)) or _names_a_meal(
         text, request, model
-    ):
+    )
+
+
+def household_diet(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """For a meal request (MEAL_REQUEST), what the people it is for cannot or will not eat
+    ("Ines is pescatarian", "Maya refuses anything green"), best first by meaning.
+
+    The people are those the request names by role ("my daughter's lunchbox": Maya), or else the
+    household: the user, their partner and children (memchat.memory.judge.people). A memory counts
+    when it states a constraint (_CONSTRAINT) of one of them, as its subject ("Ines's best friend
+    Lucy can't eat gluten" is Lucy's), is not over ("I used to be vegetarian"), and reads as
+    about food: never a sensitive one but a condition a meal must respect (_a_diet_condition)."""
+    import numpy as np
+
+    model = model_for(embedder)
+    if not _asks_for_a_meal(request, text, model):
         return []
     vs = index.vector_set(db, "memories", embedder.model_name)
     if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
         return []
-    paths, with_user = _eaters(db, text)
+    paths, with_user, guests = _eaters(db, text)
     names, about = people.people_and_memories(db, paths)
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
+    guest_names = people.people_and_memories(db, guests)[0] if guests else set()
+    guest_roles = {w for path in guests for w in people.ROLE_WORDS[path[-1]]}
     about = [i for i in about if i not in exclude]
     rows = np.concatenate(
         [*_topic_rows(db, vs, model, [model.names.index("diet")], PER_TOPIC), np.flatnonzero(np.isin(vs.ids, about))]
@@ -2934,6 +2957,9 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
             or not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user)
         ):
             continue
+        subject = m.text[: constraint.start()] or constraint.group(0)
+        if guests and not _of_them(subject, guest_names, guest_roles, False) and not _DIET_CONDITION.search(m.text):
+            continue  # the hosts' own dislikes are not the guests' meal ("I can't stand coriander")
         sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None
         if topics[j, diet] < topics[j].max() - CLOSE and not sets_the_diet:
             continue  # "Ines doesn't have a driving licence" (but "I have type 2 diabetes" is about food too)
