@@ -263,6 +263,37 @@ def test_a_pet_told_by_its_breed_is_the_dog_or_the_cat(db, real_encoder):
     assert any("kidney" in t for t in found), found
 
 
+def test_a_pet_the_household_has_is_its_pet_and_its_care_comes_first(db, real_encoder):
+    """ "We also have a black cat, Púca" and "a ginger tom called Pindakaas" say whose cat is whose
+    without "our cat"; a pet that died is no care of today's; what the dog may eat turns on its diet;
+    a symptom gets the household's vet, whom memory names without the pet."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "We also have a black cat, Púca, who's 13 and lives mostly in the hot press",
+        "I have a 6-year-old ginger tom called Miso",
+        "Our dog Bran is a 10-year-old Border collie with arthritis in his back hips",
+        "Bran walks with me on the strand every afternoon",
+        "Bran had pancreatitis, so he's on a low-fat senior food and gets no fatty scraps",
+        "Our old dog Scamp died in 2016; he's buried at the end of the garden",
+        "Our vet is Aoife at the clinic in Clifden",
+        "I teach Irish to adult beginners on Wednesday evenings",
+    ):
+        store.add(text)
+    assert set(people.names_for(db, "user", "cat")) == {"Púca", "Miso"}
+    index.catch_up(db, real_encoder)
+
+    def about_the_pet(text: str) -> list[str]:
+        return [n.memory.text for n in need.by_person(db, need.read(text, real_encoder), real_encoder, text, set())]
+
+    treat = about_the_pet("can the dog have some of the turkey skin at christmas")
+    assert "pancreatitis" in treat[0] and not any("Scamp" in t for t in treat), treat
+    assert any("Aoife" in t for t in about_the_pet("the dog's limping worse than usual"))
+    assert not any("Aoife" in t for t in about_the_pet("who walks the dog when i'm away"))
+
+
 def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encoder):
     """ "The cat has been drinking loads of water" and the cat's kidney disease, "My mum keeps falling
     over" and her Parkinson's: their condition is what it turns on, though it is less like the

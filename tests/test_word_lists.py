@@ -57,6 +57,8 @@ FLOORS = {
     "help with a task of theirs (need._HELPING_WITH, need._FOR_THEIR_OWN, need.helps_with_their_task)": 0.95,  # written with it, 2026-12-07 (her First Communion, his reading homework are not its)
     "can I make it then (need._CAN_I_MAKE_IT, need.asks_if_i_can_make_it)": 0.95,  # 1.00 on its 34 examples (written with it, 2026-12-07; where can we go, going vegan, making dough the night before are not its)
     "guests at the user's table (need._HOSTING)": 0.95,  # 1.00 on its 20 examples (written with it, 2026-12-07; web hosting, a webinar, going over to France are not its)
+    "what a pet may eat (need._PET_MAY_HAVE)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07; a limp, fireworks, a lead are not its)
+    "a pet's diet (need._PET_DIET)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07; its walks, its vet, its temper are not its)
     "a household role without 'my' (people._BARE_ROLE)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-07; a dog's life, the Wife of Bath, daughter cells are not its)
     "when in my day (need._WHEN_IN_MY_DAY, need.asks_when_in_my_day)": 0.95,  # written with it, 2026-12-07 (planting garlic, a passport, a sofa in the lift are not its)
     "my day's times (need._TIME_OF_MY_DAY, need.states_my_day)": 0.95,  # written with it, 2026-12-07 (a husband's nights, a flight's time, a past job are not its)

@@ -290,6 +290,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "hosting",
     ),
     (
+        "what a pet may eat (need._PET_MAY_HAVE)",
+        "a request whether a pet may eat or have something",
+        lambda t: bool(need._PET_MAY_HAVE.search(t)),
+        "pet_may_have",
+    ),
+    (
+        "a pet's diet (need._PET_DIET)",
+        "a memory of what a pet must not eat or is fed",
+        lambda t: bool(need._PET_DIET.search(t)),
+        "pet_diet",
+    ),
+    (
         "a household role without 'my' (people._BARE_ROLE)",
         "a request that opens with someone of the user's household, 'my' dropped",
         lambda t: bool(people._BARE_ROLE.search(t)),

@@ -1210,6 +1210,26 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         subject=not suggestion and _GREETING.search(text) is None,
         symptom=symptom,
     )
+    ranked = _in_order(db, text, ranked, exclude, floor, pets=pets, symptom=symptom, suggestion=suggestion)
+    out = [Needed(n.memory, n.score, "person") for n in ranked[: PET_ITEMS if pets else PERSON_ITEMS]]
+    for_them = not (pets or technical or names_its_language(text) or not_about_them)
+    if for_them and (shaping := _shaping_condition(db, vs.ids[rows], vectors, request.vector)):
+        out = [shaping, *(n for n in out if n.memory.id != shaping.memory.id)]
+    return out
+
+
+def _in_order(
+    db: Database,
+    text: str,
+    ranked: list[Needed],
+    exclude: set[int],
+    floor: float,
+    *,
+    pets: bool,
+    symptom: bool,
+    suggestion: bool,
+) -> list[Needed]:
+    """by_person's memories about the people named, in the order the request needs them."""
     if symptom:  # their conditions first, by likeness within (a stable sort)
         ranked.sort(key=lambda n: not states_a_condition(n.memory.text))
     if suggestion:
@@ -1219,11 +1239,56 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         ranked = [n for n in ranked if n.score >= floor or _TASTE.search(n.memory.text)]
     elif not pets:  # a pet's memories are few and all its care, like the request or not ("the cat sitter")
         ranked = [n for n in ranked if n.score >= floor]
-    out = [Needed(n.memory, n.score, "person") for n in ranked[:PERSON_ITEMS]]
-    for_them = not (pets or technical or names_its_language(text) or not_about_them)
-    if for_them and (shaping := _shaping_condition(db, vs.ids[rows], vectors, request.vector)):
-        out = [shaping, *(n for n in out if n.memory.id != shaping.memory.id)]
-    return out
+    return _for_the_pet(db, text, ranked, exclude, symptom=symptom) if pets else ranked
+
+
+PET_ITEMS = 3  # a pet's memories a request about it gets, at most
+# A pet that is gone is no care of today's ("Our old dog Scamp died in 2016")
+_GONE = pattern(
+    r"\b(?:died|passed\s+away|put\s+(?:down|to\s+sleep)|was\s+put\s+down|rip)\b|\bour\s+old\s+(?:dog|cat)\b", re.I
+)
+# What the pet may eat ("can the dog have some of the turkey skin?", "is cheese ok for the cat")
+_PET_MAY_HAVE = pattern(
+    r"\b(?:can|could|may|should)\s+(?:the\s+)?(?:dog|cat|puppy|kitten|he|she|it|\w+)\s+(?:have|eat|get)\b"
+    r"|\b(?:ok|okay|safe|alright|bad)\s+for\s+(?:the\s+)?(?:dog|cat|puppy|kitten|him|her)\b|\bfeed\b|\btreats?\b|\bscraps\b",
+    re.IGNORECASE,
+)
+# ... turns on its diet: what it must not have, the food it is on
+_PET_DIET = pattern(
+    r"\b(?:allerg\w*|intoleran\w*|can['’]t\s+(?:have|eat)|(?:gets|have|has)\s+no\s+|no\s+(?:[\w-]+\s+)?(?:scraps|treats|bones)\b|"
+    r"low-fat|special\s+(?:food|diet)|prescription\s+(?:food|diet)|nothing\s+else|only\s+eats?|urinary|renal|"
+    r"hypoallergenic|sensitive\s+stomach|upset\s+stomach|pancreatitis|diabet\w*)",
+    re.IGNORECASE,
+)
+_VET = pattern(r"\b(?:vets?|veterinary|veterinarian)\b", re.IGNORECASE)
+VET_ROWS = 50  # newest memories naming a vet that are read
+
+
+def _for_the_pet(db: Database, text: str, ranked: list[Needed], exclude: set[int], *, symptom: bool) -> list[Needed]:
+    """A pet's memories for a request about it: not a pet that is gone; for what it may eat, its diet
+    first; for a symptom, its conditions first and then the household's vet, whom memory may name
+    without the pet ("Our vet is Aoife at the clinic in Clifden")."""
+    ranked = [n for n in ranked if not _GONE.search(n.memory.text)]
+    if _PET_MAY_HAVE.search(text):
+        ranked.sort(key=lambda n: _PET_DIET.search(n.memory.text) is None)
+    if not symptom:
+        return ranked
+    taken = {n.memory.id for n in ranked} | exclude
+    store = MemoryStore(db)
+    found = store.newest_matching('"vet" OR "vets" OR "veterinary" OR "veterinarian"', VET_ROWS, longest=LONGEST_SENT)
+    vets = [i for i, said, _told in found if i not in taken and _VET.search(said) and _OURS_OR_MINE.search(said)]
+    vet = store.get_many(vets[:1], longest=LONGEST_SENT)
+    if not vet:
+        return ranked
+    return [
+        *ranked[: PET_ITEMS - 1],
+        *(Needed(m, 0.0, "person") for m in vet.values() if not (m.private or m.sensitive)),
+    ]
+
+
+_OURS_OR_MINE = pattern(
+    r"\b(?:our|my)\s+vets?\b|\b(?:our|my)\s+(?:[\w-]+\s+){0,2}(?:go|goes)\s+to\b|\bvet\s+is\b", re.I
+)
 
 
 def helps_with_their_task(text: str) -> bool:

@@ -158,6 +158,20 @@ _BY_BREED = {
 }
 
 
+# A pet told as one the household has: "We also have a black cat, Púca, who's 13", "We have a
+# 6-year-old ginger tom called Pindakaas", "I adopted a rescue greyhound named Toby".
+_PET_HAD = {
+    role: pattern(
+        r"\b(?i:we|I)\s+(?i:also\s+|now\s+|still\s+)?(?i:have\s+got|['’]ve\s+got|have|has|got|own|adopted|rescued|took\s+in)\s+"
+        rf"(?i:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?i:{words})(?:\s*,\s*|\s+(?i:called|named)\s+){_NAME}"
+    )
+    for role, words in {
+        "cat": "cat|kitten|tom|tomcat|" + _BREEDS["cat"],
+        "dog": "dog|puppy|pup|bitch|" + _BREEDS["dog"],
+    }.items()
+}
+
+
 def _by_breed(role: str, text: str) -> list[str]:
     """The names of the user's pets of this role told by their breed in `text` (cased)."""
     return [n for pair in _BY_BREED[role].findall(text) for n in pair if n]
@@ -184,6 +198,8 @@ _CUES = {  # said of the user
     "godchild": ("godfather", "godmother", "godparent"),
     # "a three-year-old called Noor", "Isla, our eldest", "Rohan is 5 and in Year 1 at Brudenell Primary"
     "child": ("old", "baby", "toddler", "newborn", "eldest", "youngest", "oldest", "year", "reception", "nursery"),
+    "cat": ("tom", "tomcat"),  # "a ginger tom called Pindakaas"
+    "dog": ("pup",),
 }
 CANDIDATES = 200  # memories read per name, the newest (60 cut a partner with 25 memories short)
 
@@ -319,6 +335,7 @@ def _named_as(db: Database, owner: str, role: str) -> list[str]:
             names += [n for pair in _CHILD_SAID.findall(text) for n in pair if n and n not in names]
         if owner == "user" and role in _BY_BREED:
             names += [n for n in _by_breed(role, text) if n not in names]
+            names += [n for n in _PET_HAD[role].findall(text) if n not in names]
         if owner == "user" and role in ("mentee", "godchild"):
             saying = _MENTORING if role == "mentee" else _GODPARENT
             names += [n for n in saying.findall(text) if n not in names]
