@@ -879,6 +879,36 @@ def test_whether_you_can_make_something_is_asked_of_your_diary_typed_as_people_t
     assert coming_period("they march on", today) is None and coming_period("i may go", today) is None
 
 
+def test_a_trip_to_get_ready_for_gets_the_households_travel_documents_never_a_number(memchat_home, embedder):
+    # "what do we need to sort before we fly?" turns on a passport that runs out and an ESTA still to
+    # get, identity documents no topic sends; never the passport's number, a Visa card, a passport
+    # good for years, nor anything for a question about the world or about something else to sort
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-01-10",
+        "My passport expires in August 2027",
+        "We still need to apply for ESTAs for the kids",
+        "My passport number is 584120937",
+        "I have a Barclaycard Visa with a £2,000 limit",
+        "My wife's passport is valid until June 2031",
+        "We're flying to Boston on 2027-03-20 for a week",
+        "I'm a quantity surveyor in Bristol",
+    )
+
+    def section(prompt: str) -> str:
+        return section_on(db, embedder, prompt, date(2027, 1, 12))
+
+    ready = section("anything we need to sort before we fly in march?")
+    assert "August 2027" in ready and "ESTAs" in ready, ready
+    assert "584120937" not in ready and "Barclaycard" not in ready and "2031" not in ready, ready
+    assert "ESTAs" in section("boston trip, anything paperwork wise")
+    assert "August 2027" not in section("Do Americans need a visa for Japan?")
+    assert "ESTAs" not in section("anything medical i should sort before the flight in march?")
+
+
 def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedder):
     from datetime import date
 

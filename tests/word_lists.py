@@ -302,6 +302,20 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "pet_diet",
     ),
     (
+        "getting ready for a trip on paper (need._A_TRIP, need._PAPERWORK, need.readies_a_trip)",
+        "a request that readies a trip of the user's own: documents, visas, what to sort",
+        need.readies_a_trip,
+        "readies_a_trip",
+    ),
+    (
+        "a travel document's state (need._TRAVEL_DOCUMENT, need._A_PAYMENT_CARD, need._DOCUMENT_STATUS)",
+        "a memory of a household travel document: a passport, visa or ESTA and how it stands",
+        lambda t: bool(
+            need._TRAVEL_DOCUMENT.search(t) and not need._A_PAYMENT_CARD.search(t) and need._DOCUMENT_STATUS.search(t)
+        ),
+        "travel_document",
+    ),
+    (
         "a household role without 'my' (people._BARE_ROLE)",
         "a request that opens with someone of the user's household, 'my' dropped",
         lambda t: bool(people._BARE_ROLE.search(t)),

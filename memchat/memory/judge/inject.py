@@ -621,7 +621,8 @@ def _routed(
         need.by_money,
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
-    more += _needed_items(need.by_day(db, request, embedder, query, today, exclude=seen), seen, today)
+    for dated in (need.by_day, need.by_documents):
+        more += _needed_items(dated(db, request, embedder, query, today, exclude=seen), seen, today)
     return more
 
 
@@ -681,7 +682,9 @@ def _stands_for_the_topic(found: list[Item], query: str) -> bool:
     return any(
         i.memory_id
         for i in found
-        if not (i.reason.startswith("body") or (taking and i.reason.startswith(("medicine", "condition"))))
+        if not (
+            i.reason.startswith(("body", "documents")) or (taking and i.reason.startswith(("medicine", "condition")))
+        )
     )
 
 
@@ -785,6 +788,7 @@ ROUTES = frozenset(
         "money",
         "alcohol",
         "day",
+        "documents",
     )
 )
 

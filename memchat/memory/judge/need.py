@@ -32,7 +32,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,15 +49,13 @@ from memchat.memory.judge.personal import (
 )
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
-from memchat.memory.recall.dates import Period, coming_period, event_day, one_off_day, planned_day, span_start
+from memchat.memory.recall.dates import MONTHS, Period, coming_period, event_day, one_off_day, planned_day, span_start
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import LONGEST_SENT, Memory, MemoryStore
 from memchat.memory.text import STOPWORDS
 from memchat.patterns import pattern
 
 if TYPE_CHECKING:
-    from datetime import date
-
     import numpy as np
 
     from memchat.db import Database
@@ -2363,6 +2361,130 @@ _MY_MONEY = pattern(
 )
 # a card or account told by its last digits ("My card ending 4417 has a £3,000 limit"): an identifier
 _LAST_DIGITS = pattern(r"\b(?:ending|ends)\s+(?:in\s+|with\s+)?\d{3,}|\blast\s+(?:four|4)\s+digits\b", re.I)
+
+
+# A trip of the user's to get ready for ("what do i need to sort before we fly in february",
+# "paperwork i need sorted for the states trip", "do I need a visa for the honeymoon?") turns on the
+# household's travel documents: a passport that runs out, a visa or an ESTA still to get. They are
+# identity documents, so no topic sends them; this route does, never with a number. Both lists are
+# measured in tests/word_lists.py.
+_A_TRIP = pattern(
+    r"\b(?:trip|holiday|holidays|vacation|getaway|honeymoon|fly|flying|flight|travel|travelling|traveling|abroad|"
+    r"overseas|the\s+states|cruise|ferry|go\s+to\s+\p{Lu}\w+|going\s+to\s+\p{Lu}\w+|heading\s+to\s+\p{Lu}\w+)\b",
+    re.IGNORECASE,
+)
+_PAPERWORK = pattern(
+    r"\b(?:paperwork|documents?|docs|visas?|passports?|estas?|etas?|evisa|e-visa|entry\s+requirements?|renew\w*|"
+    r"(?:need|have|got)\s+to\s+(?:sort|do|get|organi[sz]e|arrange)|sort(?:ed)?(?:\s+out)?\s+(?:before|first|for)|"
+    r"needs?\s+sorting|anything\s+(?:i|we)\s+(?:need|should|must)\s+(?:to\s+)?(?:sort|do|get|check))\b",
+    re.IGNORECASE,
+)
+_TRAVEL_DOCUMENT_TERMS = (
+    '"passport"* OR "visa" OR "visas" OR "esta" OR "estas" OR "eta" OR "etas" OR "trv" OR "evisa" OR "ghic" OR "ehic" OR '
+    '"residence" OR "permit"'
+)
+_TRAVEL_DOCUMENT = pattern(
+    r"\b(?:passports?|visas?\b(?!\s+(?:card|debit|credit))|estas?|etas?|trv|e-?visa|ghic|ehic|residence\s+(?:permit|card)|green\s+card)\b",
+    re.IGNORECASE,
+)
+# ... what it says of one: when it runs out, that it has, that it must still be got
+_DOCUMENT_STATUS = pattern(
+    r"\b(?:expir\w*|valid|runs?\s+out|ran\s+out|run\s+out|renew\w*|apply|applied|need|needs|haven['’]t|hasn['’]t|"
+    r"interview|appointment|got|have|has|none|no)\b",
+    re.IGNORECASE,
+)
+DOCUMENT_ITEMS = 3
+DOCUMENT_ROWS = 100
+GOOD_FOR_DAYS = 730  # a document valid two years more needs nothing before a trip (six months past it is asked)
+# something else to sort before the trip, said instead ("anything medical i should sort before the flight")
+_SOMETHING_ELSE = pattern(
+    r"\b(?:medical|medicines?|meds|health|jabs?|vaccin\w*|insurance|money|currency|cash|pets?|dog|cat|car|house|"
+    r"packing|pack|work|emails?)\b",
+    re.IGNORECASE,
+)
+_NAMES_A_DOCUMENT = pattern(
+    r"\b(?:paperwork|documents?|docs|visas?|passports?|estas?|etas?|e-?visa|entry\s+requirements?)\b", re.I
+)
+
+
+_MONTH_YEAR = pattern(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+((?:19|20)\d\d)\b|\b((?:19|20)\d\d)-(\d\d)",
+    re.IGNORECASE,
+)
+
+
+def _good_until(text: str) -> date | None:
+    """The first month a document memory names ("expires in June 2029", "on 30 June 2027; Noor's
+    until 2030": June 2027), its first day; None when it names no month."""
+    found = [
+        date(int(m.group(2)), MONTHS[m.group(1).lower()], 1)
+        if m.group(1)
+        else date(int(m.group(3)), int(m.group(4)), 1)
+        for m in _MONTH_YEAR.finditer(text)
+        if m.group(1) or 1 <= int(m.group(4)) <= 12
+    ]
+    return min(found) if found else None
+
+
+def readies_a_trip(text: str) -> bool:
+    """Whether a request gets ready for a trip of the user's own on paper (_A_TRIP, _PAPERWORK):
+    it says so ("our trip") or asks nothing of the world ("honduras trip in may, anything paperwork wise")."""
+    return (
+        _A_TRIP.search(text) is not None
+        and _PAPERWORK.search(text) is not None
+        and (says_its_own(text) or not asks_about_the_world(text))
+        and (_NAMES_A_DOCUMENT.search(text) is not None or _SOMETHING_ELSE.search(text) is None)
+    )
+
+
+def by_documents(
+    db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
+) -> list[Needed]:
+    """The household's travel documents (three memories at most: what must still be done first, then
+    the most like the request) for a request that gets ready for a trip of the user's: never one
+    that holds a document's number, nor a private one, nor one of another sensitive kind."""
+    if request.about_no_one or request.code or asks_in_general(text) or not readies_a_trip(text):
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(_TRAVEL_DOCUMENT_TERMS, DOCUMENT_ROWS, longest=LONGEST_SENT)
+    kept = [
+        i
+        for i, said, _told in found
+        if i not in exclude
+        and _TRAVEL_DOCUMENT.search(said)
+        and not _A_PAYMENT_CARD.search(said)  # "I have a Scotia Scene+ Visa with a $3,000 limit"
+        and _DOCUMENT_STATUS.search(said)
+        and not sensitive.holds_identifier(said)
+        and not sensitive.categories(said) - {"identity_document", "children"}
+    ]
+    memories = store.get_many(kept, longest=LONGEST_SENT)
+    # (a passport good for years is nothing to sort: "My passport expires in June 2029")
+    later = today + timedelta(days=GOOD_FOR_DAYS)
+    kept = [
+        i
+        for i in kept
+        if i in memories
+        and not memories[i].private
+        and not ((day := _good_until(memories[i].text)) is not None and day > later)
+    ]
+    scored = _most_like(db, embedder, request, kept)
+    # what must still be done before what is in order ("I still need an ESTA", "expired in 2025"),
+    # the user's own before the household's
+    scored.sort(
+        key=lambda pair: (
+            _STILL_TO_DO.search(memories[pair[1]].text) is None,
+            not _BARE_USER_OR_MY.match(memories[pair[1]].text),
+        )
+    )
+    return [Needed(memories[i], score, "documents") for score, i in scored[:DOCUMENT_ITEMS]]
+
+
+_A_PAYMENT_CARD = pattern(r"\b(?:limit|cashback|credit|debit|apr|pay\s+it\s+off|contactless|points)\b", re.I)
+_BARE_USER_OR_MY = pattern(r"\s*(?:I|I['’]m|I['’]ve|my|we|we['’]re|we['’]ve|our)\b", re.IGNORECASE)
+_STILL_TO_DO = pattern(
+    r"\b(?:expired|ran\s+out|has\s+run\s+out|need\s+(?:a|to)|still\s+(?:have|need)\s+to|haven['’]t|hasn['’]t|not\s+yet|none\s+of)\b",
+    re.IGNORECASE,
+)
 
 
 def by_money(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
