@@ -909,6 +909,39 @@ def test_a_trip_to_get_ready_for_gets_the_households_travel_documents_never_a_nu
     assert "ESTAs" not in section("anything medical i should sort before the flight in march?")
 
 
+def test_what_you_can_afford_turns_on_what_comes_in_and_what_is_saved(memchat_home, embedder):
+    # "what can we afford if we move?" is not like "I earn €86,000 gross" in meaning, and a money
+    # route by likeness sent the VvE fee and the energy bill instead: what comes in and what is put
+    # by go first, the newest of each; a question about money in general gets neither
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-01-10",
+        "I earn €86,000 gross a year plus 8% holiday pay",
+        "I used to earn €61,000 at my old job",
+        "We have about €24,000 in savings at ASN Bank",
+        "We pay €210 a month to the VvE for the building",
+        "Our energy is with Vandebron at €185 a month",
+        "Our mortgage is with ABN AMRO: about €385,000 left, fixed until 2031",
+        "We'd like to move somewhere with a garden in the next couple of years",
+        "I'm a backend engineer in Rotterdam",
+    )
+
+    def section(prompt: str) -> str:
+        return section_on(db, embedder, prompt, date(2027, 1, 12))
+
+    afford = section("what can we afford if we move next year?")
+    assert "€86,000" in afford and "€24,000" in afford, afford
+    from memchat.memory.judge import need
+
+    text = "what can we afford if we move next year?"
+    money = [n.memory.text for n in need.by_money(db, need.read(text, embedder), embedder, text, set())]
+    assert not any("€61,000" in t for t in money), money
+    assert "€86,000" not in section("How does compound interest work?")
+
+
 def test_a_question_naming_where_a_plan_goes_gets_the_plan(memchat_home, embedder):
     from datetime import date
 

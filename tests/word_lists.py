@@ -316,6 +316,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "travel_document",
     ),
     (
+        "what the money allows (need._ASKS_WHAT_IT_ALLOWS)",
+        "a request what the user can afford, has left, owes or may save",
+        lambda t: bool(need._ASKS_WHAT_IT_ALLOWS.search(t)),
+        "asks_what_it_allows",
+    ),
+    (
+        "what comes in or is put by (need._INCOME, need._SAVINGS)",
+        "a memory of the user's income or savings",
+        lambda t: bool((need._INCOME.search(t) or need._SAVINGS.search(t)) and need.states_my_money(t)),
+        "income_or_savings",
+    ),
+    (
         "a household role without 'my' (people._BARE_ROLE)",
         "a request that opens with someone of the user's household, 'my' dropped",
         lambda t: bool(people._BARE_ROLE.search(t)),

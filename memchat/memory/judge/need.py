@@ -2507,10 +2507,18 @@ def by_money(db: Database, request: Request, embedder: Embedder, text: str, excl
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     out: list[Needed] = []
+    # what can be afforded, saved or owed turns on what comes in and what is put by, however unlike
+    # the request their words ("what can we afford if we move next year?" and "I earn €86,000")
+    basics = _money_basics(found, exclude) if _ASKS_WHAT_IT_ALLOWS.search(text) else []
+    out += [
+        Needed(m, float(scores[j]), "money") for j in range(len(rows)) for m in basics if m.id == int(vs.ids[rows[j]])
+    ]
     for j in sorted(range(len(rows)), key=lambda j: -scores[j]):
-        if scores[j] < MONEY_FLOOR:
+        if scores[j] < MONEY_FLOOR or len(out) >= MONEY_ITEMS:
             break
         m = found.get(int(vs.ids[rows[j]]))
+        if m is not None and m.id in {n.memory.id for n in out}:
+            continue
         # money by meaning, or a sum said in it ("We pay £1,250 rent for the flat" reads as home)
         if (
             m is not None
@@ -2520,6 +2528,42 @@ def by_money(db: Database, request: Request, embedder: Embedder, text: str, excl
             out.append(Needed(m, float(scores[j]), "money"))
         if len(out) >= MONEY_ITEMS:
             break
+    return out
+
+
+# Measured in tests/word_lists.py.
+_ASKS_WHAT_IT_ALLOWS = pattern(
+    r"\b(?:afford|left\s+(?:over|each|every|at\s+the\s+end)|have\s+left|(?:a|my|our|the|monthly|weekly)\s+budget|budgeting|how\s+much\s+(?:can|should|could)\s+(?:i|we)\s+"
+    r"(?:spend|save|put|borrow|give|afford)|retire|early\s+retirement|stop\s+(?:work|full[-\s]time)|overpay\w*|emergency\s+fund|"
+    r"(?:do|will|would)\s+(?:i|we)\s+owe|tax\s+(?:bill|return))\b",
+    re.IGNORECASE,
+)
+_INCOME = pattern(
+    r"\b(?:I|we|my|our)\b[^.;]{0,40}\b(?:earn|earns|salary|take[-\s]home|income|wages?|pension\s+is|gross|after\s+tax)\b",
+    re.IGNORECASE,
+)
+_SAVINGS = pattern(
+    r"\b(?:saved|savings|saver|isa|index\s+fund|investments?|invested|emergency\s+fund|in\s+the\s+bank)\b",
+    re.IGNORECASE,
+)
+
+
+def _money_basics(found: dict[int, Memory], exclude: set[int]) -> list[Memory]:
+    """The newest of the user's memories that say what comes in, and the newest that says what is
+    saved, among those found (one of each at most)."""
+    out = []
+    for kind in (_INCOME, _SAVINGS):
+        said = [
+            m
+            for m in found.values()
+            if kind.search(m.text)
+            and _AN_AMOUNT.search(m.text)
+            and _my_money_fact(m, exclude)
+            and not (_PAST.search(m.text) or _FORMER.search(m.text))  # "I used to earn €61,000"
+            and m not in out
+        ]
+        if said:
+            out.append(max(said, key=lambda m: (m.created_at, m.id)))
     return out
 
 
