@@ -346,6 +346,34 @@ NOT_FOR_A_MEAL = {
 }
 
 
+def test_what_the_user_keeps_off_for_now_goes_with_a_drink_not_with_a_dinner(db, real_encoder):
+    """ "nothing with caffeine after 11" and "not drinking any alcohol until after the marathon" are
+    what a drink asked for turns on ("can i grab a cappuccino on the way home at 4"); a dinner is
+    no drink, and they stay out of it."""
+    from memchat.memory.judge import need
+    from memchat.memory.recall import index
+
+    store = MemoryStore(db)
+    for text in (
+        "I have two espressos before 11 and nothing with caffeine after that, or I lie awake",
+        "I'm not drinking any alcohol until after the marathon",
+        "I'm vegetarian",
+        "I'm a backend engineer",
+    ):
+        store.add(text)
+    index.catch_up(db, real_encoder)
+
+    def household(text: str) -> list[str]:
+        return [
+            n.memory.text for n in need.household_diet(db, need.read(text, real_encoder), real_encoder, text, set())
+        ]
+
+    assert any("caffeine" in t for t in household("can i grab a cappuccino on the way home at 4"))
+    assert any("alcohol" in t for t in household("drinks with the team friday, what can i order?"))
+    dinner = household("something quick for dinner tonight")
+    assert not any("caffeine" in t or "alcohol" in t for t in dinner) and any("vegetarian" in t for t in dinner), dinner
+
+
 def _household_diet(db, embedder, text):
     from memchat.memory.judge import need
     from memchat.memory.recall import index

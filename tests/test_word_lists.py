@@ -63,6 +63,7 @@ FLOORS = {
     "a travel document's state (need._TRAVEL_DOCUMENT, need._A_PAYMENT_CARD, need._DOCUMENT_STATUS)": 0.95,  # written with it, 2026-12-07 (a Visa card, travel insurance, a visa centre's address are not its)
     "what the money allows (need._ASKS_WHAT_IT_ALLOWS)": 0.95,  # written with it, 2026-12-07 (budget airlines, what's left in the fridge are not its)
     "what comes in or is put by (need._INCOME, need._SAVINGS)": 0.95,  # written with it, 2026-12-07 (a mortgage, a debt, a sister's pay are not its)
+    "a drink in a request (need._A_DRINK_ASKED)": 0.95,  # written with it, 2026-12-07 (meal prep, snacks, race gels are not its)
     "a household role without 'my' (people._BARE_ROLE)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-07; a dog's life, the Wife of Bath, daughter cells are not its)
     "when in my day (need._WHEN_IN_MY_DAY, need.asks_when_in_my_day)": 0.95,  # written with it, 2026-12-07 (planting garlic, a passport, a sofa in the lift are not its)
     "my day's times (need._TIME_OF_MY_DAY, need.states_my_day)": 0.95,  # written with it, 2026-12-07 (a husband's nights, a flight's time, a past job are not its)

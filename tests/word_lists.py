@@ -328,6 +328,12 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "income_or_savings",
     ),
     (
+        "a drink in a request (need._A_DRINK_ASKED)",
+        "a request with a drink, a bar or a party in it (for a constraint on drink alone)",
+        lambda t: bool(need._A_DRINK_ASKED.search(t)),
+        "drink_asked",
+    ),
+    (
         "a household role without 'my' (people._BARE_ROLE)",
         "a request that opens with someone of the user's household, 'my' dropped",
         lambda t: bool(people._BARE_ROLE.search(t)),

@@ -165,7 +165,11 @@ _CONSTRAINT = pattern(
     rf"\b(allerg\w*|intoleran\w*|vegan|vegetarian|pescatarian|{_SETS_THE_DIET}|halal|kosher|"
     r"(can't|cannot|can not|doesn't|don't|won't|will not|never) (eat|drink|handle|have|stand|touch)|"
     r"(gluten|dairy|wheat|nut|egg|meat|alcohol|sugar)[- ]free|teetotal|"
-    r"refuses to (eat|drink|try|touch)|avoids?)\b",
+    r"refuses to (eat|drink|try|touch)|avoids?|"
+    # what the user keeps off for now or at some hours ("nothing with caffeine after 11", "I'm not
+    # drinking any alcohol until after the marathon", "off the booze for January")
+    r"nothing\s+with\s+(caffeine|alcohol|sugar|dairy|gluten)|no\s+(caffeine|alcohol|coffee|booze|sugar)\s+(after|before|until|till|on)|"
+    r"not\s+(drinking|eating)\s+(any\s+)?(alcohol|booze|sugar|meat|caffeine|coffee)|off\s+(the\s+)?(booze|alcohol|caffeine|sugar))\b",
     re.IGNORECASE,
 )
 _ANIMAL_ALLERGY = pattern(
@@ -2690,6 +2694,11 @@ _SAFE_FOR_ME = pattern(
 )
 _MAY_I_EAT = pattern(
     r"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+)?eat\b|"
+    # a drink or a bite the user may have now ("can i grab a cappuccino on the way home at 4")
+    r"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+)?(?:have|grab|get|order|drink)\s+(?:a|an|some|another|one|the|a\s+quick)\s+"
+    r"(?:[\w'’-]+\s+){0,2}?(?:coffee|cappuccino|latte|espresso|flat\s+white|cortado|americano|tea|beer|pint|wine|glass|cake|"
+    r"biscuit|slice|pizza|curry|takeaway|chocolate|ice\s+cream|snack|coke|energy\s+drink|croissant|pastry|burger|kebab|"
+    r"sandwich|bacon\s+roll|doughnut|donut|muffin|cocktail|gin|whisky|bite)s?\b|"
     # or one of the household may ("Can Lucía have a slice of roscón?", "can my son eat prawns?")
     r"\b(?:can|could|may|should)\s+(?:my\s+[\w-]+|our\s+[\w-]+|the\s+(?:kids|baby|toddler|children|boys|girls)|"
     r"(?-i:\p{Lu})[\w'’-]+)\s+(?:still\s+|safely\s+)?(?:eat\b|have\s+(?:a\s+)?(?:slice|piece|bite|bit|taste|"
@@ -3039,6 +3048,13 @@ _OUR_WORK = pattern(r"\b(?:our|my|we|we['’]re|at\s+work)\b", re.IGNORECASE)
 # can I cook for my mum?", where the user only cooks)
 # the people a meal is named for eat beside the household ("an easy dinner that mum can eat too")
 _THEM_TOO = pattern(r"\b(?:too|as\s+well|also|everyone|everybody|all\s+of\s+us|the\s+whole\s+family)\b", re.I)
+# a constraint on drink alone, and a request that has a drink in it (or a night out, a party)
+_A_DRINK = pattern(r"\b(?:caffeine|alcohol|coffee|booze|drinking|drink|teetotal)\b", re.IGNORECASE)
+_A_DRINK_ASKED = pattern(
+    r"\b(?:drinks?|drinking|beers?|pints?|wine|prosecco|champagne|cocktails?|gin|whisky|vodka|booze|alcohol|"
+    r"bar|pub|coffee|cappuccino|latte|espresso|flat\s+white|tea|caffeine|energy\s+drinks?|coke|party|toast|round)\b",
+    re.IGNORECASE,
+)
 # Guests at the user's table eat with the household: "in-laws over for dinner saturday", "niamh and
 # tomás coming for sunday lunch", "having the Okafors round on Friday" are the guests' meal and the
 # household's. Measured in tests/word_lists.py.
@@ -3188,6 +3204,8 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
             or not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user)
         ):
             continue
+        if _A_DRINK.search(constraint.group(0)) and not _A_DRINK_ASKED.search(text):
+            continue  # "I'm off alcohol until the marathon" is for a drink, not for a dinner
         subject = m.text[: constraint.start()] or constraint.group(0)
         if guests and not _of_them(subject, guest_names, guest_roles, False) and not _DIET_CONDITION.search(m.text):
             continue  # the hosts' own dislikes are not the guests' meal ("I can't stand coriander")
