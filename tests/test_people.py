@@ -294,6 +294,25 @@ def test_a_pet_the_household_has_is_its_pet_and_its_care_comes_first(db, real_en
     assert not any("Aoife" in t for t in about_the_pet("who walks the dog when i'm away"))
 
 
+def test_a_name_typed_in_lowercase_or_called_short_is_still_someone_memory_knows(db):
+    """People type "dougie's limping again" and call Leonor "leo": in a request typed all in
+    lowercase a word memory says is someone's name is that someone, and a short name is the one
+    person memory names in full who starts so; not when two do, nor a word that names no one."""
+    store = MemoryStore(db)
+    for text in (
+        "Our dog Dougie is a retired racing greyhound",
+        "My girlfriend Leonor lives in Lisbon",
+        "My friend Samantha runs the book club",
+        "My brother Samuel lives in Leeds",
+    ):
+        store.add(text)
+    assert people.names_known(db, "dougie's limping coming home off the pavement") == [("Dougie", ("dog",))]
+    assert people.names_known(db, "birthday present for leo") == [("Leonor", ("partner",))]
+    assert people.names_known(db, "Birthday present for Leo") == [("Leonor", ("partner",))]
+    assert people.names_known(db, "what should i get sam") == []  # Samantha or Samuel
+    assert people.names_known(db, "the pavement is icy, any tips") == []
+
+
 def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encoder):
     """ "The cat has been drinking loads of water" and the cat's kidney disease, "My mum keeps falling
     over" and her Parkinson's: their condition is what it turns on, though it is less like the

@@ -477,7 +477,8 @@ def names_known(
     partner", "Josh is my partner"; not "Tom is my wife's brother" for a wife, nor "my dad finally").
     `read` keeps each name's memories for memories_naming, which would search them again."""
     known: list[tuple[str, tuple[str, ...]]] = []
-    for word in called_by_name(text)[:NAMES_READ]:
+    shapes: dict | None = None
+    for word in (called_by_name(text) or _typed_in_lowercase(text))[:NAMES_READ]:
         name = word.removesuffix("'s").removesuffix("’s")
         if len(name) < 3 or name.lower() in _NOT_A_NAME or name.lower() in STOPWORDS:
             continue
@@ -497,7 +498,53 @@ def names_known(
             if pet:  # "Our greyhound Luna has a heart murmur": Luna is the dog
                 known.append((name, (pet,)))
                 break
+        else:  # "birthday present for leo": Leonor, my girlfriend, called short
+            shapes = {} if shapes is None else shapes
+            known += [(full, (role,)) for full, role in _called_short(db, name, shapes) if (full, (role,)) not in known]
     return known
+
+
+# whom a short name may be: the household, family and friends memory names (each role one reading)
+SHORT_ROLES = ("partner", "son", "daughter", "child", "mother", "father", "sister", "brother", "friend", "dog", "cat")
+
+
+def _called_short(db: Database, name: str, read: dict) -> list[tuple[str, str]]:
+    """The people memory names in full whom `name` is the start of ("Leo" and "my girlfriend
+    Leonor"), with their role; none when several are."""
+    found = {
+        (full, role)
+        for role in SHORT_ROLES
+        for full in names_for(db, "user", role, read)
+        if len(full) > len(name) and first_name(full).lower().startswith(name.lower())
+    }
+    return sorted(found) if len({full for full, _role in found}) == 1 else []
+
+
+def _typed_in_lowercase(text: str) -> list[str]:
+    """In a request typed all in lowercase ("dougie's limping again", "what can i bring to bela's
+    thing"), the words that may be a name, capitalised: those said as someone's first, then those
+    after a word that names a person next (for, with, to, and, tell, ask), then the rest."""
+    if any(c.isupper() for c in text):
+        return []
+    tokens = _WORD.findall(text)
+    ranked: list[tuple[int, int, str]] = []
+    for k, token in enumerate(tokens):
+        bare = token.removesuffix("'s").removesuffix("’s")
+        if len(bare) < 3 or not bare.isalpha() or bare in STOPWORDS or bare in _NOT_A_NAME or bare in _WORD_ROLE:
+            continue
+        before = tokens[k - 1] if k else ""
+        if before in _A_THING_BEFORE:
+            continue  # "how much pepper", "split a bill": a thing, though the cat is Pepper
+        rank = 0 if bare != token else 1 if before in _BEFORE_A_NAME else 2
+        ranked.append((rank, k, bare.capitalize() + token[len(bare) :]))
+    return [word for _rank, _k, word in sorted(ranked)]
+
+
+_BEFORE_A_NAME = frozenset("for with to and tell ask call text see visit meet help".split())
+_A_THING_BEFORE = frozenset(
+    "a an the some any much many more less little few this that these those no each every my our your his her "
+    "their its of".split()
+)
 
 
 def memories_naming(db: Database, names: list[str], read: dict[str, list[tuple[int, str]]] | None = None) -> list[int]:
