@@ -877,6 +877,11 @@ def test_whether_you_can_make_something_is_asked_of_your_diary_typed_as_people_t
     assert coming_period("anything on in march?", today) == Period(date(2027, 3, 1), date(2027, 3, 31))
     assert coming_period("the first week of march", today) == Period(date(2027, 3, 1), date(2027, 3, 7))
     assert coming_period("they march on", today) is None and coming_period("i may go", today) is None
+    # a day of a month is that day, not the month; the weekend of it is its weekend
+    assert coming_period("what's on wednesday 10th mar", today) == Period(date(2027, 3, 10), date(2027, 3, 10))
+    assert coming_period("anything on March 10, 2027?", today) == Period(date(2027, 3, 10), date(2027, 3, 10))
+    assert coming_period("is the weekend of 13 march free", today) == Period(date(2027, 3, 12), date(2027, 3, 14))
+    assert "kitchen in Hove" in section("what have i got on 4th march")
 
 
 def test_a_trip_to_get_ready_for_gets_the_households_travel_documents_never_a_number(memchat_home, embedder):

@@ -321,6 +321,24 @@ _AHEAD_MONTH = pattern(
     r"feb|sept|oct|nov|dec))\b(?!['’]s)"
     r"|\b(?:in|this|next|early|late|mid-?|by|until|till|of|for|from|before|after)\s+(May|(?i:may|march|jan|mar|apr|jun|jul|aug|sep))\b"
 )
+# A day of a month ("13th jan", "the 13th of January", "January 13"), the next to come
+_DAY_OF_A_MONTH = pattern(
+    r"(?P<weekend>\bweekend\s+of\s+(?:the\s+)?)?(?:\b(?P<d1>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+    r"|\b(?P<m2>jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?P<d2>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\b(?![\d:]))"
+    r"(?:,?\s+(?P<y>(?:19|20)\d\d)\b)?",
+    re.IGNORECASE,
+)
+
+
+def _day_of_a_month(m: re.Match[str], today: date) -> date | None:
+    """The day _DAY_OF_A_MONTH found, the next to come (or in the year it says), if it is ahead."""
+    month, day = _month(m.group("m1") or m.group("m2")), int(m.group("d1") or m.group("d2"))
+    for year in (int(m.group("y")),) if m.group("y") else (today.year, today.year + 1):
+        if day <= _month_end(year, month).day and date(year, month, day) >= today:
+            return date(year, month, day)
+    return None
+
+
 _SEASONS = {"winter": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9}  # first month; three months each
 _ASKS_BACK = pattern(r"\b(did|was|were|went|had|ago)\b", re.I)  # "what did I do in May?" looks back
 
@@ -364,11 +382,8 @@ _PART_OF = pattern(
 )
 
 
-def _whole_period(text: str, today: date) -> Period | None:
-    if _ASKS_BACK.search(text):
-        return None
-    if m := _COMING.search(text):
-        return _coming(" ".join(m.group(1).lower().split()), today)
+def _holidays(text: str, today: date) -> Period | None:
+    """The festive season or Easter a text names, the next to come."""
     if _FESTIVE.search(text):
         year = today.year if today.month >= 2 else today.year - 1  # in early January, the one just gone by
         start, end = date(year, 12, 15), date(year + 1, 1, 6)
@@ -378,6 +393,21 @@ def _whole_period(text: str, today: date) -> Period | None:
             sunday = _easter(year)
             if sunday + timedelta(days=8) >= today:
                 return Period(max(sunday - timedelta(days=9), today), sunday + timedelta(days=8))
+    return None
+
+
+def _whole_period(text: str, today: date) -> Period | None:
+    if _ASKS_BACK.search(text):
+        return None
+    if m := _COMING.search(text):
+        return _coming(" ".join(m.group(1).lower().split()), today)
+    if holiday := _holidays(text, today):
+        return holiday
+    if (m := _DAY_OF_A_MONTH.search(text)) and (day := _day_of_a_month(m, today)):
+        if m.group("weekend"):  # "is the weekend of 5 december free?"
+            saturday = day - timedelta(days=day.weekday()) + timedelta(days=5)
+            return Period(max(today, saturday - timedelta(days=1)), saturday + timedelta(days=1))
+        return Period(day, day)  # "what's on wednesday 13th jan": that day, not all January
     if m := _AHEAD_MONTH.search(text):
         month = _month(next(g for g in m.groups() if g))
         year = today.year if month >= today.month else today.year + 1
