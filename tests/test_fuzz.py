@@ -406,7 +406,9 @@ def added_memory_id(stdout: str) -> int:
 
 
 def must_refuse(text: str) -> bool:
-    return not text.strip() or "\x00" in text
+    # "-" alone is the stdin marker (`memories add -` reads the memory from a pipe): with nothing piped
+    # it is refused as "nothing to remember", as an empty text is
+    return not text.strip() or "\x00" in text or text == "-"
 
 
 def add_edit_and_view(cli, db_path: Path, text: str, new_text: str) -> None:
