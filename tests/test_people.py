@@ -311,6 +311,8 @@ def test_a_name_typed_in_lowercase_or_called_short_is_still_someone_memory_knows
     assert people.names_known(db, "Birthday present for Leo") == [("Leonor", ("partner",))]
     assert people.names_known(db, "what should i get sam") == []  # Samantha or Samuel
     assert people.names_known(db, "the pavement is icy, any tips") == []
+    store.add("My friend Mark is a plumber")
+    assert people.names_known(db, "mark my words, it'll rain") == []  # a verb, not Mark
 
 
 def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encoder):
@@ -374,7 +376,7 @@ def test_what_the_user_keeps_off_for_now_goes_with_a_drink_not_with_a_dinner(db,
 
     store = MemoryStore(db)
     for text in (
-        "I have two espressos before 11 and nothing with caffeine after that, or I lie awake",
+        "nothing with caffeine after 3pm",  # a note with no "I": the user's own
         "I'm not drinking any alcohol until after the marathon",
         "I'm vegetarian",
         "I'm a backend engineer",

@@ -899,6 +899,8 @@ def test_a_trip_to_get_ready_for_gets_the_households_travel_documents_never_a_nu
         "My passport number is 584120937",
         "I have a Barclaycard Visa with a £2,000 limit",
         "My wife's passport is valid until June 2031",
+        "My husband's old passport is valid until 2032",
+        "My sister needs a visa for India, she's applying next month",
         "We're flying to Boston on 2027-03-20 for a week",
         "I'm a quantity surveyor in Bristol",
     )
@@ -909,6 +911,7 @@ def test_a_trip_to_get_ready_for_gets_the_households_travel_documents_never_a_nu
     ready = section("anything we need to sort before we fly in march?")
     assert "August 2027" in ready and "ESTAs" in ready, ready
     assert "584120937" not in ready and "Barclaycard" not in ready and "2031" not in ready, ready
+    assert "2032" not in ready and "India" not in ready, ready  # good for years; someone else's
     assert "ESTAs" in section("boston trip, anything paperwork wise")
     assert "August 2027" not in section("Do Americans need a visa for Japan?")
     assert "ESTAs" not in section("anything medical i should sort before the flight in march?")

@@ -2417,6 +2417,11 @@ _MONTH_YEAR = pattern(
 )
 
 
+def _someone_elses(text: str) -> bool:
+    """Whether a memory opens on someone outside the household ("My sister needs a visa")."""
+    return any(path not in HOUSEHOLD for path in people.role_paths(" ".join(text.split()[:4])))
+
+
 def _good_until(text: str) -> date | None:
     """The first month a document memory names ("expires in June 2029", "on 30 June 2027; Noor's
     until 2030": June 2027), its first day; None when it names no month."""
@@ -2427,7 +2432,12 @@ def _good_until(text: str) -> date | None:
         for m in _MONTH_YEAR.finditer(text)
         if m.group(1) or 1 <= int(m.group(4)) <= 12
     ]
+    # "valid until 2031": a year alone, from its first day
+    found += [date(int(y), 1, 1) for y in _UNTIL_A_YEAR.findall(text)] if not found else []
     return min(found) if found else None
+
+
+_UNTIL_A_YEAR = pattern(r"\b(?:until|till|to|expires?|expiring|runs?\s+out|valid)\s+(?:in\s+)?((?:19|20)\d\d)\b", re.I)
 
 
 def readies_a_trip(text: str) -> bool:
@@ -2460,6 +2470,7 @@ def by_documents(
         and _DOCUMENT_STATUS.search(said)
         and not sensitive.holds_identifier(said)
         and not sensitive.categories(said) - {"identity_document", "children"}
+        and not _someone_elses(said)  # "My sister needs a visa for India": hers
     ]
     memories = store.get_many(kept, longest=LONGEST_SENT)
     # (a passport good for years is nothing to sort: "My passport expires in June 2029")
@@ -2593,6 +2604,8 @@ def _my_money_fact(m: Memory, exclude: set[int]) -> bool:
     account number, nothing sensitive but money ("I pay child support for Jonas")."""
     if m.private or m.sensitive or m.id in exclude or m.kind != "fact" or sensitive.holds_identifier(m.text):
         return False
+    if _PAST.search(m.text):
+        return False  # "I used to earn €55,000 before I changed jobs": not the money picture now
     if _LAST_DIGITS.search(m.text):
         return False
     return states_my_money(m.text) and not sensitive.categories(m.text) - {"finances"}
@@ -3052,7 +3065,8 @@ _THEM_TOO = pattern(r"\b(?:too|as\s+well|also|everyone|everybody|all\s+of\s+us|t
 _A_DRINK = pattern(r"\b(?:caffeine|alcohol|coffee|booze|drinking|drink|teetotal)\b", re.IGNORECASE)
 _A_DRINK_ASKED = pattern(
     r"\b(?:drinks?|drinking|beers?|pints?|wine|prosecco|champagne|cocktails?|gin|whisky|vodka|booze|alcohol|"
-    r"bar|pub|coffee|cappuccino|latte|espresso|flat\s+white|tea|caffeine|energy\s+drinks?|coke|party|toast|round)\b",
+    r"bar|pub|coffee|cappuccino|latte|espresso|flat\s+white|(?:cup\s+of|a|green|herbal|iced|builder['’]s)\s+tea|caffeine|"
+    r"energy\s+drinks?|coke|party|toast|round)\b",
     re.IGNORECASE,
 )
 # Guests at the user's table eat with the household: "in-laws over for dinner saturday", "niamh and
@@ -3201,18 +3215,24 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         if (
             constraint is None
             or _PAST.search(m.text)
-            or not _of_them(m.text[: constraint.start()] or constraint.group(0), names, roles, with_user)
+            or not _of_them(_subject_of(m.text, constraint), names, roles, with_user)
+            # "I'm off alcohol until the marathon" is for a drink, not for a dinner
+            or (_A_DRINK.search(constraint.group(0)) and not _A_DRINK_ASKED.search(text))
         ):
             continue
-        if _A_DRINK.search(constraint.group(0)) and not _A_DRINK_ASKED.search(text):
-            continue  # "I'm off alcohol until the marathon" is for a drink, not for a dinner
-        subject = m.text[: constraint.start()] or constraint.group(0)
+        subject = _subject_of(m.text, constraint)
         if guests and not _of_them(subject, guest_names, guest_roles, False) and not _DIET_CONDITION.search(m.text):
             continue  # the hosts' own dislikes are not the guests' meal ("I can't stand coriander")
+        # "nothing with caffeine after 11" is about drink, however the model reads it
+        drink = not m.sensitive and not sensitive.categories(m.text) and bool(_A_DRINK.search(constraint.group(0)))
         sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None
-        if topics[j, diet] < topics[j].max() - CLOSE and not sets_the_diet:
+        if topics[j, diet] < topics[j].max() - CLOSE and not (sets_the_diet or drink):
             continue  # "Ines doesn't have a driving licence" (but "I have type 2 diabetes" is about food too)
-        if _is_sensitive(m, float(like[j]), "diet") and not _a_diet_condition(m, topics[j, diet], topics[j, health]):
+        if (
+            not drink
+            and _is_sensitive(m, float(like[j]), "diet")
+            and not _a_diet_condition(m, topics[j, diet], topics[j, health])
+        ):
             continue  # "I'm allergic to penicillin"
         kept.append(Needed(m, float(scores[j]), "household"))
     # "I'm allergic to ibuprofen": a medicine, though the sentence reads as about food (read last:
@@ -3224,6 +3244,15 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     conditions = [n for n in kept if _DIET_CONDITION.search(n.memory.text)][:HOUSEHOLD_CONDITIONS]
     choices = [n for n in kept if not _DIET_CONDITION.search(n.memory.text)]
     return conditions + choices[: max(0, HOUSEHOLD_ITEMS - len(conditions))]
+
+
+def _subject_of(text: str, constraint: re.Match[str]) -> str:
+    """Whose a constraint is, as the words before it say; a note on drink with none before it is the
+    user's own ("nothing with caffeine after 11"); else the constraint's own words."""
+    before = text[: constraint.start()]
+    if before:
+        return before
+    return "I" if _A_DRINK.search(constraint.group(0)) else constraint.group(0)
 
 
 # What an allergy or intolerance is to: "allergic to X", "an allergy to X", then "a X allergy", "X-intolerant".

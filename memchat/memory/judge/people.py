@@ -533,14 +533,16 @@ def _typed_in_lowercase(text: str) -> list[str]:
         if len(bare) < 3 or not bare.isalpha() or bare in STOPWORDS or bare in _NOT_A_NAME or bare in _WORD_ROLE:
             continue
         before = tokens[k - 1] if k else ""
-        if before in _A_THING_BEFORE:
-            continue  # "how much pepper", "split a bill": a thing, though the cat is Pepper
+        after = tokens[k + 1] if k + 1 < len(tokens) else ""
+        if before in _A_THING_BEFORE or (bare == token and after in _A_VERBS_OBJECT):
+            continue  # "how much pepper", "split a bill", "mark my words": a thing or a verb, not the cat Pepper
         rank = 0 if bare != token else 1 if before in _BEFORE_A_NAME else 2
         ranked.append((rank, k, bare.capitalize() + token[len(bare) :]))
     return [word for _rank, _k, word in sorted(ranked)]
 
 
 _BEFORE_A_NAME = frozenset("for with to and tell ask call text see visit meet help".split())
+_A_VERBS_OBJECT = frozenset("my your his its our their it them me us up down off out".split())
 _A_THING_BEFORE = frozenset(
     "a an the some any much many more less little few this that these those no each every my our your his her "
     "their its of".split()
