@@ -3212,15 +3212,15 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         if sensitive.CARE_WORK.search(m.text) and not _CARES_FOR_KIN.search(m.text):
             continue  # "I'm a dietitian at a kidney clinic" is a job, not a diet (a carer for my husband is his)
         constraint = _CONSTRAINT.search(m.text)
+        subject = _subject_of(m.text, constraint) if constraint else ""
         if (
             constraint is None
             or _PAST.search(m.text)
-            or not _of_them(_subject_of(m.text, constraint), names, roles, with_user)
+            or not _of_them(subject, names, roles, with_user)
             # "I'm off alcohol until the marathon" is for a drink, not for a dinner
             or (_A_DRINK.search(constraint.group(0)) and not _A_DRINK_ASKED.search(text))
         ):
             continue
-        subject = _subject_of(m.text, constraint)
         if guests and not _of_them(subject, guest_names, guest_roles, False) and not _DIET_CONDITION.search(m.text):
             continue  # the hosts' own dislikes are not the guests' meal ("I can't stand coriander")
         # "nothing with caffeine after 11" is about drink, however the model reads it

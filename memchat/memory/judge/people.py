@@ -534,7 +534,7 @@ def _typed_in_lowercase(text: str) -> list[str]:
             continue
         before = tokens[k - 1] if k else ""
         after = tokens[k + 1] if k + 1 < len(tokens) else ""
-        if before in _A_THING_BEFORE or (bare == token and after in _A_VERBS_OBJECT):
+        if before in THING_BEFORE or (bare == token and after in _A_VERBS_OBJECT):
             continue  # "how much pepper", "split a bill", "mark my words": a thing or a verb, not the cat Pepper
         rank = 0 if bare != token else 1 if before in _BEFORE_A_NAME else 2
         ranked.append((rank, k, bare.capitalize() + token[len(bare) :]))
@@ -543,7 +543,8 @@ def _typed_in_lowercase(text: str) -> list[str]:
 
 _BEFORE_A_NAME = frozenset("for with to and tell ask call text see visit meet help".split())
 _A_VERBS_OBJECT = frozenset("my your his its our their it them me us up down off out".split())
-_A_THING_BEFORE = frozenset(
+# words that make the word after them a thing, not someone's name ("a bill", "how much pepper")
+THING_BEFORE = frozenset(
     "a an the some any much many more less little few this that these those no each every my our your his her "
     "their its of".split()
 )

@@ -458,11 +458,7 @@ def about_someone(query: str, hits: list[Hit], *, pronouns: bool = True) -> bool
 
 
 # what says the word after it is a thing, not someone's name ("a bill", "how much pepper", "the summer")
-_A_THING_BEFORE = pattern(
-    r"\b(?:a|an|the|some|any|much|many|more|less|little|few|this|that|these|those|no|each|every|my|our|your|"
-    r"his|her|their|its|of)\s+$",
-    re.IGNORECASE,
-)
+_A_THING_BEFORE = pattern(r"\b(?:" + "|".join(sorted(people.THING_BEFORE)) + r")\s+$", re.IGNORECASE)
 _LOWER_WORD = pattern(r"(?<![\w'’-])\p{Ll}(?:\p{Ll}|['’-])*")
 
 
