@@ -3905,3 +3905,79 @@ def test_a_scheduling_job_in_code_is_about_no_ones_diary(cli, api, real_encoder)
     ):
         sent = retrieved_for(cli, prompt)
         assert not [t for t in sent if "Lisbon" in t or "football" in t], (prompt, sent)
+
+
+def test_whoever_minds_the_pet_while_you_are_away_comes_first_with_the_stay_it_is_for(cli, api, real_encoder):
+    # "who'll have the dog while we're in spain" is not like "When we go away Rex stays with my sister
+    # Ana" to the encoder, and the dog has more memories than the route sends: the arrangement goes
+    # first, then the care a minder gives, and the household's next stay away (not a day out).
+    remember(
+        cli,
+        "Our dog Rex is a four-year-old collie",
+        "Rex goes to Northside Vets and is insured with Petplan",
+        "Rex barks at the postman every morning",
+        "Rex pulls on the lead near other dogs",
+        "Rex gets a Librela injection once a month",
+        "Rex loves the beach at Portobello",
+        "Rex is scared of fireworks",
+        "Rex had his teeth cleaned in October",
+        "When we go away Rex stays with my sister Ana in Leith",
+        "We're going to the Christmas market in York on Saturday 12 December 2026",
+        "We're flying to Malaga from 9 to 16 January 2027 to see my parents",
+        "My sister Marta is visiting us from 20 to 27 December 2026",
+        # the rest of a life, so the card is full of it and the route must choose
+        "I'm a civil engineer at Arup in Edinburgh",
+        "My husband Tom is vegetarian",
+        "Our daughter Isla is seven and mad about horses",
+        "We live in a flat in Leith",
+        "I drive a 2021 Skoda Octavia",
+        "I'm allergic to penicillin",
+        "I run with Leith Harriers on Tuesday evenings",
+        "I'm learning Spanish on Duolingo",
+    )
+    for request in ("who'll have the dog while we're in spain", "what does the dog sitter need to know"):
+        assert "stays with my sister Ana" in sent_for(cli, api, request), request  # the card or the route
+    sent = " ".join(retrieved_for(cli, "who'll have the dog while we're in spain"))
+    assert "Malaga" in sent and "York" not in sent and "Marta" not in sent, sent
+
+
+def test_a_meal_ordered_or_served_as_people_say_it_gets_the_households_diet(cli, api, real_encoder):
+    # a chippy, a roast, the main: a meal the household eats, though no word of it is "dinner"; a
+    # roast of someone's CV is not
+    remember(
+        cli,
+        "My wife Janet has coeliac disease and has to be strictly gluten-free",
+        "I'm an electrician in Leeds",
+        "We watch the rugby on Saturdays",
+    )
+    for request in (
+        "ringing the chippy in a bit, what do i need to say so the wife doesnt end up poorly",
+        "everyone's at ours on boxing day, what do i do for the main",
+        "ideas for a sunday roast this weekend",
+    ):
+        assert "coeliac" in " ".join(retrieved_for(cli, request)), request
+    assert "coeliac" not in " ".join(retrieved_for(cli, "roast my CV, be brutal"))
+
+
+def test_a_day_of_your_week_gets_what_it_holds_though_it_meets_in_a_church_hall(cli, api, real_encoder):
+    # a church hall is a room any group hires: Cubs there is no faith, and goes to a question about
+    # that weekday; so does "my thursday evenings" and when to set the alarm
+    remember(
+        cli,
+        "Cubs meet on Tuesdays, 6:30 to 8pm, in the Parish Church hall",
+        "I have Spanish lessons online on Thursday mornings 8:00 to 9:00",
+        "I teach chemistry at a secondary school in Dundee",
+        "We go to Mass at St Mary's on Sundays",
+        "My partner Alex is a GP in Broughty Ferry",
+        "We live in a terrace in the West End",
+        "I'm vegetarian",
+        "I drive a Honda Jazz",
+        "I swim at 7am on Mondays and Fridays",
+        "Choir is on Wednesday evenings at the community centre",
+        "I do the big shop on Saturday mornings",
+        "I work from home on Fridays",
+    )
+    assert "Cubs" in sent_for(cli, api, "can i fit a dentist appointment in on tuesday")  # the card or the day
+    for request in ("what time should my alarm be on thursday", "my thursdays are mental, what could i move"):
+        assert "Spanish lessons" in sent_for(cli, api, request), request  # the card or the day
+        assert "swim" not in " ".join(retrieved_for(cli, request, why="day")), request  # that day's, not Monday's

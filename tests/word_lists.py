@@ -296,6 +296,36 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "pet_may_have",
     ),
     (
+        "who minds the pet while we're away (need._MINDING_THE_PET, need.minds_a_pet_away)",
+        "a request about the pet's care while the household is away",
+        need.minds_a_pet_away,
+        "minding_the_pet",
+    ),
+    (
+        "an arrangement for minding the pet (need._MINDS_IT)",
+        "a memory of who minds the pet while the household is away",
+        lambda t: bool(need._MINDS_IT.search(t)),
+        "minds_the_pet",
+    ),
+    (
+        "a day of my week (need._MY_WEEKDAY)",
+        "a request about a day of the user's own week",
+        lambda t: bool(need._MY_WEEKDAY.search(t)),
+        "my_weekday",
+    ),
+    (
+        "a stay away overnight (need._OVERNIGHT)",
+        "a plan that keeps the household away overnight",
+        lambda t: bool(need._OVERNIGHT.search(t)),
+        "overnight_plan",
+    ),
+    (
+        "a place of worship's hall as a venue (sensitive._A_HALL)",
+        "a memory whose only faith word is the hall a group meets in",
+        lambda t: bool(sensitive._A_HALL.search(t)) and "religion" not in sensitive.categories(t),
+        "venue_hall",
+    ),
+    (
         "a pet's diet (need._PET_DIET)",
         "a memory of what a pet must not eat or is fed",
         lambda t: bool(need._PET_DIET.search(t)),

@@ -219,6 +219,8 @@ MEAL_REQUEST = -0.3
 _MEAL = pattern(
     r"\b(breakfasts?|brunch(?:es)?|lunch(?:es|box(?:es)?)?|dinners?|suppers?|meals?|snacks?|picnics?|barbecues?|"
     r"bbqs?|potlucks?|buffets?|menus?|recipes?|desserts?|puddings?|takeaways?|party food|finger food|"
+    r"main\s+courses?|(?:sunday\s+|a\s+|the\s+)roast(?!\s+(?:me|my|him|her|them|it|this|of))|roast\s+dinners?|chippy|chip\s+shop|fish\s+and\s+chips|"
+    r"bring[- ]and[- ]share|packed\s+lunch(?:es)?|for\s+(?:the\s+)?mains?(?=\s*(?:[,.?!]|$|so|and|then|on|for|tonight|today|tomorrow)\b)|"
     r"restaurants?|caf[eé]s?|(?:somewhere|a\s+place|places)\s+(?:\w+\s+)?to\s+eat|eat(?:ing)?\s+out)\b",
     re.IGNORECASE,
 )
@@ -1262,6 +1264,48 @@ _PET_DIET = pattern(
     r"hypoallergenic|sensitive\s+stomach|upset\s+stomach|pancreatitis|diabet\w*)",
     re.IGNORECASE,
 )
+# Who minds the pet while the household is away ("who'll have the dog while we're in ireland", "what
+# does the cat sitter need to know", "kennels for that week"): the arrangement memory holds, then the
+# care it needs every day. Measured in tests/word_lists.py.
+_MINDING_THE_PET = pattern(
+    r"\b(?:pet|dog|cat|house)[- ]?sit(?:ter|ters|ting)?\b|\b(?:kennels?|cattery|catteries|boarding)\b"
+    r"|\b(?:while|when|whilst)\s+(?:I['’]m|I\s+am|we['’]re|we\s+are|I['’]ll\s+be|we['’]ll\s+be|I\s+go|we\s+go)\s+"
+    r"(?:away|gone|abroad|off|travell?ing|on\s+holiday|in|at|visiting|over\s+in|to)\b",
+    re.IGNORECASE,
+)
+# ... a memory of that arrangement ("When we go away Tyson stays with Janet's sister Linda", "When I
+# travel, Bela feeds Mingau") ...
+_MINDS_IT = pattern(
+    r"\bwhen\s+(?:I|we)(?:\s+(?:travel|go\s+away|go\s+on\s+holiday|are\s+away|am\s+away)|['’](?:re|m)\s+away)\b"
+    r"|\b(?:sitters?|kennels?|cattery|boarding|stays?\s+with|looks?\s+after|minds?|pops?\s+in)\b",
+    re.IGNORECASE,
+)
+# ... and the care a minder must give ("subcutaneous fluids every second evening", "his inhaler twice a day")
+_DAILY_CARE = pattern(
+    r"\b(?:inhalers?|fluids|tablets?|pills?|insulin|injections?|medication|meds|drops|twice\s+a\s+day|once\s+a\s+day|"
+    r"every\s+(?:second\s+|other\s+)?(?:day|evening|morning|night))\b",
+    re.IGNORECASE,
+)
+_A_PET = pattern(
+    r"\b(?:dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|hamsters?|rabbits?|guinea\s+pigs?|tortoises?|parrots?|kennels?|cattery)\b",
+    re.IGNORECASE,
+)
+
+
+# a plan that keeps the household away overnight
+_OVERNIGHT = pattern(
+    r"\b(?:fly|flying|flights?|abroad|weeks?|nights?|holidays?|staying|stay|hotel|airbnb|lodge|caravan|cottage|"
+    r"back\s+(?:on|to|home)|until|till)\b",
+    re.IGNORECASE,
+)
+
+
+def minds_a_pet_away(text: str) -> bool:
+    """Whether a request asks who minds a pet while the household is away (_MINDING_THE_PET): the
+    next trip is when ("who'll have the dog while we're in ireland")."""
+    return _MINDING_THE_PET.search(text) is not None and _A_PET.search(text) is not None
+
+
 _VET = pattern(r"\b(?:vets?|veterinary|veterinarian)\b", re.IGNORECASE)
 VET_ROWS = 50  # newest memories naming a vet that are read
 
@@ -1273,6 +1317,8 @@ def _for_the_pet(db: Database, text: str, ranked: list[Needed], exclude: set[int
     ranked = [n for n in ranked if not _GONE.search(n.memory.text)]
     if _PET_MAY_HAVE.search(text):
         ranked.sort(key=lambda n: _PET_DIET.search(n.memory.text) is None)
+    elif _MINDING_THE_PET.search(text):
+        ranked.sort(key=lambda n: (_MINDS_IT.search(n.memory.text) is None, _DAILY_CARE.search(n.memory.text) is None))
     if not symptom:
         return ranked
     taken = {n.memory.id for n in ranked} | exclude
@@ -1555,7 +1601,7 @@ def plans_ahead(
         and (period.end - period.start).days > PLAN_PERIOD_DAYS
         and _TRIP_IN_A_PERIOD.search(text) is not None
     )
-    away = _AWAY.search(text) is not None or trip_then
+    away = _AWAY.search(text) is not None or trip_then or minds_a_pet_away(text)
     soonest = period is None and (away or _NEXT_TRIP.search(text) is not None or _TRIP_AHEAD.search(text) is not None)
     latest = period is None and not soonest and _LAST_TRIP.search(text) is not None
     if soonest:
@@ -1594,6 +1640,14 @@ def plans_ahead(
             for r, t in zip(planned, trips, strict=True)
             if _plainly_travel(t, travel) or tells_a_journey(found[int(vs.ids[r])].text)
         ]
+        if minds_a_pet_away(text) and _AWAY.search(text) is None:
+            # someone minds the dog for a stay away, not for a day out ("York Christmas market on Saturday")
+            planned = [
+                r
+                for r in planned
+                if (span_start((m := found[int(vs.ids[r])]).text, m.created_at) or _OVERNIGHT.search(m.text))
+                and _OURS.search(m.text)  # the household's stay away, not a sister's visit here
+            ]
     if asks_after_the_diary(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
@@ -1798,7 +1852,8 @@ _USER_GOES = pattern(r"\b(?:me|us|we|I|I['’]m|we['’]re|myself|ourselves)\b|\
 _JOURNEY = pattern(
     r"\b(?:fly|flying|off|going|go|heading|head|travel(?:l?ing)?|driving|drive|sailing|taking\s+the\s+\w+)"
     r"\s+(?:back\s+|over\s+|out\s+|down\s+|up\s+)?to\s+(?:the\s+)?(?-i:\p{Lu})"
-    r"|\b(?:visiting|trip|holiday|holidays|vacation|getaway|cruise|flights?|city\s+break|road\s+trip)\b",
+    r"|\b(?:visiting|trip|holiday|holidays|vacation|getaway|cruise|flights?|city\s+break|road\s+trip)\b"
+    r"|\bbooked\s+(?:us|me|ourselves|myself)\s+(?:(?:a|two|three|four|\d+)\s+\w+\s+(?:in|at)\s+)?(?-i:\p{Lu})",
     re.IGNORECASE,
 )
 
@@ -2227,7 +2282,14 @@ _WHEN_IN_MY_DAY = pattern(
     r"|\b(?:i|we)\s+(?:[\w'’-]+\s+){0,2}?fit\s+(?:in\b(?!\s+(?:the|my|our|with)\b)|(?:[\w'’-]+\s+){1,4}?in\b"
     r"(?=\s*(?:[?.!,]|$|before|after|around|between|on\b|this|next|today|tomorrow|during|too|as\s+well)))"
     r"|\bam\s+i\s+free\b|\bcan\s+i\s+(?:push\s+(?:it\s+|this\s+|that\s+)?back|make\s+(?:it|that)\s+(?:on|at|by))\b"
-    r"|\b(?:before|after|around|between)\s+my\s+(?:shifts?|sleep|work|nights?|day\s+shift|school\s+run)\b",
+    r"|\b(?:before|after|around|between)\s+my\s+(?:shifts?|sleep|work|nights?|day\s+shift|school\s+run)\b"
+    # "what time should my alarm be on tuesday": when the day starts
+    r"|\bwhat\s+time\s+(?:should|do|shall)\s+(?:i\s+set\s+)?(?:my|the)\s+alarm\b|\b(?:set|setting)\s+my\s+alarm\s+for\b",
+    re.IGNORECASE,
+)
+# a day of the user's week as theirs ("my thursday evenings are mental", "what's my tuesday like")
+_MY_WEEKDAY = pattern(
+    r"\bmy\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?\b",
     re.IGNORECASE,
 )
 _DAY_TERMS = (
@@ -2258,9 +2320,13 @@ _WEEKDAY = pattern(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday
 def asks_when_in_my_day(text: str) -> bool:
     """Whether a request asks when in the user's own day to do something (_WHEN_IN_MY_DAY), or
     whether they can make something on a day of the week ("pete wants a pint thursday night, can i")."""
-    return _WHEN_IN_MY_DAY.search(text) is not None or (
-        asks_if_i_can_make_it(text)
-        and (_WEEKDAY.search(text) is not None or _A_DAY_FROM_TODAY.search(text) is not None)
+    return (
+        _WHEN_IN_MY_DAY.search(text) is not None
+        or _MY_WEEKDAY.search(text) is not None
+        or (
+            asks_if_i_can_make_it(text)
+            and (_WEEKDAY.search(text) is not None or _A_DAY_FROM_TODAY.search(text) is not None)
+        )
     )
 
 
@@ -2331,6 +2397,12 @@ def by_day(
     )
     if _WHEN_IN_MY_DAY.search(text) is None:  # can they make it that day: what that day holds, no more
         scored = [(score, i) for score, i in scored if _weekly_on(memories[i].text, named)]
+    elif named:  # and a day named is not another day's ("my alarm on thursday" and Monday's swim)
+        scored = [
+            (score, i)
+            for score, i in scored
+            if _weekly_on(memories[i].text, named) or not _weekly_on(memories[i].text, set(_WEEKDAYS))
+        ]
     return [Needed(memories[i], score, "day") for score, i in scored[:DAY_ITEMS]]
 
 

@@ -114,10 +114,20 @@ def holds_identifier(text: str) -> bool:
     )
 
 
+# a place of worship's hall is a venue any group hires (Cubs, a choir, a yoga class)
+_A_HALL = pattern(
+    r"\b(?:[\w'’-]+\s+){0,2}?(?:church|chapel|temple|synagogue|mosque|parish)\s+(?:hall|rooms?)\b", re.IGNORECASE
+)
+
+
 def categories(text: str) -> frozenset[str]:
     """The sensitive categories a text touches (empty: none)."""
     found = {c for c, rule in _COMPILED.items() if rule.search(text)}
     found |= {c for c, rule in _PATTERNS.items() if rule.search(text)}
+    if "religion" in found and _A_HALL.search(text):
+        rest = _A_HALL.sub(" ", text)  # "Cubs meet in the Parish Church hall": a room to hire, not a faith
+        if not any(rule.search(rest) for rule in (_COMPILED["religion"], _PATTERNS.get("religion")) if rule):
+            found.discard("religion")
     if "health" in found and CARE_WORK.search(text):
         rest = CARE_WORK.sub(" ", text)  # the job said, is anything left of health?
         if not (_COMPILED["health"].search(rest) or _PATTERNS["health"].search(rest)):
