@@ -463,6 +463,23 @@ def test_my_trip_with_no_period_named_is_the_next_one_memory_holds(memchat_home,
     assert len(last) == 1 and "Crete" in last[0][0] and last[0][1] != "plans"  # the latest, told as past
 
 
+def test_a_trip_for_a_birthday_is_a_plan_and_the_birthday_itself_comes_round_every_year(memchat_home, embedder):
+    # "for my dad's birthday" does not make a trip with its year a yearly thing; "Dad's birthday is
+    # 12 January" with no year is one, and is no plan of January's
+    plans = _plans_of(
+        memchat_home,
+        embedder,
+        (
+            "We're flying to Malaga from 9 to 16 January 2027 for my dad's birthday",
+            "Dad's birthday is 12 January",
+            "I'm a structural engineer",
+        ),
+    )
+    found = plans("What should I pack for my trip?")
+    assert len(found) == 1 and "Malaga" in found[0][0], found
+    assert all("Dad's birthday is" not in text for text, _section in plans("What's on in January?"))
+
+
 @pytest.mark.parametrize("text", ["I may come", "version 2.0", "the 31st of Nevermber 2023", "February 30, 2023"])
 def test_no_period_where_there_is_none(text):
     from memchat.memory.recall.dates import period_in

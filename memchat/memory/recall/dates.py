@@ -233,12 +233,17 @@ _WEEKDAY = pattern(
 
 # A date that comes round again, a birthday's too: "My date of birth is 1990-04-02" is no event of 1990.
 _RECURRING = pattern(
-    r"\b(birthdays?|anniversar(?:y|ies)|every|each|annual(?:ly)?|yearly|weekly|monthly|daily|"
+    r"\b(every|each|annual(?:ly)?|yearly|weekly|monthly|daily|"
     r"date\s+of\s+birth|birth\s*date|dob|(?<!be\s)born|"
     r"turned\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|[a-z]+ty))\b",
     # not "due to be born on 2027-03-01": a plan; "Lucía turned two on 9 September" tells her birthday
     re.I,
 )
+# A birthday or an anniversary comes round every year ("Babcia's birthday is 2 December"), but one
+# with its year is that year's ("flying to Malaga from 9 to 16 January 2027 for my dad's birthday",
+# "Mum turns 60 on 17 April 2027"): a plan like any other.
+_CELEBRATION = pattern(r"\b(?:birthdays?|anniversar(?:y|ies))\b", re.I)
+_A_YEAR = pattern(r"\b((?:19|20)\d\d)\b")
 
 
 def event_day(text: str, stated: str | None) -> date | None:
@@ -247,6 +252,8 @@ def event_day(text: str, stated: str | None) -> date | None:
     (birthdays, "every Monday")."""
     kept = message_date(stated)
     if kept is None or _RECURRING.search(text):
+        return None
+    if _CELEBRATION.search(text) and not any(int(y) >= kept.year for y in _A_YEAR.findall(text)):
         return None
     return day_named(text, kept)
 
