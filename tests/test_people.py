@@ -32,6 +32,12 @@ from memchat.memory.store.memories import MemoryStore
         ("Tell me some dad jokes", []),
         ("Is Gran Torino worth watching?", []),
         ("Is my dad's mum still on the same tablets?", [("father", "mother")]),
+        ("ringing the chippy, what do i say so the wife doesnt end up poorly", [("partner",)]),
+        ("What was the name of the wife of Henry VIII?", []),
+        ("what can i make tonight that himself can actually manage to eat", [("partner",)]),
+        ("what'll I get herself for her birthday?", [("partner",)]),
+        ("he hurt himself playing football, is ice or heat better", []),
+        ("she did it all by herself", []),
     ],
     ids=[
         "in-law",
@@ -57,6 +63,12 @@ from memchat.memory.store.memories import MemoryStore
         "dad jokes",
         "a film",
         "my dad's mum once",
+        "the wife",
+        "the wife of someone else",
+        "himself, said in Ireland",
+        "herself, given a present",
+        "himself as a reflexive",
+        "by herself",
     ],
 )
 def test_role_paths_read_who_a_request_names(request_text, paths):

@@ -3998,3 +3998,19 @@ def test_a_day_of_your_week_gets_what_it_holds_though_it_meets_in_a_church_hall(
     for request in ("what time should my alarm be on thursday", "my thursdays are mental, what could i move"):
         assert "Spanish lessons" in sent_for(cli, api, request), request  # the card or the day
         assert "swim" not in " ".join(retrieved_for(cli, request, why="day")), request  # that day's, not Monday's
+
+
+def test_your_own_low_mood_that_names_your_partner_is_not_theirs_to_be_sent(cli, api, real_encoder):
+    # "I've been feeling low and haven't told Janet" names Janet, but it is the user's own health: a
+    # meal for the wife gets her coeliac disease, not that; "feeling low" is health as "depressed" is
+    remember(
+        cli,
+        "My wife Janet has coeliac disease and has to be strictly gluten-free",
+        "I've been feeling low since mum went into the home and I haven't told Janet how bad it's got",
+        "Janet is a teaching assistant at the primary school",
+        "I'm an electrician in Leeds",
+        "We live in a semi in Bramley",
+    )
+    sent = sent_for(cli, api, "ringing the chippy in a bit, what do i say so the wife doesnt end up poorly")
+    assert "coeliac" in sent and "feeling low" not in sent, sent
+    assert "feeling low" not in sent_for(cli, api, "what should i get janet for her birthday")

@@ -1079,6 +1079,9 @@ def by_topic(
     )
 
 
+_I_FIRST = pattern(r"\s*I(?:['’](?:m|ve|d|ll))?\b", re.IGNORECASE)
+
+
 def _ranked(
     db: Database,
     model: TopicModel,
@@ -1131,6 +1134,8 @@ def _ranked(
         their_care = (  # the person the request is about: their condition is what it turns on (SUBJECT)
             subject
             and not (m.sensitive or no_delicate)
+            # not the user's own, that names them ("I've been feeling low and haven't told Janet")
+            and not _I_FIRST.match(m.text)
             and (scores[j] >= SUBJECT_FLOOR or symptom and states_a_condition(m.text))
         )
         delicate = _delicate(m, float(like[j]), topic, animal=animal, pets=pets, their_care=their_care)

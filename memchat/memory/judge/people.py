@@ -90,6 +90,29 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     ),
     # what people call a partner or a pet when they do not say the word
     (pattern(r"\b(my|our) (other half|better half|significant other|hubby|missus|missis)\b", re.I), (("partner",),)),
+    # "so the wife doesn't end up poorly", "the other half's birthday" (not "the wife of Henry VIII")
+    (
+        pattern(
+            r"\bthe (wife|husband|missus|missis|hubby|other half|better half)\b(?!\s+(?:of|and|who|in\s+the)\b)", re.I
+        ),
+        (("partner",),),
+    ),
+    # and, in Ireland, "himself" and "herself" said of a spouse ("what can himself manage to eat", "a
+    # present for herself"): as the subject of a verb or after a preposition, not as a reflexive
+    # ("he hurt himself", "by herself", "she did it herself")
+    (
+        pattern(
+            r"(?:^|\b(?:that|so|and|but|for|with|tell|told|get|got|make|help|when|if|because|cos)\s+)"
+            r"(?:himself|herself)\b(?=\s+(?:is|was|has|had|can|can['’]t|cannot|could|couldn['’]t|won['’]t|will|would|wants|"
+            r"says|said|likes|loves|hates|doesn['’]t|didn['’]t|isn['’]t|wasn['’]t|keeps|needs|gets|got|went|goes|"
+            r"manage|actually|[?.!,]|$)|['’]s\b)"
+            # ... or what the user does for them ("what'll I get herself for her birthday")
+            r"|\b(?:I|we)(?:['’]ll)?\s+(?:[\w'’]+\s+){0,2}?(?:get|buy|make|cook|tell|ask|take|bring)\s+(?:for\s+)?(?:himself|herself)\b"
+            r"(?!\s+(?:to|into|out|up|together|ready|dressed|sorted)\b)",
+            re.I,
+        ),
+        (("partner",),),
+    ),
     (pattern(r"\bthe (dog|hound|pup|pooch|doggo|mutt)\b", re.I), (("dog",),)),
     (pattern(r"\bthe (cat|kitty|moggy|moggie)\b", re.I), (("cat",),)),
     (pattern(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
