@@ -4014,3 +4014,20 @@ def test_your_own_low_mood_that_names_your_partner_is_not_theirs_to_be_sent(cli,
     sent = sent_for(cli, api, "ringing the chippy in a bit, what do i say so the wife doesnt end up poorly")
     assert "coeliac" in sent and "feeling low" not in sent, sent
     assert "feeling low" not in sent_for(cli, api, "what should i get janet for her birthday")
+
+
+def test_seeing_a_counsellor_is_health_and_stays_back_from_a_question_about_your_diary(cli, api, real_encoder):
+    # "I see a counsellor every other Thursday" is therapy, as "therapist" is: a request to fit a
+    # haircut in on Thursday gets what Thursday holds, not that; a school counsellor's job is no health
+    remember(
+        cli,
+        "I see a counsellor, Lorna, every other Thursday at 4pm",
+        "I play five-a-side on Thursday evenings",
+        "I teach chemistry in Dundee",
+        "My son Ruaridh is nine",
+    )
+    sent = sent_for(cli, api, "can I fit a haircut in on thursday afternoon")
+    assert "counsellor" not in sent and "five-a-side" in sent, sent
+    from memchat.memory.judge import sensitive
+
+    assert sensitive.categories("I'm a school counsellor in Leeds") == frozenset()
