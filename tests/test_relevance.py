@@ -4031,3 +4031,19 @@ def test_seeing_a_counsellor_is_health_and_stays_back_from_a_question_about_your
     from memchat.memory.judge import sensitive
 
     assert sensitive.categories("I'm a school counsellor in Leeds") == frozenset()
+
+
+def test_running_out_of_a_medicine_gets_who_prescribes_it_and_how_you_order_it(cli, api, real_encoder):
+    # "nearly out of my thyroid tabs, how do I get more" is not like "I order repeat prescriptions on
+    # the NHS App" to the encoder; a sister who is a GP is not the user's
+    remember(
+        cli,
+        "I take levothyroxine 75mcg every morning for an underactive thyroid",
+        "My GP is Dr Okafor at Riverside Surgery; I order repeat prescriptions on the NHS App",
+        "My sister Aoife is a GP in Bristol",
+        "I'm a quantity surveyor in Leeds",
+        "We live in a semi in Headingley",
+    )
+    sent = " ".join(retrieved_for(cli, "nearly out of my thyroid tabs, how do i get more"))
+    assert "NHS App" in sent and "Aoife" not in sent, sent
+    assert "NHS App" not in " ".join(retrieved_for(cli, "what are the side effects of levothyroxine in general"))

@@ -63,6 +63,8 @@ FLOORS = {
     "a day of my week (need._MY_WEEKDAY)": 0.95,  # written with it, 2026-12-07 (a birthday on a tuesday, a meeting on friday are not its)
     "a stay away overnight (need._OVERNIGHT)": 0.95,  # written with it, 2026-12-07 (a day at a Christmas market, an MOT are not its)
     "a place of worship's hall as a venue (sensitive._A_HALL)": 0.95,  # written with it, 2026-12-07 (going to church, a mosque's hall beside prayer are not its)
+    "more of a medicine (need._REFILL)": 0.95,  # written with it, 2026-12-07 (side effects, a missed dose are not its)
+    "who prescribes (need._PRESCRIBER)": 0.95,  # written with it, 2026-12-07 (a sister who is a GP, a doctor's advice are not its)
     "a pet's diet (need._PET_DIET)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07; its walks, its vet, its temper are not its)
     "getting ready for a trip on paper (need._A_TRIP, need._PAPERWORK, need.readies_a_trip)": 0.95,  # written with it, 2026-12-07 (a visa for Americans, packing, a passport-number validator are not its)
     "a travel document's state (need._TRAVEL_DOCUMENT, need._A_PAYMENT_CARD, need._DOCUMENT_STATUS)": 0.95,  # written with it, 2026-12-07 (a Visa card, travel insurance, a visa centre's address are not its)

@@ -326,6 +326,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "venue_hall",
     ),
     (
+        "more of a medicine (need._REFILL)",
+        "a request to get more of a medicine",
+        lambda t: bool(need._REFILL.search(t)),
+        "refill",
+    ),
+    (
+        "who prescribes (need._PRESCRIBER)",
+        "a memory of the user's GP, pharmacy or how they order prescriptions",
+        lambda t: bool(need._PRESCRIBER.search(t)),
+        "prescriber",
+    ),
+    (
         "a pet's diet (need._PET_DIET)",
         "a memory of what a pet must not eat or is fed",
         lambda t: bool(need._PET_DIET.search(t)),

@@ -2849,7 +2849,7 @@ _OFFERED = pattern(
 # "tablets" only: "my tablet" is as often an iPad.
 _MY_MEDICINES = pattern(
     r"\b(?:my|our)\s+(?:(?:daily|regular|usual|morning|evening|night|diabetes|blood\s+pressure|heart|asthma|"
-    r"thyroid|epilepsy|allergy|hay\s+fever|pain)\s+)?(?:tablets|meds|medications?|medicines?|pills?|"
+    r"thyroid|epilepsy|allergy|hay\s+fever|pain)\s+)?(?:tablets|tabs|meds|medications?|medicines?|pills?|"
     r"prescriptions?|inhalers?|insulin|injections|jabs)\b(?!\s+(?:of\s+cash|cabinet|cupboard|box|drawer))",
     re.IGNORECASE,
 )
@@ -2916,9 +2916,41 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
     if take:
         medicines += _conditions_it_turns_on(db, embedder, request, text, exclude | {n.memory.id for n in medicines})
+    if _REFILL.search(text):  # more of it: who prescribes, and how the user orders it
+        medicines += _prescriber(db, exclude | {n.memory.id for n in medicines})
     if not drink:
         return medicines
     return medicines + _not_drinking(db, embedder, request, exclude | {n.memory.id for n in medicines})
+
+
+# A request for more of a medicine ("nearly out of my blood pressure tabs, how do i get more", "need a
+# repeat prescription") turns on who prescribes it and how the user orders it ("My GP is Dr Anwar; I
+# order repeat prescriptions on the NHS App"), which is not like the request in meaning. Measured in
+# tests/word_lists.py.
+_REFILL = pattern(
+    r"\b(?:(?:nearly|almost|about\s+to\s+run|running|run|ran|going\s+to\s+run)\s+out\s+of|repeat\s+(?:prescription|script)s?|"
+    r"refills?|re-?order(?:ing)?|(?:get|order|pick\s+up)\s+(?:some\s+)?more)\b",
+    re.IGNORECASE,
+)
+_PRESCRIBER = pattern(
+    r"\b(?:my|our)\s+(?:gp|doctor|pharmacy|pharmacist|chemist|surgery)\b|\bgp\s+(?:is|practice|surgery)\b|"
+    r"\brepeat\s+prescriptions?\b|\bprescriptions?\s+(?:on|through|via|from|are|get)\b",
+    re.IGNORECASE,
+)
+_PRESCRIBER_TERMS = '"gp" OR "doctor" OR "pharmacy" OR "pharmacist" OR "chemist" OR "surgery" OR "prescription"*'
+PRESCRIBER_ROWS = 100
+
+
+def _prescriber(db: Database, exclude: set[int]) -> list[Needed]:
+    """The newest memory that says who prescribes the user's medicines or how they order them, the
+    user's own (_PRESCRIBER), at most one."""
+    store = MemoryStore(db)
+    found = store.newest_matching(_PRESCRIBER_TERMS, PRESCRIBER_ROWS, longest=LONGEST_SENT)
+    ids = [i for i, said, _told in found if i not in exclude and _PRESCRIBER.search(said) and not _someone_elses(said)]
+    for m in store.get_many(ids[:5], longest=LONGEST_SENT).values():
+        if not m.private and not sensitive.holds_identifier(m.text) and m.kind == "fact":
+            return [Needed(m, 0.0, "medicine")]
+    return []
 
 
 _NO_LONGER_TAKEN = pattern(
