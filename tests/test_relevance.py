@@ -4047,3 +4047,24 @@ def test_running_out_of_a_medicine_gets_who_prescribes_it_and_how_you_order_it(c
     sent = " ".join(retrieved_for(cli, "nearly out of my thyroid tabs, how do i get more"))
     assert "NHS App" in sent and "Aoife" not in sent, sent
     assert "NHS App" not in " ".join(retrieved_for(cli, "what are the side effects of levothyroxine in general"))
+
+
+def test_a_request_about_your_career_gets_what_you_do_lead_and_aim_for(cli, api, real_encoder):
+    # "prep bullet points for my review" is not like "I'm leading the move to Temporal" to the encoder;
+    # a code review, a sister's job, and code are not the user's career
+    remember(
+        cli,
+        "I'm a senior backend engineer at Fenwick, a fintech in Lisbon",
+        "My current project is moving the reconciliation batch jobs onto Temporal workflows",
+        "Last quarter I shipped the multi-currency FX revaluation job",
+        "I want to get promoted to staff engineer next year",
+        "My sister Ola is an engineer at Rolls-Royce",
+        "I manage my to-dos in Todoist",
+        "We live in a two-bed flat in Alvalade",
+        "I climb on Tuesday and Thursday evenings",
+        "I'm learning European Portuguese",
+    )
+    sent = " ".join(retrieved_for(cli, "prep bullet points for my review", why="career"))
+    assert "Temporal" in sent and "shipped" in sent and "Ola" not in sent and "Todoist" not in sent, sent
+    assert retrieved_for(cli, "review my pull request for bugs", why="career") == []
+    assert retrieved_for(cli, "write a python function that parses a CV into JSON", why="career") == []

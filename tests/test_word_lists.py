@@ -65,6 +65,8 @@ FLOORS = {
     "a place of worship's hall as a venue (sensitive._A_HALL)": 0.95,  # written with it, 2026-12-07 (going to church, a mosque's hall beside prayer are not its)
     "more of a medicine (need._REFILL)": 0.95,  # written with it, 2026-12-07 (side effects, a missed dose are not its)
     "who prescribes (need._PRESCRIBER)": 0.95,  # written with it, 2026-12-07 (a sister who is a GP, a doctor's advice are not its)
+    "my career (need._CAREER, need.asks_about_my_career)": 0.95,  # written with it, 2026-12-07 (a code review, raising an exception are not its)
+    "what I do at work (need._CAREER_FACT)": 0.95,  # written with it, 2026-12-07 (to-dos in Todoist, a sister's job are not its)
     "a pet's diet (need._PET_DIET)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07; its walks, its vet, its temper are not its)
     "getting ready for a trip on paper (need._A_TRIP, need._PAPERWORK, need.readies_a_trip)": 0.95,  # written with it, 2026-12-07 (a visa for Americans, packing, a passport-number validator are not its)
     "a travel document's state (need._TRAVEL_DOCUMENT, need._A_PAYMENT_CARD, need._DOCUMENT_STATUS)": 0.95,  # written with it, 2026-12-07 (a Visa card, travel insurance, a visa centre's address are not its)

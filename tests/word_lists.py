@@ -338,6 +338,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "prescriber",
     ),
     (
+        "my career (need._CAREER, need.asks_about_my_career)",
+        "a request about the user's own career",
+        need.asks_about_my_career,
+        "career_request",
+    ),
+    (
+        "what I do at work (need._CAREER_FACT)",
+        "a memory of the user's own job, current work or career aim",
+        lambda t: bool(need._CAREER_FACT.search(t)),
+        "career_fact",
+    ),
+    (
         "a pet's diet (need._PET_DIET)",
         "a memory of what a pet must not eat or is fed",
         lambda t: bool(need._PET_DIET.search(t)),

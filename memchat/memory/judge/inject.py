@@ -619,6 +619,7 @@ def _routed(
         need.by_stack,
         need.by_wear,
         need.by_money,
+        need.by_career,
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
     for dated in (need.by_day, need.by_documents):
@@ -789,6 +790,7 @@ ROUTES = frozenset(
         "alcohol",
         "day",
         "documents",
+        "career",
     )
 )
 

@@ -1759,6 +1759,68 @@ def matters_of_my_own(text: str) -> dict[str, str]:
     return found
 
 
+# A request about the user's own career ("prep bullet points for my review", "talking points for my 1:1
+# about promotion", "write my LinkedIn summary", "a short about-me for my site") turns on what they do,
+# what they lead now and where they want to go ("I'm a senior backend engineer at Paywise", "I'm
+# leading the rewrite of our reconciliation service", "I want to get promoted to staff engineer"): the
+# encoder finds one of them at best. Both lists are measured in tests/word_lists.py.
+CAREER_ITEMS = 3
+CAREER_ROWS = 200  # newest memories with a word of work that are read
+_CAREER = pattern(
+    r"\b(?:promotion|promoted|(?:move|moving|step|stepping)\s+up\s+(?:a\s+)?(?:level|grade)|performance\s+review|"
+    r"appraisal|annual\s+review|my\s+(?:mid-?year\s+|end[- ]of[- ]year\s+|yearly\s+)?review\b(?!\s+of)|1:1|"
+    r"one[- ]to[- ]one(?!\s+(?:function|mapping|correspondence|relationship))|one[- ]on[- ]one|linkedin|(?:my|a)\s+cv|(?:my|a)\s+r[ée]sum[ée]|cover\s+letter|"
+    r"(?:my|a)\s+(?:short\s+)?bio|about[- ]me|elevator\s+pitch|job\s+interview|pay\s+rise)\b",
+    re.IGNORECASE,
+)
+_CAREER_TERMS = (
+    '"work"* OR "job" OR "lead"* OR "project"* OR "promot"* OR "engineer"* OR "manager" OR "head" OR "freelance"* OR '
+    '"shipped" OR "role" OR "team" OR "company" OR "agency" OR "senior" OR "department"'
+)
+_CAREER_FACT = pattern(
+    r"\b(?:I['’]m\s+(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:engineer|developer|manager|teacher|nurse|designer|illustrator|"
+    r"editor|analyst|consultant|lead|head|director|officer|scientist|researcher|lecturer|electrician|surveyor|architect|"
+    r"accountant|lawyer|solicitor|chef|writer|producer|programmer|administrator|coordinator|specialist)s?\b|"
+    r"I\s+work\s+(?:as|at|for)\b|I['’]m\s+head\s+of\b|I\s+(?:lead|manage|run)\s+(?:the|a|our)\s+(?!(?:to-?dos?|list|house|home|kids?|diary|calendar|errands?)\b)|I['’]m\s+leading\b|"
+    r"my\s+current\s+project\b|I['’]m\s+working\s+on\b|promot\w+|I\s+shipped\b|I['’]ve\s+been\s+(?:an?\s+)?freelance|"
+    r"I\s+(?:spent|worked)\s+(?:\w+\s+){0,3}?(?:years?\s+)?(?:as|at)\b)",
+    re.IGNORECASE,
+)
+
+
+# ... but moving the meeting is the diary's ("can we move my 1:1 to friday")
+_MOVES_A_MEETING = pattern(
+    r"\b(?:move|moving|reschedul\w*|cancel\w*|push|shift|book|set\s+up)\s+(?:my|the|our|a)\s+"
+    r"(?:1:1|one[- ]to[- ]one|one[- ]on[- ]one|review|appraisal)",
+    re.IGNORECASE,
+)
+
+
+def asks_about_my_career(text: str) -> bool:
+    """Whether a request is about the user's own career (_CAREER), not the diary's (_MOVES_A_MEETING)."""
+    return _CAREER.search(text) is not None and _MOVES_A_MEETING.search(text) is None
+
+
+def by_career(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
+    """What the user does, leads and aims for at work (CAREER_ITEMS memories at most, the most like the
+    request first), for a request about their own career: never code, nor a question in general."""
+    if request.about_no_one or request.code or asks_in_general(text) or not asks_about_my_career(text):
+        return []
+    store = MemoryStore(db)
+    found = store.newest_matching(_CAREER_TERMS, CAREER_ROWS, longest=LONGEST_SENT)
+    kept = [
+        i
+        for i, said, _told in found
+        if i not in exclude
+        and _CAREER_FACT.search(said)
+        and (_BARE_USER.match(said) or said.lower().startswith(("my current", "last ", "before ", "since ")))
+        and not (sensitive.categories(said) - {"children"})
+    ]
+    memories = store.get_many(kept, longest=LONGEST_SENT)
+    kept = [i for i in kept if i in memories and not (memories[i].private or memories[i].sensitive)]
+    return [Needed(memories[i], score, "career") for score, i in _most_like(db, embedder, request, kept)[:CAREER_ITEMS]]
+
+
 def by_own_matter(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
     """What memory says of a private matter the request says is the user's own (matters_of_my_own):
     the user's own memory naming the same matter, the most like the request; never for code."""
