@@ -698,3 +698,9 @@ def test_memories_add_dash_reads_the_memory_from_stdin_as_ask_does(cli):
     empty = cli("memories", "add", "-", input="")
     assert empty.exit_code == 2 and "nothing to remember on stdin" in empty.stderr
     assert "-" not in [line.split()[-1] for line in cli("memories", "list").stdout.splitlines()[1:] if line.strip()]
+    # and `memories edit --text -` likewise: it had stored "-" as the memory (the fuzz test)
+    edited = cli("memories", "edit", "1", "--text", "-", input="I'm vegetarian since 2024\n")
+    assert edited.exit_code == 0 and "I'm vegetarian since 2024" in cli("memories", "show", "1").stdout
+    nothing = cli("memories", "edit", "1", "--text", "-", input="")
+    assert nothing.exit_code == 2 and "nothing to change to on stdin" in nothing.stderr
+    assert "I'm vegetarian since 2024" in cli("memories", "show", "1").stdout

@@ -213,7 +213,9 @@ def edit(
     memory_id: str = typer.Argument(
         ..., metavar="ID", autocompletion=complete_memory_ids, help="The memory's id, as `memories list` shows it."
     ),
-    text: str | None = typer.Option(None, "--text", "-t", help="The new text (default: open $EDITOR)."),
+    text: str | None = typer.Option(
+        None, "--text", "-t", help="The new text (default: open $EDITOR; - reads it from a pipe, as add does)."
+    ),
     value: str | None = typer.Option(None, "--value", help="A new value for its key."),
     private: bool | None = typer.Option(
         None, "--private/--no-private", help="Never send it to a model unasked (only `recall` shows it), or again."
@@ -229,6 +231,10 @@ def edit(
     """Change a memory's text (opens $EDITOR without --text), whether it is private, or what it replaces."""
     from memchat.ui.editor import edit_in_editor
 
+    if text == "-":  # as `memories add -` reads its text: `pbpaste | memchat memories edit 7 --text -`
+        text = "" if stdin_is_tty() else read_stdin().strip()
+        if not text:
+            raise UsageError("nothing to change to on stdin (`--text -` reads the new text from a pipe)")
     memchat = open_app(ctx)
     m = memchat.store.get(memory_id)
     if private is not None:
