@@ -38,6 +38,8 @@ from memchat.memory.store.memories import MemoryStore
         ("what'll I get herself for her birthday?", [("partner",)]),
         ("he hurt himself playing football, is ice or heat better", []),
         ("she did it all by herself", []),
+        ("present ideas for the two grandchildren over there", [("grandson",), ("granddaughter",), ("grandchild",)]),
+        ("things to do at half term that work for both kids", [("son",), ("daughter",), ("child",)]),
     ],
     ids=[
         "in-law",
@@ -69,6 +71,8 @@ from memchat.memory.store.memories import MemoryStore
         "herself, given a present",
         "himself as a reflexive",
         "by herself",
+        "the two grandchildren",
+        "both kids",
     ],
 )
 def test_role_paths_read_who_a_request_names(request_text, paths):

@@ -2499,7 +2499,9 @@ _MY_MONEY = pattern(
     r"\s*(?:(?:I|I['’]m|I['’]ve|I['’]d|we|we['’]re|we['’]ve|the\s+user)\b(?!['’]s)|(?:my|our)\b(?!\s+[\w-]+['’]s\b)"
     r"(?!\s+(?:[\w-]+\s+)?(?:"
     + "|".join(w for words in people.ROLE_WORDS.values() for w in words)
-    + r"|ex|ex-\w+|flatmate|housemate|roommate|lodger|friend|boss|colleague|landlord|landlady|tenant)\b))",
+    + r"|ex|ex-\w+|flatmate|housemate|roommate|lodger|friend|boss|colleague|landlord|landlady|tenant)\b))"
+    # the household's own pot, named as one ("The flat fund is at €41,500", "The holiday pot has £900 in it")
+    r"|the\s+(?:[\w-]+\s+){0,2}?(?:fund|pot|savings|kitty|nest\s+egg)\b(?!\s+(?:manager|management)\b)",
     re.IGNORECASE,
 )
 # a card or account told by its last digits ("My card ending 4417 has a £3,000 limit"): an identifier

@@ -65,10 +65,18 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
     (pattern(r"\b(my|our) grandparents\b", re.I), (("grandmother",), ("grandfather",))),
     (pattern(r"\b(my|our) parents\b(?![-\s]in[-\s]law)", re.I), (("parents",), ("mother",), ("father",))),
     (
-        pattern(r"\b(the|my|our) (grandkids|grandchildren)\b", re.I),
+        pattern(
+            r"\b(?:(?:the|my|our)\s+(?:(?:two|three|four|five|both)\s+)?|both\s+)(grandkids|grandchildren)\b", re.I
+        ),
         (("grandson",), ("granddaughter",), ("grandchild",)),
     ),
-    (pattern(r"\b(the|my|our) (kids|children|little ones)\b", re.I), (("son",), ("daughter",), ("child",))),
+    # "the two kids", "both kids", "our three children"
+    (
+        pattern(
+            r"\b(?:(?:the|my|our)\s+(?:(?:two|three|four|five|both)\s+)?|both\s+)(kids|children|little\s+ones)\b", re.I
+        ),
+        (("son",), ("daughter",), ("child",)),
+    ),
     # not a group of friends or colleagues: "the lads at work", "the girls from uni", "the boys on the team"
     (pattern(r"\b(the|my|our) (boys|lads)\b(?!\s+(?:at|from|on|in|down)\b)", re.I), (("son",),)),
     (pattern(r"\b(the|my|our) girls\b(?!\s+(?:at|from|on|in|down)\b)", re.I), (("daughter",),)),
