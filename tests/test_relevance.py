@@ -4068,3 +4068,23 @@ def test_a_request_about_your_career_gets_what_you_do_lead_and_aim_for(cli, api,
     assert "Temporal" in sent and "shipped" in sent and "Ola" not in sent and "Todoist" not in sent, sent
     assert retrieved_for(cli, "review my pull request for bugs", why="career") == []
     assert retrieved_for(cli, "write a python function that parses a CV into JSON", why="career") == []
+
+
+def test_a_pets_symptom_gets_your_vet_though_the_vet_memory_names_the_pet(cli, api, real_encoder):
+    # "Our vet is Shawlands; Dr Mehta knows Dougie best" names Dougie, so it was one of his memories
+    # ranked below three others and never sent as the vet; "got the runs" is a symptom
+    remember(
+        cli,
+        "Our dog Dougie is a retired racing greyhound",
+        "Dougie has a corn on a toe pad that makes him lame on hard pavements",
+        "Dougie can't be left more than about five hours",
+        "Dougie has a sensitive stomach and is on salmon and rice",
+        "Dougie feels the cold badly and needs his fleece below 8 degrees",
+        "Dougie has a strong prey drive, so he's muzzled in the park",
+        "Our vet is Shawlands Veterinary Centre; Dr Anjali Mehta knows Dougie best",
+        "I'm a nurse on rotating shifts",
+        "We rent a tenement flat in Shawlands",
+        "My daughter Isla is 14",
+    )
+    for request in ("dougie's limping coming home off the pavement", "dog's got the runs, he nicked a sausage roll"):
+        assert "Shawlands Veterinary" in sent_for(cli, api, request), request

@@ -1326,17 +1326,16 @@ def _for_the_pet(db: Database, text: str, ranked: list[Needed], exclude: set[int
         ranked.sort(key=lambda n: (_MINDS_IT.search(n.memory.text) is None, _DAILY_CARE.search(n.memory.text) is None))
     if not symptom:
         return ranked
-    taken = {n.memory.id for n in ranked} | exclude
+    # (a vet memory that names the pet is among its memories, maybe below the first few: it goes too)
+    taken = {n.memory.id for n in ranked[: PET_ITEMS - 1]} | exclude
     store = MemoryStore(db)
     found = store.newest_matching('"vet" OR "vets" OR "veterinary" OR "veterinarian"', VET_ROWS, longest=LONGEST_SENT)
     vets = [i for i, said, _told in found if i not in taken and _VET.search(said) and _OURS_OR_MINE.search(said)]
     vet = store.get_many(vets[:1], longest=LONGEST_SENT)
     if not vet:
         return ranked
-    return [
-        *ranked[: PET_ITEMS - 1],
-        *(Needed(m, 0.0, "person") for m in vet.values() if not (m.private or m.sensitive)),
-    ]
+    ours = [Needed(m, 0.0, "person") for m in vet.values() if not (m.private or m.sensitive)]
+    return [*ranked[: PET_ITEMS - 1], *ours, *(n for n in ranked[PET_ITEMS - 1 :] if n.memory.id not in vet)]
 
 
 _OURS_OR_MINE = pattern(
@@ -1420,7 +1419,7 @@ _SHAPING = pattern(
 _SYMPTOM = pattern(
     r"\b(?:(?:keeps?|kept)\s+(?:falling|being\s+sick|coughing|scratching|limping|fainting|wetting)|"
     r"(?:fell|falls|fallen|falling)\s+(?:over|down)|dizzy|dizziness|faint(?:ed|ing)?|vomit\w*|"
-    r"(?:been|being|was)\s+sick|throwing\s+up|diarrho?ea|runny\s+poo|rash|fever|(?:running\s+)?a\s+(?:high\s+)?temperature|"
+    r"(?:been|being|was)\s+sick|throwing\s+up|diarrho?ea|runny\s+poo|(?:got|has|had|with)\s+the\s+(?:runs|trots)|rash|fever|(?:running\s+)?a\s+(?:high\s+)?temperature|"
     r"cough(?:ing)?|wheez\w*|breathless|short\s+of\s+breath|limp(?:ing|s)?|lump(?!\s+sum)|swollen|swelling|bleeding|"
     r"itch(?:y|ing)|scratching|off\s+(?:his|her|their|its)\s+food|not\s+eating|won['’]t\s+eat|"
     r"drinking\s+(?:a\s+lot|loads|lots|more)(?:\s+of\s+water)?|pee(?:ing)?\s+(?:a\s+lot|loads|more)|"
