@@ -102,12 +102,13 @@ def ask(
         memchat.memory_off()
     memchat.provider.ready()  # a missing key fails before anything is stored
     try:  # the database opens here: locked, read-only, a full disk: nothing of the prompt was stored
-        memchat.load_in_background()  # the tokenizer and the encoder load while the session opens
         if stdin_is_tty() and console.stdout_is_tty() and memchat.capture.consent_unasked():
             from memchat.repl.loop import ask_consent
 
             # the first chat or ask on a terminal asks, once, before anything is learnt; Ctrl-C cancels the ask
+            # (asked before the models load: a loading thread that holds the interpreter must not delay Ctrl-C)
             ask_consent(memchat, interruptible=True)
+        memchat.load_in_background()  # the tokenizer and the encoder load while the session opens
         session = memchat.chat.start_session(session_id=session_id, continue_=continue_, system=system)
     except StoreError as exc:
         raise UnsavedMessageError(exc) from None
