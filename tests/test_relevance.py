@@ -4088,3 +4088,48 @@ def test_a_pets_symptom_gets_your_vet_though_the_vet_memory_names_the_pet(cli, a
     )
     for request in ("dougie's limping coming home off the pavement", "dog's got the runs, he nicked a sausage roll"):
         assert "Shawlands Veterinary" in sent_for(cli, api, request), request
+
+
+def test_a_guest_named_whom_memory_knows_by_no_role_brings_their_diet(cli, api, real_encoder):
+    # "niamh and tomás coming for sunday lunch": Tomás is the daughter's partner, a role memory never
+    # says, but he is named as a guest, and "Tomás won't eat fish" is his
+    remember(
+        cli,
+        "My daughter Niamh lives in Galway",
+        "Niamh and Tomás had a baby girl last year",
+        "Tomás won't eat fish of any kind",
+        "My husband Declan has Parkinson's",
+        "I'm a retired teacher in Connemara",
+        "We keep hens",
+        "My friend Bríd can't eat gluten",
+    )
+    sent = sent_for(cli, api, "niamh and tomás coming for sunday lunch, what'll i make")
+    assert "won't eat fish" in sent and "Bríd" not in sent, sent
+
+
+def test_mends_from_an_adversarial_pass_over_this_stops_routes(cli, api, real_encoder):
+    # what a helper session found (2026-12-07, eighth session), each class once more
+    remember(
+        cli,
+        "My husband Declan is a carpenter",
+        "I've been bummed out for weeks and haven't told Declan",
+        "I'm seeing Anne on Thursdays about my marriage; she's a counsellor at Relate",
+        "Declan has coeliac disease",
+        "I'm the school counsellor at Ridgeway Academy",
+        "I'm up for promotion to head of year in the spring",
+        "My GP is Dr Okafor at Riverside Surgery; I order repeat prescriptions on the NHS App",
+        "I take levothyroxine every morning",
+        "Our dog Rex stays with my sister Ana when we go away",
+        "We're going to the Christmas market in York on Saturday 12 December 2026",
+        "We're flying to Lanzarote from 9 to 16 January 2027",
+    )
+    # what the user keeps from someone, and couples counselling, never go with a request about him
+    for request in ("what should I get Declan for his birthday", "plan a weekend away for me and Declan"):
+        sent = sent_for(cli, api, request)
+        assert "bummed out" not in sent and "Relate" not in sent, (request, sent)
+    assert "Relate" not in sent_for(cli, api, "Write a short poem about autumn")  # not on the card
+    assert "coeliac" not in " ".join(retrieved_for(cli, "the chippy is coming to hang the doors tomorrow"))
+    assert "promotion" not in " ".join(retrieved_for(cli, "is there a promotion on at Tesco this week", why="career"))
+    assert "NHS App" in sent_for(cli, api, "need a repeat prescription")  # no "my" said
+    trip = " ".join(retrieved_for(cli, "who'll have the dog while we're away", why="plan"))
+    assert "Lanzarote" in trip and "York" not in trip, trip  # a stay away, not a day out

@@ -63,7 +63,7 @@ FLOORS = {
     "a day of my week (need._MY_WEEKDAY)": 0.95,  # written with it, 2026-12-07 (a birthday on a tuesday, a meeting on friday are not its)
     "a stay away overnight (need._OVERNIGHT)": 0.95,  # written with it, 2026-12-07 (a day at a Christmas market, an MOT are not its)
     "a place of worship's hall as a venue (sensitive._A_HALL)": 0.95,  # written with it, 2026-12-07 (going to church, a mosque's hall beside prayer are not its)
-    "more of a medicine (need._REFILL)": 0.95,  # written with it, 2026-12-07 (side effects, a missed dose are not its)
+    "more of a medicine (need._REFILL, need.asks_for_more_medicine)": 0.95,  # written with it, 2026-12-07 (side effects, a missed dose are not its)
     "who prescribes (need._PRESCRIBER)": 0.95,  # written with it, 2026-12-07 (a sister who is a GP, a doctor's advice are not its)
     "my career (need._CAREER, need.asks_about_my_career)": 0.95,  # written with it, 2026-12-07 (a code review, raising an exception are not its)
     "what I do at work (need._CAREER_FACT)": 0.95,  # written with it, 2026-12-07 (to-dos in Todoist, a sister's job are not its)

@@ -326,9 +326,9 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "venue_hall",
     ),
     (
-        "more of a medicine (need._REFILL)",
+        "more of a medicine (need._REFILL, need.asks_for_more_medicine)",
         "a request to get more of a medicine",
-        lambda t: bool(need._REFILL.search(t)),
+        need.asks_for_more_medicine,
         "refill",
     ),
     (

@@ -219,7 +219,10 @@ MEAL_REQUEST = -0.3
 _MEAL = pattern(
     r"\b(breakfasts?|brunch(?:es)?|lunch(?:es|box(?:es)?)?|dinners?|suppers?|meals?|snacks?|picnics?|barbecues?|"
     r"bbqs?|potlucks?|buffets?|menus?|recipes?|desserts?|puddings?|takeaways?|party food|finger food|"
-    r"main\s+courses?|(?:sunday\s+|a\s+|the\s+)roast(?!\s+(?:me|my|him|her|them|it|this|of))|roast\s+dinners?|chippy|chip\s+shop|fish\s+and\s+chips|"
+    r"main\s+courses?|sunday\s+roast|roast\s+(?:dinners?|lunch|chicken|beef|lamb|pork|potatoes)|"
+    r"(?:a|the)\s+roast\s+(?=(?:on|this|tonight|tomorrow|for\s+(?:the\s+)?(?:family|us|everyone|all|lunch|dinner))\b)|"
+    r"(?:ring(?:ing)?|call(?:ing)?|order(?:ing)?\s+from|get(?:ting)?\s+(?:a\s+)?|from)\s+the\s+(?:chippy|chipper)|"
+    r"chippy\s+(?:tea|tonight|supper|dinner|night)|chip\s+shop|fish\s+and\s+chips|"
     r"bring[- ]and[- ]share|packed\s+lunch(?:es)?|for\s+(?:the\s+)?mains?(?=\s*(?:[,.?!]|$|so|and|then|on|for|tonight|today|tomorrow)\b)|"
     r"restaurants?|caf[eé]s?|(?:somewhere|a\s+place|places)\s+(?:\w+\s+)?to\s+eat|eat(?:ing)?\s+out)\b",
     re.IGNORECASE,
@@ -1080,6 +1083,12 @@ def by_topic(
 
 
 _I_FIRST = pattern(r"\s*I(?:['’](?:m|ve|d|ll))?\b", re.IGNORECASE)
+# what the user says they keep from someone ("haven't told Janet", "hiding it from Declan")
+_KEPT_FROM = pattern(
+    r"\b(?:haven['’]t|have\s+not|not|never)\s+(?:yet\s+)?(?:told|said\s+anything\s+to|mentioned\s+(?:it\s+)?to)\b"
+    r"|\b(?:hiding|keeping)\s+(?:it|this|that)\s+from\b|\b(?:doesn['’]t|don['’]t)\s+know\s+(?:that\s+)?I\b",
+    re.IGNORECASE,
+)
 
 
 def _ranked(
@@ -1220,6 +1229,8 @@ def by_person(db: Database, request: Request, embedder: Embedder, text: str, exc
         symptom=symptom,
     )
     ranked = _in_order(db, text, ranked, exclude, floor, pets=pets, symptom=symptom, suggestion=suggestion)
+    # what the user keeps from someone is never sent about them ("I've been bummed out and haven't told Declan")
+    ranked = [n for n in ranked if not (_I_FIRST.match(n.memory.text) and _KEPT_FROM.search(n.memory.text))]
     out = [Needed(n.memory, n.score, "person") for n in ranked[: PET_ITEMS if pets else PERSON_ITEMS]]
     for_them = not (pets or technical or names_its_language(text) or not_about_them)
     if for_them and (shaping := _shaping_condition(db, vs.ids[rows], vectors, request.vector)):
@@ -1273,9 +1284,9 @@ _PET_DIET = pattern(
 # does the cat sitter need to know", "kennels for that week"): the arrangement memory holds, then the
 # care it needs every day. Measured in tests/word_lists.py.
 _MINDING_THE_PET = pattern(
-    r"\b(?:pet|dog|cat|house)[- ]?sit(?:ter|ters|ting)?\b|\b(?:kennels?|cattery|catteries|boarding)\b"
+    r"\b(?:pet|dog|cat|house|tortoise|rabbit|bunny|bird|hamster|horse)[- ]?sit(?:ter|ters|ting)?\b|\b(?:kennels?|cattery|catteries|boarding)\b"
     r"|\b(?:while|when|whilst)\s+(?:I['’]m|I\s+am|we['’]re|we\s+are|I['’]ll\s+be|we['’]ll\s+be|I\s+go|we\s+go)\s+"
-    r"(?:away|gone|abroad|off|travell?ing|on\s+holiday|in|at|visiting|over\s+in|to)\b",
+    r"(?:away|gone|abroad|off|travell?ing|on\s+(?:holiday|vacation|hols)|in|visiting|over\s+in)\b(?!\s+(?:bed|work|the\s+(?:garden|office|shower)))",
     re.IGNORECASE,
 )
 # ... a memory of that arrangement ("When we go away Tyson stays with Janet's sister Linda", "When I
@@ -1605,7 +1616,8 @@ def plans_ahead(
         and (period.end - period.start).days > PLAN_PERIOD_DAYS
         and _TRIP_IN_A_PERIOD.search(text) is not None
     )
-    away = _AWAY.search(text) is not None or trip_then or minds_a_pet_away(text)
+    # (a pet minded while away is the household's next stay away, when the request is the user's own)
+    away = _AWAY.search(text) is not None or trip_then or (minds_a_pet_away(text) and says_its_own(text))
     soonest = period is None and (away or _NEXT_TRIP.search(text) is not None or _TRIP_AHEAD.search(text) is not None)
     latest = period is None and not soonest and _LAST_TRIP.search(text) is not None
     if soonest:
@@ -1644,14 +1656,16 @@ def plans_ahead(
             for r, t in zip(planned, trips, strict=True)
             if _plainly_travel(t, travel) or tells_a_journey(found[int(vs.ids[r])].text)
         ]
-        if minds_a_pet_away(text) and _AWAY.search(text) is None:
+        if minds_a_pet_away(text):
             # someone minds the dog for a stay away, not for a day out ("York Christmas market on Saturday")
-            planned = [
+            stays = [
                 r
                 for r in planned
                 if (span_start((m := found[int(vs.ids[r])]).text, m.created_at) or _OVERNIGHT.search(m.text))
                 and _OURS.search(m.text)  # the household's stay away, not a sister's visit here
             ]
+            # (said away, the trip need not say its nights: "a conference in Vienna on 12 January")
+            planned = stays if stays or _AWAY.search(text) is None else planned
     if asks_after_the_diary(text) and not (soonest or latest or request.code):
         # "What's on this week?" asks for every plan in the period, the dentist's too: the user's own
         # diary, whatever each plan is about (a request about the diary reaches what it holds)
@@ -1766,8 +1780,10 @@ def matters_of_my_own(text: str) -> dict[str, str]:
 CAREER_ITEMS = 3
 CAREER_ROWS = 200  # newest memories with a word of work that are read
 _CAREER = pattern(
-    r"\b(?:promotion|promoted|(?:move|moving|step|stepping)\s+up\s+(?:a\s+)?(?:level|grade)|performance\s+review|"
-    r"appraisal|annual\s+review|my\s+(?:mid-?year\s+|end[- ]of[- ]year\s+|yearly\s+)?review\b(?!\s+of)|1:1|"
+    r"\b(?:(?:my|for|about|get(?:ting)?|going\s+for|case\s+for|up\s+for)\s+(?:a\s+)?promotion|(?:get|got|be|getting|being)\s+promoted|"
+    r"(?:move|moving|step|stepping)\s+up\s+(?:a\s+)?(?:level|grade)|performance\s+review|"
+    r"appraisal|annual\s+review|my\s+(?:mid-?year\s+|end[- ]of[- ]year\s+|yearly\s+)?review\b(?!\s+of)|"
+    r"(?:my|our|next)\s+1:1|"
     r"one[- ]to[- ]one(?!\s+(?:function|mapping|correspondence|relationship))|one[- ]on[- ]one|linkedin|(?:my|a)\s+cv|(?:my|a)\s+r[ée]sum[ée]|cover\s+letter|"
     r"(?:my|a)\s+(?:short\s+)?bio|about[- ]me|elevator\s+pitch|job\s+interview|pay\s+rise)\b",
     re.IGNORECASE,
@@ -2944,7 +2960,8 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     food = asks_if_safe_for_me(text) and request.topic == "diet"
     drink = asks_to_drink(text)
     take = asks_to_take(text) or offered_a_medicine(text)
-    if not (drink or take or food or names_my_medicines(text)):
+    refill = asks_for_more_medicine(text)
+    if not (drink or take or food or refill or names_my_medicines(text)):
         return []
     if request.about_no_one or request.code or asks_in_general(text):
         return []
@@ -2979,7 +2996,7 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
     if take:
         medicines += _conditions_it_turns_on(db, embedder, request, text, exclude | {n.memory.id for n in medicines})
-    if _REFILL.search(text):  # more of it: who prescribes, and how the user orders it
+    if refill:  # more of it: who prescribes, and how the user orders it
         medicines += _prescriber(db, exclude | {n.memory.id for n in medicines})
     if not drink:
         return medicines
@@ -2991,10 +3008,22 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
 # order repeat prescriptions on the NHS App"), which is not like the request in meaning. Measured in
 # tests/word_lists.py.
 _REFILL = pattern(
-    r"\b(?:(?:nearly|almost|about\s+to\s+run|running|run|ran|going\s+to\s+run)\s+out\s+of|repeat\s+(?:prescription|script)s?|"
+    r"\b(?:(?:nearly|almost|about\s+to\s+run|running|run|ran|going\s+to\s+run)\s+out\s+of|(?:running\s+)?low\s+on|repeat\s+(?:prescription|script)s?|"
     r"refills?|re-?order(?:ing)?|(?:get|order|pick\s+up)\s+(?:some\s+)?more)\b",
     re.IGNORECASE,
 )
+_A_MEDICINE_WORD = pattern(
+    r"\b(?:prescriptions?|scripts?|meds|medications?|medicines?|tablets|tabs|pills|inhalers?|insulin|patches|"
+    r"\w+(?:olol|pril|statin|sartan|prazole|oxetine|tyline|pam|done|mab|xine|thyroxine|formin))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_more_medicine(text: str) -> bool:
+    """Whether a request asks how to get more of a medicine (_REFILL, _A_MEDICINE_WORD)."""
+    return _REFILL.search(text) is not None and _A_MEDICINE_WORD.search(text) is not None
+
+
 _PRESCRIBER = pattern(
     r"\b(?:my|our)\s+(?:gp|doctor|pharmacy|pharmacist|chemist|surgery)\b|\bgp\s+(?:is|practice|surgery)\b|"
     r"\brepeat\s+prescriptions?\b|\bprescriptions?\s+(?:on|through|via|from|are|get)\b",
@@ -3286,7 +3315,11 @@ def _eaters(db: Database, text: str) -> tuple[list[tuple[str, ...]], bool, list[
     meal; what it merely dislikes is for its own)."""
     by_role = named = people.role_paths(text)
     # one of the household by name ("Can Lucía have...?"; a friend named is a guest: see _USER_EATS)
-    named = named + [path for _name, path in people.names_known(db, text) if path in HOUSEHOLD and path not in named]
+    # (a guest the household hosts by name eats too, whoever they are: "niamh and tomás coming for sunday lunch")
+    hosting = _HOSTING.search(text) is not None
+    named = named + [
+        path for _name, path in people.names_known(db, text) if (hosting or path in HOUSEHOLD) and path not in named
+    ]
     # "Is porridge safe for me?" asks for the user alone, not for the household
     alone = not named and asks_to_eat(text) and _WE.search(text) is None
     paths = [] if alone else named or list(HOUSEHOLD)
@@ -3357,6 +3390,8 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         return []
     paths, with_user, guests = _eaters(db, text)
     names, about = people.people_and_memories(db, paths)
+    # a guest the request names whom memory knows by no role ("niamh and tomás coming for sunday lunch")
+    hosted = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)} if _HOSTING.search(text) else set()
     roles = {w for path in paths for w in people.ROLE_WORDS[path[-1]]}
     guest_names = people.people_and_memories(db, guests)[0] if guests else set()
     guest_roles = {w for path in guests for w in people.ROLE_WORDS[path[-1]]}
@@ -3388,12 +3423,16 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         if (
             constraint is None
             or _PAST.search(m.text)
-            or not _of_them(subject, names, roles, with_user)
+            or not (_of_them(subject, names, roles, with_user) or _a_guest_named(subject, hosted))
             # "I'm off alcohol until the marathon" is for a drink, not for a dinner
             or (_A_DRINK.search(constraint.group(0)) and not _A_DRINK_ASKED.search(text))
         ):
             continue
-        if guests and not _of_them(subject, guest_names, guest_roles, False) and not _DIET_CONDITION.search(m.text):
+        if (
+            guests
+            and not (_of_them(subject, guest_names, guest_roles, False) or _a_guest_named(subject, hosted))
+            and not _DIET_CONDITION.search(m.text)
+        ):
             continue  # the hosts' own dislikes are not the guests' meal ("I can't stand coriander")
         # "nothing with caffeine after 11" is about drink, however the model reads it
         drink = not m.sensitive and not sensitive.categories(m.text) and bool(_A_DRINK.search(constraint.group(0)))
@@ -3490,6 +3529,12 @@ _NOT_NAMES = {"My", "Our", "We", "The", "They", "He", "She", "Both", "Only", "Si
     "Adventist",
 }
 _USER = pattern(r"^\s*(I|I'm|I've|we|we're|the user|the user's)\b(?!['’]s)", re.IGNORECASE)
+
+
+def _a_guest_named(subject: str, hosted: set[str]) -> bool:
+    """Whether the words before a constraint name, last, someone the hosting request names."""
+    found = [w for w in _NAME_WORD.findall(subject) if w not in _NOT_NAMES and w.lower() not in STOPWORDS]
+    return bool(found) and found[-1].casefold() in hosted
 
 
 def _of_them(subject: str, names: set[str], roles: set[str], with_user: bool) -> bool:

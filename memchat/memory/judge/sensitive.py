@@ -76,7 +76,7 @@ _WORKPLACE = rf"(?:an?\s+|the\s+)?(?:[\w'’&.-]+\s+){{0,3}}?(?:{_alternatives(_
 CARE_WORK = pattern(
     r"\b(?:i'm|i\s+am|i've\s+been|he's|she's|they're|is|was|are|were|became|as|be|"
     r"(?:work(?:s|ed|ing)?|job|trained|training|qualified|retrained|employed)\s+as)\s+"
-    rf"(?:an?\s+)(?:[\w-]+\s+){{0,2}}?(?:{_alternatives(_CARE['roles'])})s?\b"
+    rf"(?:an?\s+|the\s+)(?:[\w-]+\s+){{0,2}}?(?:{_alternatives(_CARE['roles'])})s?\b"
     rf"(?:\s+(?:at|in|for|on)\s+{_WORKPLACE})?"
     r"|\b(?:work(?:s|ed|ing)?|job|jobs|shifts?|placement|rotation|volunteer(?:s|ed|ing)?|employed|based)\s+"
     r"(?:(?:nights|days|weekends|evenings|part[\s-]time|full[\s-]time)\s+)?"
@@ -114,6 +114,12 @@ def holds_identifier(text: str) -> bool:
     )
 
 
+# the user in someone's care: seeing them, sessions with them, "my counsellor"
+_SEES_A_CARER = pattern(
+    r"\b(?:I['’]m\s+seeing|I\s+see|I['’]ve\s+been\s+seeing|I\s+go\s+to|I\s+talk\s+to|sessions?\s+with|"
+    r"(?:my|our)\s+(?:counsell?or|therapist|psychologist|psychiatrist|psychotherapist))\b",
+    re.IGNORECASE,
+)
 # a place of worship's hall is a venue any group hires (Cubs, a choir, a yoga class)
 _A_HALL = pattern(
     r"\b(?:[\w'’-]+\s+){0,2}?(?:church|chapel|temple|synagogue|mosque|parish)\s+(?:hall|rooms?)\b", re.IGNORECASE
@@ -128,7 +134,8 @@ def categories(text: str) -> frozenset[str]:
         rest = _A_HALL.sub(" ", text)  # "Cubs meet in the Parish Church hall": a room to hire, not a faith
         if not any(rule.search(rest) for rule in (_COMPILED["religion"], _PATTERNS.get("religion")) if rule):
             found.discard("religion")
-    if "health" in found and CARE_WORK.search(text):
+    # (but the user seeing one is their care: "I'm seeing Anne about my marriage; she's a counsellor")
+    if "health" in found and CARE_WORK.search(text) and not _SEES_A_CARER.search(text):
         rest = CARE_WORK.sub(" ", text)  # the job said, is anything left of health?
         if not (_COMPILED["health"].search(rest) or _PATTERNS["health"].search(rest)):
             found.discard("health")
