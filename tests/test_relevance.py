@@ -4133,3 +4133,21 @@ def test_mends_from_an_adversarial_pass_over_this_stops_routes(cli, api, real_en
     assert "NHS App" in sent_for(cli, api, "need a repeat prescription")  # no "my" said
     trip = " ".join(retrieved_for(cli, "who'll have the dog while we're away", why="plan"))
     assert "Lanzarote" in trip and "York" not in trip, trip  # a stay away, not a day out
+
+
+def test_pets_named_in_a_list_with_a_phrase_each_are_known_and_the_cats_are_yours(cli, api, real_encoder):
+    # "We have two cats: Biltong, a six-year-old ginger, and Rooibos" names both cats, so "biltong" in
+    # a request is the cat (a dried meat to anyone else); "the cats" are the household's, as "the cat" is
+    remember(
+        cli,
+        "We have two cats: Biltong, a six-year-old ginger, and Rooibos, a three-year-old tabby",
+        "Biltong has early kidney disease and is on a renal diet",
+        "When we're away, Auntie Rosalind feeds the cats",
+        "Rooibos is an escape artist",
+        "I'm a civil engineer in Cape Town",
+        "My husband Pieter makes wine in Stellenbosch",
+        "We own a semi in Observatory",
+        "I sing in a community choir",
+    )
+    assert "kidney disease" in sent_for(cli, api, "biltong's drinking loads of water and not eating")
+    assert "Auntie Rosalind" in sent_for(cli, api, "who's looking after the cats while we're away")

@@ -121,8 +121,8 @@ _PATHS: list[tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]] = [
         ),
         (("partner",),),
     ),
-    (pattern(r"\bthe (dog|hound|pup|pooch|doggo|mutt)\b", re.I), (("dog",),)),
-    (pattern(r"\bthe (cat|kitty|moggy|moggie)\b", re.I), (("cat",),)),
+    (pattern(r"\bthe (dogs?|hounds?|pups?|pooch|doggo|mutt)\b", re.I), (("dog",),)),
+    (pattern(r"\bthe (cats?|kitty|kitties|moggy|moggie|moggies)\b", re.I), (("cat",),)),
     (pattern(r"\b(the|my|our) (pets|animals)\b", re.I), (("dog",), ("cat",))),
 ]
 # People typing in a hurry drop the "my" ("dog's scratching himself raw again", "wife wants to go to
@@ -165,10 +165,11 @@ _NAMED_BROOD = pattern(
     rf"\b(?i:my|our|(?:we|I)\s+have(?:\s+got)?|(?:we|I)['’]ve\s+got)\s+(?:[a-z]+\s+)?"
     rf"((?i:kids|children|sons|boys|daughters|girls|cats|dogs))(?:,|:|\s+are|\s+called|\s+named)?\s+"
     # each name may have its age and a clause about it: "Maya (9), who is obsessed with horses, and Theo (5)"
-    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s+(?i:who|whose)\s+[^,;.()]{{1,60}})?"
+    # or a phrase about it: "Biltong, a six-year-old ginger, and Rooibos"
+    rf"((?:{_NAME[1:-1]}(?:\s*\(\d+\)|,?\s+\d{{1,2}}\b)?(?:,\s+(?i:who|whose|an?)\s+[^,;.()]{{1,60}})?"
     rf"(?:,\s*(?i:and\s+)?|\s+(?i:and)\s+|\s*&\s*))+{_NAME[1:-1]})"
 )
-_ABOUT_ONE = pattern(r",\s+(?:who|whose)\s+[^,;.()]{1,60}", re.IGNORECASE)
+_ABOUT_ONE = pattern(r",\s+(?:who|whose|an?)\s+[^,;.()]{1,60}", re.IGNORECASE)
 # A pet told by its breed, not as a dog or a cat: "Our border collie Meg", "my old lab, Rufus", "our
 # Maine Coon Tigger" (breeds that are also people's words, a boxer or a pointer, are left out)
 _BREEDS = {
@@ -528,6 +529,17 @@ def names_known(
             pet = next((role for role in _BY_BREED if name in _by_breed(role, _cased(memory))), None)
             if pet:  # "Our greyhound Luna has a heart murmur": Luna is the dog
                 known.append((name, (pet,)))
+                break
+            brood = next(  # "We have two cats: Biltong, a six-year-old ginger, and Rooibos"
+                (
+                    _BROOD[m.group(1).lower()]
+                    for m in _NAMED_BROOD.finditer(memory)
+                    if name in _A_NAME.findall(_ABOUT_ONE.sub("", m.group(2)))
+                ),
+                None,
+            )
+            if brood:
+                known.append((name, (brood,)))
                 break
         else:  # "birthday present for leo": Leonor, my girlfriend, called short
             shapes = {} if shapes is None else shapes
