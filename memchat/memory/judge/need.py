@@ -3039,8 +3039,10 @@ def _prescriber(db: Database, exclude: set[int]) -> list[Needed]:
     store = MemoryStore(db)
     found = store.newest_matching(_PRESCRIBER_TERMS, PRESCRIBER_ROWS, longest=LONGEST_SENT)
     ids = [i for i, said, _told in found if i not in exclude and _PRESCRIBER.search(said) and not _someone_elses(said)]
-    for m in store.get_many(ids[:5], longest=LONGEST_SENT).values():
-        if not m.private and not sensitive.holds_identifier(m.text) and m.kind == "fact":
+    memories = store.get_many(ids[:5], longest=LONGEST_SENT)
+    for i in ids[:5]:  # newest first, as found
+        m = memories.get(i)
+        if m is not None and not m.private and not sensitive.holds_identifier(m.text) and m.kind == "fact":
             return [Needed(m, 0.0, "medicine")]
     return []
 
