@@ -3031,20 +3031,25 @@ _PRESCRIBER = pattern(
 )
 _PRESCRIBER_TERMS = '"gp" OR "doctor" OR "pharmacy" OR "pharmacist" OR "chemist" OR "surgery" OR "prescription"*'
 PRESCRIBER_ROWS = 100
+PRESCRIBER_ITEMS = 2
 
 
 def _prescriber(db: Database, exclude: set[int]) -> list[Needed]:
-    """The newest memory that says who prescribes the user's medicines or how they order them, the
-    user's own (_PRESCRIBER), at most one."""
+    """The newest memories that say who prescribes the user's medicines or how they order them, the
+    user's own (_PRESCRIBER), PRESCRIBER_ITEMS at most."""
     store = MemoryStore(db)
     found = store.newest_matching(_PRESCRIBER_TERMS, PRESCRIBER_ROWS, longest=LONGEST_SENT)
     ids = [i for i, said, _told in found if i not in exclude and _PRESCRIBER.search(said) and not _someone_elses(said)]
     memories = store.get_many(ids[:5], longest=LONGEST_SENT)
-    for i in ids[:5]:  # newest first, as found
-        m = memories.get(i)
-        if m is not None and not m.private and not sensitive.holds_identifier(m.text) and m.kind == "fact":
-            return [Needed(m, 0.0, "medicine")]
-    return []
+    kept = [  # newest first, as found: the GP, and where the user collects or how they order
+        memories[i]
+        for i in ids[:5]
+        if i in memories
+        and not memories[i].private
+        and not sensitive.holds_identifier(memories[i].text)
+        and memories[i].kind == "fact"
+    ]
+    return [Needed(m, 0.0, "medicine") for m in kept[:PRESCRIBER_ITEMS]]
 
 
 _NO_LONGER_TAKEN = pattern(
