@@ -4151,3 +4151,110 @@ def test_pets_named_in_a_list_with_a_phrase_each_are_known_and_the_cats_are_your
     )
     assert "kidney disease" in sent_for(cli, api, "biltong's drinking loads of water and not eating")
     assert "Auntie Rosalind" in sent_for(cli, api, "who's looking after the cats while we're away")
+
+
+@pytest.mark.parametrize(
+    "text, day",
+    [
+        ("what's happening tuesday next week", "2026-11-03"),
+        ("am i free tuesday morning next week", "2026-11-03"),
+        ("next week on thursday, anything?", "2026-11-05"),
+        ("what's on thursday", "2026-10-29"),
+        ("can i do this friday", "2026-10-30"),
+        ("next monday", "2026-11-02"),
+        ("what's on wednesday", "2026-10-28"),  # today is a Wednesday
+        ("what sides for saturday the 14th", "2026-11-14"),  # a day of the month says which Saturday
+        ("in galway for the day tuesday week", "2026-11-10"),  # a week from the coming Tuesday
+    ],
+)
+def test_one_day_of_the_week_ahead_is_that_day(text, day):
+    from datetime import date
+
+    from memchat.memory.recall.dates import Period, coming_period
+
+    assert coming_period(text, date(2026, 10, 28)) == Period(date.fromisoformat(day), date.fromisoformat(day))
+
+
+@pytest.mark.parametrize(
+    "text", ["my thursday evenings are mental", "photos from last friday", "monday or tuesday?", "we swim on tuesdays"]
+)
+def test_a_habit_a_day_gone_or_a_choice_of_days_is_no_day_ahead(text):
+    from datetime import date
+
+    from memchat.memory.recall.dates import coming_period
+
+    assert coming_period(text, date(2026, 10, 28)) is None
+
+
+def test_a_weekday_asked_of_the_diary_gets_that_days_plans_and_habits_and_no_other_days(memchat_home, embedder):
+    # "what's happening tuesday next week" is the diary of one day: the dentist that Tuesday (one of
+    # many plans), and "what's on thursday" the class every Thursday, not the club's first Friday
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-12-01",
+        "I have a dentist check-up with Dr Fourie on Tuesday 15 December at 08:00",
+        "I'm on leave from 17 December to 8 January",
+        "We're driving to Gqeberha on 22 December",
+        "I have a French conversation class on Thursday mornings at 10:00",
+        "The astronomy club meets the first Friday of the month at 20:30",
+        "I'm a civil engineer in Cape Town",
+    )
+    today = date(2026, 12, 7)
+    tuesday = section_on(db, embedder, "what's happening tuesday next week", today)
+    assert "dentist" in tuesday and "Gqeberha" not in tuesday, tuesday
+    thursday = section_on(db, embedder, "what's on thursday", today)
+    assert "French conversation" in thursday and "astronomy club" not in thursday, thursday
+
+
+def test_a_diet_the_user_keeps_to_goes_with_their_meals(cli, api, real_encoder):
+    # "eating lower-carb these days" and "meant to keep salt down" shape a meal as an intolerance
+    # does; neither goes to a question that is no meal
+    remember(
+        cli,
+        "I'm eating lower-carb these days: brown rice, no white bread, hardly any sugar",
+        "I'm 92kg and trying to lose six kilos, and I'm meant to keep salt down",
+        "I'm a retired surveyor living near Eymet",
+        "I play bridge on Mondays",
+    )
+    sent = sent_for(cli, api, "meal prep for the week, keep it cheap")  # one may be on the card
+    assert "lower-carb" in sent and "salt down" in sent, sent
+    assert "salt down" in " ".join(retrieved_for(cli, "meal prep for the week, keep it cheap", why="household"))
+    assert "lower-carb" not in " ".join(retrieved_for(cli, "how do I keep a bridge scorecard in a spreadsheet"))
+
+
+def test_a_visa_named_for_a_country_readies_a_trip(cli, api, real_encoder):
+    # a visa is only ever for a journey: "documents for the portugal visa" gets the appointment, and a
+    # Visa card is no visa
+    from memchat.memory.judge import need
+
+    remember(
+        cli,
+        "South Africans need a Schengen visa for Portugal; my VFS appointment for it is on Tuesday 2 March 2027",
+        "I bank with FNB and have a Visa credit card",
+        "I'm a civil engineer in Cape Town",
+    )
+    assert "VFS appointment" in " ".join(retrieved_for(cli, "list of documents for the portugal visa"))
+    assert not retrieved_for(cli, "is my visa debit card accepted in spain", why="documents")
+    for request in ("list of documents for the portugal visa", "what do i need for my japan visa application"):
+        assert need.readies_a_trip(request), request
+    for request in ("is my visa debit card accepted in spain", "how do visa sponsorships work for employers"):
+        assert not need.readies_a_trip(request), request
+
+
+def test_my_licence_is_my_driving_licence_and_guests_get_no_hosts_diet(cli, api, real_encoder):
+    # "my licence is nearly out" says no "driving", yet asks about the user's identity document; and a
+    # host's own slimming diet is not what guests they name get at supper (their coeliac disease is)
+    remember(
+        cli,
+        "My driving licence card expires on 18 February 2027 and the renewal needs a booking at the DLTC",
+        "I'm 92kg and trying to lose six kilos",
+        "Alan's wife Margaret has coeliac disease",
+        "I'm a retired surveyor in the Dordogne",
+        "I play bridge on Mondays",
+    )
+    assert "DLTC" in " ".join(retrieved_for(cli, "my licence is nearly out, what do i do"))
+    supper = " ".join(retrieved_for(cli, "alan and margaret are coming for supper saturday, what do i make"))
+    assert "coeliac" in supper and "six kilos" not in supper, supper

@@ -169,7 +169,15 @@ _CONSTRAINT = pattern(
     # what the user keeps off for now or at some hours ("nothing with caffeine after 11", "I'm not
     # drinking any alcohol until after the marathon", "off the booze for January")
     r"nothing\s+with\s+(caffeine|alcohol|sugar|dairy|gluten)|no\s+(caffeine|alcohol|coffee|booze|sugar)\s+(after|before|until|till|on)|"
-    r"not\s+(drinking|eating)\s+(any\s+)?(alcohol|booze|sugar|meat|caffeine|coffee)|off\s+(the\s+)?(booze|alcohol|caffeine|sugar))\b",
+    r"not\s+(drinking|eating)\s+(any\s+)?(alcohol|booze|sugar|meat|caffeine|coffee)|off\s+(the\s+)?(booze|alcohol|caffeine|sugar)|"
+    # a diet the user keeps to ("eating lower-carb these days", "meant to keep salt down", "trying to
+    # lose six kilos", "cutting down on red meat")
+    r"(?:low|lower|no)[- ]carbs?|keto|calorie[- ]counting|counting\s+calories|slimming\s+world|weight\s+watchers|"
+    r"(?:keep|keeping|cut|cutting)\s+(?:my\s+|the\s+)?(?:salt|sugar|carbs?|fat|sodium)\s+(?:down|low)|"
+    r"cutting\s+(?:down\s+on|back\s+on|out)\s+(?:the\s+)?(?:salt|sugar|carbs?|meat|red\s+meat|dairy|fat|booze|alcohol|bread)|"
+    r"watching\s+(?:my|his|her|our|their)\s+(?:salt|sugar|carbs?|weight|cholesterol|fat)|"
+    r"(?:trying|want|wants|need|needs|meant)\s+to\s+lose\s+(?:\w+\s+){0,2}(?:weight|kilos?|kg|pounds|lbs|stone)|"
+    r"on\s+a\s+(?:diet|low[- ]\w+\s+diet))\b",
     re.IGNORECASE,
 )
 _ANIMAL_ALLERGY = pattern(
@@ -1551,7 +1559,7 @@ LAST_TRIP_DAYS = 365
 # A request about the diary itself for a period ("what's on this week?", "am I free next weekend?",
 # "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
 _AGENDA = pattern(
-    r"\b(?:(?:what['’]?s|what\s+is)\s+on(?=\s*(?:for\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
+    r"\b(?:(?:what['’]?s|what\s+is)\s+(?:on|happening|going\s+on)(?=\s*(?:for\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
     r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
@@ -2401,12 +2409,13 @@ _WEEKDAY = pattern(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday
 
 def asks_when_in_my_day(text: str) -> bool:
     """Whether a request asks when in the user's own day to do something (_WHEN_IN_MY_DAY), or
-    whether they can make something on a day of the week ("pete wants a pint thursday night, can i")."""
+    whether they can make something on a day of the week ("pete wants a pint thursday night, can i"),
+    or what their diary holds that day ("what's on thursday?": the French class every Thursday too)."""
     return (
         _WHEN_IN_MY_DAY.search(text) is not None
         or _MY_WEEKDAY.search(text) is not None
         or (
-            asks_if_i_can_make_it(text)
+            asks_after_the_diary(text)
             and (_WEEKDAY.search(text) is not None or _A_DAY_FROM_TODAY.search(text) is not None)
         )
     )
@@ -2479,11 +2488,13 @@ def by_day(
     )
     if _WHEN_IN_MY_DAY.search(text) is None:  # can they make it that day: what that day holds, no more
         scored = [(score, i) for score, i in scored if _weekly_on(memories[i].text, named)]
-    elif named:  # and a day named is not another day's ("my alarm on thursday" and Monday's swim)
+    elif named:  # and a day named is not another day's ("my alarm on thursday" and Monday's swim, the
+        # club's first Friday of the month)
         scored = [
             (score, i)
             for score, i in scored
-            if _weekly_on(memories[i].text, named) or not _weekly_on(memories[i].text, set(_WEEKDAYS))
+            if _weekly_on(memories[i].text, named)
+            or not {d.lower() for d in _WEEKDAY.findall(memories[i].text)} - named
         ]
     return [Needed(memories[i], score, "day") for score, i in scored[:DAY_ITEMS]]
 
@@ -2530,7 +2541,9 @@ _LAST_DIGITS = pattern(r"\b(?:ending|ends)\s+(?:in\s+|with\s+)?\d{3,}|\blast\s+(
 # measured in tests/word_lists.py.
 _A_TRIP = pattern(
     r"\b(?:trip|holiday|holidays|vacation|getaway|honeymoon|fly|flying|flight|travel|travelling|traveling|abroad|"
-    r"overseas|the\s+states|cruise|ferry|go\s+to\s+\p{Lu}\w+|going\s+to\s+\p{Lu}\w+|heading\s+to\s+\p{Lu}\w+)\b",
+    r"overseas|the\s+states|cruise|ferry|go\s+to\s+\p{Lu}\w+|going\s+to\s+\p{Lu}\w+|heading\s+to\s+\p{Lu}\w+|"
+    # a visa is only ever for a journey ("documents for the portugal visa"), a Visa card is not
+    r"visas?(?!\s+(?:card|debit|credit|gift|platinum|gold|signature|sponsor\w*))|e-?visa|entry\s+requirements?)\b",
     re.IGNORECASE,
 )
 _PAPERWORK = pattern(
@@ -3436,11 +3449,13 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
         ):
             continue
         if (
-            guests
+            (guests or hosted)
             and not (_of_them(subject, guest_names, guest_roles, False) or _a_guest_named(subject, hosted))
             and not _DIET_CONDITION.search(m.text)
         ):
-            continue  # the hosts' own dislikes are not the guests' meal ("I can't stand coriander")
+            # the hosts' own dislikes and diets are not the guests' meal ("I can't stand coriander", "I'm
+            # trying to lose a stone"), whether memory knows the guests or not
+            continue
         # "nothing with caffeine after 11" is about drink, however the model reads it
         drink = not m.sensitive and not sensitive.categories(m.text) and bool(_A_DRINK.search(constraint.group(0)))
         sets_the_diet = _DIET_CONDITION.search(m.text) is not None and _DIET_HEALTH.search(m.text) is None

@@ -406,6 +406,8 @@ def _holidays(text: str, today: date) -> Period | None:
 def _whole_period(text: str, today: date) -> Period | None:
     if _ASKS_BACK.search(text):
         return None
+    if not (_DAY_OF_A_MONTH.search(text) or _THE_NTH.search(text)) and (day := _weekday_ahead(text, today)):
+        return Period(day, day)  # ("saturday the 19th" is the 19th)
     if m := _COMING.search(text):
         return _coming(" ".join(m.group(1).lower().split()), today)
     if holiday := _holidays(text, today):
@@ -455,6 +457,39 @@ def _nth(n: int, weekend: bool, today: date) -> Period | None:
             return Period(max(today, saturday - timedelta(days=1)), saturday + timedelta(days=1))
         year, month = (year, month + 1) if month < 12 else (year + 1, 1)
     return None
+
+
+# One day of the week ahead, asked about: "tuesday next week", "next week on thursday", "this friday",
+# "on saturday", "what's on thursday?", "am I free tuesday morning?"; not a habit ("on tuesdays", "my
+# thursday evenings") nor one gone ("last friday").
+_DAY_NAMES = "|".join(_WEEKDAYS)
+_WEEKDAY_AHEAD = pattern(
+    rf"(?<!\blast\s)\b(?:(this|next|coming|on)\s+)?({_DAY_NAMES})\b(?!s\b|['’]s\b)"
+    r"(?!\s+(?:mornings|afternoons|evenings|nights)\b)(?:\s+(?:morning|afternoon|evening|night|lunchtime))?"
+    r"(?:,?\s+(next|this)\s+week\b|\s+(week)\b)?"
+    rf"|\b(next|this)\s+week\s+on\s+({_DAY_NAMES})\b(?!s\b)",  # ("tuesday week": a week from tuesday)
+    re.IGNORECASE,
+)
+
+
+def _weekday_ahead(text: str, today: date) -> date | None:
+    """The one day of the week a request asks about ahead (_WEEKDAY_AHEAD): in the week it names,
+    else the next such day from today on ("next tuesday" as memory reads it: the first after today)."""
+    found = [m for m in _WEEKDAY_AHEAD.finditer(text)]
+    if len(found) != 1:  # "monday or tuesday", "from friday to sunday": no one day
+        return None
+    m = found[0]
+    lead, name, week = (m.group(1), m.group(2), m.group(3)) if m.group(2) else (None, m.group(6), m.group(5))
+    weekday = _WEEKDAYS.index(name.lower())
+    if m.group(4):  # "tuesday week": the tuesday a week after the coming one
+        return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 8)
+    if week:
+        monday = today - timedelta(days=today.weekday()) + timedelta(days=7 if week.lower() == "next" else 0)
+        day = monday + timedelta(days=weekday)
+        return day if day >= today else None
+    if lead and lead.lower() == "next":
+        return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+    return today + timedelta(days=(weekday - today.weekday()) % 7)
 
 
 def _coming(phrase: str, today: date) -> Period:
