@@ -19,6 +19,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,11 @@ def key_for(path: Path) -> tuple[str, str] | None:
     return None
 
 
+def has_keyring() -> bool:
+    """Whether there is an OS keyring that can keep a profile's key."""
+    return _keyring() is not None
+
+
 def store_key(path: Path, key: str) -> bool:
     """Keep the key in the OS keyring; False when there is no usable keyring."""
     backend = _keyring()
@@ -158,9 +164,10 @@ def _counts(conn: Any) -> dict[str, int]:
     return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in _COUNTED if t in tables}
 
 
-def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
+def convert(path: Path, *, key_in: str | None, key_out: str | None, before: Callable[[], None] | None = None) -> None:
     """Rewrite the database at path encrypted with key_out (None: plain), reading it with key_in
-    (None: plain); verified, synced and swapped in, the old file zeroed and removed."""
+    (None: plain); verified, synced and swapped in, the old file zeroed and removed. `before` runs
+    once the profile is held alone and is still what key_in says (encrypt keeps its key then)."""
 
     sc = driver()
     with profile_alone(path):  # from the check through the swap: no process opens it meanwhile
@@ -170,7 +177,21 @@ def convert(path: Path, *, key_in: str | None, key_out: str | None) -> None:
                 f"another process ({', '.join(map(str, users[:3]))}) has {path} open: close every memchat "
                 "(a chat, `memchat mcp`) first; nothing was changed"
             )
+        # another memchat may have converted it since this one looked (two `profile encrypt` at once)
+        if probe(path) != (key_in is not None):
+            state = "already encrypted" if key_in is None else "no longer encrypted"
+            raise UsageError(f"{path} is {state}: another memchat converted it meanwhile; nothing was changed")
+        if before is not None:
+            before()
         _convert_alone(sc, path, key_in, key_out)
+
+
+def probe(path: Path) -> bool:
+    """is_encrypted, read from the file now (not what this process knew of it)."""
+    name = os.path.abspath(path)
+    with PROBE:
+        _KNOWN.pop(name, None)
+        return _probe(path, name)
 
 
 def _convert_alone(sc: Any, path: Path, key_in: str | None, key_out: str | None) -> None:

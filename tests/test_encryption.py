@@ -341,3 +341,33 @@ def test_a_writer_racing_an_encryption_never_loses_an_acknowledged_write(memchat
     stored = run_memchat("memories", "list", "--json", env=KEY).stdout.decode()
     assert acknowledged and all(text in stored for text in acknowledged)
     assert not (memchat_home / "default.db.converting-journal").exists()
+
+
+def test_an_encrypt_that_lost_a_race_to_another_keeps_the_winners_key(memchat_home, keyring, monkeypatch):
+    # Two `profile encrypt` at once: the one that finds the profile converted by the other when it
+    # gets it alone must neither replace nor, failing, delete the key the file is now encrypted with
+    # (that lost the whole profile). The loser is played in this process with the stale view it had
+    # when it looked, before the winner's swap.
+    from memchat import encryption
+    from memchat.app import Memchat
+    from memchat.errors import UsageError
+
+    _plain_profile(memchat_home)
+    won = run_memchat("profile", "encrypt", "--yes")
+    assert won.returncode == 0, won.stderr
+    stored = json.loads(keyring.read_text())
+    assert len(stored) == 1
+    app = Memchat.load(provider="echo")
+    app.store.find()  # opened with the winner's key, from the keyring
+    looked = encryption.is_encrypted
+    views = iter([False])  # what it saw when it looked, before the swap; the file itself from then on
+    monkeypatch.setattr(encryption, "is_encrypted", lambda path: next(views, looked(path)))
+    try:
+        with pytest.raises(UsageError, match="already encrypted"):
+            app.privacy.encrypt()
+    finally:
+        app.close()
+    monkeypatch.setattr(encryption, "is_encrypted", looked)
+    assert json.loads(keyring.read_text()) == stored
+    recalled = run_memchat("recall", "passport")
+    assert recalled.returncode == 0 and b"ZX9123456" in recalled.stdout, recalled.stderr

@@ -191,22 +191,34 @@ class Privacy:
             raise UsageError(f"{path} is already encrypted")
         encryption.driver()  # say how to install it before anything else
         self.profile.db  # noqa: B018 - create and migrate the profile first (a new one too)
+        no_keyring = UsageError(
+            f"no usable OS keyring to keep the key in: set {encryption.KEY_ENV} to a passphrase "
+            "(and keep it: without it the profile cannot be opened)"
+        )
         if os.environ.get(encryption.KEY_ENV):
             key, where = os.environ[encryption.KEY_ENV], encryption.KEY_ENV
         else:
             key, where = secrets.token_hex(32), "the OS keyring"
-            if not encryption.store_key(path, key):
-                raise UsageError(
-                    f"no usable OS keyring to keep the key in: set {encryption.KEY_ENV} to a passphrase "
-                    "(and keep it: without it the profile cannot be opened)"
-                )
+            if not encryption.has_keyring():
+                raise no_keyring
         drop_disk_cache(self.profile.db)
         self.profile.close()
         locks.stop_detached_capture(path)  # a worker waiting minutes on a model would hold the profile
-        try:
-            encryption.convert(path, key_in=None, key_out=key)
-        except BaseException:
+        stored = False
+
+        def keep_key() -> None:
+            # kept only while this process holds the profile alone: a second `profile encrypt` started
+            # at the same time must not replace (nor, failing, delete) the key the file is encrypted with
+            nonlocal stored
             if where != encryption.KEY_ENV:
+                if not encryption.store_key(path, key):
+                    raise no_keyring
+                stored = True
+
+        try:
+            encryption.convert(path, key_in=None, key_out=key, before=keep_key)
+        except BaseException:
+            if stored and not encryption.probe(path):  # (a failure after the swap keeps the key it needs)
                 encryption.forget_key(path)
             raise
         encryption.shred(self.profile.history_path)
