@@ -203,7 +203,7 @@ def redact_secrets(text: str) -> str:
     (a gateway that quotes it without its "sk-ant-", or only its end); redacting twice changes nothing."""
     for key in _configured_keys():
         text = _key_pattern(key).sub(REDACTED, text)
-        text = _KEY_RUN.sub(functools.partial(_unless_part_of, key), text)
+        text = _key_run(key).sub(functools.partial(_unless_part_of, key), text)
     return _KEY_SHAPES.sub(lambda m: (m.group("field") or "") + REDACTED, text)
 
 
@@ -236,19 +236,31 @@ def _configured_keys() -> list[str]:
 
 
 FRAGMENT = 16  # characters of a key in one run that are no accident
-_KEY_RUN = pattern(rf"[A-Za-z0-9_\-]{{{FRAGMENT},}}")
+
+
+@functools.lru_cache(maxsize=8)
+def _key_run(key: str) -> re.Pattern[str]:
+    """A run of FRAGMENT or more of the characters keys are made of, and of this key's own (a
+    gateway token may hold + / = or any other), JSON's escaping backslash among them."""
+    own = "".join(
+        sorted({re.escape(c) for c in key if not (c.isascii() and (c.isalnum() or c in "_-")) and not c.isspace()})
+    )
+    extra = own + ("\\\\" if own else "")
+    return pattern(rf"[A-Za-z0-9_\-{extra}]{{{FRAGMENT},}}")
 
 
 def _unless_part_of(key: str, match: re.Match[str]) -> str:
-    """The run of key characters as it is, or REDACTED when FRAGMENT of them in a row are the key's."""
+    """The run of key characters as it is, or REDACTED when FRAGMENT of them in a row are the key's,
+    whatever their case and however JSON escaped them."""
     run, parts = match.group(0), _key_parts(key)
-    return REDACTED if any(run[i : i + FRAGMENT] in parts for i in range(len(run) - FRAGMENT + 1)) else run
+    plain = run.replace("\\", "").casefold()
+    return REDACTED if any(plain[i : i + FRAGMENT] in parts for i in range(len(plain) - FRAGMENT + 1)) else run
 
 
 @functools.lru_cache(maxsize=8)
 def _key_parts(key: str) -> frozenset[str]:
-    """Every FRAGMENT-character stretch of the key past the prefix all keys of its kind share."""
-    secret = next((key[len(p) :] for p in ("sk-ant-", "sk-proj-", "sk-") if key.startswith(p)), key)
+    """Every FRAGMENT-character stretch of the key past the prefix all keys of its kind share, casefolded."""
+    secret = next((key[len(p) :] for p in ("sk-ant-", "sk-proj-", "sk-") if key.startswith(p)), key).casefold()
     return frozenset(secret[i : i + FRAGMENT] for i in range(len(secret) - FRAGMENT + 1))
 
 

@@ -80,6 +80,32 @@ def test_part_of_a_key_a_server_quotes_is_redacted_too(monkeypatch, from_keyring
     assert redact_secrets(said) == said
 
 
+@pytest.mark.parametrize(
+    "key",
+    [
+        "tok_Zm9v+YmFy/Y2FuYXJ5+c2VjcmV0/dG9rZW4=+QUJD/REVG==",  # a base64 gateway token
+        "sk-ant-api03-CANARYzzQ9x+(.*)?[abc]{2}\\END-more~chars!here",  # a key of any characters
+    ],
+)
+def test_no_part_of_a_key_of_any_characters_survives_a_server_quoting_it(monkeypatch, key):
+    """A key is not always [A-Za-z0-9_-]: a server that quotes its end, its middle, its JSON escape
+    or its upper case leaks none of its 16-character stretches."""
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for body in (
+        f"invalid token ending {key[-24:]}",
+        f"invalid token {key[7:]}; see docs/errors-and-rate-limits",
+        json.dumps({"error": {"message": f"bad token ...{key[-30:]}"}}),
+        f"TOKEN {key.upper()} REJECTED",
+    ):
+        said = redact_secrets(body)
+        low = said.casefold()
+        assert not any(key[i : i + 16].casefold() in low for i in range(len(key) - 15)), (body, said)
+        assert not any(json.dumps(key[i : i + 16])[1:-1].casefold() in low for i in range(len(key) - 15)), said
+        assert redact_secrets(said) == said
+    assert redact_secrets("see docs/errors-and-rate-limits/2026") == "see docs/errors-and-rate-limits/2026"
+
+
 def test_key_shapes_are_redacted_once_without_the_configured_key(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     secret = "sk-ant-api03-" + "B" * 30
