@@ -436,7 +436,10 @@ def test_a_request_the_client_cancels_does_not_hold_the_server_open(profile):
     assert 2 in {a.get("id") for a in answers}
 
 
-def test_sigterm_ends_a_server_whose_client_is_still_connected(profile):
+@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_sigterm_or_ctrl_c_ends_a_server_whose_client_is_still_connected(profile, sig, code):
+    # a Ctrl-C (in a terminal, or SIGINT from a client) once stopped the server answering without
+    # ending it, until a second one
     import signal
     import subprocess
 
@@ -454,9 +457,9 @@ def test_sigterm_ends_a_server_whose_client_is_still_connected(profile):
     server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}) + "\n")
     server.stdin.flush()
     assert json.loads(server.stdout.readline())["id"] == 0
-    server.send_signal(signal.SIGTERM)  # stdin stays open: a client that is simply quiet
+    server.send_signal(getattr(signal, sig))  # stdin stays open: a client that is simply quiet
     try:
-        assert server.wait(timeout=30) == 143
+        assert server.wait(timeout=30) == code
     finally:
         server.kill()
     assert "Traceback" not in server.stderr.read()

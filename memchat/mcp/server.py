@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -258,7 +259,27 @@ def _add_resources(server: Any, app: Memchat, run: _Serialised) -> None:
 
 
 def serve(app: Memchat) -> None:
-    """Serve until the client closes stdin (and every request it sent is answered)."""
+    """Serve until the client closes stdin (and every request it sent is answered), or a Ctrl-C or
+    SIGTERM ends it: then the requests passed on are answered and it stops, as at the end of input."""
     server = build(app)
+    interrupted = False
     with guarded_stdio() as wire, signals.ending_with(wire.close_server_in):
-        server.run()
+
+        def on_ctrl_c(signum: int, frame: object) -> None:
+            # raised into the SDK's event loop, a KeyboardInterrupt stopped it answering but left it
+            # running until a second Ctrl-C: end it as SIGTERM does
+            nonlocal interrupted
+            interrupted = True
+            wire.close_server_in()
+
+        try:
+            previous = signal.signal(signal.SIGINT, on_ctrl_c)
+        except ValueError:  # not the main thread (a test's server): Ctrl-C is not its to take
+            previous = None
+        try:
+            server.run()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt  # said and exited as any command's Ctrl-C (130)
