@@ -57,6 +57,12 @@ def sanitize(text: str) -> str:
     return FORMAT.sub("", _without_controls(text))
 
 
+def is_blank(text: str) -> bool:
+    """Whether text shows nothing: only whitespace, control, format and other invisible characters
+    (a zero-width space, a bidi override, a Hangul filler) is no prompt and no memory."""
+    return not _IGNORABLE.sub("", sanitize(text)).strip()
+
+
 def error_text(message: str) -> str:
     """An error message as one line, whatever it quotes (a file name with a line break in it, or a
     Unicode line or paragraph separator: U+2028, U+2029, NEL)."""

@@ -128,8 +128,15 @@ def test_invalid_utf8_on_stdin_is_one_clear_error(cli, memchat_home):
 
 @pytest.mark.parametrize(
     "args, stdin",
-    [(["ask", ""], None), (["ask", "   "], ""), (["ask", "-"], "\n\n")],
-    ids=["empty-arg", "blank-arg", "blank-stdin"],
+    [
+        (["ask", ""], None),
+        (["ask", "   "], ""),
+        (["ask", "-"], "\n\n"),
+        (["ask", "\u200b"], None),  # a zero-width space shows nothing, as a space does
+        (["ask", "\u200b\u202e \u3164"], None),  # nor does a bidi override or a Hangul filler
+        (["ask", "-"], "\ufeff\u2060\n"),
+    ],
+    ids=["empty-arg", "blank-arg", "blank-stdin", "zero-width", "invisible", "invisible-stdin"],
 )
 def test_empty_prompt_is_refused(cli, args, stdin):
     result = cli("--provider", "echo", *args, input=stdin)

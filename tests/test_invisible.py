@@ -216,3 +216,11 @@ def test_an_error_that_quotes_a_line_break_of_any_kind_is_still_one_line(cli, se
     result = cli("--provider", "echo", input=f"/x{separator}y\n")
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert lines and all(line.startswith("memchat: ") for line in lines), result.stderr
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200b\u202e", "\u2060 \ufeff", "\u3164\u115f"])
+def test_a_memory_of_invisible_characters_only_is_refused_like_an_empty_one(cli, memchat_home, text):
+    result = cli("memories", "add", text)
+    assert result.exit_code == 2 and "a memory needs some text" in result.stderr, result.stderr
+    assert cli("memories", "add", "caf\u00e9 \u200bclub on Tuesdays").exit_code == 0  # text beside them is kept
+    assert len(json.loads(cli("memories", "list", "--json").stdout)) == 1

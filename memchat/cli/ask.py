@@ -10,6 +10,7 @@ from memchat.cli.common import app as open_app
 from memchat.cli.common import complete_session_ids, state
 from memchat.errors import ProviderError, StoreError, UnsavedMessageError, UsageError
 from memchat.signals import interrupted_exit_code
+from memchat.text import is_blank
 from memchat.ui import console
 from memchat.ui.terminal import read_stdin, stdin_is_tty
 
@@ -31,9 +32,9 @@ def gather_prompt(words: list[str] | None) -> str:
         words = []
     piped = "" if stdin_is_tty() and not from_stdin else read_stdin()
     prompt = " ".join(words)
-    if piped.strip():
-        prompt = f"{prompt}\n\n{piped}" if prompt.strip() else piped
-    if not prompt.strip():
+    if not is_blank(piped):
+        prompt = f"{prompt}\n\n{piped}" if not is_blank(prompt) else piped
+    if is_blank(prompt):
         if not words and stdin_is_tty() and not from_stdin:
             raise UsageError('no prompt: give one as an argument (memchat ask "...") or pipe it on stdin')
         raise UsageError("the prompt is empty")

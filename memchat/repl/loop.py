@@ -30,7 +30,7 @@ from memchat.repl.keybindings import build_key_bindings
 from memchat.repl.toolbar import toolbar_text
 from memchat.sessions import parse_session_id, title_from
 from memchat.signals import Terminated, ending_with, terminated
-from memchat.text import redact_secrets, sanitize
+from memchat.text import is_blank, redact_secrets, sanitize
 from memchat.ui import console
 from memchat.ui.stream import ReplyWriter
 from memchat.ui.terminal import Environment, keys_not_echoed, too_long
@@ -136,8 +136,8 @@ class Repl:
     # --- one line of input ----------------------------------------------------------------
     def handle(self, line: str) -> None:
         text = line.rstrip()
-        if not text.strip():
-            return
+        if is_blank(text):
+            return  # (a line of zero-width spaces is as empty as one of spaces)
         try:
             require_unicode(text, "this line")
             parsed = registry.parse(text.lstrip() if text.lstrip().startswith("/") else text)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from memchat.errors import UsageError, check_size, parse_id, require_unicode
-from memchat.text import redact_secrets
+from memchat.text import is_blank, redact_secrets
 
 KINDS = ("fact", "event", "rule")
 STATUSES = ("active", "pending", "superseded", "forgotten")
@@ -84,7 +84,7 @@ def check(name: str, value: str, allowed: tuple[str, ...]) -> str:
 
 def clean_text(text: str) -> str:
     text = check_size(text.strip(), "a memory")
-    if not text:
+    if is_blank(text):
         raise UsageError("a memory needs some text (to remove one, forget it)")
     if "\x00" in text:
         raise UsageError("a memory cannot contain a NUL character")
