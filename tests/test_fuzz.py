@@ -407,8 +407,11 @@ def added_memory_id(stdout: str) -> int:
 
 def must_refuse(text: str) -> bool:
     # "-" alone is the stdin marker (`memories add -` reads the memory from a pipe): with nothing piped
-    # it is refused as "nothing to remember", as an empty text is
-    return not text.strip() or "\x00" in text or text == "-"
+    # it is refused as "nothing to remember", as an empty text is; so is a text that shows nothing
+    # (escape sequences, zero-width and format characters only: what a terminal would show of it)
+    from memchat.text import is_blank
+
+    return is_blank(text) or "\x00" in text or text == "-"
 
 
 def add_edit_and_view(cli, db_path: Path, text: str, new_text: str) -> None:
@@ -674,9 +677,11 @@ def test_undecodable_bytes_in_any_line(memchat_home, repl_data, lines):
 
 def message_sent(line: str) -> str | None:
     """What the REPL sends for a line: None for blank lines and /commands; // escapes a slash."""
+    from memchat.text import is_blank
+
     text = line.rstrip()
-    if not text.strip() or (text.lstrip().startswith("/") and not text.lstrip().startswith("//")):
-        return None
+    if is_blank(text) or (text.lstrip().startswith("/") and not text.lstrip().startswith("//")):
+        return None  # (a line that shows nothing, zero-width characters only, is blank)
     return text[1:] if text.startswith("//") else text
 
 
