@@ -4258,3 +4258,56 @@ def test_my_licence_is_my_driving_licence_and_guests_get_no_hosts_diet(cli, api,
     assert "DLTC" in " ".join(retrieved_for(cli, "my licence is nearly out, what do i do"))
     supper = " ".join(retrieved_for(cli, "alan and margaret are coming for supper saturday, what do i make"))
     assert "coeliac" in supper and "six kilos" not in supper, supper
+
+
+@pytest.mark.parametrize(
+    "text, world",
+    [
+        ("what happens to people who overstay their visa in nz", True),  # no "?", typed at a terminal
+        ("what's the tallest building in rotterdam", True),
+        ("what do they ask on the us citizenship test", True),  # the US, not us
+        ("is a us visa needed for brazilians", True),
+        ("can you help us plan a trip", False),
+        ("is it ok to have a glass of prosecco tonight, im on tablets", False),  # "im" is I'm
+        ("what should i cook tonight", False),
+    ],
+)
+def test_a_question_about_the_world_as_people_type_it(text, world):
+    from memchat.memory.judge.personal import asks_about_the_world
+
+    assert asks_about_the_world(text) is world
+
+
+@pytest.mark.parametrize(
+    "text, general",
+    [
+        ("what happens to people who overstay their visa", True),
+        ("can kids who have nut allergies eat coconut", True),
+        ("my kids who are 5 and 7 need a hobby", False),
+    ],
+)
+def test_people_by_the_kind_they_are_is_asked_in_general(text, general):
+    from memchat.memory.judge.personal import asks_in_general
+
+    assert asks_in_general(text) is general
+
+
+def test_a_question_about_the_world_typed_without_a_question_mark_gets_nothing_of_yours(cli, api, real_encoder):
+    # people at a terminal leave off the "?": "what happens to people who overstay their visa in nz"
+    # is still about people at large, and "they" in a question about the world is anyone; a question
+    # that names someone memory knows, in lowercase, is still about them
+    remember(
+        cli,
+        "My cousin Viliami came on a visitor visa in April; it ran out in October and he's still here",
+        "I became a US citizen in 1998 and keep my naturalization certificate in the fire safe",
+        "My partner Yara works Mondays, Tuesdays and Thursdays",
+        "We're going to Sri Lanka from 6 to 27 February 2027",
+        "I'm a backend developer in Rotterdam",
+    )
+    for question in (
+        "what happens to people who overstay their visa in nz",
+        "what do they ask on the us citizenship test",
+        "when does the uk switch to winter time",
+    ):
+        assert not retrieved_for(cli, question), question
+    assert "Sri Lanka" in " ".join(retrieved_for(cli, "is the february trip still ok for yara given everything"))

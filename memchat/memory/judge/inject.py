@@ -39,6 +39,7 @@ from memchat.memory.judge.personal import (
     names_in,
     names_its_subject,
     names_their_thing,
+    only_they,
     others_named,
     says_its_own,
     says_more_than_how_to,
@@ -293,16 +294,17 @@ def build(
             ),
             query,
         )
-    query = names_cased(query, hits)  # "alfie cant focus": Alfie, when memory says "our son Alfie"
+    query, world = _as_asked(db, query, hits)
     # The turns beside each message, read once: the gate needs what a reply answers, the snippets
     # their context.
     beside = dict(_rows(db, sorted({i for h in hits if h.type == "message" for i in (h.previous_id, h.next_id) if i})))
     # "what's the typical treatment you get for snoring?" asks what is usual for anyone: not personal
     # (but "what does Caroline usually do at weekends?" is about someone memory knows)
     # and so is "explain lithium toxicity for my pharmacology exam": a thing of the world to explain
-    in_general = (asks_in_general(asked) or _EXPLAINS.match(query) is not None) and not about_someone(
-        query, hits, pronouns=False
-    )
+    # (and so is one about the world whose only person is "they": "what do they ask on the us citizenship test")
+    in_general = (
+        asks_in_general(asked) or _EXPLAINS.match(query) is not None or (world and only_they(asked))
+    ) and not about_someone(query, hits, pronouns=False)
     personal = about_someone(query, hits) and not in_general
     # A general or technical question ("how do I validate an IBAN's checksum?", "how do I reverse a
     # linked list?") reaches no sensitive memory, nor a past chat of the user's own ("write an
@@ -320,9 +322,7 @@ def build(
     # Australia?" as "Never suggest alcohol or pubs", and one that is all about it ("When suggesting
     # food, remember I take lithium") not at all.
     # (a request that says nothing of you, "Write a poem about autumn", is not about you either)
-    about_you = personal and not (
-        technical or code or in_general or asks_about_the_world(query) or asks_for_someone_else(asked)
-    )
+    about_you = personal and not (technical or code or in_general or world or asks_for_someone_else(asked))
     candidates += _rules_as_told(rules, embedder, whole=about_you)
     # what the message is about by meaning counts as its words do ("how can I help my mum with her tremor?" is health)
     meant = frozenset(
@@ -330,9 +330,7 @@ def build(
     )
     # plainly the user's own by meaning, and not asked in general nor about the world (BEST_OF_OWN)
     own = (
-        request is not None
-        and request.general < need.PLAIN_REQUEST
-        and not (in_general or technical or code or asks_about_the_world(query))
+        request is not None and request.general < need.PLAIN_REQUEST and not (in_general or technical or code or world)
     )
     # A technical question's "I" is its doer ("How do I reverse a string in Java?"), and so is a
     # request for code's ("How do I compute an age from a date of birth in SQL?"): judged as a
@@ -361,13 +359,13 @@ def build(
     plainly_own = (
         _plainly_own(hits, passed, query, bar, answered=beside, code=code, meant=meant, today=today, own=own)
         if request is not None
-        and not (personal or in_general or technical or asks_about_the_world(query))
+        and not (personal or in_general or technical or world)
         and request.general < need.PLAIN_REQUEST
         else []
     )
     # a question about the world is not asked for the trip it names the place of ("What's the weather
     # like on Islay in September?"): what it asks holds whoever goes
-    if not (personal or technical or asks_about_the_world(query)):
+    if not (personal or technical or world):
         passed += _plan_at_the_place(hits, passed, query, today or datetime.now(UTC).date())
     if technical:
         passed = [h for h in passed if h.type == "memory"]
@@ -604,7 +602,7 @@ def _routed(
     names where the plan goes (_plans_it_names)."""
     plans = need.plans_ahead(db, request, embedder, query, today, exclude=seen)
     # (the user's own diary asked after is no question about the world: "is the 19th free?")
-    world = _about_the_world(query, hits) and not need.asks_after_the_diary(query)
+    world = _about_the_world(query, hits) and not need.asks_after_the_diary(query) and not people.names_known(db, query)
     more = _needed_items(_plans_it_names(plans, query) if world else plans, seen, today)
     more += _needed_items(need.by_training(db, request, embedder, query, today, exclude=seen), seen, today)
     for route in (
@@ -660,6 +658,17 @@ def _plainly_own(
         and (h.type, h.id) not in taken
         and not ((day := planned_day(h.memory.text, h.memory.created_at)) is not None and day < today)
     ]
+
+
+def _as_asked(db: Database, query: str, hits: list[Hit]) -> tuple[str, bool]:
+    """The request with the names memory knows written as names ("alfie cant focus": Alfie, when
+    memory says "our son Alfie"), and whether it asks about the world: says nothing of the user's,
+    nor names someone memory knows, found or not ("is the february trip still ok for yara")."""
+    query = names_cased(query, hits)
+    # (nor is the user's own diary one: "what's on the 4th of jan")
+    return query, (
+        asks_about_the_world(query) and not people.names_known(db, query) and not need.asks_after_the_diary(query)
+    )
 
 
 def _about_the_world(query: str, hits: list[Hit]) -> bool:

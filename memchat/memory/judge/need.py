@@ -1560,6 +1560,8 @@ LAST_TRIP_DAYS = 365
 # "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
 _AGENDA = pattern(
     r"\b(?:(?:what['’]?s|what\s+is)\s+(?:on|happening|going\s+on)(?=\s*(?:for\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
+    # a day of a month ("what's on the 4th of jan", "what's on 12 march")
+    r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
     r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"

@@ -30,8 +30,14 @@ _OUR_TALK = (
     r"you\s+(?:said|told|mentioned|suggested|recommended|gave|showed|wrote|explained|meant)|did\s+you|"
     r"your\s+(?:advice|suggestions?|recommendations?|answer|ideas?|tips?|list|plan|summary|reply)"
 )
+# (typed in lowercase, "us" is the US too: "the us citizenship test", "us visa")
+_THE_US = (
+    r"(?!\s+(?:citizen\w*|visas?|passports?|embassy|consulate|elections?|states|dollars?|president|army|navy|"
+    r"government|customs|border|military|congress|senate|federal|market|stocks?|east\s+coast|west\s+coast|"
+    r"sizes?|spelling|english|open|constitution|supreme\s+court|immigration|green\s+card)\b)"
+)
 _PERSONAL = pattern(
-    r"\b(i|me|my|mine|myself|we|us|our|ours|ourselves|i'm|i've|i'd|"
+    r"\b(i|me|my|mine|myself|we|us" + _THE_US + r"|our|ours|ourselves|i'm|i've|i'd|im|ive|"
     rf"i'll|we're|we've|he|she|him|his|her|hers|they|them|their|remember|again|last time|before|{_OUR_TALK})\b",
     re.IGNORECASE,
 )
@@ -112,7 +118,10 @@ def asks_for_code(text: str) -> bool:
 _IN_GENERAL = pattern(
     r"\b(?:usually|typically|generally|commonly|normally|in\s+general|on\s+average|as\s+a\s+rule|"
     r"most\s+people|the\s+average\s+person|the\s+typical|the\s+standard|the\s+normal|"
-    r"(?:usual|typical|standard|normal)\s+(?:treatment|dose|dosage|cure|remedy|price|cost|rate|amount|age))\b",
+    r"(?:usual|typical|standard|normal)\s+(?:treatment|dose|dosage|cure|remedy|price|cost|rate|amount|age)|"
+    # people at large, by the kind they are ("what happens to people who overstay their visa")
+    r"(?:people|someone|somebody|anyone|anybody|those|a\s+person|foreigners|immigrants|tourists|visitors|"
+    r"applicants|students|patients|employees|tenants|drivers|kids|children|parents)\s+who)\b",
     re.IGNORECASE,
 )
 
@@ -120,7 +129,8 @@ _IN_GENERAL = pattern(
 # the user's own words for themselves ("you" in "what do you usually get for strep?" is anyone)
 # and someone in particular ("he's 2", "she usually gets a migraine"); not "the US"
 _FIRST_PERSON = pattern(
-    r"\b(?:i|me|my|mine|myself|we|(?-i:us|Us)|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've|"
+    r"\b(?:i|me|my|mine|myself|we|(?-i:us|Us)" + _THE_US + r"|our|ours|ourselves|i'm|i've|i'd|i'll|we're|we've|"
+    r"im|ive|"  # typed without the apostrophe ("im on tablets")
     r"he|she|him|his|her|hers|he's|she's)\b",
     re.I,
 )
@@ -202,6 +212,13 @@ def _questions(text: str) -> list[str]:
     return [q for q in re.split(r"(?<=[?.!])", text) if q.rstrip().endswith("?")] or [text]
 
 
+def only_they(text: str) -> bool:
+    """Whether the only person a message speaks of is "they" ("what do they ask on the us citizenship
+    test"): in a question about the world, anyone who does it."""
+    said = {m.group(0).lower() for m in _PERSONAL.finditer(without_request(text))}
+    return bool(said) and said <= {"they", "them", "their"}
+
+
 def asks_in_general(text: str) -> bool:
     """Whether the message asks what is usual for people at large, or what anyone would do ("how long
     should you rest a brisket?"), saying nothing of anyone's own: the words are in a question ("Quick
@@ -210,9 +227,11 @@ def asks_in_general(text: str) -> bool:
     return any(_IN_GENERAL.search(q) or _ANYONE_YOU.search(q) for q in _questions(text)) and not says_its_own(text)
 
 
+# (typed at a terminal, a question often has no "?": "what happens to people who overstay their visa
+# in nz" is one, on one line)
 _WORLD_QUESTION = pattern(
     r"^\s*(?:what|what's|whats|when|when's|where|where's|which|who|who's|whose|why|how|how's|is|are|was|were|"
-    r"does|do|did|can|could|should|would|will|has|have|shall)\b[^.!?\n]*\?\s*$",
+    r"does|do|did|can|could|should|would|will|has|have|shall)\b[^.!?\n]*\??\s*$",
     re.IGNORECASE,
 )
 
