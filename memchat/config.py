@@ -302,8 +302,10 @@ class Settings:
         """The profile's database: `db` when set, unless `profile` was given more explicitly (a
         --profile flag beats a `db` in the config file; both as flags is a usage error)."""
         if not self.values["db"] and _rank(self.sources["db"]) >= _rank("env"):
-            # a script's unset "$DB" must not write to the main profile
-            raise UsageError("the database path is empty (--db or MEMCHAT_DB): give a file, or leave it out")
+            # a script's unset "$DB" must not write to the main profile (an empty MEMCHAT_DB is a
+            # setting, exit 1 as any bad one; an empty --db a usage error)
+            error = UsageError if self.sources["db"] == "flag" else ConfigError
+            raise error("the database path is empty (--db or MEMCHAT_DB): give a file, or leave it out")
         if self.values["db"]:
             db_rank, profile_rank = _rank(self.sources["db"]), _rank(self.sources["profile"])
             if db_rank == profile_rank == _rank("flag"):

@@ -542,3 +542,12 @@ def test_a_server_that_answers_a_web_page_is_said_to_be_no_api(memchat_home):
     lines = done.stderr.decode().strip().splitlines()
     assert done.returncode == 1 and "not as the API does" in lines[-1] and "base_url" in lines[-1], lines
     assert db_rows(memchat_home, "SELECT content FROM messages WHERE role = 'user'") == [("hello there",)]
+
+
+def test_an_empty_memchat_db_is_a_bad_setting_and_an_empty_db_flag_a_usage_error(memchat_home):
+    # a script's unset "$DB" writes to no profile either way; a setting from the environment that
+    # cannot be used exits 1 as any bad setting does, a flag given empty 2 as any bad argument
+    assert run_memchat("--provider", "echo", "ask", "hello there").returncode == 0
+    _one_error_line(run_memchat("memories", "add", "x", env={"MEMCHAT_DB": ""}), 1, "the database path is empty")
+    _one_error_line(run_memchat("--db", "", "memories", "add", "x"), 2, "the database path is empty")
+    assert db_rows(memchat_home, "SELECT count(*) FROM memories") == [(0,)]
