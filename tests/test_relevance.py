@@ -4311,3 +4311,22 @@ def test_a_question_about_the_world_typed_without_a_question_mark_gets_nothing_o
     ):
         assert not retrieved_for(cli, question), question
     assert "Sri Lanka" in " ".join(retrieved_for(cli, "is the february trip still ok for yara given everything"))
+
+
+def test_a_thing_of_yours_a_festive_week_and_a_crowds_meal_as_people_type_them(cli, api, real_encoder):
+    # "the van" is the user's when memory says "our delivery van", though the question has no "my";
+    # "what's going on christmas week" asks after the diary; a meal "everybody" eats is not for the
+    # host's own slimming diet, which still goes with the user's own lunch
+    remember(
+        cli,
+        "Since March 2026 our delivery van is a 2024 Ford Transit 250",
+        "The new van still doesn't have the bakery logo on it",
+        "Alexis and Dana are staying with us for Christmas, December 23 to 27",
+        "I want to lose 20 pounds before the cruise",
+        "I run a panadería in San Antonio",
+        "I sing in the parish choir",
+    )
+    assert "logo" in " ".join(retrieved_for(cli, "how much does it cost to get the logo put on the van"))
+    assert "Alexis and Dana" in " ".join(retrieved_for(cli, "what's going on christmas week"))
+    assert "20 pounds" not in " ".join(retrieved_for(cli, "christmas eve dinner that everybody can eat, ideas"))
+    assert "20 pounds" in sent_for(cli, api, "what can i eat at the shop for lunch that isn't bread")

@@ -665,9 +665,13 @@ def _as_asked(db: Database, query: str, hits: list[Hit]) -> tuple[str, bool]:
     memory says "our son Alfie"), and whether it asks about the world: says nothing of the user's,
     nor names someone memory knows, found or not ("is the february trip still ok for yara")."""
     query = names_cased(query, hits)
-    # (nor is the user's own diary one: "what's on the 4th of jan")
+    # (nor is the user's own diary one, "what's on the 4th of jan", nor a thing of theirs called "the":
+    # "how much to get the logo put on the van" when memory says "our delivery van")
     return query, (
-        asks_about_the_world(query) and not people.names_known(db, query) and not need.asks_after_the_diary(query)
+        asks_about_the_world(query)
+        and not people.names_known(db, query)
+        and not need.asks_after_the_diary(query)
+        and not names_their_thing(query, hits, delicate=_delicate_hit)
     )
 
 

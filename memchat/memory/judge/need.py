@@ -1559,9 +1559,10 @@ LAST_TRIP_DAYS = 365
 # A request about the diary itself for a period ("what's on this week?", "am I free next weekend?",
 # "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
 _AGENDA = pattern(
-    r"\b(?:(?:what['’]?s|what\s+is)\s+(?:on|happening|going\s+on)(?=\s*(?:for\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
-    # a day of a month ("what's on the 4th of jan", "what's on 12 march")
+    r"\b(?:(?:what['’]?s|what\s+is)\s+(?:on|happening|going\s+on)(?=\s*(?:for\s+|on\s+|over\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
+    # a day of a month ("what's on the 4th of jan", "what's happening on the 9th"), a festive period
     r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
+    r"christmas|xmas|easter|new\s+year|half[- ]term|the\s+holidays|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
     r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
@@ -3292,6 +3293,12 @@ _A_DRINK_ASKED = pattern(
     r"energy\s+drinks?|coke|party|toast|round)\b",
     re.IGNORECASE,
 )
+# a crowd at a meal (everyone at home is the household: "a weekend dinner everyone at home will eat")
+_A_CROWD = (
+    r"(?:(?:everybody|everyone)(?!\s+(?:at\s+home|in\s+the\s+house|here|in\s+the\s+family|in\s+the\s+household)\b)|"
+    r"the\s+whole\s+(?:team|gang|lot)|the\s+ladies|the\s+lads|the\s+girls|the\s+guests)"
+)
+_FED = r"(?:eat|eats|feed|dinner|lunch|supper|brunch|food|meal|recipes?|cook|menu|bbq|barbecue|buffet|dessert|pudding)"
 # Guests at the user's table eat with the household: "in-laws over for dinner saturday", "niamh and
 # tomás coming for sunday lunch", "having the Okafors round on Friday" are the guests' meal and the
 # household's. Measured in tests/word_lists.py.
@@ -3300,7 +3307,9 @@ _HOSTING = pattern(
     r"platform|app|podcast|meeting|call|workshop|stream|for\s+(?:my|our|a|the)\s+(?:site|website|app|blog|api)))|\b(?:having|have)\s+[\w\s'’-]{0,30}?\s+(?:over|round)\b"
     r"|\b(?:over|round|coming|here|staying)\s+(?:for|to\s+ours\s+for)\s+(?:(?:a|the|our|sunday|christmas|boxing\s+day|easter|"
     r"friday|saturday|a\s+big)\s+)?(?:dinner|lunch|tea|supper|brunch|breakfast|meal|roast|christmas|bbq|barbecue|food)\b"
-    r"|\b(?:at|to)\s+ours\b|\bcoming\s+(?:over|round)\b",
+    r"|\b(?:at|to)\s+ours\b|\bcoming\s+(?:over|round)\b"
+    # a meal for a crowd ("christmas eve dinner that everybody can eat", "feed everybody from work")
+    rf"|\b{_A_CROWD}\b.*\b{_FED}\b|\b{_FED}\b.*\b{_A_CROWD}\b",
     re.IGNORECASE,
 )
 _USER_EATS = pattern(
