@@ -383,7 +383,7 @@ def build(
     retrieved = _retrieved(db, passed, topics, seen, content_stems(query), beside, today)[:MAX_RETRIEVED]
     # a question in general gets nothing of the user's by its topic ("how long should you rest a brisket?")
     if request is not None and embedder is not None and not (technical or in_general):
-        more = _routed(db, request, embedder, query, hits, seen, today)
+        more = _routed(db, request, embedder, query, hits, seen, today, world=world)
         # The topic's memories stand in for a search that found nothing ("what should I get at the
         # café?" and the intolerance); beside found memories, 1 in 10 of them was needed (judgement_eval).
         # Nor does a how-to in code ("How do I compute an age from a date of birth in SQL?": the
@@ -594,15 +594,24 @@ _WE = pattern(r"\s*(?:we|we['’]re|we['’]ve|our\s+(?:family|household))\b", r
 
 
 def _routed(
-    db: Database, request: need.Request, embedder: Embedder, query: str, hits: list[Hit], seen: set[int], today: date
+    db: Database,
+    request: need.Request,
+    embedder: Embedder,
+    query: str,
+    hits: list[Hit],
+    seen: set[int],
+    today: date,
+    *,
+    world: bool,
 ) -> list[Item]:
     """What the need routes add for this request (memchat.memory.judge.need): a plan ahead, the
     people it names, the household's diet, faith, access, medicines, the user's stack. A question
     about the world that names a period ("When is Easter 2027?") gets a plan in it only when it
     names where the plan goes (_plans_it_names)."""
     plans = need.plans_ahead(db, request, embedder, query, today, exclude=seen)
-    # (the user's own diary asked after is no question about the world: "is the 19th free?")
-    world = _about_the_world(query, hits) and not need.asks_after_the_diary(query) and not people.names_known(db, query)
+    # (`world` as _as_asked read it: the user's own diary asked after is no question about the world,
+    # "is the 19th free?")
+    world = world and _about_the_world(query, hits)
     more = _needed_items(_plans_it_names(plans, query) if world else plans, seen, today)
     more += _needed_items(need.by_training(db, request, embedder, query, today, exclude=seen), seen, today)
     for route in (
