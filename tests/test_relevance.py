@@ -4330,3 +4330,46 @@ def test_a_thing_of_yours_a_festive_week_and_a_crowds_meal_as_people_type_them(c
     assert "Alexis and Dana" in " ".join(retrieved_for(cli, "what's going on christmas week"))
     assert "20 pounds" not in " ".join(retrieved_for(cli, "christmas eve dinner that everybody can eat, ideas"))
     assert "20 pounds" in sent_for(cli, api, "what can i eat at the shop for lunch that isn't bread")
+
+
+@pytest.mark.parametrize(
+    "text, day, start",
+    [
+        # of several days named, the soonest to come: the meeting, not next year's 28 November
+        (
+            "A passenger complained on 28 November; I've got a meeting about it on Thursday 10 December",
+            "2026-12-10",
+            None,
+        ),
+        # a span over two months is a plan until its last day, from its first
+        ("I'm on annual leave from 21 December to 3 January", "2027-01-03", "2026-12-21"),  # annual leave is no habit
+        ("we're away Dec 28 - Jan 4", "2027-01-04", "2026-12-28"),
+        ("staying with us from 18 to 28 December 2026", "2026-12-28", "2026-12-18"),
+    ],
+)
+def test_the_day_of_a_plan_that_names_several_days(text, day, start):
+    from datetime import date
+
+    from memchat.memory.recall.dates import planned_day, span_start
+
+    assert planned_day(text, "2026-12-01T10:00:00") == date.fromisoformat(day)
+    assert span_start(text, "2026-12-01T10:00:00") == (date.fromisoformat(start) if start else None)
+
+
+def test_the_diary_of_a_week_or_a_holiday_reaches_a_plan_told_beside_a_past_day(memchat_home, embedder):
+    # "what have i got on this week" gets the meeting on Thursday though its memory names a past
+    # day first; "am i working christmas" asks after the diary and gets the leave over it
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-12-01",
+        "A passenger complained on 28 November that I didn't wait; I've got a meeting with Craig about it on Thursday 10 December",
+        "I'm on annual leave from 21 December to 3 January",
+        "My Python assignment is due Friday 18 December",
+        "I drive buses out of the Manukau depot",
+    )
+    today = date(2026, 12, 7)
+    assert "meeting with Craig" in section_on(db, embedder, "what have i got on this week", today)
+    assert "annual leave" in section_on(db, embedder, "am i working christmas", today)

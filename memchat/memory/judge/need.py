@@ -1565,6 +1565,9 @@ _AGENDA = pattern(
     r"christmas|xmas|easter|new\s+year|half[- ]term|the\s+holidays|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|[?.!]|$))|on\s+my\s+plate|what\s+(?:have|do)\s+(?:i|we)\s+(?:got|have)(?!\s+to\b)|"
     r"what\s+am\s+i\s+(?:doing|up\s+to)|what\s+are\s+we\s+doing|(?:am\s+i|are\s+we)\s+(?:busy|free)(?!\s+to\b)|"
+    # "am i working christmas", "are we off over new year" (not "working too hard", "off the hook")
+    r"(?:am\s+i|are\s+we)\s+(?:working|off)(?=\s+(?:on\s+|over\s+|at\s+)?(?:this|next|today|tonight|tomorrow|christmas|xmas|"
+    r"new\s+year|boxing\s+day|easter|the\s+\d|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day))|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
     r"anything\s+(?:on(?!\s+(?:offer|sale))|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b)|"
     # a day asked about for clashes: "is the weekend of the 19th going to be a problem?", "is the 3rd free?"
@@ -1609,6 +1612,14 @@ def asks_after_the_diary(text: str) -> bool:
     return _AGENDA.search(text) is not None or asks_if_i_can_make_it(text)
 
 
+# a day of the month named ("for the 20th", "on 3 March"), not a weekday or "tomorrow"
+_A_DATE_NAMED = pattern(
+    r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+
+
 def plans_ahead(
     db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
 ) -> list[Needed]:
@@ -1635,8 +1646,13 @@ def plans_ahead(
         period = Period(today, today + timedelta(days=NEXT_TRIP_DAYS))
     elif latest:
         period = Period(today - timedelta(days=LAST_TRIP_DAYS), today - timedelta(days=1))
-    if period is None or (request.about_no_one and not asks_after_the_diary(text)):
-        return []  # but "is the 19th free?" asks after the user's own diary, though it names no one
+    # "is the 19th free?" asks after the user's own diary, though it names no one, and "write me a
+    # running order for the 20th" is for what the user has on that day
+    one_day = period is not None and period.start == period.end and _A_DATE_NAMED.search(text) is not None
+    if period is None or (
+        request.about_no_one and not (asks_after_the_diary(text) or (one_day and not asks_about_the_world(text)))
+    ):
+        return []
     if not (soonest or latest or trip_then) and (period.end - period.start).days > PLAN_PERIOD_DAYS:
         return []
     day_of = event_day if latest else planned_day  # a past trip was stated after it: no plan
@@ -1704,7 +1720,7 @@ def plans_ahead(
         every,
         exclude,
         PLAN_ITEMS,
-        -1.0 if away else PLAN_FLOOR,
+        -1.0 if away or one_day else PLAN_FLOOR,  # (on a day named, the plan is that day's, like or not)
         no_delicate=request.code,
     )
     return [Needed(n.memory, n.score, "plan") for n in ranked]

@@ -133,11 +133,42 @@ _DAY_RANGE = pattern(
 )
 
 
+# ... or across two months: "on annual leave from 21 December to 3 January", "Dec 28 - Jan 4"
+_SPAN_ACROSS = pattern(
+    rf"\b(?:from\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?\s*(?:to|until|till|[–-])\s*"
+    rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b\.?(?:,?\s+((?:19|20)\d\d)\b)?"
+    rf"|\b(?:from\s+)?{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:to|until|till|[–-])\s*"
+    rf"{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+((?:19|20)\d\d)\b)?",
+    re.IGNORECASE,
+)
+
+
+def _span_across(text: str, kept: date) -> tuple[date, date] | None:
+    """The first and last day of a span over two months (_SPAN_ACROSS): the next such span from the
+    day the memory was kept on (or in the year it names, its last day's)."""
+    m = _SPAN_ACROSS.search(text)
+    if m is None:
+        return None
+    if m.group(1):
+        d1, m1, d2, m2, year = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)
+    else:
+        m1, d1, m2, d2, year = m.group(6), m.group(7), m.group(8), m.group(9), m.group(10)
+    first_month, last_month = _month(m1), _month(m2)
+    for end_year in (int(year),) if year else (kept.year, kept.year + 1):
+        start_year = end_year - 1 if last_month < first_month else end_year
+        start, end = _safe(date, start_year, first_month, int(d1)), _safe(date, end_year, last_month, int(d2))
+        if start is not None and end is not None and start <= end and (year or end >= kept):
+            return start, end
+    return None
+
+
 def span_start(text: str, stated: str | None) -> date | None:
     """The first day of a span of days a memory names in one month ("staying with us from 18 to 28
-    December 2026": the 18th), or None. The memory's day (event_day) is the span's last: a plan
-    until it is over."""
+    December 2026": the 18th) or over two (_SPAN_ACROSS), or None. The memory's day (event_day) is
+    the span's last: a plan until it is over."""
     kept = message_date(stated)
+    if kept is not None and (across := _span_across(text, kept)) is not None:
+        return across[0]
     if kept is None or (m := _DAY_RANGE.search(text)) is None:
         return None
     month, day = _month(m.group(2)), int(m.group(1))
@@ -158,15 +189,22 @@ def day_named(text: str, stated: date) -> date | None:
     """
     if (feast := _HOLIDAY_IN_A_YEAR.search(text)) is not None:
         return _holiday(feast.group("name"), feast.group("eve"), int(feast.group("year")))
+    if (across := _span_across(text, stated)) is not None:
+        return across[1]  # a span's last day, as for one within a month
     if (period := period_in(text, stated)) is not None:
         return period.start if period.start == period.end and not _RELATIVE.search(text) else None
-    for form, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1)):
-        if m := form.search(text):
-            month, day = _month(m.group(month_group)), int(m.group(day_group))
-            for year in (stated.year, stated.year + 1):
-                when = _safe(date, year, month, day)
-                if when is not None and when >= stated:
-                    return when
+    # of several days named without a year, the soonest to come ("complained on 28 November; a
+    # meeting about it on Thursday 10 December", told on 1 December: the meeting)
+    ahead = [
+        when
+        for form, day_group, month_group in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1))
+        for m in form.finditer(text)
+        for year in (stated.year, stated.year + 1)
+        if (when := _safe(date, year, _month(m.group(month_group)), int(m.group(day_group)))) is not None
+        and when >= stated
+    ]
+    if ahead:
+        return min(ahead)
     if m := _NEAR_DAY.search(text):  # after a day named outright: "on May 9, back in two weeks" is May 9
         return stated + timedelta(days=_days_from_then(m))
     if m := _WEEKDAY.search(text):
@@ -233,7 +271,7 @@ _WEEKDAY = pattern(
 
 # A date that comes round again, a birthday's too: "My date of birth is 1990-04-02" is no event of 1990.
 _RECURRING = pattern(
-    r"\b(every|each|annual(?:ly)?|yearly|weekly|monthly|daily|"
+    r"\b(every|each|annual(?:ly)?(?!\s+leave)|yearly|weekly|monthly|daily|"
     r"date\s+of\s+birth|birth\s*date|dob|(?<!be\s)born|"
     r"turned\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|[a-z]+ty))\b",
     # not "due to be born on 2027-03-01": a plan; "Lucía turned two on 9 September" tells her birthday
