@@ -4373,3 +4373,28 @@ def test_the_diary_of_a_week_or_a_holiday_reaches_a_plan_told_beside_a_past_day(
     today = date(2026, 12, 7)
     assert "meeting with Craig" in section_on(db, embedder, "what have i got on this week", today)
     assert "annual leave" in section_on(db, embedder, "am i working christmas", today)
+
+
+def test_a_plan_on_the_day_of_the_month_a_request_names_goes_whatever_its_words(memchat_home, embedder):
+    # "write me a running order for the 20th", "speech for the 20th" are for what the user has on the
+    # 20th, however unlike it their words are
+    from datetime import date
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-12-01",
+        "The depot Christmas prizegiving is on Sunday 20 December and I'm the MC",
+        "The twins' school concert is on Tuesday 15 December",
+        "I drive buses out of the Manukau depot",
+    )
+    from memchat.memory.judge import need
+
+    today = date(2026, 12, 7)
+    section = section_on(db, embedder, "write me a running order for the 20th", today)
+    assert "prizegiving" in section and "school concert" not in section, section
+    request = "speech for the 20th"  # (unlike the plan in its words: it was under the plans' floor)
+    planned = need.plans_ahead(db, need.read(request, embedder), embedder, request, today, exclude=set())
+    assert [n.memory.text for n in planned] == [
+        "The depot Christmas prizegiving is on Sunday 20 December and I'm the MC"
+    ]
