@@ -49,7 +49,16 @@ from memchat.memory.judge.personal import (
 )
 from memchat.memory.judge.topics import TopicModel, model_for
 from memchat.memory.recall import index, scan, vector_file
-from memchat.memory.recall.dates import MONTHS, Period, coming_period, event_day, one_off_day, planned_day, span_start
+from memchat.memory.recall.dates import (
+    MONTHS,
+    Period,
+    coming_period,
+    event_day,
+    names_a_day_of_the_month,
+    one_off_day,
+    planned_day,
+    span_start,
+)
 from memchat.memory.recall.vectors import VectorSet, kind_status_code
 from memchat.memory.store.memories import LONGEST_SENT, Memory, MemoryStore
 from memchat.memory.text import STOPWORDS
@@ -1612,14 +1621,6 @@ def asks_after_the_diary(text: str) -> bool:
     return _AGENDA.search(text) is not None or asks_if_i_can_make_it(text)
 
 
-# a day of the month named ("for the 20th", "on 3 March"), not a weekday or "tomorrow"
-_A_DATE_NAMED = pattern(
-    r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d{1,2}(?:st|nd|rd|th)?\b",
-    re.IGNORECASE,
-)
-
-
 def plans_ahead(
     db: Database, request: Request, embedder: Embedder, text: str, today: date, exclude: set[int]
 ) -> list[Needed]:
@@ -1648,7 +1649,7 @@ def plans_ahead(
         period = Period(today - timedelta(days=LAST_TRIP_DAYS), today - timedelta(days=1))
     # "is the 19th free?" asks after the user's own diary, though it names no one, and "write me a
     # running order for the 20th" is for what the user has on that day
-    one_day = period is not None and period.start == period.end and _A_DATE_NAMED.search(text) is not None
+    one_day = period is not None and period.start == period.end and names_a_day_of_the_month(text)
     if period is None or (
         request.about_no_one and not (asks_after_the_diary(text) or (one_day and not asks_about_the_world(text)))
     ):

@@ -444,7 +444,7 @@ def _holidays(text: str, today: date) -> Period | None:
 def _whole_period(text: str, today: date) -> Period | None:
     if _ASKS_BACK.search(text):
         return None
-    if not (_DAY_OF_A_MONTH.search(text) or _THE_NTH.search(text)) and (day := _weekday_ahead(text, today)):
+    if not names_a_day_of_the_month(text) and (day := _weekday_ahead(text, today)):
         return Period(day, day)  # ("saturday the 19th" is the 19th)
     if m := _COMING.search(text):
         return _coming(" ".join(m.group(1).lower().split()), today)
@@ -482,6 +482,12 @@ _THE_NTH = pattern(
 )
 
 
+def names_a_day_of_the_month(text: str) -> bool:
+    """Whether a request names a day by its date ("the 20th", "13th jan", "January 13"), not by its
+    weekday or its distance from today."""
+    return _DAY_OF_A_MONTH.search(text) is not None or _THE_NTH.search(text) is not None
+
+
 def _nth(n: int, weekend: bool, today: date) -> Period | None:
     """The next day numbered `n` from today (this month's, or the next month that has it), or the
     weekend of its week."""
@@ -513,7 +519,7 @@ _WEEKDAY_AHEAD = pattern(
 def _weekday_ahead(text: str, today: date) -> date | None:
     """The one day of the week a request asks about ahead (_WEEKDAY_AHEAD): in the week it names,
     else the next such day from today on ("next tuesday" as memory reads it: the first after today)."""
-    found = [m for m in _WEEKDAY_AHEAD.finditer(text)]
+    found = list(_WEEKDAY_AHEAD.finditer(text))
     if len(found) != 1:  # "monday or tuesday", "from friday to sunday": no one day
         return None
     m = found[0]
