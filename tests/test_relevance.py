@@ -4398,3 +4398,31 @@ def test_a_plan_on_the_day_of_the_month_a_request_names_goes_whatever_its_words(
     assert [n.memory.text for n in planned] == [
         "The depot Christmas prizegiving is on Sunday 20 December and I'm the MC"
     ]
+
+
+def test_your_own_condition_that_sets_the_diet_reaches_your_meal_among_many_food_memories(memchat_home, embedder):
+    # The meal route read the memories nearest food by meaning, and the user's own diabetes reads as
+    # health: among more food memories than that read (a baker's, a home cook's), "cheap lunches that
+    # won't spike my sugar" never saw it. The conditions nearest health are read too.
+    from memchat.memory.judge import need
+
+    dishes = [
+        "sourdough", "tamales", "chop suey", "lasagne", "banana bread", "pho", "jollof rice", "paella",
+        "pierogi", "ramen", "shepherd's pie", "dal", "empanadas", "roast chicken", "chilli", "gnocchi",
+        "risotto", "falafel", "moussaka", "bibimbap", "fish pie", "goulash", "tacos", "biryani",
+        "pancakes", "scones", "flapjacks", "meatballs", "curry laksa", "minestrone", "quiche", "brownies",
+        "pad thai", "tagine", "stir fry", "carrot cake", "burritos", "sushi rolls", "tortilla", "crumble",
+        "bolognese", "dumplings", "katsu curry", "cornbread", "fried rice",
+    ]  # fmt: skip
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2027-03-01",
+        *(f"I make a really good {dish} and the family asks for it every week" for dish in dishes),
+        "I was diagnosed with type 2 diabetes in 2024",
+        "I drive the 33 bus out of the Manukau depot",
+        "My phone is a Samsung Galaxy A54",
+    )
+    for prompt in ("cheap lunches i can take on shift that wont spike my sugar", "easy takeaway night options for me"):
+        meal = [n.memory.text for n in need.household_diet(db, need.read(prompt, embedder), embedder, prompt, set())]
+        assert "I was diagnosed with type 2 diabetes in 2024" in meal, (prompt, meal)

@@ -3444,8 +3444,13 @@ def household_diet(db: Database, request: Request, embedder: Embedder, text: str
     guest_names = people.people_and_memories(db, guests)[0] if guests else set()
     guest_roles = {w for path in guests for w in people.ROLE_WORDS[path[-1]]}
     about = [i for i in about if i not in exclude]
+    # those nearest food and those nearest health: a condition that sets the diet reads as health ("I
+    # was diagnosed with type 2 diabetes"), and a baker's or a home cook's food memories fill the first
     rows = np.concatenate(
-        [*_topic_rows(db, vs, model, [model.names.index("diet")], PER_TOPIC), np.flatnonzero(np.isin(vs.ids, about))]
+        [
+            *_topic_rows(db, vs, model, [model.names.index("diet"), model.names.index("health")], PER_TOPIC),
+            np.flatnonzero(np.isin(vs.ids, about)),
+        ]
     )
     rows = scan.distinct(rows[_active_rows(vs)[rows]])
     if rows.size == 0:
