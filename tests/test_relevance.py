@@ -4426,3 +4426,26 @@ def test_your_own_condition_that_sets_the_diet_reaches_your_meal_among_many_food
     for prompt in ("cheap lunches i can take on shift that wont spike my sugar", "easy takeaway night options for me"):
         meal = [n.memory.text for n in need.household_diet(db, need.read(prompt, embedder), embedder, prompt, set())]
         assert "I was diagnosed with type 2 diabetes in 2024" in meal, (prompt, meal)
+
+
+def test_a_vaccine_or_a_medicine_offered_turns_on_what_the_user_already_takes(cli, api, real_encoder):
+    # What a pharmacist asks first: a live vaccine is unsafe on a drug that damps the immune system,
+    # an anti-inflammatory beside an SSRI risks a bleed, trimethoprim beside methotrexate is toxic.
+    # Neither word of the request is like the medicine's, so it is general knowledge, held as data.
+    remember(
+        cli,
+        "I'm on azathioprine for my Crohn's",
+        "I take citalopram 20mg every morning",
+        "I take methotrexate 20mg on Sundays",
+        "I teach chemistry at a sixth-form college in Derby",
+        "We have a border collie called Skye",
+    )
+    jab = retrieved_for(cli, "should i get the yellow fever jab before ghana")
+    assert any("azathioprine" in t for t in jab), jab
+    back = retrieved_for(cli, "can i take naproxen for my back")
+    assert any("citalopram" in t for t in back), back
+    infection = retrieved_for(cli, "the walk-in centre wants to give me trimethoprim for a water infection")
+    assert any("methotrexate" in t for t in infection), infection
+    # a booster seat is no vaccine, and how vaccines work is asked of the world
+    for prompt in ("should we get a booster seat for the car", "how do vaccines train the immune system?"):
+        assert not any(w in " ".join(retrieved_for(cli, prompt)) for w in ("azathioprine", "methotrexate")), prompt

@@ -24,7 +24,9 @@ _CLASSES: tuple[tuple[str, str], ...] = (
         r"anti-?inflammator(?:y|ies)|nsaids?",
         r"asthma\w*|blood\s+pressure|hypertension|kidneys?|renal|(?:stomach|peptic|gastric)\s+ulcers?|ulcers?|"
         r"heart\s+(?:failure|disease|condition)|crohn'?s|colitis|blood\s+thinners?|warfarin|apixaban|rivaroxaban|"
-        r"clopidogrel|lisinopril|ramipril|\w+sartan",
+        r"clopidogrel|lisinopril|ramipril|\w+sartan|"
+        # an SSRI beside it raises the risk of a bleed; it slows how methotrexate and lithium are cleared
+        r"sertraline|citalopram|escitalopram|fluoxetine|paroxetine|ssris?|antidepressants?|methotrexate|lithium",
     ),
     (  # beta blockers
         r"\w+olol|beta[- ]?blockers?",
@@ -66,6 +68,16 @@ _CLASSES: tuple[tuple[str, str], ...] = (
         r"piriton|chlorphenamine|benadryl|diphenhydramine|nytol|night\s*nurse|sleeping\s+(?:pills?|tablets?)|"
         r"zopiclone|promethazine|phenergan",
         r"glaucoma|prostate|sleep\s+apno?ea|epilep\w+",
+    ),
+    (  # trimethoprim, alone or with sulfamethoxazole (co-trimoxazole): a usual first antibiotic for a UTI
+        r"trimethoprim|co-?trimoxazole|sulfamethoxazole|bactrim|septrin",
+        r"methotrexate|warfarin|kidneys?|renal",
+    ),
+    (  # vaccines: a live one is unsafe on a medicine that damps the immune system
+        r"vaccines?|vaccinations?|vaccinated|immuni[sz]ations?|(?:flu|shingles|mmr|covid|chickenpox|yellow\s+fever|"
+        r"typhoid|travel|tetanus|hpv|pneumonia)\s+(?:shots?|jabs?|boosters?)",
+        r"methotrexate|immuno-?suppress\w*|biologics?|adalimumab|humira|etanercept|infliximab|azathioprine|"
+        r"chemo\w*|prednisolone|transplant|live\s+vaccines?",
     ),
     (  # metformin
         r"metformin",
@@ -112,6 +124,7 @@ _SEARCH_WORDS = (
     "clopidogrel lisinopril ramipril losartan candesartan amlodipine diabet insulin thyroid glaucoma prostate "
     "migraine aura clot dvt embolism smoke smoking smoker cancer penicillin allerg angina sertraline citalopram "
     "fluoxetine ssri antidepress pill contracept apnoea apnea sleeping liver hepatitis epilep pregnan "
-    "breastfeed baby"
+    "breastfeed baby escitalopram paroxetine methotrexate lithium warfarin immunosuppress immuno biologic "
+    "adalimumab humira etanercept infliximab azathioprine chemo prednisolone transplant live"
 )
 SEARCH_TERMS = " OR ".join(f'"{w}"*' for w in _SEARCH_WORDS.split())

@@ -2819,11 +2819,13 @@ MEDICINE_ITEMS = 2
 _DRINK = (
     r"(?:alcohol|booze|wines?(?!\s+(?:gums?|bars?|glass(?:es)?|racks?|fridges?|coolers?|lists?))|beers?|"
     r"pints?(?!\s+of\s+(?:milk|water|juice|squash))|lagers?|ales?|ciders?|prosecco|champagne|cava|cocktails?|"
-    r"gin(?!\s+rummy)|vodka|whisk(?:e)?y|rum(?!\s+baba)|tequila|spritz|"
+    r"gin(?!\s+rummy)|vodka|whisk(?:e)?y|rum(?!\s+baba)|tequila|spritz|micheladas?|margaritas?|mojitos?|sangria|"
+    r"mulled\s+wine|eggnog|coquito|negronis?|aperol|"
     r"drinks?(?!\s+of\s+(?:water|milk|juice|squash|tea|coffee)))\b"
 )
 _OBJECT = r"(?:[\w'’-]+\s+){0,4}?"  # "a glass of", "a few", "the": bounded, so a long paste reads in linear time
-_HAVE = rf"(?:still\s+|safely\s+)?(?:have|drink|skip|risk|handle)\s+{_OBJECT}{_DRINK}"
+# (not a recipe, nor a drink without its alcohol: "a mojito recipe without alcohol for the kids")
+_HAVE = rf"(?:still\s+|safely\s+)?(?:have|drink|skip|risk|handle)\s+(?:(?!recipes?\b|without\b)[\w'’-]+\s+){{0,4}}?{_DRINK}(?!\s+recipes?)"
 _MAY_I = pattern(
     rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+{_HAVE}|"
     rf"\b(?:can|could|may|should)\s+(?:i|we)\s+(?:still\s+)?drink\b(?!\s+(?:water|milk|juice|tea|coffee|squash))|"
@@ -2872,11 +2874,14 @@ _REMEDY = (
     r"antibiotics?|antacids?|gaviscon|rennie|imodium|laxatives?|hay\s+fever\s+tablets?|"
     r"the\s+morning[- ]after\s+pill|viagra|cbd(?:\s+oil)?|"
     r"night\s+nurse|nyquil|dayquil|beechams|calpol|zyrtec|claritin|pepto(?:-bismol)?|tums|excedrin|"
-    r"strepsils|dioralyte)"
+    r"strepsils|dioralyte|trimethoprim|bactrim|septrin|"
+    # a vaccine is taken as a medicine is ("should i get the shingles shot")
+    r"vaccines?|vaccinations?|(?:flu|shingles|mmr|covid|chickenpox|yellow\s+fever|typhoid|travel|tetanus|hpv|"
+    r"pneumonia)\s+(?:shots?|jabs?|boosters?)|jabs?|booster\s+(?:jabs?|shots?|doses?))"
 )
 _MAY_I_TAKE = pattern(
-    rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|try)\s+"
-    rf"{_OBJECT}{_REMEDY}\b(?!\s+(?:[a-z]\s+)?(?:results?|levels?|tests?|deficiency|prices?|shop|business))|"
+    rf"\b(?:can|could|may|should|shall)\s+(?:i|we)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|try|get)\s+"
+    rf"(?:(?!for\b|to\b)[\w'’-]+\s+){{0,4}}?{_REMEDY}\b(?!\s+(?:[a-z]\s+)?(?:results?|levels?|tests?|deficiency|prices?|shop|business))|"
     r"\bwhat\s+(?:can|could|should|shall)\s+(?:i|we)\s+take(?:\s+(?:for|to\s+(?:help|ease|stop|settle|shift|get\s+rid))\b|"
     r"\s*(?:[?.!]|$))|"  # "what can I take for it?", not "what can I take to the party?"
     rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?to\s+take\s+"
@@ -2947,7 +2952,8 @@ def asks_to_take(text: str) -> bool:
 # A medicine someone who treats the user offers them ("The GP suggested propranolol", "The dentist
 # wants to give me antibiotics", "my doctor has put me on statins"): a question of taking it too.
 _OFFERED = pattern(
-    r"\b(?:gp|doctor|doc|dr|dentist|pharmacist|nurse|consultant|specialist|psychiatrist|midwife|surgeon)\s+"
+    r"\b(?:gp|doctor|doc|dr|dentist|pharmacist|nurse|consultant|specialist|psychiatrist|midwife|surgeon|"
+    r"urgent\s+care|walk-?in(?:\s+centre|\s+clinic)?|clinic|out[- ]of[- ]hours|a\s*&\s*e|er)\s+(?:(?:says|said)\s+[^.,;!?]{1,40}?\s+and\s+)?"
     r"(?:has\s+|have\s+|just\s+|now\s+)?(?:suggested|prescribed|recommended|offered|mentioned|"
     r"wants\s+(?:me\s+)?to\s+(?:give|put|start|prescribe|try)|is\s+(?:putting|starting)|put|started)\s+"
     rf"(?:me\s+)?(?:on\s+)?{_OBJECT}(?:{_REMEDY}|(?:combined\s+|mini\s+|contraceptive\s+)?pills?|hrt|statins?|"
