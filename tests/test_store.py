@@ -268,3 +268,44 @@ def test_forget_redacts_the_session_summaries_that_mentioned_it(tmp_path, fake_e
     assert b"my sister Priyanka Vostrikova visits" in data  # the transcript is kept (no --purge-sources)
     for needle in (b"named Priyanka", b"sister Priyanka visits", b"Priyanka's visit", b"Vostrikova wedding"):
         assert needle not in data, f"{needle!r} is still on disk"
+
+
+@pytest.mark.parametrize("room", ["for the merge, not the compaction", "for nothing"])
+def test_forget_on_a_nearly_full_disk_leaves_no_words_in_the_wal_and_finishes_with_room(
+    tmp_path, fake_embedder, monkeypatch, room
+):
+    """A compaction begun without room filled the disk, failed, and left a WAL as big as the free
+    space with the forgotten words in it, which no checkpoint could copy back (an adversarial pass on
+    a 4 MB disk). The file work now asks for room first: what fits is done, the WAL emptied; what
+    does not is owed, and the next open with room does it."""
+    from collections import namedtuple
+
+    from memchat.memory.forget import scrub
+
+    path = tmp_path / "secret.db"
+    db = open_db(path)
+    store = MemoryStore(db)
+    for i in range(200):
+        store.add(f"Filler memory {i} about tea, biscuits and the weather in spring")
+    secret = store.add("My locker combination at the Quokkaville gym is 7731946")
+    index.catch_up(db, fake_embedder)
+    wal = path.with_name(path.name + "-wal")
+
+    def raw() -> bytes:
+        return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+    size = path.stat().st_size
+    free = size // 2 + scrub.COMPACT_MARGIN if room.startswith("for the merge") else 0
+    real = scrub.shutil.disk_usage
+    monkeypatch.setattr(scrub.shutil, "disk_usage", lambda p: namedtuple("U", "total used free")(free, 0, free))
+    store.forget([secret.id])
+    assert not wal.exists() or wal.stat().st_size == 0  # nothing left in the WAL to hold the words
+    assert b"Quokkaville" not in wal.read_bytes() if wal.exists() else True
+    if free:  # the merge had room: the words are gone though the file was not compacted
+        assert b"Quokkaville" not in raw() and b"7731946" not in raw()
+    assert scrub.pending(db)  # the compaction (and the merge, without room for it) is owed
+    monkeypatch.setattr(scrub.shutil, "disk_usage", real)
+    done = scrub.finish(db)  # what the next open does
+    assert done.complete and not done.no_room and not scrub.pending(db)
+    assert b"Quokkaville" not in raw() and b"7731946" not in raw()
+    assert fts_ids(db, "memories_fts", "quokkaville") == [] and fts_ids(db, "memories_fts", "tea")

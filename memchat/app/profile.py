@@ -19,7 +19,7 @@ from memchat import tokens, usage, when
 from memchat.config import Settings, load_settings, state_dir
 from memchat.db import open_db, runtime_failure
 from memchat.encryption import is_encrypted, shred
-from memchat.errors import MemchatError
+from memchat.errors import MemchatError, StoreError
 from memchat.files import open_access
 from memchat.log import get_logger
 from memchat.providers import get_provider
@@ -124,7 +124,10 @@ class Profile:
                 from memchat.memory.forget import scrub
 
                 if scrub.pending(self._db):  # a forget that was cut short: finish it before anything else
-                    scrub.finish(self._db)
+                    try:
+                        scrub.finish(self._db)
+                    except StoreError as exc:  # a full disk: it stays recorded; the next open with room finishes it
+                        get_logger().warning("a forget's scrub is owed: %s", exc.message)
                 if interrupted_capture(self._db):  # a capture killed while it stored: its check, now
                     from memchat.memory.capture.turns import finish_interrupted
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,7 @@ DELETE_BATCH = 2000  # messages deleted per transaction
 
 
 COMPACT_MAX_BYTES = 256 << 20  # compacted by forget itself up to here (about a second of write lock)
+COMPACT_MARGIN = 1 << 20  # free space a compaction needs beyond the file's size and a quarter
 
 
 @dataclass
@@ -100,22 +102,33 @@ def finish(db: Database) -> ScrubResult:
     if rows:
         # FTS5 keeps the tokens of deleted rows in old segments until they are merged: merge the
         # memories' index once here (not per batch: each merge reads the whole index), and the
-        # messages' when messages were deleted (a session delete, recorded with no items) or purged.
+        # messages' when messages were deleted (a session delete, recorded with no items) or purged;
+        # and any merge a full disk put off.
         messages_changed = any(
             purged or not row_items or any("session" in e for e in row_items) for _, purged, row_items in work
         )
+        wanted = (["memories_fts"] if items else []) + (["messages_fts"] if messages_changed else [])
+        wanted += [t for _, _, row_items in rows if _marker(row_items) for t in row_items[0].get("merge", [])]
+        merge = [t for t in _INDEXES if t in wanted]
+        # A merge writes its index again: with the WAL emptied first, it needs room for that alone.
+        # Without the room it is put off (said as no room), never begun: a merge that fills the
+        # disk leaves a WAL no checkpoint can copy back, with the old pages in it (an adversarial pass).
+        _checkpoint(db)
+        room = _room_for(db, 2 * _index_bytes(db, merge))
         with immediate(db):
-            if items:
-                db.conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-            if messages_changed:
-                db.conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+            for table in merge if room else []:
+                db.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
             db.conn.execute("DELETE FROM pending_scrubs WHERE id <= ?", (rows[-1][0],))
-            # Until the vector copy is gone, the file compacted and the WAL checkpointed, a record
-            # says so: a kill or a busy reader leaves it for the next open (which finishes it).
-            owed = _owe(db, "compact" if compact_owed else "checkpoint")
+            # Until the vector copy is gone, the indexes merged, the file compacted and the WAL
+            # checkpointed, a record says so: a kill, a busy reader or a full disk leaves it for the
+            # next open (which finishes it).
+            owed = _owe(db, "compact" if compact_owed else "checkpoint", [] if room else merge)
+        result.no_room = not room
     result.compacted = not compact_owed or _size(db) <= COMPACT_MAX_BYTES
-    vacuumed, checkpointed, result.no_room = _files(db, compact=compact_owed and result.compacted)
-    result.complete = checkpointed and (vacuumed or not (compact_owed and result.compacted))
+    vacuumed, checkpointed, no_room = _files(db, compact=compact_owed and result.compacted and not result.no_room)
+    merged = not result.no_room
+    result.no_room = result.no_room or no_room
+    result.complete = merged and checkpointed and (vacuumed or not (compact_owed and result.compacted))
     if rows and result.complete:
         with immediate(db):
             db.conn.execute("DELETE FROM pending_scrubs WHERE id = ?", (owed,))
@@ -128,6 +141,25 @@ def finish(db: Database) -> ScrubResult:
     return result
 
 
+_INDEXES = ("memories_fts", "messages_fts")
+
+
+def _index_bytes(db: Database, tables: list[str]) -> int:
+    """What the full-text indexes named hold, in bytes (their segments)."""
+    return sum(
+        int(db.conn.execute(f"SELECT coalesce(sum(length(block)), 0) FROM {table}_data").fetchone()[0])
+        for table in tables
+    )
+
+
+def _checkpoint(db: Database) -> None:
+    """Copy the WAL back and empty it, if nothing holds it (a reader, a full disk): best effort."""
+    try:
+        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sql_errors():
+        pass
+
+
 _FILES = {what: json.dumps([{"files": what}]) for what in ("compact", "checkpoint")}
 
 
@@ -136,10 +168,11 @@ def _marker(items: list[dict[str, Any]]) -> str | None:
     return str(items[0]["files"]) if len(items) == 1 and "files" in items[0] else None
 
 
-def _owe(db: Database, what: str) -> int:
+def _owe(db: Database, what: str, merge: list[str] | None = None) -> int:
+    items = json.dumps([{"files": what, "merge": merge}]) if merge else _FILES[what]
     return inserted_id(
         db.conn.execute(
-            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, ?)", (utcnow(), _FILES[what])
+            "INSERT INTO pending_scrubs (created_at, purge_sources, items) VALUES (?, 0, ?)", (utcnow(), items)
         )
     )
 
@@ -265,6 +298,26 @@ def _size(db: Database) -> int:
         return 0  # in memory
 
 
+def _room_to_compact(db: Database) -> bool:
+    """Whether the disk has room for a compaction: VACUUM writes the whole file again into the WAL.
+    Begun without it, it fills the disk, fails, and leaves the WAL at the size of the free space it
+    took, with old page images in it that no checkpoint can then copy back (the file cannot grow):
+    the forgotten words stayed on a full disk (an adversarial pass)."""
+    size = _size(db)
+    return not size or _room_for(db, size + size // 4)
+
+
+def _room_for(db: Database, size: int) -> bool:
+    """Whether the disk beside the database has `size` bytes free, and a margin."""
+    if not size or _size(db) == 0:
+        return True
+    try:
+        free = shutil.disk_usage(db_file(db).parent).free
+    except OSError:
+        return True  # unknown: let SQLite try, and say so if it fails
+    return free >= size + COMPACT_MARGIN
+
+
 def compact(db: Database) -> bool:
     """Rewrite the file without the unused space of its pages, then checkpoint; False if another
     process keeps it from finishing (a writer, or a reader of an old snapshot)."""
@@ -282,6 +335,8 @@ def _files(db: Database, *, compact: bool) -> tuple[bool, bool, bool]:
     conn = db.conn
     conn.execute(f"PRAGMA busy_timeout = {WAL_RESTART_WAIT_MS}")
     vacuumed = no_room = False
+    if compact and not _room_to_compact(db):
+        compact, no_room = False, True  # checkpoint only: the next command with room compacts
     try:
         if compact:
             try:
