@@ -331,6 +331,32 @@ def test_a_name_typed_in_lowercase_or_called_short_is_still_someone_memory_knows
     assert people.names_known(db, "mark my words, it'll rain") == []  # a verb, not Mark
 
 
+def test_someone_memory_tells_of_by_name_alone_or_by_their_place_among_the_kids_is_known(db):
+    """ "Losana is 14, in Year 10" and "Losana turns 15 in March" never say who she is to the user,
+    and "Our youngest, Sela, is 8" says it by her place among the children: both are people of
+    theirs when a request calls them by name, typed as people type ("how can losana get ready for
+    trials", "sela's wheezing tonight"). A place or a shop memory opens on is nobody."""
+    store = MemoryStore(db)
+    for text in (
+        "Losana is 14, in Year 10, and plays netball for Aorere",
+        "Losana turns 15 on 22 March 2027",
+        "Our youngest, Sela, is 8 and goes to Robertson Road School",
+        "Sela has asthma and uses a blue inhaler",
+        "Tesco delivers on Friday mornings",
+        "Tesco is cheaper than the Co-op for nappies",
+        "Paris is where we had our honeymoon",
+        "Paris is lovely in spring",
+    ):
+        store.add(text)
+    assert people.names_known(db, "how can losana get ready for trials") == [("Losana", ("friend",))]
+    assert people.names_known(db, "sela's wheezing tonight after all this rain") == [("Sela", ("child",))]
+    assert people.names_known(db, "My eldest Sela needs new boots") == [("Sela", ("child",))]
+    assert people.names_known(db, "is tesco open on boxing day") == []
+    assert people.names_known(db, "Is Paris expensive in June?") == []
+    losana = {store.get(i).text for i in people.memories_naming(db, ["Losana"])}
+    assert losana == {"Losana is 14, in Year 10, and plays netball for Aorere", "Losana turns 15 on 22 March 2027"}
+
+
 def test_a_worry_about_someones_body_gets_their_conditions_first(db, real_encoder):
     """ "The cat has been drinking loads of water" and the cat's kidney disease, "My mum keeps falling
     over" and her Parkinson's: their condition is what it turns on, though it is less like the

@@ -517,6 +517,7 @@ def names_known(
         said = pattern(
             rf"(?i:\b(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE})s?,?\s+){re.escape(name)}\b"
             rf"|\b{re.escape(name)},?(?i:\s+(?:is\s+)?(?:my|our)\s+(?:[\w-]+\s+)?({_ANY_ROLE}))\b(?!['’]s)"
+            rf"|(?i:\b(?:my|our)\s+{_BY_PLACE},?\s+){re.escape(name)}\b"  # "Our youngest, Sela, is 8": a child
         )
         texts = _texts(db, [name])
         if read is not None:
@@ -524,7 +525,8 @@ def names_known(
         for _id, memory in texts:
             found = said.search(memory)
             if found:
-                known.append((name, (_WORD_ROLE[(found.group(1) or found.group(2)).lower()],)))
+                role = found.group(1) or found.group(2)
+                known.append((name, (_WORD_ROLE[role.lower()] if role else "child",)))
                 break
             pet = next((role for role in _BY_BREED if name in _by_breed(role, _cased(memory))), None)
             if pet:  # "Our greyhound Luna has a heart murmur": Luna is the dog
@@ -543,8 +545,26 @@ def names_known(
                 break
         else:  # "birthday present for leo": Leonor, my girlfriend, called short
             shapes = {} if shapes is None else shapes
-            known += [(full, (role,)) for full, role in _called_short(db, name, shapes) if (full, (role,)) not in known]
+            short = [(full, (role,)) for full, role in _called_short(db, name, shapes) if (full, (role,)) not in known]
+            if not short and _a_person_told_of(name, [memory for _id, memory in texts]):
+                short = [(name, ("friend",))]  # of no role memory says: one of the user's people all the same
+            known += short
     return known
+
+
+# a child named by their place among the children ("our youngest, Sela,", "my eldest Tevita")
+_BY_PLACE = r"(?:youngest|eldest|oldest|middle\s+(?:one|child|kid)|first-?born)"
+# what only a person is said to be or have: an age, a birthday, he or she
+_A_PERSON = r"(?:is|was|turns|turned)\s+\d{1,2}\b|['’]s\s+birthday|\b(?:she|he|her|his|she['’]s|he['’]s)\b"
+
+
+def _a_person_told_of(name: str, memories: list[str]) -> bool:
+    """Whether memory tells of `name` as someone of the user's without saying who they are to them
+    ("Losana is 14, in Year 10, and plays netball", "Losana turns 15 on 22 March 2027"): two memories
+    open on the name, and one says an age, a birthday, he or she of them."""
+    opens = pattern(rf"^\s*{re.escape(name)}(?:['’]s)?\s")
+    theirs = [m for m in memories if opens.match(m)]
+    return len(theirs) >= 2 and any(pattern(_A_PERSON, re.IGNORECASE).search(m) for m in theirs)
 
 
 # whom a short name may be: the household, family and friends memory names (each role one reading)
