@@ -255,8 +255,13 @@ def test_what_was_said_under_no_is_never_learnt_by_a_later_yes(api, fresh, memch
     assert fresh.extractions >= 1 and "Kiwi" in _extracted_from(api)
     assert "Zephyrine" not in _extracted_from(api)
     assert not [t for (t,) in db_rows(memchat_home, "SELECT text FROM memories") if "Zephyrine" in t]
-    # asked for by name, it is learnt: `memories capture` is the user's own say
+    # nor by a catch-up `memories capture`, which names no session (an adversarial pass: it learnt
+    # every turn said under no, while `consent` said no session waited to be read)
     assert run_memchat("memories", "capture", "--final").returncode == 0
+    assert "Zephyrine" not in _extracted_from(api)
+    # the session asked for by name is learnt: `memories capture --session ID` is the user's own say
+    (first,) = db_rows(memchat_home, "SELECT min(session_id) FROM messages WHERE content LIKE '%Zephyrine%'")[0]
+    assert run_memchat("memories", "capture", "--session", str(first), "--final").returncode == 0
     assert "Zephyrine" in _extracted_from(api)
 
 

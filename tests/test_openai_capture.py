@@ -221,7 +221,8 @@ def test_a_failed_capture_run_by_hand_is_one_line(local_api, memchat_home):
     local_api.enqueue_text("ok")
     assert run_memchat("ask", "My dog is called Rex, he is three years old.").returncode == 0
     local_api.enqueue_text("{'facts': [oops")
-    result = run_memchat("memories", "capture", env=env)
+    # (the ask was never asked whether to learn: only the session named is learnt from by hand)
+    result = run_memchat("memories", "capture", "--session", "1", env=env)
     assert result.returncode == 1
     err = result.stderr.decode().strip()
     assert err.startswith("memchat: the model's JSON answer for record_memories was not JSON, even repaired")

@@ -126,11 +126,14 @@ class Capture:
             elif background:
                 ids = list(dict.fromkeys(given + idle_sessions(self.profile.db, IDLE_MINUTES)))
             else:
-                ids = given or pending_sessions(self.profile.db, asked=True)
+                # a catch-up run names no session: what was said under no stays unlearnt, as
+                # `consent` counts it ("0 sessions wait to be read"); `--session ID` names one
+                ids = given or pending_sessions(self.profile.db)
             failed = False
             for sid in ids:
-                # by hand (`memories capture`), or an import's on request: asked for by name
-                asked = bool(only) or not background
+                # by hand for a session named (`memories capture --session ID`), or an import's on
+                # request: asked for by name
+                asked = bool(only) or (bool(given) and not background)
                 result = self._capture_one(
                     sid, final=final or background or not given, background=background, asked=asked
                 )

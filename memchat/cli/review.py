@@ -24,7 +24,8 @@ def capture(
         "--session",
         "-s",
         autocompletion=complete_session_ids,
-        help="Only this session (default: every session with uncaptured turns).",
+        help="Only this session, and what was said in it while learning was not agreed (default: every "
+        "session with uncaptured turns, never what was said under no).",
     ),
     final: bool = typer.Option(False, "--final", help="Also write the session's episodic summary."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing."),

@@ -97,7 +97,7 @@ def said_under_no(db: Database, session_id: int, through: int) -> None:
     """The session's messages up to `through` were said while capture was not agreed (the person's
     no, `/capture off`, memory.capture = false): automatic capture never reads them, nor what came
     before them in the session, not even for its summary, whatever is agreed later. Only a capture
-    the user asks for by name (`memories capture`) does."""
+    the user asks for by name (`memories capture --session ID`) does."""
     with immediate(db):
         db.conn.execute(
             "INSERT INTO capture_state (session_id, unlearnt_through, updated_at) VALUES (?, ?, ?) "
@@ -126,7 +126,7 @@ def last_run(db: Database) -> str | None:
 def pending_sessions(db: Database, *, asked: bool = False) -> list[int]:
     """Sessions with answered messages past their capture pointer (never one run with memory off:
     only `memchat memories capture --session N`, by hand, captures such a session); past what was
-    said under no too, unless the user `asked` (`memories capture`)."""
+    said under no too, unless the user `asked` for it by name."""
     bound = "c.through_message_id" if asked else "max(coalesce(c.through_message_id, 0), c.unlearnt_through)"
     rows = db.conn.execute(
         "SELECT m.session_id FROM messages m LEFT JOIN capture_state c ON c.session_id = m.session_id "
