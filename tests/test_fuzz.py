@@ -467,7 +467,7 @@ def test_memory_key_and_value_are_stored_and_never_printed_raw(cli, memchat_home
         return
     memory_id = added_memory_id(added.stdout)
     shown = json.loads(run(cli, "memories", "show", str(memory_id), "--json").stdout)
-    assert (shown["key"], shown["value"]) == (key.strip() or None, value)
+    assert (shown["key"], shown["value"]) == (key.strip().lower() or None, value)  # keys are kept in lower case
     for args in (("memories", "list"), ("memories", "show", str(memory_id))):
         out = run(cli, *args)
         assert out.exit_code == 0, out.stderr
