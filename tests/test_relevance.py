@@ -4449,3 +4449,51 @@ def test_a_vaccine_or_a_medicine_offered_turns_on_what_the_user_already_takes(cl
     # a booster seat is no vaccine, and how vaccines work is asked of the world
     for prompt in ("should we get a booster seat for the car", "how do vaccines train the immune system?"):
         assert not any(w in " ".join(retrieved_for(cli, prompt)) for w in ("azathioprine", "methotrexate")), prompt
+
+
+def test_a_presents_price_reaches_the_budget_for_presents_and_not_the_savings(memchat_home, embedder):
+    # "secret santa idea for jussi, 20 euro limit" reads as money by its price: the topic route gave
+    # it the index fund put by for the kids (a blind set, on a profile of 161 memories). A present's
+    # price is what it may cost; what memory says is set aside for presents goes with it, the rest of
+    # the money picture does not. The routes read directly: on so small a profile the gate hides it.
+    from memchat.memory.judge import need
+
+    db = told_on(
+        memchat_home,
+        embedder,
+        "2026-12-01",
+        "We put €300 a month into an index fund for each of the kids",
+        "My salary is €6,200 a month gross",
+        "Our Christmas gift budget is €150 per kid and €50 for everyone else",
+        "My colleague Jussi is mad about fishing and Finnish rap",
+        "Our mortgage is €186,000 with OP",
+        "I'm a firmware engineer in Tampere",
+    )
+
+    def money_routes(prompt: str) -> list[str]:
+        request = need.read(prompt, embedder)
+        found = need.by_topic(db, request, embedder, set(), True) + need.by_money(db, request, embedder, prompt, set())
+        return [n.memory.text for n in found]
+
+    gift = money_routes("secret santa idea for jussi, 20 euro limit")
+    assert any("gift budget" in t for t in gift), gift
+    assert not any("index fund" in t or "salary" in t or "mortgage" in t for t in gift), gift
+    assert any("index fund" in t for t in money_routes("how much more could we save each month for the kids"))
+
+
+def test_whether_a_remedy_is_ok_beside_my_pills_is_a_question_of_taking_it(cli, api, real_encoder):
+    # "is ibuprofen ok alongside my head pills" asks whether to take it, as "can I take" does: what the
+    # user takes already decides it (the SSRI beside an anti-inflammatory). Not a question for the dog.
+    from memchat.memory.judge import need
+
+    remember(
+        cli,
+        "I've been on sertraline 100 mg since the spring for anxiety",
+        "I take sumatriptan 50 mg when a migraine starts",
+        "We have a spaniel called Taika",
+        "I'm a firmware engineer in Tampere",
+    )
+    sent = retrieved_for(cli, "is ibuprofen ok alongside my head pills")
+    assert any("sertraline" in t for t in sent), sent
+    assert need.asks_to_take("is a lemsip safe with my blood pressure tablets")
+    assert not need.asks_to_take("is aspirin safe for dogs")

@@ -274,6 +274,9 @@ class Request:
     topic: str  # the best one
     general: float  # how much more it is like a general question than like its best topic
     code: bool = False  # it asks for a program (memchat.memory.judge.personal.asks_for_code)
+    # it asks for a present ("secret santa idea for jussi, 20 euro limit"): what it costs is the
+    # present's price, and the money it reaches is what is set aside for presents, not the rest
+    present: bool = False
 
     @property
     def about_no_one(self) -> bool:
@@ -288,7 +291,14 @@ def read(query: str, embedder: Embedder) -> Request:
     vector = np.asarray(embedder.encode([query.encode("utf-8", "replace").decode("utf-8")])[0], dtype=np.float32)
     topics = model.of_prompt(vector)
     general = model.generality(vector) - float(topics.max())
-    return Request(vector, topics, model.names[int(topics.argmax())], general, asks_for_code(query))
+    return Request(
+        vector,
+        topics,
+        model.names[int(topics.argmax())],
+        general,
+        asks_for_code(query),
+        _A_PRESENT.search(query) is not None,
+    )
 
 
 @dataclass
@@ -1096,6 +1106,7 @@ def by_topic(
         # nor for a lookup of one fact ("What is my tax reference number?" is not asking for the debts)
         no_delicate=request.code or about_the_world or lookup,
         delicate_only=delicate_only,
+        present=request.present,
     )
 
 
@@ -1124,6 +1135,7 @@ def _ranked(
     delicate_only: bool = False,
     subject: bool = False,
     symptom: bool = False,
+    present: bool = False,
 ) -> list[Needed]:
     limit = TOPIC_ITEMS if limit is None else limit
     topics = model.of_memories(vectors)
@@ -1176,6 +1188,8 @@ def _ranked(
                 continue
         if delicate_only and not (delicate and topic == main):
             continue
+        if delicate and topic == "money" and present and not _A_PRESENT.search(m.text):
+            continue  # a present's price reaches what is set aside for presents, not the savings
         out.append(Needed(m, float(scores[j]), topic))
         if len(out) >= limit:
             break
@@ -2711,9 +2725,12 @@ def by_money(db: Database, request: Request, embedder: Embedder, text: str, excl
     scores = vectors @ request.vector
     found = MemoryStore(db).get_many([int(i) for i in vs.ids[rows]], longest=LONGEST_SENT)
     out: list[Needed] = []
+    # a present with its price ("secret santa idea for jussi, 20 euro limit") asks what to buy: the
+    # budget set for presents goes with it, the rest of the money picture does not
+    gift = request.present
     # what can be afforded, saved or owed turns on what comes in and what is put by, however unlike
     # the request their words ("what can we afford if we move next year?" and "I earn €86,000")
-    basics = _money_basics(found, exclude) if _ASKS_WHAT_IT_ALLOWS.search(text) else []
+    basics = _money_basics(found, exclude) if _ASKS_WHAT_IT_ALLOWS.search(text) and not gift else []
     out += [
         Needed(m, float(scores[j]), "money") for j in range(len(rows)) for m in basics if m.id == int(vs.ids[rows[j]])
     ]
@@ -2728,6 +2745,7 @@ def by_money(db: Database, request: Request, embedder: Embedder, text: str, excl
             m is not None
             and (int(np.argmax(topics[j])) == money or _AN_AMOUNT.search(m.text))
             and _my_money_fact(m, exclude)
+            and (not gift or _A_PRESENT.search(m.text))
         ):
             out.append(Needed(m, float(scores[j]), "money"))
         if len(out) >= MONEY_ITEMS:
@@ -2735,6 +2753,7 @@ def by_money(db: Database, request: Request, embedder: Embedder, text: str, excl
     return out
 
 
+_A_PRESENT = pattern(r"\b(?:gifts?|presents?|secret\s+santa|stocking\s+fillers?|kris\s+kringle)\b", re.IGNORECASE)
 # Measured in tests/word_lists.py.
 _ASKS_WHAT_IT_ALLOWS = pattern(
     r"\b(?:afford|left\s+(?:over|each|every|at\s+the\s+end)|have\s+left|(?:a|my|our|the|monthly|weekly)\s+budget|budgeting|how\s+much\s+(?:can|should|could)\s+(?:i|we)\s+"
@@ -2886,7 +2905,10 @@ _MAY_I_TAKE = pattern(
     r"\s*(?:[?.!]|$))|"  # "what can I take for it?", not "what can I take to the party?"
     rf"\bis\s+it\s+(?:ok|okay|safe|fine|alright|all\s+right|bad|risky|wise)\s+(?:for\s+me\s+)?to\s+take\s+"
     rf"{_OBJECT}{_REMEDY}\b|"
-    rf"\b(?:am\s+i|are\s+we)\s+allowed\s+(?:to\s+take\s+)?{_OBJECT}{_REMEDY}\b",
+    rf"\b(?:am\s+i|are\s+we)\s+allowed\s+(?:to\s+take\s+)?{_OBJECT}{_REMEDY}\b|"
+    # "is ibuprofen ok alongside my head pills", "is a lemsip safe with my meds" (not for the dog)
+    rf"\b(?:is|are)\s+(?:an?\s+|some\s+)?{_REMEDY}\s+(?:ok|okay|safe|fine|alright|all\s+right)\b"
+    r"(?!\s+(?:for\s+(?:dogs?|cats?|pets?|the\s+(?:dog|cat|kids|baby)|kids|children|babies|toddlers)|in\s+general)\b)",
     re.IGNORECASE,
 )
 
