@@ -360,6 +360,14 @@ def test_dates_and_periods_named_in_a_message(text, start, end):
         ("training plan for this winter", "2026-12-01", "2027-02-28"),
         ("a trip in November", "2026-11-01", "2026-11-30"),
         ("a picnic in October", "2026-10-28", "2026-10-31"),  # what is left of this month
+        # a day told by its distance from today, as people say it (set 13: "the day after tomorrow"
+        # was read as tomorrow, and "a week from today", "in a fortnight" as no day at all)
+        ("am i free after lunch the day after tomorrow", "2026-10-30", "2026-10-30"),
+        ("what's on for me a week from today", "2026-11-04", "2026-11-04"),
+        ("can we do dinner this time next week", "2026-11-04", "2026-11-04"),
+        ("anything on in a fortnight", "2026-11-11", "2026-11-11"),
+        ("am i free a week on friday", "2026-11-06", "2026-11-06"),  # as "friday week"
+        ("the weekend looks packed, what have we got", "2026-10-31", "2026-11-01"),
     ],
 )
 def test_the_period_ahead_a_request_names(text, start, end):
@@ -380,6 +388,7 @@ def test_the_period_ahead_a_request_names(text, start, end):
         "How do I pack a tent?",
         "Ideas for June's party?",
         "Plan the end of year party",
+        "What did we do at the weekend?",
     ],
 )
 def test_no_period_ahead_where_there_is_none(text):

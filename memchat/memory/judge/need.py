@@ -1582,7 +1582,8 @@ LAST_TRIP_DAYS = 365
 # A request about the diary itself for a period ("what's on this week?", "am I free next weekend?",
 # "what have I got coming up this month?") gets every plan in it, soonest first, AGENDA_ITEMS at most.
 _AGENDA = pattern(
-    r"\b(?:(?:what['’]?s|what\s+is)\s+(?:on|happening|going\s+on)(?=\s*(?:for\s+|on\s+|over\s+)?(?:this|next|today|tonight|tomorrow|the\s+weekend|"
+    r"\b(?:(?:what['’]?s|what\s+is)\s+(?:on|happening|going\s+on)(?=\s*(?:for\s+(?:me|us)\s+)?(?:for\s+|on\s+|over\s+|in\s+)?"
+    r"(?:this|next|today|tonight|tomorrow|the\s+weekend|the\s+day\s+after|a\s+week|a\s+fortnight|two\s+weeks|"
     # a day of a month ("what's on the 4th of jan", "what's happening on the 9th"), a festive period
     r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d|"
     r"christmas|xmas|easter|new\s+year|half[- ]term|the\s+holidays|"
@@ -1592,7 +1593,7 @@ _AGENDA = pattern(
     r"(?:am\s+i|are\s+we)\s+(?:working|off)(?=\s+(?:on\s+|over\s+|at\s+)?(?:this|next|today|tonight|tomorrow|christmas|xmas|"
     r"new\s+year|boxing\s+day|easter|the\s+\d|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)day))|"
     r"my\s+(?:schedule|diary|calendar|agenda|plans)|our\s+(?:schedule|diary|calendar|plans)|"
-    r"anything\s+(?:on(?!\s+(?:offer|sale))|planned|booked|coming\s+up)|what'?s\s+coming\s+up(?!\s+in\b)|"
+    r"anything\s+(?:on(?!\s+(?:offer|sale))|planned|booked|coming\s+up|clashing)|any\s+clash(?:es)?\b|what'?s\s+coming\s+up(?!\s+in\b)|"
     # a day asked about for clashes: "is the weekend of the 19th going to be a problem?", "is the 3rd free?"
     r"(?:is|are|will)\s+(?:the\s+)?(?:weekend\s+of\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+(?:(?:going\s+to\s+be|be)\s+)?"
     r"(?:a\s+problem|free|busy|ok|okay|clear|a\s+clash))\b",

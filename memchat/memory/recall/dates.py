@@ -348,7 +348,12 @@ def _relative(phrase: str, today: date) -> Period:
 # --- the period a request looks ahead to ---------------------------------------------------------
 
 _COMING = pattern(
-    r"\b(tomorrow|(?:this|next)\s+(?:week|weekend|month|year)|(?:the\s+)?end\s+of\s+(?:this|next)\s+month)\b", re.I
+    r"\b(the\s+day\s+after\s+tomorrow|tomorrow|(?:this|next)\s+(?:week|weekend|month|year)|(?:the\s+)?end\s+of\s+(?:this|next)\s+month|"
+    # a week or a fortnight on ("what's on a week from today", "in a fortnight"), and the weekend said alone
+    r"(?:a|one)\s+week\s+(?:from\s+)?(?:today|now)|in\s+a\s+week(?:['’]s\s+time)?|this\s+time\s+next\s+week|"
+    r"(?:in\s+)?a\s+fortnight(?:['’]s\s+time|\s+(?:today|from\s+(?:today|now)))?|in\s+two\s+weeks(?:['’]\s+time)?|"
+    r"the\s+weekend(?!\s+of\b))\b",
+    re.I,
 )
 _SEASON = pattern(r"\b(?:this|next|coming)?\s*(winter|spring|summer|autumn|fall)\b", re.I)
 _FESTIVE = pattern(r"\b(christmas|xmas|festive|the\s+holidays|new\s+year(?:'s)?)\b", re.I)
@@ -511,7 +516,8 @@ _WEEKDAY_AHEAD = pattern(
     rf"(?<!\blast\s)\b(?:(this|next|coming|on)\s+)?({_DAY_NAMES})\b(?!s\b|['’]s\b)"
     r"(?!\s+(?:mornings|afternoons|evenings|nights)\b)(?:\s+(?:morning|afternoon|evening|night|lunchtime))?"
     r"(?:,?\s+(next|this)\s+week\b|\s+(week)\b)?"
-    rf"|\b(next|this)\s+week\s+on\s+({_DAY_NAMES})\b(?!s\b)",  # ("tuesday week": a week from tuesday)
+    rf"|\b(next|this)\s+week\s+on\s+({_DAY_NAMES})\b(?!s\b)"  # ("tuesday week": a week from tuesday)
+    rf"|\ba\s+week\s+(?:on|from)\s+({_DAY_NAMES})\b(?!s\b)",  # "a week on friday": as "friday week"
     re.IGNORECASE,
 )
 
@@ -523,6 +529,8 @@ def _weekday_ahead(text: str, today: date) -> date | None:
     if len(found) != 1:  # "monday or tuesday", "from friday to sunday": no one day
         return None
     m = found[0]
+    if m.group(7):  # "a week on friday": the friday a week after the coming one
+        return today + timedelta(days=(_WEEKDAYS.index(m.group(7).lower()) - today.weekday() - 1) % 7 + 8)
     lead, name, week = (m.group(1), m.group(2), m.group(3)) if m.group(2) else (None, m.group(6), m.group(5))
     weekday = _WEEKDAYS.index(name.lower())
     if m.group(4):  # "tuesday week": the tuesday a week after the coming one
@@ -538,13 +546,13 @@ def _weekday_ahead(text: str, today: date) -> date | None:
 
 def _coming(phrase: str, today: date) -> Period:
     monday = today - timedelta(days=today.weekday())
-    if phrase == "tomorrow":
-        return Period(today + timedelta(days=1), today + timedelta(days=1))
+    if (days := _days_ahead(phrase)) is not None:
+        return Period(today + timedelta(days=days), today + timedelta(days=days))
     if phrase == "this week":
         return Period(today, monday + timedelta(days=6))
     if phrase == "next week":
         return Period(monday + timedelta(days=7), monday + timedelta(days=13))
-    if phrase == "this weekend":
+    if phrase in ("this weekend", "the weekend"):
         return Period(max(today, monday + timedelta(days=5)), monday + timedelta(days=6))
     if phrase == "next weekend":
         return Period(monday + timedelta(days=12), monday + timedelta(days=13))
@@ -556,6 +564,19 @@ def _coming(phrase: str, today: date) -> Period:
     if phrase == "this year":
         return Period(today, date(today.year, 12, 31))
     return Period(date(today.year + 1, 1, 1), date(today.year + 1, 12, 31))  # next year
+
+
+def _days_ahead(phrase: str) -> int | None:
+    """A day _COMING told by its distance from today: tomorrow, the day after, a week, a fortnight."""
+    if phrase == "tomorrow":
+        return 1
+    if phrase.startswith("the day after"):
+        return 2
+    if "fortnight" in phrase or "two weeks" in phrase:
+        return 14
+    if "week" in phrase and phrase not in ("this week", "next week", "this weekend", "next weekend", "the weekend"):
+        return 7  # "a week from today", "this time next week"
+    return None
 
 
 def _easter(year: int) -> date:
