@@ -4506,3 +4506,27 @@ def test_whether_a_remedy_is_ok_beside_my_pills_is_a_question_of_taking_it(cli, 
     assert any("sertraline" in t for t in sent), sent
     assert need.asks_to_take("is a lemsip safe with my blood pressure tablets")
     assert not need.asks_to_take("is aspirin safe for dogs")
+
+
+def test_a_request_about_the_car_gets_what_memory_says_of_it_by_its_make_or_model(cli, api, real_encoder):
+    # Memory calls the car by its make or model ("The Sorento's WoF is due in February"), a request
+    # calls it "the car" (sets 12 and 13: the warrant, the service, the partner's car's inspection).
+    # Whose car a request names is whose; a policy number stays home, as does a car the household
+    # no longer has and a question about cars in general.
+    remember(
+        cli,
+        "Since June we've had a 2019 Kia Sorento seven-seater, diesel",
+        "The Sorento's WoF is due in February 2027",
+        "The Kia is insured with Tower, policy number 41-8827-3305",
+        "My wife Ana drives a 2015 Toyota Auris hybrid",
+        "The Auris has to pass its annual inspection by 28 February 2027",
+        "I used to drive a Honda Jazz",
+        "We have a border collie called Skye",
+        "I'm a bus driver in Auckland",
+    )
+    warrant = " ".join(retrieved_for(cli, "when's the warrant due on the car"))
+    assert "WoF is due" in warrant and "policy number" not in warrant, warrant
+    hers = " ".join(retrieved_for(cli, "my wife's car needs booking in for something before spring right"))
+    assert "annual inspection" in hers and "WoF" not in hers, hers
+    assert "Jazz" not in " ".join(retrieved_for(cli, "car won't start this morning, what do i check"))
+    assert not retrieved_for(cli, "how does a car engine work, in general?", why="vehicle")

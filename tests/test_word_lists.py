@@ -76,6 +76,8 @@ FLOORS = {
     "a household role without 'my' (people._BARE_ROLE)": 0.95,  # 1.00 on its 24 examples (written with it, 2026-12-07; a dog's life, the Wife of Bath, daughter cells are not its)
     "when in my day (need._WHEN_IN_MY_DAY, need.asks_when_in_my_day)": 0.95,  # written with it, 2026-12-07 (planting garlic, a passport, a sofa in the lift are not its)
     "my day's times (need._TIME_OF_MY_DAY, need.states_my_day)": 0.95,  # written with it, 2026-12-07 (a husband's nights, a flight's time, a past job are not its)
+    "a request about my car (vehicles._ASKED, vehicles.asks_about_a_vehicle)": 0.95,  # written with it, 2026-12-08 (a car park, a car seat, a jet's engine are not its)
+    "what the household drives (vehicles._DRIVES, vehicles._A_VEHICLE, vehicles.names_driven)": 0.95,  # written with it, 2026-12-08 (a 3D printer, a health plan, a car sold are not its)
     "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)": 0.95,  # 1.00 on its 18 examples (written with it, 2026-12-07)
     "a meal for a time ahead (need._MEAL_AHEAD)": 0.95,  # 1.00 on its 16 examples (written with it, 2026-12-07)
     "a medicine offered to me (need._OFFERED, need.offered_a_medicine)": 0.95,  # 1.00 on its 26 examples (written with it, 2026-12-07)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memchat.app import turn
 from memchat.memory.capture.turns import _SMALL_TALK
-from memchat.memory.judge import body, inject, medicines, need, people, personal, sensitive
+from memchat.memory.judge import body, inject, medicines, need, people, personal, sensitive, vehicles
 from memchat.memory.store import kinds
 from memchat.memory.store.records import Memory
 
@@ -416,6 +416,18 @@ YES_NO: list[tuple[str, str, Callable[[str], bool], str]] = [
         "a request for help with someone's task that is not their learning or day, or for someone of theirs",
         need.helps_with_their_task,
         "their_task",
+    ),
+    (
+        "a request about my car (vehicles._ASKED, vehicles.asks_about_a_vehicle)",
+        "a request about a car or van of the user's household, or its tyres, brakes or papers",
+        vehicles.asks_about_a_vehicle,
+        "vehicle_request",
+    ),
+    (
+        "what the household drives (vehicles._DRIVES, vehicles._A_VEHICLE, vehicles.names_driven)",
+        "a memory that says what car or van the user or their household drives now, by its make or model",
+        lambda t: bool(vehicles.names_driven([t])),
+        "drives",
     ),
     (
         "my medicines named as mine (need._MY_MEDICINES, need.names_my_medicines)",

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
-from memchat.memory.judge import need, people, sensitive
+from memchat.memory.judge import need, people, sensitive, vehicles
 from memchat.memory.judge.personal import (
     WHEN,
     about_someone,
@@ -627,6 +627,7 @@ def _routed(
         need.by_wear,
         need.by_money,
         need.by_career,
+        vehicles.by_vehicle,
     ):
         more += _needed_items(route(db, request, embedder, query, exclude=seen), seen, today)
     for dated in (need.by_day, need.by_documents):
@@ -813,6 +814,7 @@ ROUTES = frozenset(
         "day",
         "documents",
         "career",
+        "vehicle",
     )
 )
 

@@ -327,6 +327,16 @@ def _nearest(sims: np.ndarray, allowed: np.ndarray, n: int) -> np.ndarray:
     return top[np.isfinite(sims[top])]
 
 
+def nearest_the_topic(db: Database, embedder: Embedder, topic: str, n: int = PER_TOPIC) -> list[int]:
+    """Ids of the n active facts and events nearest a topic's examples by meaning ("transport")."""
+    model = model_for(embedder)
+    vs = index.vector_set(db, "memories", embedder.model_name)
+    if vs.matrix.shape[0] == 0 or vs.matrix.shape[1] != model.general.shape[1]:
+        return []
+    rows = _topic_rows(db, vs, model, [model.names.index(topic)], n)[0]
+    return [int(i) for i in vs.ids[rows[_active_rows(vs)[rows]]]]
+
+
 def _topic_rows(db: Database, vs: VectorSet, model: TopicModel, topics: list[int], n: int) -> list[np.ndarray]:
     """For each topic, the rows of the n active facts and events nearest its centroid, best first."""
     return _nearest_rows(db, vs, "topics", model.memory_examples, topics, n)
@@ -1776,7 +1786,7 @@ def by_faith(db: Database, request: Request, embedder: Embedder, text: str, excl
         and not m.sensitive
         and not (_PAST.search(m.text) or _FORMER.search(m.text))  # "I used to be Catholic"
     )
-    kept = [(score, i) for score, i in _most_like(db, embedder, request, own) if score >= FAITH_FLOOR]
+    kept = [(score, i) for score, i in most_like(db, embedder, request, own) if score >= FAITH_FLOOR]
     return [Needed(memories[i], score, "faith") for score, i in kept[:FAITH_ITEMS]]
 
 
@@ -1876,7 +1886,7 @@ def by_career(db: Database, request: Request, embedder: Embedder, text: str, exc
     ]
     memories = store.get_many(kept, longest=LONGEST_SENT)
     kept = [i for i in kept if i in memories and not (memories[i].private or memories[i].sensitive)]
-    return [Needed(memories[i], score, "career") for score, i in _most_like(db, embedder, request, kept)[:CAREER_ITEMS]]
+    return [Needed(memories[i], score, "career") for score, i in most_like(db, embedder, request, kept)[:CAREER_ITEMS]]
 
 
 def by_own_matter(db: Database, request: Request, embedder: Embedder, text: str, exclude: set[int]) -> list[Needed]:
@@ -1904,7 +1914,7 @@ def by_own_matter(db: Database, request: Request, embedder: Embedder, text: str,
         ):
             continue
         own.append(i)
-    kept = [(score, i) for score, i in _most_like(db, embedder, request, own) if score >= MATTER_FLOOR]
+    kept = [(score, i) for score, i in most_like(db, embedder, request, own) if score >= MATTER_FLOOR]
     return [Needed(memories[i], score, "matter") for score, i in kept[:MATTER_ITEMS]]
 
 
@@ -1939,7 +1949,12 @@ def _read_by_meaning(db: Database, embedder: Embedder, ids: list[int]) -> dict[i
     return {i: (model.names[int(np.argmax(topics[k]))], float(like[k])) for k, (i, _r) in enumerate(have)}
 
 
-def _most_like(db: Database, embedder: Embedder, request: Request, ids: list[int]) -> list[tuple[float, int]]:
+def is_former(text: str) -> bool:
+    """Whether a memory tells of what is over or gone by (_PAST, _FORMER: "my old car", "I used to")."""
+    return _PAST.search(text) is not None or _FORMER.search(text) is not None
+
+
+def most_like(db: Database, embedder: Embedder, request: Request, ids: list[int]) -> list[tuple[float, int]]:
     """(likeness to the request, id) of the memories `ids` that have a vector, most like it first."""
     import numpy as np
 
@@ -2047,7 +2062,7 @@ def by_access(db: Database, request: Request, embedder: Embedder, text: str, exc
             and not (_PAST.search(m.text) or _FORMER.search(m.text) or _WAS_ONCE.search(m.text))
         ):
             kept.append(i)
-    scored = _most_like(db, embedder, request, kept)
+    scored = most_like(db, embedder, request, kept)
     return [Needed(memories[i], score, "access") for score, i in scored[:ACCESS_ITEMS]]
 
 
@@ -2160,7 +2175,7 @@ def by_body(db: Database, request: Request, embedder: Embedder, text: str, exclu
     ]
     # (no floor on likeness: a packing list is nothing like "I wear daily contact lenses", -0.01)
     scored = sorted(
-        _most_like(db, embedder, request, kept),
+        most_like(db, embedder, request, kept),
         key=lambda p: not body.names_the_activity(text, memories[p[1]].text, planned),
     )
     # one of each condition before a second of any: a packing list needs the hearing aid as well as the insulin
@@ -2200,7 +2215,7 @@ def by_symptom(db: Database, request: Request, embedder: Embedder, text: str, ex
         and not _CHECK_UP.search(m.text)
     ]
     return [
-        Needed(memories[i], score, "symptom") for score, i in _most_like(db, embedder, request, kept)[:SYMPTOM_ITEMS]
+        Needed(memories[i], score, "symptom") for score, i in most_like(db, embedder, request, kept)[:SYMPTOM_ITEMS]
     ]
 
 
@@ -2239,7 +2254,7 @@ def by_training(
     }
     sport = body.pursuits(text) or _the_sport_in_training(own, today)
     kept = [i for i, m in own.items() if body.pursuits(m.text) & sport]
-    scored = [(score, i) for score, i in _most_like(db, embedder, request, kept) if score >= TRAINING_FLOOR]
+    scored = [(score, i) for score, i in most_like(db, embedder, request, kept) if score >= TRAINING_FLOOR]
     return [Needed(own[i], score, "training") for score, i in scored[:TRAINING_ITEMS]]
 
 
@@ -2381,7 +2396,7 @@ def by_wear(db: Database, request: Request, embedder: Embedder, text: str, exclu
         for i in kept
         if i in read and read[i][0] != "health" and not _is_sensitive(memories[i], read[i][1], read[i][0])
     ]
-    scored = _most_like(db, embedder, request, kept)
+    scored = most_like(db, embedder, request, kept)
     return [Needed(memories[i], score, "wear") for score, i in scored[:WEAR_ITEMS]]
 
 
@@ -2518,7 +2533,7 @@ def by_day(
     kept = [i for i in kept if not sensitive.categories(memories[i].text) - {"children"}]
     # a day the request names first ("plan my Saturday" and the Saturday pottery class), then by likeness
     scored = sorted(
-        _most_like(db, embedder, request, kept),
+        most_like(db, embedder, request, kept),
         key=lambda pair: not named & {d.lower() for d in _WEEKDAY.findall(memories[pair[1]].text)},
     )
     if _WHEN_IN_MY_DAY.search(text) is None:  # can they make it that day: what that day holds, no more
@@ -2686,7 +2701,7 @@ def by_documents(
         and not memories[i].private
         and not ((day := _good_until(memories[i].text)) is not None and day > later)
     ]
-    scored = _most_like(db, embedder, request, kept)
+    scored = most_like(db, embedder, request, kept)
     # what must still be done before what is in order ("I still need an ESTA", "expired in 2025"),
     # the user's own before the household's
     scored.sort(
@@ -3146,7 +3161,7 @@ def _conditions_it_turns_on(
     ]
     memories = store.get_many(ids, longest=LONGEST_SENT)
     return [
-        Needed(memories[i], score, "condition") for score, i in _most_like(db, embedder, request, ids)[:CONDITION_ITEMS]
+        Needed(memories[i], score, "condition") for score, i in most_like(db, embedder, request, ids)[:CONDITION_ITEMS]
     ]
 
 
@@ -3178,7 +3193,7 @@ def _not_drinking(db: Database, embedder: Embedder, request: Request, exclude: s
     found = store.newest_matching(_NOT_DRINKING_TERMS, NOT_DRINKING_ROWS, longest=LONGEST_SENT)
     ids = [i for i, said, _told in found if i not in exclude and says_i_dont_drink(said)]
     memories = store.get_many(ids, longest=LONGEST_SENT)
-    return [Needed(memories[i], score, "alcohol") for score, i in _most_like(db, embedder, request, ids)[:1]]
+    return [Needed(memories[i], score, "alcohol") for score, i in most_like(db, embedder, request, ids)[:1]]
 
 
 _WE = pattern(r"\b(?:we|us|our|we['’](?:re|ll|ve|d))\b", re.IGNORECASE)

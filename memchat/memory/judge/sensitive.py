@@ -104,6 +104,9 @@ _IDENTIFIER = pattern(
     r"(?=[A-Z0-9 -]*\d)[A-Z0-9]{2,4}[\s-]?[A-Z0-9]{2,4}\b"
     r"|\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b"
     r"|\b(?i:code|pin|passcode|password|combination|combo)(?:\s+(?:is|was|=))?[:\s]+\d{3,}\b"
+    # a policy's, a membership's or an account's number said as one ("policy number 41-8827-3305")
+    r"|\b(?i:policy|membership|member|customer|account|reference|ref)(?i:\s+(?:number|no\.?|#))(?:\s+is)?[:\s]+"
+    r"(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}"
 )
 
 
