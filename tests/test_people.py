@@ -607,3 +607,24 @@ def test_a_technical_task_gets_the_users_own_tools_and_a_question_about_the_worl
         "Plan a picnic for Saturday",
     ):
         assert tools(text) == [], text
+
+
+def test_a_pet_fostered_or_called_by_its_breed_is_the_households(db):
+    """ "We're fostering a greyhound called Biscuit" is the household's dog while it is theirs, and "can
+    i let the greyhound run free on the beach" asks about him (set 13); a breed with "the" or "our"
+    is that pet, but "our lab" is a laboratory and greyhounds in general are nobody's."""
+    store = MemoryStore(db)
+    for text in (
+        "We're fostering a greyhound called Biscuit through the adoption program",
+        "Biscuit has to wear his muzzle at the dog park and he's not good off lead",
+        "I adopted a rescue cat named Mochi",
+        "I'm doing a PhD in marine biology",
+    ):
+        store.add(text)
+    assert people.names_for(db, "user", "dog") == ["Biscuit"] and people.names_for(db, "user", "cat") == ["Mochi"]
+    assert people.role_paths("can i let the greyhound run free on the beach") == [("dog",)]
+    assert people.role_paths("the tabby keeps being sick") == [("cat",)]
+    assert people.role_paths("icebreaker questions for the new honours students in our lab") == []
+    assert people.role_paths("how fast can greyhounds run") == []
+    about = {store.get(i).text for i in people.memories_about(db, [("dog",)])}
+    assert "Biscuit has to wear his muzzle at the dog park and he's not good off lead" in about

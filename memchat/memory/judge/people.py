@@ -191,10 +191,20 @@ _BY_BREED = {
 
 
 # A pet told as one the household has: "We also have a black cat, Púca, who's 13", "We have a
-# 6-year-old ginger tom called Pindakaas", "I adopted a rescue greyhound named Toby".
+# 6-year-old ginger tom called Pindakaas", "I adopted a rescue greyhound named Toby". A breed with
+# "the", "my" or "our" in a request is that pet ("can i let the greyhound off lead"; not "the lab").
+_PET_BREED_ASKED = {
+    role: pattern(rf"\b(?:the|my|our)\s+(?:{breeds})s?\b(?!\s+(?:race|racing|track|stadium)\b)", re.IGNORECASE)
+    for role, breeds in {
+        "dog": _BREEDS["dog"].replace("labrador|lab|", "labrador|"),
+        "cat": _BREEDS["cat"].replace("persian|", "").replace("bengal|", "").replace("burmese|", ""),
+    }.items()
+}
 _PET_HAD = {
     role: pattern(
-        r"\b(?i:we|I)\s+(?i:also\s+|now\s+|still\s+)?(?i:have\s+got|['’]ve\s+got|have|has|got|own|adopted|rescued|took\s+in)\s+"
+        # ("We're fostering a greyhound called Biscuit" until he finds a home: theirs meanwhile)
+        r"\b(?i:we|I)(?i:['’]re|['’]m|\s+are|\s+am)?\s+(?i:also\s+|now\s+|still\s+)?"
+        r"(?i:have\s+got|['’]ve\s+got|have|has|got|own|adopted|rescued|took\s+in|fostering|adopting)\s+"
         rf"(?i:a|an)\s+(?:[\w-]+\s+){{0,3}}?(?i:{words})(?:\s*,\s*|\s+(?i:called|named)\s+){_NAME}"
     )
     for role, words in {
@@ -249,6 +259,7 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
         rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
         if path not in paths:
             paths.append(path)
+    paths += [(role,) for role, said in _PET_BREED_ASKED.items() if said.search(rest) and (role,) not in paths]
     if bare := _BARE_ROLE.search(rest):
         word = bare.group(1).lower()
         found = (
