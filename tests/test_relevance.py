@@ -4530,3 +4530,19 @@ def test_a_request_about_the_car_gets_what_memory_says_of_it_by_its_make_or_mode
     assert "annual inspection" in hers and "WoF" not in hers, hers
     assert "Jazz" not in " ".join(retrieved_for(cli, "car won't start this morning, what do i check"))
     assert not retrieved_for(cli, "how does a car engine work, in general?", why="vehicle")
+
+
+def test_another_coffee_turns_on_a_stimulant_the_user_takes_and_no_other_medicine(cli, api, real_encoder):
+    # "can i have another flat white, got a deadline" is a stimulant's business (set 13: Vyvanse);
+    # caffeine adds to it. An SSRI is not what another coffee turns on, nor is a question in general.
+    remember(
+        cli,
+        "I was diagnosed with ADHD in 2024 and take Vyvanse 40 mg every morning",
+        "I'm a marine biology PhD student in Townsville",
+        "I play roller derby on Mondays",
+    )
+    assert any("Vyvanse" in t for t in retrieved_for(cli, "can i have another flat white, got a deadline"))
+    assert not retrieved_for(cli, "how much caffeine is in a flat white, in general?", why="medicine")
+    cli("memories", "forget", "1", "--yes")
+    remember(cli, "I take sertraline 50 mg for anxiety")
+    assert not retrieved_for(cli, "can i have another flat white, got a deadline", why="medicine")

@@ -186,7 +186,11 @@ _CONSTRAINT = pattern(
     r"cutting\s+(?:down\s+on|back\s+on|out)\s+(?:the\s+)?(?:salt|sugar|carbs?|meat|red\s+meat|dairy|fat|booze|alcohol|bread)|"
     r"watching\s+(?:my|his|her|our|their)\s+(?:salt|sugar|carbs?|weight|cholesterol|fat)|"
     r"(?:trying|want|wants|need|needs|meant)\s+to\s+lose\s+(?:\w+\s+){0,2}(?:weight|kilos?|kg|pounds|lbs|stone)|"
-    r"on\s+a\s+(?:diet|low[- ]\w+\s+diet))\b",
+    r"on\s+a\s+(?:diet|low[- ]\w+\s+diet)|"
+    # what a food or drink does to someone ("more than one coffee on top of my meds makes me jittery")
+    r"(?:coffee|caffeine|dairy|milk|gluten|bread|wheat|alcohol|wine|beer|sugar|spicy\s+food|garlic|onions?)\b[^.;]{0,40}?\b"
+    r"(?:makes?|made|gives?|leaves?)\s+(?:me|him|her|them)\s+(?:jittery|shaky|sick|ill|bloated|anxious|wired|queasy|nauseous|"
+    r"a\s+(?:migraine|headache|rash))\b)\b",
     re.IGNORECASE,
 )
 _ANIMAL_ALLERGY = pattern(
@@ -3036,9 +3040,11 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     # juice OK for me?" and the statin)
     food = asks_if_safe_for_me(text) and request.topic == "diet"
     drink = asks_to_drink(text)
+    # another coffee ("can i have another flat white, got a deadline") is a stimulant's business
+    caffeine = asks_to_eat(text) and _CAFFEINE_ASKED.search(text) is not None
     take = asks_to_take(text) or offered_a_medicine(text)
     refill = asks_for_more_medicine(text)
-    if not (drink or take or food or refill or names_my_medicines(text)):
+    if not (drink or take or food or refill or caffeine or names_my_medicines(text)):
         return []
     if request.about_no_one or request.code or asks_in_general(text):
         return []
@@ -3070,6 +3076,8 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
         ):
             continue
         kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
+    if caffeine and not (drink or take or food or refill or names_my_medicines(text)):
+        kept = [n for n in kept if _STIMULANT.search(n.memory.text)]  # only what caffeine adds to
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
     if take:
         medicines += _conditions_it_turns_on(db, embedder, request, text, exclude | {n.memory.id for n in medicines})
@@ -3078,6 +3086,19 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     if not drink:
         return medicines
     return medicines + _not_drinking(db, embedder, request, exclude | {n.memory.id for n in medicines})
+
+
+_CAFFEINE_ASKED = pattern(
+    r"\b(?:coffees?|caffeine|espressos?|lattes?|cappuccinos?|flat\s+whites?|americanos?|cortados?|energy\s+drinks?|"
+    r"red\s+bull|monster|pre-?workout|cold\s+brew)\b",
+    re.IGNORECASE,
+)
+# medicines caffeine adds to or is slowed by: stimulants for ADHD and narcolepsy, theophylline, lithium
+_STIMULANT = pattern(
+    r"\b(?:vyvanse|elvanse|lisdexamfetamine|adderall|dexamfetamine|dexedrine|ritalin|concerta|methylphenidate|"
+    r"medikinet|equasym|modafinil|armodafinil|theophylline|aminophylline|lithium|clozapine)\b",
+    re.IGNORECASE,
+)
 
 
 # A request for more of a medicine ("nearly out of my blood pressure tabs, how do i get more", "need a
