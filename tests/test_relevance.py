@@ -4546,3 +4546,14 @@ def test_another_coffee_turns_on_a_stimulant_the_user_takes_and_no_other_medicin
     cli("memories", "forget", "1", "--yes")
     remember(cli, "I take sertraline 50 mg for anxiety")
     assert not retrieved_for(cli, "can i have another flat white, got a deadline", why="medicine")
+
+
+def test_someone_elses_mum_is_not_yours(db):
+    # "mikko's mum asked what she should bring for nye" got what memory says of the user's own mum
+    # (her Moomin mugs): a possessive before "mum" makes her someone else's
+    from memchat.memory.judge import people
+
+    assert people.role_paths("mikko's mum asked what she should bring for nye") == []
+    assert people.role_paths("Jess's dad is coming for lunch") == []
+    assert people.role_paths("it's mum's birthday on friday") == [("mother",)]
+    assert people.role_paths("my wife's mum is coming") == [("partner", "mother")]

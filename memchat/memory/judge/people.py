@@ -272,6 +272,12 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
         before = rest[: m.start()].split()
         if before and before[-1].lower().strip("\"'“‘(") in _SOMEONE_ELSES:
             continue  # "their mum's", "a new mum": someone else's
+        if (
+            before
+            and re.search(r"\w['’]s$", before[-1])
+            and before[-1].lower() not in ("let's", "it's", "that's", "what's")
+        ):
+            continue  # "mikko's mum", "Jess's dad": theirs (a name memory knows is read by names_known)
         path = (_WORD_ROLE[m.group(1).lower()],)
         if path not in paths:
             paths.append(path)
