@@ -110,7 +110,7 @@ def finish(db: Database) -> ScrubResult:
         wanted = (["memories_fts"] if items else []) + (["messages_fts"] if messages_changed else [])
         wanted += [t for _, _, row_items in rows if _marker(row_items) for t in row_items[0].get("merge", [])]
         merge = [t for t in _INDEXES if t in wanted]
-        # A merge writes its index again: with the WAL emptied first, it needs room for that alone.
+        # A merge writes its index again: with the WAL copied back first, it needs room for that alone.
         # Without the room it is put off (said as no room), never begun: a merge that fills the
         # disk leaves a WAL no checkpoint can copy back, with the old pages in it (an adversarial pass).
         _checkpoint(db)
@@ -153,9 +153,10 @@ def _index_bytes(db: Database, tables: list[str]) -> int:
 
 
 def _checkpoint(db: Database) -> None:
-    """Copy the WAL back and empty it, if nothing holds it (a reader, a full disk): best effort."""
+    """Copy the WAL back without waiting on anyone (PASSIVE), so the writes after it reuse the WAL
+    from its start rather than grow it: best effort (a reader or a full disk may hold some back)."""
     try:
-        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        db.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     except sql_errors():
         pass
 
