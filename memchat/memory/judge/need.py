@@ -3044,7 +3044,8 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
     caffeine = asks_to_eat(text) and _CAFFEINE_ASKED.search(text) is not None
     take = asks_to_take(text) or offered_a_medicine(text)
     refill = asks_for_more_medicine(text)
-    if not (drink or take or food or refill or caffeine or names_my_medicines(text)):
+    asked_otherwise = drink or take or food or refill or names_my_medicines(text)
+    if not (asked_otherwise or caffeine):
         return []
     if request.about_no_one or request.code or asks_in_general(text):
         return []
@@ -3076,7 +3077,7 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
         ):
             continue
         kept.append(Needed(m, float(np.asarray(vs.matrix[r]) @ request.vector), "medicine"))
-    if caffeine and not (drink or take or food or refill or names_my_medicines(text)):
+    if not asked_otherwise:  # a caffeine drink alone
         kept = [n for n in kept if _STIMULANT.search(n.memory.text)]  # only what caffeine adds to
     medicines = sorted(kept, key=lambda n: -n.score)[:MEDICINE_ITEMS]
     if take:

@@ -572,7 +572,9 @@ def names_known(
 # a child named by their place among the children ("our youngest, Sela,", "my eldest Tevita")
 _BY_PLACE = r"(?:youngest|eldest|oldest|middle\s+(?:one|child|kid)|first-?born)"
 # what only a person is said to be or have: an age, a birthday, he or she
-_A_PERSON = r"(?:is|was|turns|turned)\s+\d{1,2}\b|['’]s\s+birthday|\b(?:she|he|her|his|she['’]s|he['’]s)\b"
+_A_PERSON = pattern(
+    r"(?:is|was|turns|turned)\s+\d{1,2}\b|['’]s\s+birthday|\b(?:she|he|her|his|she['’]s|he['’]s)\b", re.IGNORECASE
+)
 
 
 def _a_person_told_of(name: str, memories: list[str]) -> bool:
@@ -581,7 +583,7 @@ def _a_person_told_of(name: str, memories: list[str]) -> bool:
     open on the name, and one says an age, a birthday, he or she of them."""
     opens = pattern(rf"^\s*{re.escape(name)}(?:['’]s)?\s")
     theirs = [m for m in memories if opens.match(m)]
-    return len(theirs) >= 2 and any(pattern(_A_PERSON, re.IGNORECASE).search(m) for m in theirs)
+    return len(theirs) >= 2 and any(_A_PERSON.search(m) for m in theirs)
 
 
 # whom a short name may be: the household, family and friends memory names (each role one reading)

@@ -62,6 +62,7 @@ _A_VEHICLE = pattern(
 _GONE = pattern(
     r"\b(?:died|sold|scrapped|stolen|written\s+off|wrote\s+(?:it\s+)?off|traded\s+in|got\s+rid\s+of)\b", re.I
 )
+_CALLED_THE_CAR = pattern(rf"\b(?:the|our|my)\s+(?:{_KINDS})\b", re.IGNORECASE)  # a memory's "the car"
 _NOT_A_NAME = frozenset("I We My Our The A An Since In On At For It This That".split())
 _WORDS = '"car" OR "cars" OR "van" OR "ute" OR "drive"* OR "motorbike" OR "tyres" OR "tires"'
 
@@ -117,13 +118,14 @@ def by_vehicle(
     rows = told + (
         store.newest_matching(_fts(names), VEHICLE_ROWS, ("fact", "event"), longest=need.LONGEST_SENT) if names else []
     )
-    car = pattern(rf"\b(?:the|our|my)\s+(?:{_KINDS})\b", re.IGNORECASE)
     ids = list(
         dict.fromkeys(
             i
             for i, said, _t in rows
             if i not in exclude
-            and ((named is not None and named.search(said)) or (car.search(said) and not _GONE.search(said)))
+            and (
+                (named is not None and named.search(said)) or (_CALLED_THE_CAR.search(said) and not _GONE.search(said))
+            )
             and not need.is_former(said)
             and not sensitive.categories(said)
             and not sensitive.holds_identifier(said)  # "insured with If, policy number 41-8827-3305"
