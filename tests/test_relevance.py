@@ -4557,3 +4557,29 @@ def test_someone_elses_mum_is_not_yours(db):
     assert people.role_paths("Jess's dad is coming for lunch") == []
     assert people.role_paths("it's mum's birthday on friday") == [("mother",)]
     assert people.role_paths("my wife's mum is coming") == [("partner", "mother")]
+
+
+def test_the_car_route_sends_no_health_money_number_gone_car_or_someone_elses(cli, api, real_encoder):
+    # An adversarial pass on the car route: a health reason, hidden cash, a VIN and a rego went out
+    # with a car noise; a car that died by its other name; a neighbour's car for "Tui's car"; a word
+    # that is also the model's name ("Golf lessons"); a film's car chase.
+    remember(
+        cli,
+        "We've had a 2018 Volkswagen Golf since March 2025",
+        "The Golf needs its cambelt done at 120,000 km; it's on 112,000 now",
+        "Golf lessons with Pete every Thursday at the Miramar links",
+        "The Golf's VIN is WVWZZZAUZJW123456",
+        "The Golf's rego is KJH442 and runs out in March",
+        "The Golf has a disabled parking badge because of my MS",
+        "I hid 5,000 cash in the Golf spare wheel well",
+        "We bought a 2009 Honda Jazz in 2015",
+        "The Jazz died on the motorway in March 2024",
+        "My neighbour Tui drives a red Tesla Model 3",
+        "I work as a librarian in Petone",
+    )
+    noise = " ".join(retrieved_for(cli, "the car is making a clunking noise over bumps, is the cambelt due?"))
+    assert "cambelt done at 120,000" in noise, noise
+    for gone in ("Golf lessons", "VIN", "KJH442", "MS", "cash", "Jazz", "Tesla"):
+        assert gone not in noise, (gone, noise)
+    assert not retrieved_for(cli, "Tui's car won't start, how do I jump start it?", why="vehicle")
+    assert not retrieved_for(cli, "the car chase in Bullitt, how was it filmed?", why="vehicle")

@@ -22,7 +22,7 @@ _CLASSES: tuple[tuple[str, str], ...] = (
     (  # anti-inflammatory painkillers (NSAIDs)
         r"ibuprofen|naproxen|diclofenac|aspirin|nurofen|advil|motrin|aleve|voltarol|mefenamic|"
         r"anti-?inflammator(?:y|ies)|nsaids?",
-        r"asthma\w*|blood\s+pressure|hypertension|kidneys?|renal|(?:stomach|peptic|gastric)\s+ulcers?|ulcers?|"
+        r"asthma\w*|blood\s+pressure|hypertension|kidneys?(?!\s+(?:pie|beans?))|renal|(?:stomach|peptic|gastric)\s+ulcers?|ulcers?|"
         r"heart\s+(?:failure|disease|condition)|crohn'?s|colitis|blood\s+thinners?|warfarin|apixaban|rivaroxaban|"
         r"clopidogrel|lisinopril|ramipril|\w+sartan|"
         # an SSRI beside it raises the risk of a bleed; it slows how methotrexate and lithium are cleared
@@ -71,7 +71,7 @@ _CLASSES: tuple[tuple[str, str], ...] = (
     ),
     (  # trimethoprim, alone or with sulfamethoxazole (co-trimoxazole): a usual first antibiotic for a UTI
         r"trimethoprim|co-?trimoxazole|sulfamethoxazole|bactrim|septrin",
-        r"methotrexate|warfarin|kidneys?|renal",
+        r"methotrexate|warfarin|kidneys?(?!\s+(?:pie|beans?))|renal",
     ),
     (  # vaccines: a live one is unsafe on a medicine that damps the immune system
         r"vaccines?|vaccinations?|vaccinated|immuni[sz]ations?|(?:flu|shingles|mmr|covid|chickenpox|yellow\s+fever|"
@@ -81,7 +81,7 @@ _CLASSES: tuple[tuple[str, str], ...] = (
     ),
     (  # metformin
         r"metformin",
-        r"kidneys?|renal|liver",
+        r"kidneys?(?!\s+(?:pie|beans?))|renal|liver",
     ),
 )
 # whatever the medicine

@@ -898,6 +898,9 @@ def _without_clauses(m: Memory, drop: Callable[[str], bool]) -> Memory | None:
 DELICATE_LIKE = 0.5  # a text this like a sensitive category's examples is about it
 
 
+AN_AMOUNT = _AN_AMOUNT  # a sum of money said (memchat.memory.judge.vehicles)
+
+
 def delicate(texts: list[str], embedder: Embedder | None, *, by_topic: bool = False) -> list[bool]:
     """Whether each text says something of health, money or another sensitive category: by its
     words (sensitive.categories, a medicine taken), and by meaning when the encoder is there (very
@@ -2773,7 +2776,12 @@ def by_money(db: Database, request: Request, embedder: Embedder, text: str, excl
     return out
 
 
-_A_PRESENT = pattern(r"\b(?:gifts?|presents?|secret\s+santa|stocking\s+fillers?|kris\s+kringle)\b", re.IGNORECASE)
+# (not the present as now: "at present", "the present day")
+_A_PRESENT = pattern(
+    r"\b(?:gifts?|(?<!\bat\s)presents?(?!\s+(?:day|moment|time|tense|value))|secret\s+santa|stocking\s+fillers?|"
+    r"kris\s+kringle)\b",
+    re.IGNORECASE,
+)
 # Measured in tests/word_lists.py.
 _ASKS_WHAT_IT_ALLOWS = pattern(
     r"\b(?:afford|left\s+(?:over|each|every|at\s+the\s+end)|have\s+left|(?:a|my|our|the|monthly|weekly)\s+budget|budgeting|how\s+much\s+(?:can|should|could)\s+(?:i|we)\s+"
@@ -3090,8 +3098,8 @@ def by_medicine(db: Database, request: Request, embedder: Embedder, text: str, e
 
 
 _CAFFEINE_ASKED = pattern(
-    r"\b(?:coffees?|caffeine|espressos?|lattes?|cappuccinos?|flat\s+whites?|americanos?|cortados?|energy\s+drinks?|"
-    r"red\s+bull|monster|pre-?workout|cold\s+brew)\b",
+    r"\b(?<!decaf\s)(?<!decaffeinated\s)(?:coffees?(?!\s+(?:cake|walnut|ice\s+cream|table|shop|machine))|caffeine|espressos?|"
+    r"lattes?|cappuccinos?|flat\s+whites?|americanos?|cortados?|energy\s+drinks?|red\s+bull|monster|pre-?workout|cold\s+brew)\b",
     re.IGNORECASE,
 )
 # medicines caffeine adds to or is slowed by: stimulants for ADHD and narcolepsy, theophylline, lithium

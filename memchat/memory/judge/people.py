@@ -194,10 +194,19 @@ _BY_BREED = {
 # 6-year-old ginger tom called Pindakaas", "I adopted a rescue greyhound named Toby". A breed with
 # "the", "my" or "our" in a request is that pet ("can i let the greyhound off lead"; not "the lab").
 _PET_BREED_ASKED = {
-    role: pattern(rf"\b(?:the|my|our)\s+(?:{breeds})s?\b(?!\s+(?:race|racing|track|stadium)\b)", re.IGNORECASE)
+    # (several with "the" are others' dogs, "the collies at the park"; a skirt, twins, a breed are no pet)
+    role: pattern(
+        rf"\b(?:(?:my|our)\s+(?:{breeds})s?|the\s+(?:{breeds}))\b"
+        r"(?!\s+(?:race|racing|track|stadium|skirt|twins|has\s+landed|breed|breeds)\b)",
+        re.IGNORECASE,
+    )
     for role, breeds in {
         "dog": _BREEDS["dog"].replace("labrador|lab|", "labrador|"),
-        "cat": _BREEDS["cat"].replace("persian|", "").replace("bengal|", "").replace("burmese|", ""),
+        "cat": _BREEDS["cat"]
+        .replace("persian|", "")
+        .replace("bengal|", "")
+        .replace("burmese|", "")
+        .replace("siamese|", ""),
     }.items()
 }
 _PET_HAD = {
@@ -246,6 +255,12 @@ _CUES = {  # said of the user
 CANDIDATES = 200  # memories read per name, the newest (60 cut a partner with 25 memories short)
 
 
+# "here's mum's list", "who's mum bringing?": "is" contracted, not someone's mum
+_CONTRACTED_IS = frozenset(
+    "let's it's that's what's here's there's who's where's how's when's he's she's one's everyone's".split()
+)
+
+
 def role_paths(text: str) -> list[tuple[str, ...]]:
     """The people a request names by role, as paths from the user: "my brother" -> [("brother",)]."""
     paths: list[tuple[str, ...]] = []
@@ -272,11 +287,7 @@ def role_paths(text: str) -> list[tuple[str, ...]]:
         before = rest[: m.start()].split()
         if before and before[-1].lower().strip("\"'“‘(") in _SOMEONE_ELSES:
             continue  # "their mum's", "a new mum": someone else's
-        if (
-            before
-            and re.search(r"\w['’]s$", before[-1])
-            and before[-1].lower() not in ("let's", "it's", "that's", "what's")
-        ):
+        if before and re.search(r"\w['’]s$", before[-1]) and before[-1].lower().replace("’", "'") not in _CONTRACTED_IS:
             continue  # "mikko's mum", "Jess's dad": theirs (a name memory knows is read by names_known)
         path = (_WORD_ROLE[m.group(1).lower()],)
         if path not in paths:
@@ -573,7 +584,9 @@ def names_known(
 _BY_PLACE = r"(?:youngest|eldest|oldest|middle\s+(?:one|child|kid)|first-?born)"
 # what only a person is said to be or have: an age, a birthday, he or she
 _A_PERSON = pattern(
-    r"(?:is|was|turns|turned)\s+\d{1,2}\b|['’]s\s+birthday|\b(?:she|he|her|his|she['’]s|he['’]s)\b", re.IGNORECASE
+    r"(?:is|was|turns|turned)\s+\d{1,2}\b(?!\s*(?:hours?|hrs?|minutes?|mins?|km|kms|miles?|metres?|meters?|%|percent|"
+    r"degrees|stops|kilometres?|kilometers?|days?|weeks?|months?|years?\s+(?:since|ago|from)))|['’]s\s+birthday|\b(?:she|he|her|his|she['’]s|he['’]s)\b",
+    re.IGNORECASE,
 )
 
 

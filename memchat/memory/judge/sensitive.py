@@ -104,9 +104,16 @@ _IDENTIFIER = pattern(
     r"(?=[A-Z0-9 -]*\d)[A-Z0-9]{2,4}[\s-]?[A-Z0-9]{2,4}\b"
     r"|\b[A-Z]{2}\d{2}\s?[A-Z]{3}\b"
     r"|\b(?i:code|pin|passcode|password|combination|combo)(?:\s+(?:is|was|=))?[:\s]+\d{3,}\b"
-    # a policy's, a membership's or an account's number said as one ("policy number 41-8827-3305")
-    r"|\b(?i:policy|membership|member|customer|account|reference|ref)(?i:\s+(?:number|no\.?|#))(?:\s+is)?[:\s]+"
-    r"(?=[A-Z0-9-]*\d[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,}"
+    # a policy's, a membership's or an account's number said as one ("policy number 41-8827-3305",
+    # "bond reference 41/8827/3305", "Booking reference XKP4471", "Airpoints number is AP77314")
+    r"|\b(?i:policy|membership|member|customer|account|reference|ref|booking|airpoints|loyalty|frequent\s+flyer)"
+    r"(?i:\s+(?:number|no\.?|#))?(?i:\s+is)?[:\s]+(?=[A-Za-z0-9/–-]*\d[A-Za-z0-9/–-]*\d)[A-Za-z0-9][A-Za-z0-9/–-]{4,}"
+    # a car's VIN or rego ("VIN WVWZZZAUZJW123456", "rego is KJH 442", "The Golf's rego is KJH442")
+    r"|\b(?i:vin)\b(?i:\s+(?:number|no\.?))?(?i:\s+is)?[:\s]+[A-HJ-NPR-Za-hj-npr-z0-9]{11,17}\b"
+    r"|\b(?i:rego|plate)(?i:\s+(?:number|no\.?))?(?i:\s+is)?[:\s]+(?!(?i:due|paid|up|out|on|in|for|until|expires?)\b)"
+    r"(?=[A-Za-z0-9]{0,4}\s?[A-Za-z0-9]{0,3}\d)[A-Za-z0-9]{2,4}\s?[A-Za-z0-9]{1,4}\b"
+    # a password said ("wifi password is kereru2024")
+    r"|\b(?i:password|passcode|passphrase)(?i:\s+(?:is|was|=))?[:\s]+(?=\S*\d)\S{4,}"
 )
 
 

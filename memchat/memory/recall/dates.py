@@ -348,11 +348,11 @@ def _relative(phrase: str, today: date) -> Period:
 # --- the period a request looks ahead to ---------------------------------------------------------
 
 _COMING = pattern(
-    r"\b(the\s+day\s+after\s+tomorrow|tomorrow|(?:this|next)\s+(?:week|weekend|month|year)|(?:the\s+)?end\s+of\s+(?:this|next)\s+month|"
+    r"\b(the\s+day\s+after\s+tomorrow|(?:a|one)\s+week\s+from\s+tomorrow|(?<!from\s)tomorrow|(?:this|next)\s+(?:week|weekend|month|year)|(?:the\s+)?end\s+of\s+(?:this|next)\s+month|"
     # a week or a fortnight on ("what's on a week from today", "in a fortnight"), and the weekend said alone
     r"(?:a|one)\s+week\s+(?:from\s+)?(?:today|now)|in\s+a\s+week(?:['’]s\s+time)?|this\s+time\s+next\s+week|"
     r"(?:in\s+)?a\s+fortnight(?:['’]s\s+time|\s+(?:today|from\s+(?:today|now)))?|in\s+two\s+weeks(?:['’]\s+time)?|"
-    r"the\s+weekend(?!\s+of\b))\b",
+    r"the\s+weekend(?!\s+(?:of|after|before)\b))\b",
     re.I,
 )
 _SEASON = pattern(r"\b(?:this|next|coming)?\s*(winter|spring|summer|autumn|fall)\b", re.I)
@@ -572,6 +572,8 @@ def _days_ahead(phrase: str) -> int | None:
         return 1
     if phrase.startswith("the day after"):
         return 2
+    if phrase.endswith("from tomorrow"):
+        return 8  # a week from tomorrow
     if "fortnight" in phrase or "two weeks" in phrase:
         return 14
     if "week" in phrase and phrase not in ("this week", "next week", "this weekend", "next weekend", "the weekend"):
